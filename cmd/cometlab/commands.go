@@ -1,0 +1,236 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+func newRunCmd(st *state) *cobra.Command {
+	var (
+		tf     testnetFlags
+		lf     loadFlags
+		out    string
+		target string
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run one QA experiment end to end on a local testnet of real CometBFT nodes",
+		Long: `Run one QA experiment: build (once, cached) and start a testnet of real
+CometBFT nodes on loopback, send open-loop load to one node, wait for the
+mempools to drain, read every block of the run back over RPC, account for
+every transaction (committed, rejected with the reason, or missing), stop
+the testnet, and write summary.json and report.md in the run directory.
+
+With no flags it runs the built-in default: 4 validators of CometBFT
+` + "v0.40.0" + ` with the kvstore app, 1 connection × 200 tx/s of 1024-byte
+transactions for 60 s. Flags override the manifest.
+
+Ctrl-C stops the load and still reads back what was sent (the run is marked
+partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
+		Example: `  cometlab run
+  cometlab run -c 2 -r 400 -T 90s
+  cometlab run --manifest testnet.toml --out runs/baseline`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := resolve(&tf, &lf, cmd.Flags(), func(o *manifest.Overrides) {
+				if cmd.Flags().Changed("target") {
+					o.Target = &target
+				}
+			})
+			if err != nil {
+				return err
+			}
+			f, err := fetcher(st.stderr)
+			if err != nil {
+				return err
+			}
+			res, err := experiment.Run(cmd.Context(), experiment.Options{
+				Manifest: m, Dir: out, Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose),
+				Version: version, StartTimeout: tf.startTimeout, Hard: st.hard,
+			})
+			return printResult(st, res, err)
+		},
+	}
+	tf.register(cmd.Flags())
+	lf.register(cmd.Flags())
+	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
+	cmd.Flags().StringVar(&target, "target", "", "node that receives the load (default: the first validator)")
+	return cmd
+}
+
+// printResult prints the key figures and where the report is, and maps the
+// run's status to an error for the exit code.
+func printResult(st *state, res experiment.Result, err error) error {
+	if res.Summary.Metrics != nil {
+		fmt.Fprintln(st.stdout)
+		report.Table(st.stdout, res.Summary)
+		fmt.Fprintf(st.stdout, "\nrun directory: %s\nreport:        %s/%s\n", res.Dir, res.Dir, results.ReportFile)
+	} else if res.Dir != "" {
+		fmt.Fprintf(st.stdout, "run directory: %s\n", res.Dir)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Run.Status == results.StatusPartial {
+		return fmt.Errorf("%w: %v (see %s/%s)", errPartial, res.Run.Errors, res.Dir, results.RunFile)
+	}
+	return nil
+}
+
+func newLoadCmd(st *state) *cobra.Command {
+	var (
+		lf       loadFlags
+		endpoint string
+		manPath  string
+		out      string
+		readback bool
+		drain    time.Duration
+		verbose  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "Send open-loop load to an existing chain (any CometBFT RPC endpoint)",
+		Long: `Send open-loop load to a node cometlab did not start, then (by default)
+read the chain back and report like 'run' does. Transactions carry
+loadtime-compatible payloads, so CometBFT's own loadtime report can read them
+too. With --readback=false only the send log is written (for sinks and
+gateways that are not CometBFT nodes).`,
+		Example: `  cometlab load --endpoint ws://127.0.0.1:26657/websocket -r 400 -T 30s`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m := manifest.Default()
+			if manPath != "" {
+				var err error
+				if m, err = manifest.Load(manPath); err != nil {
+					return usageError{err}
+				}
+			}
+			var o manifest.Overrides
+			if err := lf.overrides(cmd.Flags(), &o); err != nil {
+				return err
+			}
+			if err := m.Apply(o); err != nil {
+				return usageError{err}
+			}
+			r, err := m.Resolve()
+			if err != nil {
+				return usageError{err}
+			}
+			w := r.Load
+			if cmd.Flags().Changed("drain-timeout") {
+				w.DrainTimeout = drain
+			}
+			res, err := experiment.Load(cmd.Context(), experiment.LoadOptions{
+				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
+				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard,
+			})
+			return printResult(st, res, err)
+		},
+	}
+	lf.register(cmd.Flags())
+	cmd.Flags().StringVar(&endpoint, "endpoint", "", "the node's RPC endpoint: ws://host:port/websocket or http://host:port (required)")
+	cmd.Flags().StringVar(&manPath, "manifest", "", "take the [load] settings from this manifest (its testnet part is ignored)")
+	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
+	cmd.Flags().BoolVar(&readback, "readback", true, "after the load, wait for the mempool to drain and read the chain back")
+	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "how long to wait for the mempool to empty after the load (default from the manifest: 60s)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs on stderr")
+	_ = cmd.MarkFlagRequired("endpoint")
+	return cmd
+}
+
+func newAnalyzeCmd(st *state) *cobra.Command {
+	return &cobra.Command{
+		Use:   "analyze RUN_DIR",
+		Short: "Recompute summary.json of a run directory from its files alone",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sum, err := analysis.Analyze(args[0])
+			if err != nil {
+				return err
+			}
+			report.Table(st.stdout, sum)
+			return nil
+		},
+	}
+}
+
+func newReportCmd(st *state) *cobra.Command {
+	return &cobra.Command{
+		Use:   "report RUN_DIR",
+		Short: "Recompute summary.json and rewrite report.md of a run directory from its files alone",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sum, err := analysis.Analyze(args[0])
+			if err != nil {
+				return err
+			}
+			if err := report.Write(args[0], sum, report.Options{}); err != nil {
+				return err
+			}
+			fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.ReportFile)
+			return nil
+		},
+	}
+}
+
+func newTestnetCmd(st *state) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "testnet",
+		Short: "Keep a local testnet running for manual use",
+	}
+	var (
+		tf  testnetFlags
+		dir string
+	)
+	up := &cobra.Command{
+		Use:   "up",
+		Short: "Start a testnet in the background and print its endpoints",
+		Long: `Start a testnet (the manifest's nodes, loopback only) that keeps running after
+cometlab exits. Its homes and logs go to --dir; 'cometlab testnet down DIR'
+stops it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var lf loadFlags
+			m, err := resolve(&tf, &lf, cmd.Flags(), nil)
+			if err != nil {
+				return err
+			}
+			f, err := fetcher(st.stderr)
+			if err != nil {
+				return err
+			}
+			s, err := experiment.Up(cmd.Context(), experiment.UpOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr, StartTimeout: tf.startTimeout})
+			if err != nil {
+				return err
+			}
+			for _, n := range s.Nodes {
+				fmt.Fprintf(st.stdout, "%-12s %-9s rpc %s  metrics %s  pid %d\n", n.Name, n.Mode, n.RPC, n.Metrics, n.PID)
+			}
+			return nil
+		},
+	}
+	tf.register(up.Flags())
+	up.Flags().StringVar(&dir, "dir", "testnet", "directory for the node homes, logs and testnet.json")
+	down := &cobra.Command{
+		Use:   "down [DIR]",
+		Short: "Stop a testnet started with 'testnet up' (default DIR: testnet)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d := "testnet"
+			if len(args) == 1 {
+				d = args[0]
+			}
+			return experiment.Down(d, 10*time.Second, st.stderr)
+		},
+	}
+	cmd.AddCommand(up, down)
+	return cmd
+}

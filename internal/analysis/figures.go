@@ -1,0 +1,121 @@
+package analysis
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// throughput puts expected_txs, throughput_ratio and committed_tps.
+// lastCommit is the last commit time of a run transaction (Unix ns, 0 if
+// none) and start the load start (0 if unknown).
+func throughput(in Input, b *builder, committed int64, start, lastCommit int64) {
+	expected := in.Run.Load.ExpectedTxs()
+	b.put("expected_txs", float64(expected), "")
+	if expected > 0 {
+		b.put("throughput_ratio", float64(committed)/float64(expected), "")
+	} else {
+		b.note("throughput_ratio not computed: the expected load c × r × duration is 0")
+	}
+
+	// span = max(load duration, last commit − load start), in s.
+	span := in.Run.Load.DurationS
+	if start != 0 && lastCommit > start {
+		span = max(span, float64(lastCommit-start)/nsPerS)
+	}
+	if span > 0 {
+		b.put("committed_tps", float64(committed)/span, "")
+	} else {
+		b.note("committed_tps not computed: neither a load duration nor a commit after the load start")
+	}
+}
+
+// blockTime is when a block was committed: the time of block Height+1, or
+// its own header time when that is not known.
+func blockTime(k *results.Block) int64 {
+	if k.CommitTime != 0 {
+		return k.CommitTime
+	}
+	return k.Time
+}
+
+// runBlocks returns the blocks in run.json's height range (all of them
+// when the range is not set), in height order.
+func runBlocks(in Input) []results.Block {
+	first, last := in.Run.FirstHeight, in.Run.LastHeight
+	var out []results.Block
+	for _, k := range in.Blocks {
+		if (first != 0 && k.Height < first) || (last != 0 && k.Height > last) {
+			continue
+		}
+		out = append(out, k)
+	}
+	slices.SortStableFunc(out, func(a, b results.Block) int { return cmp.Compare(a.Height, b.Height) })
+	return out
+}
+
+// blocks puts the blocks-and-consensus figures and the per-second (tm-bench)
+// figures. Windows are 1 s wide from the load start; their number is
+//
+//	n = max(⌈duration⌉, ⌊(commit of the last block with a run tx − start) / 1 s⌋ + 1)
+//
+// so the last block holding a run transaction is always in a window.
+func blocks(in Input, b *builder, start int64, noBlocks bool) {
+	if noBlocks {
+		return
+	}
+	ks := runBlocks(in)
+	b.put("blocks", float64(len(ks)), "")
+	if len(ks) == 0 {
+		b.note("blocks.csv has no block in the run's height range: block figures not computed")
+		return
+	}
+
+	var rounds int32
+	var intervals, intervalSum float64
+	times := make([]int64, len(ks))
+	txs := make([]float64, len(ks))
+	var lastRun int64
+	for i := range ks {
+		k := &ks[i]
+		rounds = max(rounds, k.Round)
+		times[i] = blockTime(k)
+		txs[i] = float64(k.RunTxs)
+		if k.RunTxs > 0 {
+			lastRun = max(lastRun, times[i])
+		}
+		if i > 0 && ks[i-1].Height+1 == k.Height {
+			intervals++
+			intervalSum += float64(k.Time - ks[i-1].Time)
+		}
+	}
+	b.put("rounds_max", float64(rounds), "")
+	if intervals > 0 {
+		b.put("block_interval_mean_s", intervalSum/intervals/nsPerS, "")
+	} else {
+		b.note("block_interval_mean_s not computed: no two consecutive heights")
+	}
+
+	if start == 0 {
+		return
+	}
+	const sec = int64(nsPerS)
+	n := int((int64(in.Run.Load.DurationS*nsPerS) + sec - 1) / sec)
+	if lastRun >= start {
+		n = max(n, int((lastRun-start)/sec)+1)
+	}
+	if n <= 0 {
+		b.note("per-second figures not computed: no load duration and no block with a run transaction after the load start")
+		return
+	}
+	tps := WindowCounts(times, txs, start, sec, n)
+	bps := WindowCounts(times, nil, start, sec, n)
+	const why = "fewer than two 1-second windows"
+	b.put("tps_mean", Mean(tps), "")
+	b.put("tps_stddev", StdDev(tps), why)
+	b.put("tps_max", Max(tps), "")
+	b.put("blocks_per_s_mean", Mean(bps), "")
+	b.put("blocks_per_s_stddev", StdDev(bps), why)
+	b.put("blocks_per_s_max", Max(bps), "")
+}

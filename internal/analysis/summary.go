@@ -1,0 +1,223 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// Input is what Summarize reads: the records of one run directory.
+type Input struct {
+	Run      results.Run
+	Sent     []results.Sent
+	Replies  []results.Reply
+	Txs      []results.Tx
+	Blocks   []results.Block
+	Adoption []results.Adoption
+
+	// Missing names the optional files of the run directory that were not
+	// there (results.RepliesFile, results.TxsFile, results.BlocksFile,
+	// results.AdoptionFile): nothing was gathered, which is not the same as
+	// gathering no rows. Figures that need a missing file are left out.
+	Missing []string
+}
+
+// Summary is summary.json: a run's figures keyed by metric-dictionary id.
+type Summary struct {
+	RunID  string `json:"run_id"`
+	Status string `json:"status"`
+
+	// Metrics holds every figure that could be computed, keyed by
+	// dictionary id, in the dictionary's unit. Figures that could not be
+	// computed are absent (never NaN or Inf) and a Note says why.
+	Metrics map[string]float64 `json:"metrics"`
+
+	// Rejected counts rejected transactions by the reply's error message
+	// (or "code N" when the reply had none); nil when none was rejected.
+	Rejected map[string]int64 `json:"rejected,omitempty"`
+
+	// Notes are plain sentences about the data: missing files, skipped
+	// rows, figures left out and why.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Metric returns the value of the metric id and whether it was computed.
+func (s Summary) Metric(id string) (float64, bool) {
+	v, ok := s.Metrics[id]
+	return v, ok
+}
+
+// Summarize computes a run's summary from its records. It is pure: the
+// same Input always gives the same Summary (including the order of Notes).
+// It runs in O(n log n) for n transactions (sorting for percentiles).
+func Summarize(in Input) Summary {
+	s := Summary{RunID: in.Run.ID, Status: in.Run.Status, Metrics: map[string]float64{}}
+	b := &builder{s: &s}
+	missing := map[string]bool{}
+	for _, f := range in.Missing {
+		missing[f] = true
+		b.note("%s not found: nothing was gathered for it", f)
+	}
+
+	start := loadStart(in, b)
+	acc := account(in, b, missing[results.RepliesFile])
+	if missing[results.TxsFile] {
+		b.note("without %s every sent transaction counts as missing", results.TxsFile)
+	}
+	lastCommit := latency(in, b, missing[results.AdoptionFile])
+	throughput(in, b, acc.committed, start, lastCommit)
+	blocks(in, b, start, missing[results.BlocksFile])
+
+	if len(acc.reasons) > 0 {
+		s.Rejected = acc.reasons
+	}
+	return s
+}
+
+// builder collects metrics and notes, keeping NaN and Inf out.
+type builder struct{ s *Summary }
+
+// put records v under id, or a note saying why id is left out when v is
+// NaN or Inf.
+func (b *builder) put(id string, v float64, why string) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		b.note("%s not computed: %s", id, why)
+		return
+	}
+	b.s.Metrics[id] = v
+}
+
+func (b *builder) note(format string, a ...any) {
+	b.s.Notes = append(b.s.Notes, fmt.Sprintf(format, a...))
+}
+
+// loadStart returns the load's start (Unix ns) from run.json, falling back
+// to the first scheduled send; 0 when neither is known.
+func loadStart(in Input, b *builder) int64 {
+	if !in.Run.LoadStart.IsZero() {
+		return in.Run.LoadStart.UnixNano()
+	}
+	var first int64
+	for i := range in.Sent {
+		if t := in.Sent[i].Intended; t > 0 && (first == 0 || t < first) {
+			first = t
+		}
+	}
+	if first == 0 {
+		b.note("run.json has no load_start and no send has a scheduled time: per-second figures not computed")
+		return 0
+	}
+	b.note("run.json has no load_start: using the first scheduled send, %s", time.Unix(0, first).UTC().Format(time.RFC3339Nano))
+	return first
+}
+
+const (
+	nsPerMs = 1e6
+	nsPerS  = 1e9
+)
+
+// commitTime is when a transaction's block was committed: the time of
+// block Height+1, or its own block's time when that is not known.
+func commitTime(t *results.Tx) int64 {
+	if t.CommitTime != 0 {
+		return t.CommitTime
+	}
+	return t.BlockTime
+}
+
+// latency puts the block and observed latency figures and returns the last
+// commit time (Unix ns) of a run transaction, 0 if none.
+func latency(in Input, b *builder, noAdoption bool) int64 {
+	lat := make([]float64, 0, len(in.Txs))
+	var noCommit, negative, dups int
+	var last int64
+	for i := range in.Txs {
+		t := &in.Txs[i]
+		if t.Duplicate {
+			dups++
+			continue
+		}
+		last = max(last, commitTime(t))
+		if t.CommitTime == 0 {
+			noCommit++
+			continue
+		}
+		l := t.Latency()
+		if l < 0 {
+			negative++
+		}
+		lat = append(lat, float64(l))
+	}
+	if noCommit > 0 {
+		b.note("%d committed transactions have no commit time (block H+1 was not walked): left out of block latency", noCommit)
+	}
+	if negative > 0 {
+		b.note("%d transactions have a negative block latency (payload time after the commit time): check the clocks", negative)
+	}
+	if dups > 0 {
+		b.note("block latency leaves out duplicate commits (%d); CometBFT's loadtime report counts them", dups)
+	}
+	const why = "no committed transaction with a commit time"
+	d := DescribeSorted(sortFloats(lat))
+	b.put("block_latency_min_ms", d.Min/nsPerMs, why)
+	b.put("block_latency_mean_ms", d.Mean/nsPerMs, why)
+	b.put("block_latency_stddev_ms", d.StdDev/nsPerMs, "fewer than 2 committed transactions")
+	for _, p := range []struct {
+		id string
+		p  float64
+	}{{"block_latency_p50_ms", 50}, {"block_latency_p90_ms", 90}, {"block_latency_p95_ms", 95}, {"block_latency_p99_ms", 99}} {
+		b.put(p.id, d.Percentile(p.p)/nsPerMs, why)
+	}
+	b.put("block_latency_max_ms", d.Max/nsPerMs, why)
+
+	observed(in, b, noAdoption)
+	return last
+}
+
+// observed puts the observed latency figures: adoption time of the tx's
+// height at the target node − send time.
+func observed(in Input, b *builder, noAdoption bool) {
+	if noAdoption {
+		return
+	}
+	// Adoption times of the target, indexed by height − lo.
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range in.Adoption {
+		if a := &in.Adoption[i]; a.Node == in.Run.Target {
+			lo, hi = min(lo, a.Height), max(hi, a.Height)
+		}
+	}
+	if lo > hi {
+		b.note("adoption.csv has no rows for the target node %q: observed latency not computed", in.Run.Target)
+		return
+	}
+	at := make([]int64, hi-lo+1)
+	for i := range in.Adoption {
+		if a := &in.Adoption[i]; a.Node == in.Run.Target && (at[a.Height-lo] == 0 || a.At < at[a.Height-lo]) {
+			at[a.Height-lo] = a.At
+		}
+	}
+	obs := make([]float64, 0, len(in.Txs))
+	skipped := 0
+	for i := range in.Txs {
+		t := &in.Txs[i]
+		if t.Duplicate {
+			continue
+		}
+		if t.Height < lo || t.Height > hi || at[t.Height-lo] == 0 {
+			skipped++
+			continue
+		}
+		obs = append(obs, float64(at[t.Height-lo]-t.Sent))
+	}
+	if skipped > 0 {
+		b.note("%d committed transactions are in heights without an adoption row for the target node %q: left out of observed latency", skipped, in.Run.Target)
+	}
+	const why = "no committed transaction in a height adopted by the target node"
+	d := DescribeSorted(sortFloats(obs))
+	b.put("observed_latency_p50_ms", d.Percentile(50)/nsPerMs, why)
+	b.put("observed_latency_p99_ms", d.Percentile(99)/nsPerMs, why)
+	b.put("observed_latency_max_ms", d.Max/nsPerMs, why)
+}

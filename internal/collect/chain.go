@@ -1,0 +1,159 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cometlab/cometlab/internal/payload"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/rpc"
+)
+
+// WalkConfig says which part of which chain to read.
+type WalkConfig struct {
+	Client   *rpc.Client
+	From, To int64    // heights whose transactions are read; To+1 must exist (its time is To's commit time)
+	RunID    [16]byte // only payloads with this id are this run's
+	Workers  int      // concurrent block requests; 0 means 8
+	// Progress, if set, is called after each processed height.
+	Progress func(height int64)
+}
+
+// WalkStats counts what a walk saw.
+type WalkStats struct {
+	Blocks     int64
+	Txs        int64 // all transactions in the walked blocks
+	RunTxs     int64 // this run's (duplicates included)
+	Duplicates int64
+	OtherTxs   int64 // not loadtime-style payloads, or another run's
+	Elapsed    time.Duration
+}
+
+type connSeq struct {
+	conn int
+	seq  uint64
+}
+
+// fetched is one block, its payloads already decoded by the worker.
+type fetched struct {
+	blk rpc.Block
+	run []payload.Header // this run's payloads, in block order
+	idx []int            // their positions in the block
+}
+
+// Walk reads blocks From..To+1 from the node, decodes the run's payloads and
+// writes one txs row per committed run transaction (block latency uses the
+// time of block H+1, loadtime's definition) and one blocks row per height.
+// Blocks are fetched and decoded concurrently and written in height order.
+// A (conn, seq) seen again is written with Duplicate set.
+func Walk(ctx context.Context, cfg WalkConfig, txs, blocks *results.Writer) (WalkStats, error) {
+	start := time.Now()
+	var st WalkStats
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = 8
+	}
+	if cfg.To < cfg.From {
+		return st, nil
+	}
+	seen := make(map[connSeq]struct{})
+	const chunk = 64
+	var prev *fetched
+	for lo := cfg.From; lo <= cfg.To+1; lo += chunk {
+		hi := min(lo+chunk-1, cfg.To+1)
+		batch := make([]fetched, hi-lo+1)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		for h := lo; h <= hi; h++ {
+			g.Go(func() error {
+				f, err := fetch(gctx, cfg, h)
+				batch[h-lo] = f
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return st, err
+		}
+		for i := range batch {
+			cur := &batch[i]
+			if prev != nil {
+				st.add(emit(prev, cur.blk.Time, cur.blk.LastRound, seen, txs, blocks))
+				if cfg.Progress != nil {
+					cfg.Progress(prev.blk.Height)
+				}
+			}
+			prev = cur
+		}
+		// Keep the last block (its successor is in the next chunk) but drop
+		// the rest of this chunk's memory.
+		last := *prev
+		prev = &last
+	}
+	if err := errors.Join(txs.Flush(), blocks.Flush()); err != nil {
+		return st, err
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
+	blk, err := cfg.Client.Block(ctx, h)
+	if err != nil {
+		return fetched{}, err
+	}
+	f := fetched{blk: blk}
+	for i, tx := range blk.Txs {
+		p, err := payload.Decode(tx)
+		if err != nil || p.ID != cfg.RunID {
+			continue
+		}
+		f.run = append(f.run, p)
+		f.idx = append(f.idx, i)
+	}
+	f.blk.Txs = nil // decoded; the raw bytes are no longer needed
+	return f, nil
+}
+
+// emit writes block b (committed at commit, in round round) and its run
+// transactions.
+func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, txs, blocks *results.Writer) (s WalkStats) {
+	bt, ct := b.blk.Time.UnixNano(), commit.UnixNano()
+	for i, p := range b.run {
+		k := connSeq{int(p.Connection), p.Seq}
+		_, dup := seen[k]
+		if dup {
+			s.Duplicates++
+		} else {
+			seen[k] = struct{}{}
+		}
+		rec := results.Tx{Conn: k.conn, Seq: k.seq, Sent: p.Time.UnixNano(), Height: b.blk.Height,
+			Index: b.idx[i], BlockTime: bt, CommitTime: ct, Duplicate: dup}
+		txs.Write(&rec)
+	}
+	n := b.blk.TxCount
+	blocks.Write(&results.Block{Height: b.blk.Height, Time: bt, CommitTime: ct, Txs: n,
+		RunTxs: len(b.run), Bytes: b.blk.TxBytes, Round: round, Proposer: b.blk.Proposer})
+	s.Blocks = 1
+	s.Txs = int64(n)
+	s.RunTxs = int64(len(b.run))
+	s.OtherTxs = int64(n - len(b.run))
+	return s
+}
+
+func (s *WalkStats) add(o WalkStats) {
+	s.Blocks += o.Blocks
+	s.Txs += o.Txs
+	s.RunTxs += o.RunTxs
+	s.Duplicates += o.Duplicates
+	s.OtherTxs += o.OtherTxs
+}
+
+// String summarises the walk for logs.
+func (s WalkStats) String() string {
+	return fmt.Sprintf("%d blocks, %d txs (%d of this run, %d duplicates, %d other) in %s",
+		s.Blocks, s.Txs, s.RunTxs, s.Duplicates, s.OtherTxs, s.Elapsed.Round(time.Millisecond))
+}

@@ -1,0 +1,80 @@
+package collect
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/rpc"
+)
+
+// Endpoint names a node's RPC address.
+type Endpoint struct {
+	Name string
+	Addr string // http://host:port
+}
+
+// Heights follows new block headers on every node and records, for each
+// node and height, the local time the node had committed it (adoption.csv).
+// A broken subscription (a node that stopped) is retried every second;
+// heights missed meanwhile are a gap, not an error.
+type Heights struct {
+	nodes  []Endpoint
+	w      *results.Writer
+	logger *slog.Logger
+
+	mu     sync.Mutex
+	latest map[string]int64
+}
+
+// NewHeights returns a watcher writing to w.
+func NewHeights(nodes []Endpoint, w *results.Writer, logger *slog.Logger) *Heights {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Heights{nodes: nodes, w: w, logger: logger, latest: map[string]int64{}}
+}
+
+// Run follows every node until ctx ends.
+func (h *Heights) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, n := range h.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.follow(ctx, n)
+		}()
+	}
+	wg.Wait()
+	return h.w.Flush()
+}
+
+func (h *Heights) follow(ctx context.Context, n Endpoint) {
+	for ctx.Err() == nil {
+		err := rpc.SubscribeHeights(ctx, n.Addr, func(height int64, at time.Time) {
+			h.mu.Lock()
+			if height > h.latest[n.Name] {
+				h.latest[n.Name] = height
+			}
+			h.mu.Unlock()
+			h.w.Write(&results.Adoption{Height: height, Node: n.Name, At: at.UnixNano()})
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		h.logger.Debug("height subscription broken; retrying", "node", n.Name, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// Latest returns the highest height seen on node name.
+func (h *Heights) Latest(name string) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.latest[name]
+}

@@ -1,0 +1,233 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/load"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/rpc"
+)
+
+// loadPhase is the part of a run shared by `run` and `load`: drive the load
+// into one endpoint while following heights on every node, then wait for
+// the mempools to drain and read the chain back.
+type loadPhase struct {
+	rd       *runDir
+	out      *printer
+	logger   *slog.Logger
+	id       [16]byte
+	work     manifest.Workload
+	endpoint string             // ws:// URL the load goes to
+	target   *rpc.Client        // the node that receives the load
+	nodes    []collect.Endpoint // every node (for adoption and drain)
+	readback bool
+}
+
+// run drives the load. ctx ending stops the load; the read-back then still
+// runs under hard (a second interrupt) so that what was sent is accounted
+// for.
+func (lp *loadPhase) run(ctx, hard context.Context) error {
+	sent, err := results.Create(lp.rd.path(results.SentFile), results.SentHeader)
+	if err != nil {
+		return err
+	}
+	defer sent.Close()
+	replies, err := results.Create(lp.rd.path(results.RepliesFile), results.RepliesHeader)
+	if err != nil {
+		return err
+	}
+	defer replies.Close()
+	adoption, err := results.Create(lp.rd.path(results.AdoptionFile), results.AdoptionHeader)
+	if err != nil {
+		return err
+	}
+	defer adoption.Close()
+
+	// Follow heights on every node for the whole load and read-back.
+	hctx, hstop := context.WithCancel(context.WithoutCancel(hard))
+	heights := collect.NewHeights(lp.nodes, adoption, lp.logger)
+	hdone := make(chan struct{})
+	go func() { heights.Run(hctx); close(hdone) }()
+	defer func() { hstop(); <-hdone }()
+
+	// Flush what was gathered every second: a crash loses at most that.
+	fctx, fstop := context.WithCancel(context.Background())
+	defer fstop()
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-fctx.Done():
+				return
+			case <-t.C:
+				sent.Flush()
+				replies.Flush()
+				adoption.Flush()
+			}
+		}
+	}()
+
+	first, err := lp.target.Height(ctx)
+	if err != nil {
+		return fmt.Errorf("target %s: %w", lp.target.Addr(), err)
+	}
+	first++ // the first height that can hold a transaction of this run
+	gen, err := load.New(load.Config{
+		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
+		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
+	}, sent, replies, lp.logger)
+	if err != nil {
+		return err
+	}
+	expected := lp.work.ExpectedTxs()
+	lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
+		lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
+	loadStart := time.Now()
+	_ = lp.rd.update(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
+	pctx, pstop := context.WithCancel(ctx)
+	go lp.progress(pctx, gen, heights, loadStart)
+	loadErr := gen.Run(ctx)
+	pstop()
+	loadEnd := time.Now()
+	_ = lp.rd.update(func(r *results.Run) { r.LoadEnd = loadEnd })
+	st := gen.Stats()
+	lp.out.Phase("load: done in %s: sent %d, not sent %d, replies %d (%d errors), late %d",
+		loadEnd.Sub(loadStart).Round(time.Millisecond), st.Sent, st.Unsent, st.Replies, st.Errors, st.Late)
+	if err := errors.Join(sent.Flush(), replies.Flush()); err != nil {
+		return err
+	}
+	if loadErr != nil && !errors.Is(loadErr, context.Canceled) {
+		lp.rd.fail(fmt.Errorf("load: %w", loadErr))
+	}
+	if !lp.readback {
+		return loadErr
+	}
+	if ctx.Err() != nil {
+		lp.out.Phase("interrupted: reading back what was sent (interrupt again to stop at once)")
+	}
+	if err := lp.readBack(hard, first); err != nil {
+		return errors.Join(loadErr, err)
+	}
+	return loadErr
+}
+
+func (lp *loadPhase) progress(ctx context.Context, gen *load.Generator, heights *collect.Heights, start time.Time) {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			st := gen.Stats()
+			el := time.Since(start)
+			height := ""
+			if len(lp.nodes) > 0 {
+				height = fmt.Sprintf("  height %d", heights.Latest(lp.nodes[0].Name))
+			}
+			lp.out.Status("load %5.1fs/%s  sent %d (%.0f tx/s)  replies %d  errors %d  late %d%s",
+				el.Seconds(), lp.work.Duration, st.Sent, float64(st.Sent)/el.Seconds(), st.Replies, st.Errors, st.Late, height)
+		}
+	}
+}
+
+// readBack waits for the mempools to drain, then walks the chain from first
+// to the last committed height.
+func (lp *loadPhase) readBack(ctx context.Context, first int64) error {
+	start := time.Now()
+	drained, left := lp.drain(ctx)
+	if drained {
+		lp.out.Phase("drain: mempools empty after %s", since(start))
+	} else {
+		msg := fmt.Sprintf("mempools not empty after the drain timeout %s: %s", lp.work.DrainTimeout, left)
+		lp.out.Phase("drain: %s", msg)
+		lp.rd.fail(errors.New(msg))
+	}
+	last, err := lp.target.Height(ctx)
+	if err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	// Block last's commit time is block last+1's time: wait for it.
+	if err := waitHeight(ctx, lp.target, last+1, 30*time.Second); err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	txs, err := results.Create(lp.rd.path(results.TxsFile), results.TxsHeader)
+	if err != nil {
+		return err
+	}
+	defer txs.Close()
+	blocks, err := results.Create(lp.rd.path(results.BlocksFile), results.BlocksHeader)
+	if err != nil {
+		return err
+	}
+	defer blocks.Close()
+	lp.out.Phase("read-back: walking heights %d…%d", first, last)
+	st, err := collect.Walk(ctx, collect.WalkConfig{Client: lp.target, From: first, To: last, RunID: lp.id,
+		Progress: func(h int64) { lp.out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
+	_ = lp.rd.update(func(r *results.Run) { r.LastHeight = last })
+	if err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	lp.out.Phase("read-back: %s", st)
+	return errors.Join(txs.Close(), blocks.Close())
+}
+
+// drain polls every node's mempool until all are empty or the drain
+// timeout passes; it returns what was left when it gave up.
+func (lp *loadPhase) drain(ctx context.Context) (bool, string) {
+	ctx, cancel := context.WithTimeout(ctx, lp.work.DrainTimeout)
+	defer cancel()
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	left := ""
+	for {
+		left = ""
+		for _, n := range lp.nodes {
+			c := rpc.New(n.Addr)
+			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
+			k, err := c.UnconfirmedTxs(cctx)
+			ccancel()
+			switch {
+			case err != nil:
+				left += fmt.Sprintf(" %s: %v;", n.Name, err)
+			case k > 0:
+				left += fmt.Sprintf(" %s: %d txs;", n.Name, k)
+			}
+		}
+		if left == "" {
+			return true, ""
+		}
+		lp.out.Status("drain: waiting for the mempools:%s", left)
+		select {
+		case <-ctx.Done():
+			return false, left
+		case <-t.C:
+		}
+	}
+}
+
+// waitHeight waits until the node has committed height h.
+func waitHeight(ctx context.Context, c *rpc.Client, h int64, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		got, err := c.Height(ctx)
+		if err == nil && got >= h {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not reach height %d within %s (at %d, %v)", c.Addr(), h, timeout, got, err)
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// processesUnder lists the pids of processes whose command line mentions
+// dir (node processes are started with --home under the run directory).
+func processesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []string
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(dir)) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+func fetcher(t *testing.T) *cometbft.Fetcher {
+	t.Helper()
+	dir, err := cometbft.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cometbft.Fetcher{CacheDir: dir, Progress: os.Stderr}
+}
+
+func resolved(t *testing.T, rate float64, d time.Duration) manifest.Resolved {
+	t.Helper()
+	m := manifest.Default()
+	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestRunEndToEnd runs a real 4-validator testnet for 20 s below
+// saturation and checks that every transaction is accounted for.
+func TestRunEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{
+		Manifest: resolved(t, 200, 20*time.Second), Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test",
+	})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := processesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+	if res.Run.Status != results.StatusComplete {
+		t.Errorf("status %s, errors %v", res.Run.Status, res.Run.Errors)
+	}
+	m := res.Summary.Metrics
+	get := func(id string) float64 {
+		v, ok := m[id]
+		if !ok {
+			t.Errorf("summary has no %s", id)
+		}
+		return v
+	}
+	expected := get("expected_txs")
+	if expected != 4000 {
+		t.Errorf("expected_txs = %v, want 4000", expected)
+	}
+	sent, committed := get("sent_txs"), get("committed_txs")
+	if sent != expected {
+		t.Errorf("sent %v of %v scheduled (unsent %v)", sent, expected, m["unsent_txs"])
+	}
+	if committed != sent {
+		t.Errorf("committed %v != sent %v (rejected %v, missing %v)", committed, sent, m["rejected_txs"], m["missing_txs"])
+	}
+	for _, id := range []string{"rejected_txs", "missing_txs", "duplicate_txs"} {
+		if v := get(id); v != 0 {
+			t.Errorf("%s = %v, want 0", id, v)
+		}
+	}
+	if r := get("throughput_ratio"); r < 0.99 {
+		t.Errorf("throughput ratio %v < 0.99", r)
+	}
+	// Latencies: positive and plausible for a local testnet with a 1 s
+	// commit timeout (a block takes about a second).
+	if v := get("block_latency_min_ms"); v <= 0 {
+		t.Errorf("block latency min %v ms <= 0", v)
+	}
+	if v := get("block_latency_max_ms"); v > 10000 {
+		t.Errorf("block latency max %v ms > 10 s", v)
+	}
+	if v := get("block_latency_mean_ms"); v < 100 || v > 5000 {
+		t.Errorf("block latency mean %v ms not within 0.1–5 s", v)
+	}
+	if v := get("observed_latency_p50_ms"); v <= 0 || v > 10000 {
+		t.Errorf("observed latency p50 %v ms implausible", v)
+	}
+	for _, f := range []string{results.RunFile, results.ManifestFile, results.SentFile, results.RepliesFile,
+		results.TxsFile, results.BlocksFile, results.AdoptionFile, results.SummaryFile, results.ReportFile,
+		"plots/latency.png", "logs/validator01.log", "nodes/validator04/config/genesis.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("run directory lacks %s", f)
+		}
+	}
+	rep, _ := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if !strings.Contains(string(rep), res.Run.ID) {
+		t.Error("report does not name the run")
+	}
+}
+
+// TestRunNodeFailsToStart checks that a node that cannot start gives an
+// error naming it, a failed run.json and no process left behind.
+func TestRunNodeFailsToStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real nodes")
+	}
+	m := resolved(t, 100, 5*time.Second)
+	m.Nodes[2].Config = map[string]any{"consensus.timeout_commit": "not-a-duration"}
+	dir := filepath.Join(t.TempDir(), "run")
+	_, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Fetcher: fetcher(t),
+		StartTimeout: 30 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), m.Nodes[2].Name) {
+		t.Fatalf("want an error naming %s, got %v", m.Nodes[2].Name, err)
+	}
+	run, rerr := results.ReadRun(dir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if run.Status != results.StatusFailed || len(run.Errors) == 0 {
+		t.Errorf("run.json status %s errors %v", run.Status, run.Errors)
+	}
+	if left := processesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+}
+
+// cancelOnLoad cancels a context a little after the load phase starts.
+type cancelOnLoad struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+	after  time.Duration
+	armed  bool
+}
+
+func (w *cancelOnLoad) Write(b []byte) (int, error) {
+	if !w.armed && bytes.HasPrefix(b, []byte("load: ")) {
+		w.armed = true
+		time.AfterFunc(w.after, w.cancel)
+	}
+	return w.Buffer.Write(b)
+}
+
+// TestRunInterrupted interrupts a run mid-load (as Ctrl-C does): the run is
+// partial, what was sent is read back and analysed, no node is left.
+func TestRunInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnLoad{cancel: cancel, after: 4 * time.Second}
+	dir := filepath.Join(t.TempDir(), "run")
+	res, err := experiment.Run(ctx, experiment.Options{Manifest: resolved(t, 100, 60*time.Second), Dir: dir,
+		Fetcher: fetcher(t), Out: out})
+	t.Log(out.String())
+	if err != nil {
+		t.Logf("error (expected after an interrupt): %v", err)
+	}
+	if res.Run.Status != results.StatusPartial {
+		t.Errorf("status %q, want partial", res.Run.Status)
+	}
+	if left := processesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+	m := res.Summary.Metrics
+	if m["sent_txs"] < 100 || m["sent_txs"] > 1000 {
+		t.Errorf("sent %v txs in about 4 s at 100 tx/s", m["sent_txs"])
+	}
+	if m["committed_txs"]+m["rejected_txs"]+m["missing_txs"] != m["sent_txs"] {
+		t.Errorf("accounting does not add up: %v", m)
+	}
+	if m["committed_txs"] == 0 {
+		t.Error("nothing read back after the interrupt")
+	}
+}

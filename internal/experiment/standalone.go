@@ -1,0 +1,96 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/rpc"
+)
+
+// LoadOptions configure load against an existing chain.
+type LoadOptions struct {
+	Endpoint string // ws://host:port/websocket (or http://host:port)
+	Workload manifest.Workload
+	Dir      string // "" means runs/<run-id>
+	// Readback walks the chain after the load (needs a CometBFT node);
+	// false only sends (e.g. against a benchmark sink).
+	Readback bool
+	Out      io.Writer
+	Logger   *slog.Logger
+	Version  string
+	Hard     context.Context
+}
+
+// Load drives load into an endpoint cometlab did not start, and (with
+// Readback) reads the chain back and reports, like a run without a testnet.
+func Load(ctx context.Context, opts LoadOptions) (Result, error) {
+	hard := opts.Hard
+	if hard == nil {
+		hard = context.Background()
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	out := newPrinter(opts.Out)
+	id := uuid.New()
+	dir := opts.Dir
+	if dir == "" {
+		dir = DefaultRunDir(id.String())
+	}
+	ep := rpc.WSAddr(opts.Endpoint)
+	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
+		ep = opts.Endpoint // a non-standard path, e.g. a gateway
+	}
+	rd, err := createRunDir(dir, results.Run{
+		ID: id.String(), Status: results.StatusRunning, CometlabVersion: opts.Version, Host: hostInfo(),
+		Target: "target", Endpoint: ep, Load: workloadRecord(opts.Workload), Started: time.Now(),
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	out.Phase("load run %s → %s", id, dir)
+	target := rpc.New(opts.Endpoint)
+	if opts.Readback {
+		st, err := target.Status(ctx)
+		if err != nil {
+			err = fmt.Errorf("endpoint %s does not answer /status (use --readback=false for a non-CometBFT endpoint): %w", opts.Endpoint, err)
+			return finish(ctx, rd, out, err, false)
+		}
+		_ = rd.update(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
+	}
+	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: opts.Workload, endpoint: ep,
+		target: target, readback: opts.Readback}
+	if opts.Readback {
+		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
+	}
+	err = lp.run(ctx, hard)
+	if !opts.Readback {
+		return finishSendOnly(ctx, rd, out, err)
+	}
+	return finish(ctx, rd, out, err, true)
+}
+
+// finishSendOnly records the status of a load without read-back; there is
+// nothing to analyse but the send log.
+func finishSendOnly(ctx context.Context, rd *runDir, out *printer, runErr error) (Result, error) {
+	status := results.StatusComplete
+	if ctx.Err() != nil {
+		status = results.StatusPartial
+	} else if runErr != nil {
+		status = results.StatusFailed
+		rd.fail(runErr)
+	}
+	_ = rd.update(func(r *results.Run) { r.Status, r.Ended = status, time.Now() })
+	out.Phase("send log: %s", rd.path(results.SentFile))
+	return Result{Dir: rd.dir, Run: rd.run}, runErr
+}

@@ -1,0 +1,126 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet"
+)
+
+// TestnetFile describes a testnet kept up by `cometlab testnet up`.
+const TestnetFile = "testnet.json"
+
+// UpNode is one node of a kept-up testnet.
+type UpNode struct {
+	results.Node
+	PID int `json:"pid"`
+}
+
+// UpState is testnet.json.
+type UpState struct {
+	ChainID string    `json:"chain_id"`
+	Started time.Time `json:"started"`
+	Nodes   []UpNode  `json:"nodes"`
+}
+
+// UpOptions configure `testnet up`.
+type UpOptions struct {
+	Manifest     manifest.Resolved
+	Dir          string
+	Fetcher      *cometbft.Fetcher
+	Out          io.Writer
+	StartTimeout time.Duration
+}
+
+// Up starts a testnet that keeps running after cometlab exits, and writes
+// Dir/testnet.json for Down. If the nodes do not become healthy they are
+// stopped again.
+func Up(ctx context.Context, opts UpOptions) (UpState, error) {
+	out := newPrinter(opts.Out)
+	if _, err := os.Stat(filepath.Join(opts.Dir, TestnetFile)); err == nil {
+		return UpState{}, fmt.Errorf("%s already holds a testnet; run `cometlab testnet down %s` first", opts.Dir, opts.Dir)
+	}
+	m := opts.Manifest
+	spec := cometbft.Spec{ChainID: "cometlab-" + uuid.NewString()[:8], App: m.App, LogLevel: m.LogLevel}
+	for _, n := range m.Nodes {
+		bin := m.CometBFTBinary
+		if n.Version != "" || bin == "" {
+			v := n.Version
+			if v == "" {
+				v = m.CometBFTVersion
+			}
+			var err error
+			if bin, err = opts.Fetcher.Binary(ctx, v); err != nil {
+				return UpState{}, err
+			}
+		}
+		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power, Binary: bin, Config: n.Config})
+	}
+	homes, err := cometbft.Generate(ctx, filepath.Join(opts.Dir, results.NodesDir), spec)
+	if err != nil {
+		return UpState{}, err
+	}
+	tn := testnet.New(homes, nil)
+	if err := tn.Start(testnet.Options{LogDir: filepath.Join(opts.Dir, results.LogsDir), Detach: true}); err != nil {
+		return UpState{}, err
+	}
+	timeout := opts.StartTimeout
+	if timeout == 0 {
+		timeout = 90 * time.Second
+	}
+	if err := tn.WaitHealthy(ctx, timeout); err != nil {
+		tn.Stop(10 * time.Second)
+		return UpState{}, err
+	}
+	st := UpState{ChainID: spec.ChainID, Started: time.Now()}
+	for _, n := range tn.Nodes {
+		st.Nodes = append(st.Nodes, UpNode{PID: n.PID(), Node: results.Node{Name: n.Name, Mode: n.Mode,
+			RPC: n.RPCAddr(), P2P: n.P2PAddr(), Metrics: n.MetricsAddr(), Home: n.Dir}})
+	}
+	if err := results.WriteJSON(filepath.Join(opts.Dir, TestnetFile), st); err != nil {
+		tn.Stop(10 * time.Second)
+		return UpState{}, err
+	}
+	out.Phase("testnet up: %d nodes, chain %s; stop it with `cometlab testnet down %s`", len(st.Nodes), st.ChainID, opts.Dir)
+	return st, nil
+}
+
+// Down stops the testnet described by dir/testnet.json: SIGTERM, then
+// SIGKILL after grace. A process whose command line no longer names its
+// node home (the pid was reused) is left alone.
+func Down(dir string, grace time.Duration, out io.Writer) error {
+	var st UpState
+	path := filepath.Join(dir, TestnetFile)
+	if err := results.ReadJSON(path, &st); err != nil {
+		return fmt.Errorf("no running testnet in %s: %w", dir, err)
+	}
+	p := newPrinter(out)
+	var pids []int
+	for _, n := range st.Nodes {
+		if ownsPID(n.PID, n.Home) {
+			pids = append(pids, n.PID)
+		}
+	}
+	testnet.StopPIDs(pids, grace)
+	p.Phase("testnet down: stopped %d node processes", len(pids))
+	return os.Rename(path, path+".down")
+}
+
+func ownsPID(pid int, home string) bool {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && strings.Contains(string(b), home)
+}

@@ -1,0 +1,182 @@
+package manifest
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestApply(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		file    string // fixture to start from; "" for Default
+		o       Overrides
+		wantErr []string // substrings of Apply's error
+		check   func(t *testing.T, r Resolved)
+	}{
+		{
+			name: "no flags",
+			file: "full.good.toml",
+			check: func(t *testing.T, r Resolved) {
+				if !reflect.DeepEqual(r, goodManifests["full.good.toml"]) {
+					t.Errorf("empty Overrides changed the manifest: %+v", r)
+				}
+			},
+		},
+		{
+			name: "flags win over the file",
+			file: "full.good.toml",
+			o: Overrides{
+				Connections: ptr(8), Rate: ptr(1000.0), Size: ptr(512), Duration: ptr(90 * time.Second),
+				Pacing: ptr(PacingEven), Target: ptr("val-b"),
+			},
+			check: func(t *testing.T, r Resolved) {
+				want := Workload{Connections: 8, Rate: 1000, Size: 512, Duration: 90 * time.Second, Pacing: PacingEven,
+					Target: "val-b", DrainTimeout: 0, LateThreshold: 5 * time.Millisecond}
+				if r.Load != want {
+					t.Errorf("Load = %+v, want %+v", r.Load, want)
+				}
+			},
+		},
+		{
+			name: "validators",
+			o:    Overrides{Validators: ptr(7)},
+			check: func(t *testing.T, r Resolved) {
+				if len(r.Nodes) != 7 || r.Nodes[6].Name != "validator07" {
+					t.Errorf("Nodes = %+v, want validator01…validator07", r.Nodes)
+				}
+			},
+		},
+		{
+			name:    "too many validators",
+			o:       Overrides{Validators: ptr(MaxValidators + 1)},
+			wantErr: []string{"--validators: must be between 1 and 1000, got 1001"},
+		},
+		{
+			name:    "validators conflict with node tables",
+			file:    "mixed.good.toml",
+			o:       Overrides{Validators: ptr(3)},
+			wantErr: []string{"--validators conflicts with the [node] tables in " + filepath.Join(fixtures, "mixed.good.toml")},
+		},
+		{
+			name:    "validators conflict with node tables in a manifest built in code",
+			o:       Overrides{Validators: ptr(3)},
+			wantErr: []string{"--validators conflicts with the [node] tables in the manifest"},
+		},
+		{
+			name: "binary",
+			o:    Overrides{CometBFTBinary: ptr("/bin/cometbft")},
+			check: func(t *testing.T, r Resolved) {
+				if r.CometBFTBinary != "/bin/cometbft" || r.CometBFTVersion != "" || r.Nodes[0].Version != "" {
+					t.Errorf("got binary %q, version %q, node version %q; want the binary only",
+						r.CometBFTBinary, r.CometBFTVersion, r.Nodes[0].Version)
+				}
+			},
+		},
+		{
+			name: "a version flag clears the file's binary",
+			file: "binary.good.toml",
+			o:    Overrides{CometBFTVersion: ptr("v0.38.17")},
+			check: func(t *testing.T, r Resolved) {
+				if r.CometBFTBinary != "" || r.CometBFTVersion != "v0.38.17" || r.Nodes[0].Version != "v0.38.17" || r.Nodes[1].Version != "v0.38.0" {
+					t.Errorf("got binary %q, version %q, nodes %+v", r.CometBFTBinary, r.CometBFTVersion, r.Nodes)
+				}
+			},
+		},
+		{
+			name: "every bad flag at once",
+			o: Overrides{
+				Connections: ptr(0), Rate: ptr(-1.0), Size: ptr(257), Duration: ptr(time.Duration(0)),
+				Validators: ptr(0), CometBFTVersion: ptr("1.0"), Pacing: ptr("jitter"), Target: ptr(""),
+			},
+			wantErr: []string{
+				"--connections: must be >= 1, got 0",
+				"--rate: must be > 0 and finite, got -1",
+				"--size: must be even, got 257",
+				"--duration: must be > 0, got 0s",
+				"--validators: must be between 1 and 1000, got 0",
+				`--cometbft-version: malformed version "1.0"`,
+				`--pacing: invalid pacing "jitter"`,
+				"--target: must not be empty",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := Default()
+			if tc.file != "" {
+				var err error
+				if m, err = Load(filepath.Join(fixtures, tc.file)); err != nil {
+					t.Fatal(err)
+				}
+			} else if strings.Contains(tc.name, "built in code") {
+				m.Nodes = map[string]ManifestNode{"a": {}}
+			}
+			before := exported(m)
+			err := m.Apply(tc.o)
+			if len(tc.wantErr) > 0 {
+				if err == nil {
+					t.Fatal("Apply: no error")
+				}
+				for _, want := range tc.wantErr {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("Apply error does not contain %q:\n%v", want, err)
+					}
+				}
+				if n := len(problemsOf(err)); n != len(tc.wantErr) {
+					t.Errorf("got %d problems, want %d:\n%v", n, len(tc.wantErr), err)
+				}
+				if !reflect.DeepEqual(exported(m), before) {
+					t.Error("a failed Apply changed the manifest")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			r, err := m.Resolve()
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			tc.check(t, r)
+		})
+	}
+}
+
+// TestApplyNamesFlagInLaterErrors checks that a problem found by Resolve in
+// a value a flag set names the flag, not the file's line.
+func TestApplyNamesFlagInLaterErrors(t *testing.T) {
+	m, err := Load(filepath.Join(fixtures, "full.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Apply(Overrides{Target: ptr("nobody"), Rate: ptr(5.0)}); err != nil {
+		t.Fatal(err)
+	}
+	m.Load.Connections = 0 // still the file's key: named by its line
+	_, err = m.Resolve()
+	want := filepath.Join(fixtures, "full.good.toml") + ":21:1: load.connections: must be >= 1, got 0\n" +
+		`--target: no node named "nobody"`
+	if err == nil || err.Error() != want {
+		t.Errorf("Resolve error:\n%v\nwant:\n%s", err, want)
+	}
+
+	// A copy made between two Applies does not see the second's flags.
+	m2, _ := Load(filepath.Join(fixtures, "full.good.toml"))
+	if err := m2.Apply(Overrides{Rate: ptr(5.0)}); err != nil {
+		t.Fatal(err)
+	}
+	copied := m2
+	if err := m2.Apply(Overrides{Target: ptr("nobody")}); err != nil {
+		t.Fatal(err)
+	}
+	copied.Load.Target = "nobody"
+	_, err = copied.Resolve()
+	want = filepath.Join(fixtures, "full.good.toml") + `:26:1: load.target: no node named "nobody"`
+	if err == nil || err.Error() != want {
+		t.Errorf("copy made before Apply: %v, want %q", err, want)
+	}
+}

@@ -1,0 +1,172 @@
+package manifest
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badManifests are the *.bad.toml fixtures and substrings their error must
+// contain, each naming the file's line (and column) and key.
+var badManifests = map[string][]string{
+	"syntax.bad.toml":           {"syntax.bad.toml:2:6: expected ']' to close table name"},
+	"wrong-type.bad.toml":       {"wrong-type.bad.toml:3:12: load.duration: wrong type: want a string, got a TOML integer"},
+	"wrong-type-table.bad.toml": {"wrong-type-table.bad.toml:2:8: load: wrong type: want a table, got a TOML integer"},
+	"unknown-keys.bad.toml": {
+		"unknown-keys.bad.toml:3:1: valdators: unknown field",
+		"unknown-keys.bad.toml:6:1: load.rtae: unknown field",
+		"unknown-keys.bad.toml:9:1: node.validator01.powr: unknown field",
+		"unknown-keys.bad.toml:11:2: lod: unknown table",
+	},
+	"duplicate-node.bad.toml":      {"duplicate-node.bad.toml:4:2: node.validator01: table validator01 already exists"},
+	"config-conflict.bad.toml":     {"config-conflict.bad.toml:3:1: config.mempool.size: set twice (again on line 4)"},
+	"config-prefix.bad.toml":       {"config-prefix.bad.toml:2:1: config.mempool: is both a value and a table: config.mempool.size is set too (line 3)"},
+	"node-config-clash.bad.toml":   {"node-config-clash.bad.toml:5:12: node.validator01.config.mempool: clashes with the testnet's [config]: config.mempool.size (line 2)"},
+	"rate-zero.bad.toml":           {"rate-zero.bad.toml:2:1: load.rate: must be > 0"},
+	"rate-inf.bad.toml":            {"rate-inf.bad.toml:2:1: load.rate: must be > 0 and finite, got +Inf"},
+	"connections.bad.toml":         {"connections.bad.toml:2:1: load.connections: must be >= 1, got 0"},
+	"size-odd.bad.toml":            {"size-odd.bad.toml:2:1: load.size: must be even, got 1025"},
+	"size-small.bad.toml":          {"size-small.bad.toml:2:1: load.size: must be >= 190"},
+	"size-large.bad.toml":          {"size-large.bad.toml:2:1: load.size: must be <= 4194304 (4 MiB)"},
+	"duration-negative.bad.toml":   {"duration-negative.bad.toml:2:1: load.duration: must be > 0, got -5s"},
+	"duration-unparsable.bad.toml": {`duration-unparsable.bad.toml:2:1: load.duration: invalid duration "a minute"`},
+	"drain-negative.bad.toml":      {"drain-negative.bad.toml:2:1: load.drain_timeout: must be >= 0, got -1s"},
+	"late-zero.bad.toml":           {"late-zero.bad.toml:2:1: load.late_threshold: must be > 0, got 0s"},
+	"pacing.bad.toml":              {`pacing.bad.toml:2:1: load.pacing: invalid pacing "poisson"`},
+	"app.bad.toml":                 {`app.bad.toml:1:1: app: unsupported app "e2e"`},
+	"version.bad.toml":             {`version.bad.toml:1:1: cometbft_version: malformed version "0.38.17"`},
+	"version-empty.bad.toml":       {"version-empty.bad.toml:1:1: cometbft_version: must be set when cometbft_binary is empty"},
+	"node-version.bad.toml":        {`node-version.bad.toml:2:1: node.a.cometbft_version: malformed version "v1.0"`},
+	"mode.bad.toml":                {`mode.bad.toml:2:1: node.a.mode: invalid mode "light"`},
+	"node-name.bad.toml": {
+		"node-name.bad.toml:1:2: node.Validator01: invalid node name",
+		`node-name.bad.toml:3:2: node."my node": invalid node name`,
+	},
+	"power-zero.bad.toml":     {"power-zero.bad.toml:2:1: node.a.power: must be >= 1 for a validator, got 0"},
+	"power-full.bad.toml":     {`power-full.bad.toml:5:1: node.b.power: only validators have voting power (mode is "full")`},
+	"no-validator.bad.toml":   {"no-validator.bad.toml:2:2: node: no validator"},
+	"target-unknown.bad.toml": {`target-unknown.bad.toml:4:1: load.target: no node named "validator03"`},
+	"target-seed.bad.toml":    {`target-seed.bad.toml:7:1: load.target: node "s" is a seed`},
+	"validators.bad.toml":     {"validators.bad.toml:1:1: validators: must be between 1 and 1000, got 0"},
+	"name.bad.toml":           {"name.bad.toml:1:1: name: must not be empty"},
+	"multi.bad.toml":          multiErrors,
+}
+
+// multiErrors is every problem in multi.bad.toml, in the order reported.
+var multiErrors = []string{
+	`multi.bad.toml:3:1: app: unsupported app "e2e"`,
+	`multi.bad.toml:4:1: cometbft_version: malformed version "latest"`,
+	"multi.bad.toml:7:1: config.mempool.size: set twice (again on line 8)",
+	"multi.bad.toml:11:1: node.v1.power: must be >= 1 for a validator, got 0",
+	`multi.bad.toml:15:1: node.f1.power: only validators have voting power (mode is "full")`,
+	`multi.bad.toml:18:1: node.x1.mode: invalid mode "observer"`,
+	"multi.bad.toml:21:1: load.connections: must be >= 1, got 0",
+	"multi.bad.toml:22:1: load.rate: must be > 0 and finite, got -1",
+	"multi.bad.toml:23:1: load.size: must be even, got 1023",
+	`multi.bad.toml:24:1: load.duration: invalid duration "forever"`,
+	`multi.bad.toml:25:1: load.pacing: invalid pacing "random"`,
+	`multi.bad.toml:26:1: load.target: no node named "nobody"`,
+}
+
+// loadAndResolve returns the error of Load, or else of Resolve.
+func loadAndResolve(path string) error {
+	m, err := Load(path)
+	if err != nil {
+		return err
+	}
+	_, err = m.Resolve()
+	return err
+}
+
+func TestBadManifests(t *testing.T) {
+	checkTable(t, ".bad.toml", badManifests)
+	for name, wants := range badManifests {
+		t.Run(name, func(t *testing.T) {
+			err := loadAndResolve(filepath.Join(fixtures, name))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := strings.ReplaceAll(err.Error(), fixtures+"/", "")
+			for _, want := range wants {
+				if !strings.Contains(msg, want) {
+					t.Errorf("error does not contain %q:\n%s", want, msg)
+				}
+			}
+			if got := len(problemsOf(err)); got != len(wants) {
+				t.Errorf("got %d problems, want %d:\n%s", got, len(wants), msg)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.File != filepath.Join(fixtures, name) || e.Line == 0 {
+				t.Errorf("errors.As(*Error) = %+v, want one naming the file and a line", e)
+			}
+		})
+	}
+}
+
+// problemsOf returns the *Errors joined in err.
+func problemsOf(err error) []*Error {
+	var out []*Error
+	if e, ok := err.(*Error); ok {
+		return []*Error{e}
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			out = append(out, problemsOf(e)...)
+		}
+	}
+	return out
+}
+
+// TestMultiError checks that one file's problems are all reported at once,
+// one per line, in file order.
+func TestMultiError(t *testing.T) {
+	err := loadAndResolve(filepath.Join(fixtures, "multi.bad.toml"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(strings.ReplaceAll(err.Error(), fixtures+"/", ""), "\n")
+	if len(lines) != len(multiErrors) {
+		t.Fatalf("got %d problems, want %d:\n%s", len(lines), len(multiErrors), err)
+	}
+	for i, want := range multiErrors {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("problem %d = %q, want it to start with %q", i, lines[i], want)
+		}
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Error
+		want string
+	}{
+		{"full", Error{File: "m.toml", Line: 7, Column: 1, Field: "load.rtae", Msg: "unknown field"}, "m.toml:7:1: load.rtae: unknown field"},
+		{"no column", Error{File: "m.toml", Line: 7, Field: "load.rate", Msg: "bad"}, "m.toml:7: load.rate: bad"},
+		{"default value", Error{File: "m.toml", Field: "load.target", Msg: "bad"}, "m.toml: load.target: bad"},
+		{"no file", Error{Field: "load.rate", Msg: "bad"}, "load.rate: bad"},
+		{"no file but a line", Error{Line: 3, Field: "app", Msg: "bad"}, "line 3: app: bad"},
+		{"syntax", Error{File: "m.toml", Line: 2, Column: 6, Msg: "expected ']'"}, "m.toml:2:6: expected ']'"},
+		{"flag", Error{File: "m.toml", Line: 9, Field: "load.rate", Flag: "--rate", Msg: "must be > 0"}, "--rate: must be > 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.e.Error(); got != tc.want {
+				t.Errorf("Error() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestManifestInCode checks errors for a manifest built in code: no file,
+// no lines.
+func TestManifestInCode(t *testing.T) {
+	m := Default()
+	m.Load.Rate = 0
+	m.Nodes = map[string]ManifestNode{"a": {Mode: ModeFull}}
+	err := m.Validate()
+	want := "load.rate: must be > 0 and finite, got 0\nnode: no validator: at least one node needs mode = \"validator\""
+	if err == nil || err.Error() != want {
+		t.Errorf("Validate() = %v, want %q", err, want)
+	}
+}

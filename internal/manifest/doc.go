@@ -1,0 +1,29 @@
+// Package manifest owns cometlab's TOML manifest: the file a user writes to
+// describe a testnet (nodes, CometBFT versions, config.toml overrides) and the
+// load driven into it (connections c, rate r, transaction size s, duration T).
+//
+// There are two types, as in CometBFT's e2e runner:
+//
+//   - [Manifest] is what the user writes. Every key is optional; [Default]
+//     is the built-in default and a file is decoded over it. Decoding is
+//     strict: an unknown key, a value of the wrong type or a TOML syntax
+//     error is an error naming file, line, column and key.
+//   - [Resolved] is the testnet and load that will run: every default
+//     applied, nodes expanded and ordered, durations parsed, config
+//     overrides flattened to dotted keys. [Manifest.Resolve] produces it;
+//     [Manifest.Validate] reports every problem at once (joined with
+//     [errors.Join]), each one an [*Error] naming the file, line and key —
+//     or the command-line flag, when the value came from [Manifest.Apply].
+//
+// [Encode] writes a Resolved back as TOML (the run directory's
+// manifest.toml); parsing that file resolves to the same Resolved.
+//
+// The usual sequence is:
+//
+//	m, err := manifest.Load(path)      // or manifest.Default()
+//	err = m.Apply(overridesFromFlags)  // flags win over the file
+//	r, err := m.Resolve()              // every problem at once
+//	data, err := manifest.Encode(r)    // saved as runs/<id>/manifest.toml
+//
+// The package does no I/O besides [Load] reading the file.
+package manifest

@@ -1,0 +1,101 @@
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// encodeHeader starts every file Encode writes.
+const encodeHeader = "# cometlab resolved manifest: every default filled in, nodes explicit.\n" +
+	"# Parsing this file resolves to the same testnet and load.\n\n"
+
+// encoded is the file layout Encode writes: the Manifest layout without
+// validators (nodes are explicit) and with every value present.
+type encoded struct {
+	Name            string                 `toml:"name"`
+	CometBFTVersion string                 `toml:"cometbft_version"`
+	CometBFTBinary  string                 `toml:"cometbft_binary"`
+	App             string                 `toml:"app"`
+	LogLevel        string                 `toml:"log_level"`
+	Config          map[string]any         `toml:"config"`
+	Load            encodedLoad            `toml:"load"`
+	Nodes           map[string]encodedNode `toml:"node"`
+}
+
+type encodedLoad struct {
+	Connections   int     `toml:"connections"`
+	Rate          float64 `toml:"rate"`
+	Size          int     `toml:"size"`
+	Duration      string  `toml:"duration"`
+	Pacing        string  `toml:"pacing"`
+	Target        string  `toml:"target"`
+	DrainTimeout  string  `toml:"drain_timeout"`
+	LateThreshold string  `toml:"late_threshold"`
+}
+
+type encodedNode struct {
+	Mode            string         `toml:"mode"`
+	Power           int64          `toml:"power,omitempty"`
+	CometBFTVersion string         `toml:"cometbft_version,omitempty"`
+	Config          map[string]any `toml:"config,omitempty"`
+}
+
+// Encode writes r as a TOML manifest with every value explicit: all keys,
+// every node as a [node.NAME] table, config overrides as quoted dotted keys
+// and durations as Go duration strings. A node's config lists only what
+// differs from the testnet's [config]. [Parse] of the result resolves to r
+// again; this is the run directory's manifest.toml.
+func Encode(r Resolved) ([]byte, error) {
+	e := encoded{
+		Name:            r.Name,
+		CometBFTVersion: r.CometBFTVersion,
+		CometBFTBinary:  r.CometBFTBinary,
+		App:             r.App,
+		LogLevel:        r.LogLevel,
+		Config:          r.Config,
+		Load: encodedLoad{
+			Connections:   r.Load.Connections,
+			Rate:          r.Load.Rate,
+			Size:          r.Load.Size,
+			Duration:      r.Load.Duration.String(),
+			Pacing:        r.Load.Pacing,
+			Target:        r.Load.Target,
+			DrainTimeout:  r.Load.DrainTimeout.String(),
+			LateThreshold: r.Load.LateThreshold.String(),
+		},
+		Nodes: make(map[string]encodedNode, len(r.Nodes)),
+	}
+	if e.Config == nil {
+		e.Config = map[string]any{}
+	}
+	for _, n := range r.Nodes {
+		if _, dup := e.Nodes[n.Name]; dup {
+			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
+		}
+		en := encodedNode{Mode: n.Mode, Power: n.Power}
+		if n.Version != r.CometBFTVersion {
+			en.CometBFTVersion = n.Version
+		}
+		for k, v := range n.Config {
+			if base, ok := r.Config[k]; ok && reflect.DeepEqual(base, v) {
+				continue
+			}
+			if en.Config == nil {
+				en.Config = map[string]any{}
+			}
+			en.Config[k] = v
+		}
+		e.Nodes[n.Name] = en
+	}
+	body, err := toml.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	var b bytes.Buffer
+	b.WriteString(encodeHeader)
+	b.Write(body)
+	return b.Bytes(), nil
+}

@@ -1,0 +1,64 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// FuzzParse checks that Parse never panics and that whatever resolves
+// survives an Encode/Parse round trip.
+func FuzzParse(f *testing.F) {
+	paths, err := filepath.Glob(filepath.Join(fixtures, "*.toml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("[config]\na = { b = [1, { c = 2 }], 'd.e' = 1979-05-27T07:32:00Z }\n"))
+	f.Add([]byte("[node.a]\nconfig = { x = 1 }\n[node.a.config.y]\nz = true\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Parse("fuzz.toml", data)
+		if err != nil {
+			return
+		}
+		r, err := m.Resolve()
+		if err != nil {
+			return
+		}
+		out, err := Encode(r)
+		if err != nil {
+			t.Fatalf("Encode of a resolved manifest: %v", err)
+		}
+		m2, err := Parse("encoded.toml", out)
+		if err != nil {
+			t.Fatalf("Parse(Encode(r)): %v\n%s", err, out)
+		}
+		r2, err := m2.Resolve()
+		if err != nil {
+			t.Fatalf("Resolve(Parse(Encode(r))): %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(r, r2) && !hasNaN(r) {
+			t.Fatalf("round trip changed the manifest:\n got %+v\nwant %+v\n%s", r2, r, out)
+		}
+	})
+}
+
+// hasNaN reports whether a config value of r is a NaN float, which no
+// round trip can compare equal.
+func hasNaN(r Resolved) bool {
+	for _, n := range append([]Node{{Config: r.Config}}, r.Nodes...) {
+		for _, v := range n.Config {
+			if f, ok := v.(float64); ok && f != f {
+				return true
+			}
+		}
+	}
+	return false
+}

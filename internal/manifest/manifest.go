@@ -1,0 +1,225 @@
+package manifest
+
+import (
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/payload"
+)
+
+// DefaultCometBFTVersion is the CometBFT release a testnet runs when the
+// manifest names neither a version nor a binary: the newest release.
+const DefaultCometBFTVersion = cometbft.DefaultVersion
+
+// AppKVStore is CometBFT's built-in key-value store ABCI application, the
+// only app supported so far.
+const AppKVStore = "kvstore"
+
+// Node modes.
+const (
+	// ModeValidator is a node with a signing key and voting power.
+	ModeValidator = "validator"
+	// ModeFull is a full node: it follows the chain without voting.
+	ModeFull = "full"
+	// ModeSeed is a seed node: it only crawls and hands out peer addresses.
+	ModeSeed = "seed"
+)
+
+// Pacing modes of the load generator.
+const (
+	// PacingEven spreads each connection's sends evenly: one every 1/r s.
+	PacingEven = "even"
+	// PacingBurst sends each connection's r transactions of a second in one
+	// batch at the start of the second, as CometBFT's test/loadtime does.
+	PacingBurst = "burst"
+)
+
+// MaxValidators bounds the validators key (and --validators), so that a typo
+// cannot ask for a million node processes. CometBFT's own QA runs 200 nodes.
+const MaxValidators = 1000
+
+// Transaction size bounds, in bytes.
+const (
+	// MaxTxSize is loadtime's maximum payload, 4 MiB, above any mempool's
+	// default max_tx_bytes (1 MiB).
+	MaxTxSize = payload.MaxSize
+)
+
+// Manifest is a testnet and load description as the user writes it in TOML.
+// Every key is optional: [Default] gives the value an absent key takes. Use
+// [Load] or [Parse] to read one (they record key positions for error
+// messages), [Manifest.Apply] to lay command-line flags over it and
+// [Manifest.Resolve] to turn it into the testnet that runs.
+type Manifest struct {
+	// Name names the testnet in reports. Default "default".
+	//
+	//	name = "mempool-1k"
+	Name string `toml:"name"`
+
+	// CometBFTVersion is the CometBFT release every node runs, fetched with
+	// go install; it must look like vMAJOR.MINOR.PATCH[-pre]. Default
+	// [DefaultCometBFTVersion]. Ignored when CometBFTBinary is set.
+	//
+	//	cometbft_version = "v0.38.17"
+	CometBFTVersion string `toml:"cometbft_version"`
+
+	// CometBFTBinary is the path of the user's own cometbft binary; when set
+	// it wins over CometBFTVersion. Default "" (fetch CometBFTVersion).
+	//
+	//	cometbft_binary = "/home/me/cometbft/build/cometbft"
+	CometBFTBinary string `toml:"cometbft_binary"`
+
+	// App is the ABCI application: only [AppKVStore] ("kvstore", CometBFT's
+	// built-in) for now. Default "kvstore".
+	//
+	//	app = "kvstore"
+	App string `toml:"app"`
+
+	// Validators is the number of validators generated (validator01 …
+	// validatorNN, power 1) when no [node.*] tables are given; it is ignored
+	// otherwise, but must still be between 1 and [MaxValidators]. Default 4.
+	//
+	//	validators = 7
+	Validators int `toml:"validators"`
+
+	// LogLevel is CometBFT's log_level for every node. Default
+	// "state:info,*:error": quiet, since node logs compete with the nodes for
+	// CPU.
+	//
+	//	log_level = "consensus:debug,*:error"
+	LogLevel string `toml:"log_level"`
+
+	// Config holds config.toml overrides for every node, as section tables
+	// with dotted keys or as quoted dotted keys; both forms mean the same,
+	// and setting one key both ways is an error. Values keep their TOML
+	// types. Default: none.
+	//
+	//	[config]
+	//	mempool.size = 5000
+	//	"consensus.timeout_commit" = "1s"
+	Config map[string]any `toml:"config"`
+
+	// Nodes are explicit nodes keyed by name ([a-z0-9_-]+). Default: none,
+	// which means Validators generated validators.
+	//
+	//	[node.validator01]
+	//	power = 10
+	//	[node.full01]
+	//	mode = "full"
+	Nodes map[string]ManifestNode `toml:"node"`
+
+	// Load describes the load driven into the testnet.
+	//
+	//	[load]
+	//	rate = 400
+	Load ManifestLoad `toml:"load"`
+
+	// file is the name given to Parse, for error messages.
+	file string
+	// pos maps dotted key paths ("load.rate") to where the file sets them,
+	// in file order; see keyPositions.
+	pos map[string][]position
+	// origin maps dotted key paths to the flag that last set them.
+	origin map[string]string
+}
+
+// ManifestNode is one [node.NAME] table.
+type ManifestNode struct {
+	// Mode is the node's role: "validator", "full" or "seed". Default
+	// "validator".
+	//
+	//	mode = "full"
+	Mode string `toml:"mode"`
+
+	// Power is the voting power, for validators only (setting it on another
+	// mode is an error). Default 1.
+	//
+	//	power = 10
+	Power *int64 `toml:"power"`
+
+	// CometBFTVersion is this node's CometBFT release, for mixed-version
+	// testnets. Default: the testnet's (or its binary).
+	//
+	//	cometbft_version = "v0.38.17"
+	CometBFTVersion string `toml:"cometbft_version"`
+
+	// Config holds this node's config.toml overrides, in the same forms as
+	// the testnet's [config]; they win over the testnet's. Default: none.
+	//
+	//	config = { "mempool.size" = 10000 }
+	Config map[string]any `toml:"config"`
+}
+
+// ManifestLoad is the [load] table. The expected number of transactions is
+// connections × rate × duration.
+type ManifestLoad struct {
+	// Connections is c, the number of websocket connections sending
+	// transactions (>= 1). Default 1.
+	//
+	//	connections = 4
+	Connections int `toml:"connections"`
+
+	// Rate is r, the transactions per second sent on each connection (> 0;
+	// an integer or a float). Default 200.
+	//
+	//	rate = 400
+	Rate float64 `toml:"rate"`
+
+	// Size is s, the bytes per transaction: even, at least payload.MinSize() and at
+	// most [MaxTxSize]. Default 1024.
+	//
+	//	size = 2048
+	Size int `toml:"size"`
+
+	// Duration is T, how long load is sent, as a Go duration string (> 0).
+	// Default "60s".
+	//
+	//	duration = "2m"
+	Duration string `toml:"duration"`
+
+	// Pacing is how each connection spaces its sends: "even" (one every 1/r
+	// s) or "burst" (loadtime's once-per-second batches). Default "even".
+	//
+	//	pacing = "burst"
+	Pacing string `toml:"pacing"`
+
+	// Target is the name of the node that receives the load; it may not be
+	// a seed. Default "" (the first validator).
+	//
+	//	target = "full01"
+	Target string `toml:"target"`
+
+	// DrainTimeout is how long to wait after the load for the mempools to
+	// empty, as a Go duration string (>= 0; "0s" does not wait). Default
+	// "60s".
+	//
+	//	drain_timeout = "2m"
+	DrainTimeout string `toml:"drain_timeout"`
+
+	// LateThreshold is how far behind its schedule a send may start before
+	// it counts as late, as a Go duration string (> 0). Default "10ms".
+	//
+	//	late_threshold = "5ms"
+	LateThreshold string `toml:"late_threshold"`
+}
+
+// Default returns the built-in manifest: four validators of
+// [DefaultCometBFTVersion] running the kvstore app, loaded by one connection
+// at 200 tx/s of 1024-byte transactions for 60 s. A parsed file is decoded
+// over it, so absent keys keep these values.
+func Default() Manifest {
+	return Manifest{
+		Name:            "default",
+		CometBFTVersion: DefaultCometBFTVersion,
+		App:             AppKVStore,
+		Validators:      4,
+		LogLevel:        "state:info,*:error",
+		Load: ManifestLoad{
+			Connections:   1,
+			Rate:          200,
+			Size:          1024,
+			Duration:      "60s",
+			Pacing:        PacingEven,
+			DrainTimeout:  "60s",
+			LateThreshold: "10ms",
+		},
+	}
+}

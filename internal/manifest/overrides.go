@@ -1,0 +1,135 @@
+package manifest
+
+import (
+	"fmt"
+	"maps"
+	"time"
+)
+
+// Overrides are manifest values given on the command line; nil fields are
+// not set. Each field names the flag that errors about it mention.
+type Overrides struct {
+	// Connections is --connections (c), load.connections.
+	Connections *int
+	// Rate is --rate (r), load.rate in tx/s per connection; see [ParseRate].
+	Rate *float64
+	// Size is --size (s), load.size in bytes.
+	Size *int
+	// Duration is --duration (T), load.duration.
+	Duration *time.Duration
+	// Validators is --validators, the number of generated validators; it
+	// conflicts with [node.*] tables.
+	Validators *int
+	// CometBFTVersion is --cometbft-version. Given without CometBFTBinary,
+	// it also clears the file's cometbft_binary: the flag asks for a release.
+	CometBFTVersion *string
+	// CometBFTBinary is --cometbft-binary.
+	CometBFTBinary *string
+	// Pacing is --pacing, load.pacing.
+	Pacing *string
+	// Target is --target, load.target; it is checked against the node names
+	// by [Manifest.Resolve].
+	Target *string
+}
+
+// Apply lays the flags in o over m: flags win over the file. It checks each
+// flag's value on its own and returns every problem at once, each an
+// [*Error] naming the flag ("--rate: must be > 0 and finite, got 0"); on
+// error m is unchanged. --validators together with [node.*] tables is an
+// error. Later errors about a value a flag set (from [Manifest.Resolve])
+// name the flag too, not the file.
+func (m *Manifest) Apply(o Overrides) error {
+	var errs []*Error
+	bad := func(flag, msg string) {
+		errs = append(errs, &Error{Flag: flag, Msg: msg})
+	}
+	check := func(flag, msg string) {
+		if msg != "" {
+			bad(flag, msg)
+		}
+	}
+	if o.Validators != nil {
+		if len(m.Nodes) > 0 {
+			where := m.file
+			if where == "" {
+				where = "the manifest"
+			}
+			errs = append(errs, &Error{Msg: fmt.Sprintf("--validators conflicts with the [node] tables in %s", where)})
+		} else {
+			check("--validators", checkValidators(*o.Validators))
+		}
+	}
+	if o.Connections != nil {
+		check("--connections", checkConnections(*o.Connections))
+	}
+	if o.Rate != nil {
+		check("--rate", checkRate(*o.Rate))
+	}
+	if o.Size != nil {
+		check("--size", checkSize(*o.Size))
+	}
+	if o.Duration != nil {
+		check("--duration", checkDuration(*o.Duration, false))
+	}
+	if o.CometBFTVersion != nil {
+		check("--cometbft-version", checkVersion(*o.CometBFTVersion))
+	}
+	if o.Pacing != nil {
+		check("--pacing", checkPacing(*o.Pacing))
+	}
+	if o.Target != nil && *o.Target == "" {
+		bad("--target", "must not be empty")
+	}
+	if len(errs) > 0 {
+		return joinSorted(errs)
+	}
+
+	// Copy the origin map: a Manifest copied by value must not see this
+	// Apply's flags.
+	m.origin = maps.Clone(m.origin)
+	if m.origin == nil {
+		m.origin = map[string]string{}
+	}
+	set := func(key, flag string) { m.origin[key] = flag }
+	if o.Validators != nil {
+		m.Validators = *o.Validators
+		set("validators", "--validators")
+	}
+	if o.Connections != nil {
+		m.Load.Connections = *o.Connections
+		set("load.connections", "--connections")
+	}
+	if o.Rate != nil {
+		m.Load.Rate = *o.Rate
+		set("load.rate", "--rate")
+	}
+	if o.Size != nil {
+		m.Load.Size = *o.Size
+		set("load.size", "--size")
+	}
+	if o.Duration != nil {
+		m.Load.Duration = o.Duration.String()
+		set("load.duration", "--duration")
+	}
+	if o.CometBFTVersion != nil {
+		m.CometBFTVersion = *o.CometBFTVersion
+		set("cometbft_version", "--cometbft-version")
+		if o.CometBFTBinary == nil {
+			m.CometBFTBinary = ""
+			set("cometbft_binary", "--cometbft-version")
+		}
+	}
+	if o.CometBFTBinary != nil {
+		m.CometBFTBinary = *o.CometBFTBinary
+		set("cometbft_binary", "--cometbft-binary")
+	}
+	if o.Pacing != nil {
+		m.Load.Pacing = *o.Pacing
+		set("load.pacing", "--pacing")
+	}
+	if o.Target != nil {
+		m.Load.Target = *o.Target
+		set("load.target", "--target")
+	}
+	return nil
+}

@@ -1,0 +1,331 @@
+package manifest
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/payload"
+)
+
+// Resolved is the testnet and load that run: every default applied, nodes
+// expanded and ordered, durations parsed and config overrides flattened.
+// Build one with [Manifest.Resolve]; write it with [Encode].
+type Resolved struct {
+	// Name names the testnet in reports.
+	Name string
+	// CometBFTVersion is the release nodes without their own version run;
+	// "" when CometBFTBinary is set.
+	CometBFTVersion string
+	// CometBFTBinary is the user's cometbft binary; "" to fetch
+	// CometBFTVersion.
+	CometBFTBinary string
+	// App is the ABCI application ("kvstore").
+	App string
+	// LogLevel is CometBFT's log_level for every node.
+	LogLevel string
+	// Config holds the testnet's config.toml overrides keyed by dotted path
+	// ("mempool.size"); values keep their TOML types (int64, float64, bool,
+	// string, time types, []any). Never nil.
+	Config map[string]any
+	// Nodes are the nodes: validators by name, then full nodes by name, then
+	// seeds by name.
+	Nodes []Node
+	// Load is the load driven into the testnet.
+	Load Workload
+}
+
+// Node is one resolved node.
+type Node struct {
+	// Name is the node's name, [a-z0-9_-]+.
+	Name string
+	// Mode is "validator", "full" or "seed".
+	Mode string
+	// Power is the voting power: >= 1 for validators, 0 otherwise.
+	Power int64
+	// Version is the CometBFT release the node runs; "" means it runs the
+	// testnet's CometBFTBinary.
+	Version string
+	// Config is the testnet's Config merged with the node's own overrides
+	// (the node's win), keyed by dotted path. Never nil.
+	Config map[string]any
+}
+
+// Workload is the resolved load description, the [load] table. (It is not
+// called Load because [Load] reads a manifest file.)
+type Workload struct {
+	// Connections is c, the number of websocket connections.
+	Connections int
+	// Rate is r, in tx/s per connection.
+	Rate float64
+	// Size is s, in bytes per transaction.
+	Size int
+	// Duration is T, how long load is sent.
+	Duration time.Duration
+	// Pacing is "even" or "burst".
+	Pacing string
+	// Target is the name of the node that receives the load.
+	Target string
+	// DrainTimeout is how long to wait for the mempools to empty after the
+	// load.
+	DrainTimeout time.Duration
+	// LateThreshold is how far behind schedule a send counts as late.
+	LateThreshold time.Duration
+}
+
+// ExpectedTxs returns the number of transactions the load should send,
+// c × r × T (T in seconds), rounded down. The product is first rounded to a
+// millionth of a transaction, so that floating point does not make 4.35 tx/s
+// for 100 s come to 434.
+func (l Workload) ExpectedTxs() int64 {
+	v := float64(l.Connections) * l.Rate * l.Duration.Seconds()
+	v = math.Floor(math.Round(v*1e6) / 1e6)
+	switch {
+	case !(v > 0):
+		return 0
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	}
+	return int64(v)
+}
+
+// Validate checks every value of m and returns all problems at once, joined
+// with [errors.Join]; each is an [*Error] naming the file, line and key, or
+// the flag that set the value. It returns nil when [Manifest.Resolve] would
+// succeed.
+func (m *Manifest) Validate() error {
+	_, err := m.Resolve()
+	return err
+}
+
+// Resolve validates m (see [Manifest.Validate]) and returns the testnet and
+// load it describes: defaults applied, validator01…validatorNN generated
+// when there are no [node.*] tables, nodes ordered validators, full nodes,
+// seeds (each by name), durations parsed, config overrides flattened and
+// merged into each node's, and the load target defaulted to the first
+// validator.
+func (m *Manifest) Resolve() (Resolved, error) {
+	ps := &problems{m: m}
+	r := Resolved{
+		Name:            m.Name,
+		CometBFTVersion: m.CometBFTVersion,
+		CometBFTBinary:  m.CometBFTBinary,
+		App:             m.App,
+		LogLevel:        m.LogLevel,
+	}
+	if m.Name == "" {
+		ps.add(f("name"), "must not be empty")
+	}
+	if m.CometBFTVersion == "" && m.CometBFTBinary == "" {
+		ps.add(f("cometbft_version"), "must be set when cometbft_binary is empty")
+	} else if msg := checkVersion(m.CometBFTVersion); m.CometBFTVersion != "" && msg != "" {
+		ps.add(f("cometbft_version"), "%s", msg)
+	}
+	if m.CometBFTBinary != "" {
+		r.CometBFTVersion = ""
+	}
+	if m.App != AppKVStore {
+		ps.add(f("app"), "unsupported app %q (supported: %q)", m.App, AppKVStore)
+	}
+	if msg := checkValidators(m.Validators); msg != "" {
+		ps.add(f("validators"), "%s", msg)
+	}
+	r.Config = flatConfig(ps, []string{"config"}, m.Config)
+	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
+	r.Load = m.resolveLoad(ps, r.Nodes)
+	if err := ps.err(); err != nil {
+		return Resolved{}, err
+	}
+	return r, nil
+}
+
+// f returns its arguments: a dotted path's parts.
+func f(parts ...string) []string { return parts }
+
+// nodeName is what a node name may be.
+var nodeName = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// modeRank orders nodes by mode in Resolved.Nodes.
+var modeRank = map[string]int{ModeValidator: 0, ModeFull: 1, ModeSeed: 2}
+
+func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version string) []Node {
+	if len(m.Nodes) == 0 {
+		if checkValidators(m.Validators) != "" {
+			return nil
+		}
+		width := max(2, len(strconv.Itoa(m.Validators)))
+		nodes := make([]Node, m.Validators)
+		for i := range nodes {
+			nodes[i] = Node{
+				Name:    fmt.Sprintf("validator%0*d", width, i+1),
+				Mode:    ModeValidator,
+				Power:   1,
+				Version: version,
+				Config:  maps.Clone(config),
+			}
+		}
+		return nodes
+	}
+	var nodes []Node
+	validators, badModes := 0, 0
+	for _, name := range slices.Sorted(maps.Keys(m.Nodes)) {
+		mn := m.Nodes[name]
+		n := Node{Name: name, Mode: mn.Mode, Version: version}
+		if !nodeName.MatchString(name) {
+			ps.add(f("node", name), "invalid node name (want [a-z0-9_-]+)")
+		}
+		if n.Mode == "" {
+			n.Mode = ModeValidator
+		}
+		if _, ok := modeRank[n.Mode]; !ok {
+			badModes++
+			ps.add(f("node", name, "mode"), "invalid mode %q (want %q, %q or %q)", n.Mode, ModeValidator, ModeFull, ModeSeed)
+		}
+		switch {
+		case n.Mode == ModeValidator:
+			validators++
+			n.Power = 1
+			if mn.Power != nil {
+				n.Power = *mn.Power
+				if n.Power < 1 {
+					ps.add(f("node", name, "power"), "must be >= 1 for a validator, got %d", n.Power)
+				}
+			}
+		case mn.Power != nil:
+			ps.add(f("node", name, "power"), "only validators have voting power (mode is %q)", n.Mode)
+		}
+		if mn.CometBFTVersion != "" {
+			n.Version = mn.CometBFTVersion
+			if msg := checkVersion(mn.CometBFTVersion); msg != "" {
+				ps.add(f("node", name, "cometbft_version"), "%s", msg)
+			}
+		}
+		n.Config = mergeConfig(ps, f("node", name, "config"), config, flatConfig(ps, f("node", name, "config"), mn.Config))
+		nodes = append(nodes, n)
+	}
+	if validators == 0 && badModes == 0 {
+		ps.add(f("node"), "no validator: at least one node needs mode = %q", ModeValidator)
+	}
+	slices.SortStableFunc(nodes, func(a, b Node) int {
+		return cmp.Or(cmp.Compare(modeRank[a.Mode], modeRank[b.Mode]), cmp.Compare(a.Name, b.Name))
+	})
+	return nodes
+}
+
+func (m *Manifest) resolveLoad(ps *problems, nodes []Node) Workload {
+	ml := m.Load
+	l := Workload{Connections: ml.Connections, Rate: ml.Rate, Size: ml.Size, Pacing: ml.Pacing, Target: ml.Target}
+	if msg := checkConnections(ml.Connections); msg != "" {
+		ps.add(f("load", "connections"), "%s", msg)
+	}
+	if msg := checkRate(ml.Rate); msg != "" {
+		ps.add(f("load", "rate"), "%s", msg)
+	}
+	if msg := checkSize(ml.Size); msg != "" {
+		ps.add(f("load", "size"), "%s", msg)
+	}
+	l.Duration = duration(ps, f("load", "duration"), ml.Duration, false)
+	l.DrainTimeout = duration(ps, f("load", "drain_timeout"), ml.DrainTimeout, true)
+	l.LateThreshold = duration(ps, f("load", "late_threshold"), ml.LateThreshold, false)
+	if msg := checkPacing(ml.Pacing); msg != "" {
+		ps.add(f("load", "pacing"), "%s", msg)
+	}
+	if l.Target == "" {
+		for _, n := range nodes {
+			if n.Mode == ModeValidator {
+				l.Target = n.Name
+				break
+			}
+		}
+		return l
+	}
+	i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == l.Target })
+	switch {
+	case i < 0 && len(nodes) > 0:
+		ps.add(f("load", "target"), "no node named %q", l.Target)
+	case i >= 0 && nodes[i].Mode == ModeSeed:
+		ps.add(f("load", "target"), "node %q is a seed; seeds take no transactions", l.Target)
+	}
+	return l
+}
+
+// duration parses the Go duration string s, which must be > 0 (>= 0 when
+// zeroOK).
+func duration(ps *problems, field []string, s string, zeroOK bool) time.Duration {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		ps.add(field, "invalid duration %q (want a Go duration such as \"90s\" or \"2m\")", s)
+	case d < 0 || d == 0 && !zeroOK:
+		ps.add(field, "%s", checkDuration(d, zeroOK))
+	}
+	return d
+}
+
+// The check functions below return "" for a good value and otherwise what
+// is wrong with it; Resolve and Apply share them.
+
+// checkVersion asks the package that knows CometBFT's releases whether v is
+// one cometlab can run.
+func checkVersion(v string) string {
+	if _, err := cometbft.LineOf(v); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func checkValidators(n int) string {
+	if n < 1 || n > MaxValidators {
+		return fmt.Sprintf("must be between 1 and %d, got %d", MaxValidators, n)
+	}
+	return ""
+}
+
+func checkConnections(c int) string {
+	if c < 1 {
+		return fmt.Sprintf("must be >= 1, got %d", c)
+	}
+	return ""
+}
+
+func checkRate(r float64) string {
+	if !(r > 0) || math.IsInf(r, 0) {
+		return fmt.Sprintf("must be > 0 and finite, got %v", r)
+	}
+	return ""
+}
+
+func checkSize(s int) string {
+	switch {
+	case s < payload.MinSize():
+		return fmt.Sprintf("must be >= %d (the largest payload header), got %d", payload.MinSize(), s)
+	case s > MaxTxSize:
+		return fmt.Sprintf("must be <= %d (4 MiB), got %d", MaxTxSize, s)
+	case s%2 != 0:
+		return fmt.Sprintf("must be even, got %d", s)
+	}
+	return ""
+}
+
+func checkDuration(d time.Duration, zeroOK bool) string {
+	switch {
+	case zeroOK && d < 0:
+		return fmt.Sprintf("must be >= 0, got %v", d)
+	case !zeroOK && d <= 0:
+		return fmt.Sprintf("must be > 0, got %v", d)
+	}
+	return ""
+}
+
+func checkPacing(p string) string {
+	if p != PacingEven && p != PacingBurst {
+		return fmt.Sprintf("invalid pacing %q (want %q or %q)", p, PacingEven, PacingBurst)
+	}
+	return ""
+}

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// smallRun is the fixture run directory, shared with other packages'
+// tests; `go test -update` regenerates it from writeSmallRun.
+const smallRun = "../../testdata/runs/small"
+
+// smallManifest is the fixture's resolved manifest.
+const smallManifest = `# Resolved manifest of the "small" fixture run: every default filled in.
+name = "small"
+
+[load]
+connections = 2
+rate = 10            # tx/s per connection
+size = 256           # bytes
+duration = "3s"
+pacing = "constant"
+late_threshold = "100ms"
+target = "validator00"
+
+[testnet]
+version = "v0.38.26"
+app = "kvstore"
+timeout_commit = "500ms"
+
+[[testnet.node]]
+name = "validator00"
+mode = "validator"
+
+[[testnet.node]]
+name = "validator01"
+mode = "validator"
+`
+
+// writeSmallRun writes the fixture run into dir, from fixed values: 2
+// connections × 30 sends at 10 tx/s each, blocks every 600 ms (one taking
+// a second round), and one transaction of each fate: conn 0 seq 29 could
+// not be sent, conn 1 seq 7 was rejected (mempool full), conn 1 seq 20 went
+// missing, conn 0 seq 15 got no reply but was committed, conn 0 seq 3 was
+// committed twice, and conn 1 seq 12 was sent 180 ms late. The target has
+// no adoption row for one height.
+func writeSmallRun(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const ms = int64(time.Millisecond)
+	t0 := time.Date(2025, 3, 14, 10, 0, 0, 0, time.UTC)
+	start := t0.UnixNano()
+	run := results.Run{
+		ID: "6f1c2d3e-4b5a-4c6d-8e7f-8091a2b3c4d5", Status: results.StatusComplete,
+		CometlabVersion: "v0.1.0", CometBFTVersion: "v0.38.26", App: "kvstore",
+		Host:   results.Host{Hostname: "qa-01", OS: "linux", Arch: "amd64", CPUs: 8, MemBytes: 16 << 30, Kernel: "6.8.0-45-generic", Go: "go1.26.8"},
+		Load:   results.Load{Connections: 2, Rate: 10, Size: 256, DurationS: 3, Pacing: "constant", LateThreshold: 0.1},
+		Target: "validator00", Endpoint: "ws://127.0.0.1:26657/websocket",
+		Nodes: []results.Node{
+			{Name: "validator00", Mode: "validator", Version: "v0.38.26", RPC: "http://127.0.0.1:26657", P2P: "127.0.0.1:26656", Metrics: "http://127.0.0.1:26660", Home: "nodes/validator00"},
+			{Name: "validator01", Mode: "validator", Version: "v0.38.26", RPC: "http://127.0.0.1:26667", P2P: "127.0.0.1:26666", Metrics: "http://127.0.0.1:26670", Home: "nodes/validator01"},
+		},
+		Started: t0.Add(-5 * time.Second), LoadStart: t0, LoadEnd: t0.Add(3 * time.Second), Ended: t0.Add(9 * time.Second),
+	}
+
+	// Block k: height 10+k, time T[k]; block 4 needs a second round.
+	var T []int64
+	for k, tk := 0, start-300*ms; k < 12; k++ {
+		T = append(T, tk)
+		tk += 600 * ms
+		if k == 4 {
+			tk += 900 * ms
+		}
+	}
+	const first = int64(10)
+
+	var sent []results.Sent
+	var replies []results.Reply
+	var txs []results.Tx
+	runTxs := make([]int, len(T))
+	for seq := range 30 {
+		for conn := range 2 {
+			intended := start + int64(seq)*100*ms + int64(conn)*50*ms
+			lag := int64((seq*7+conn*3)%11)*100*int64(time.Microsecond) + 200*int64(time.Microsecond)
+			if conn == 1 && seq == 12 {
+				lag = 180 * ms
+			}
+			s := results.Sent{Conn: conn, Seq: uint64(seq), Intended: intended, Actual: intended + lag, Size: 256}
+			if conn == 0 && seq == 29 {
+				s.Actual, s.Err = 0, "write tcp 127.0.0.1:51234->127.0.0.1:26657: write: broken pipe"
+			}
+			sent = append(sent, s)
+			if s.Err != "" {
+				continue
+			}
+			rp := results.Reply{Conn: conn, Seq: s.Seq, At: s.Actual + 2*ms, OK: true, Hash: "AB"}
+			if conn == 1 && seq == 7 {
+				rp.OK, rp.Code, rp.Message = false, -32603, "Internal error: mempool is full: number of txs 5000 (max: 5000), total txs bytes 1280000 (max: 1073741824)"
+			}
+			if !(conn == 0 && seq == 15) {
+				replies = append(replies, rp)
+			}
+			if !rp.OK || (conn == 1 && seq == 20) {
+				continue
+			}
+			k := 0
+			for T[k] < s.Actual+150*ms {
+				k++
+			}
+			tx := results.Tx{Conn: conn, Seq: s.Seq, Sent: s.Actual, Height: first + int64(k), Index: runTxs[k], BlockTime: T[k], CommitTime: T[k+1]}
+			runTxs[k]++
+			txs = append(txs, tx)
+			if conn == 0 && seq == 3 {
+				tx.Height, tx.Index, tx.BlockTime, tx.CommitTime, tx.Duplicate = tx.Height+1, runTxs[k+1], T[k+1], T[k+2], true
+				runTxs[k+1]++
+				txs = append(txs, tx)
+			}
+		}
+	}
+
+	var blocks []results.Block
+	var adoption []results.Adoption
+	for k := range T {
+		b := results.Block{Height: first + int64(k), Time: T[k], Txs: runTxs[k], RunTxs: runTxs[k], Proposer: []string{"validator00", "validator01"}[k%2]}
+		if k == 2 {
+			b.Txs++ // one transaction that is not the run's
+		}
+		b.Bytes = 256 * int64(b.Txs)
+		if k+1 < len(T) {
+			b.CommitTime = T[k+1]
+			if k != 3 {
+				adoption = append(adoption, results.Adoption{Height: b.Height, Node: "validator00", At: T[k+1] + 25*ms + int64(k%3)*ms})
+			}
+			adoption = append(adoption, results.Adoption{Height: b.Height, Node: "validator01", At: T[k+1] + 40*ms})
+		}
+		if k == 4 {
+			b.Round = 1
+		}
+		blocks = append(blocks, b)
+	}
+	run.FirstHeight, run.LastHeight = first, first+int64(len(T))-1
+
+	if err := results.WriteJSON(filepath.Join(dir, results.RunFile), run); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(smallManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeCSV(t, filepath.Join(dir, results.SentFile), results.SentHeader, sent)
+	writeCSV(t, filepath.Join(dir, results.RepliesFile), results.RepliesHeader, replies)
+	writeCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, txs)
+	writeCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks)
+	writeCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, adoption)
+}
+
+// writeCSV writes rows to path with the results package's writer.
+func writeCSV[T any, P interface {
+	*T
+	results.Record
+}](t testing.TB, path, header string, rows []T) {
+	t.Helper()
+	w, err := results.Create(path, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if err := w.Write(P(&rows[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,319 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// Options tunes Write.
+type Options struct {
+	// PlotWidth and PlotHeight are the plots' size in pixels; 0 means
+	// DefaultPlotWidth × DefaultPlotHeight.
+	PlotWidth, PlotHeight int
+}
+
+// latencyPlot is the latency plot's path inside the run directory (slash
+// separated, as Markdown links are).
+const latencyPlot = results.PlotsDir + "/latency.png"
+
+// Write writes the run directory dir's report.md and plots/latency.png
+// (both atomically), from s and from dir's run.json, manifest.toml and
+// txs.csv. run.json must be there; without manifest.toml or txs.csv the
+// report says what is missing.
+func Write(dir string, s analysis.Summary, opts Options) error {
+	run, err := results.ReadRun(dir)
+	if err != nil {
+		return fmt.Errorf("report %s: %w", dir, err)
+	}
+	manifest, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("report: read manifest: %w", err)
+	}
+	txs, err := results.ReadTxs(dir)
+	noTxs := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !noTxs {
+		return fmt.Errorf("report: read txs: %w", err)
+	}
+
+	plotted := false
+	if len(txs) > 0 {
+		var png bytes.Buffer
+		err := LatencyPNG(&png, run, txs, opts.PlotWidth, opts.PlotHeight)
+		if err == nil {
+			if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			if err := results.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(latencyPlot)), png.Bytes()); err != nil {
+				return fmt.Errorf("report: write latency plot: %w", err)
+			}
+			plotted = true
+		}
+	}
+
+	var b bytes.Buffer
+	md := mdWriter{w: &b}
+	md.header(run, s)
+	md.experiment(run, manifest)
+	md.results(s)
+	md.latency(s, plotted, noTxs)
+	md.accounting(s)
+	md.notes(s)
+	md.dictionary()
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), b.Bytes()); err != nil {
+		return fmt.Errorf("report: write %s: %w", results.ReportFile, err)
+	}
+	return nil
+}
+
+// mdWriter writes the sections of report.md.
+type mdWriter struct{ w io.Writer }
+
+func (m mdWriter) f(format string, a ...any) { fmt.Fprintf(m.w, format, a...) }
+
+// table writes a Markdown table; align holds "l" or "r" per column.
+func (m mdWriter) table(head []string, align string, rows [][]string) {
+	m.f("| %s |\n|", strings.Join(head, " | "))
+	for i := range head {
+		if i < len(align) && align[i] == 'r' {
+			m.f(" ---: |")
+		} else {
+			m.f(" --- |")
+		}
+	}
+	m.f("\n")
+	for _, r := range rows {
+		for i := range r {
+			r[i] = cell(r[i])
+		}
+		m.f("| %s |\n", strings.Join(r, " | "))
+	}
+	m.f("\n")
+}
+
+func metricValue(s analysis.Summary, id string) string {
+	v, ok := s.Metrics[id]
+	if !ok {
+		return "n/a"
+	}
+	return formatWithUnit(metricFor(id), v)
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000 MST")
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func (m mdWriter) header(run results.Run, s analysis.Summary) {
+	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
+	m.f("%s sent, %s committed (throughput ratio %s), block latency mean %s, p99 %s.\n\n",
+		metricValue(s, "sent_txs"), metricValue(s, "committed_txs"), metricValue(s, "throughput_ratio"),
+		metricValue(s, "block_latency_mean_ms"), metricValue(s, "block_latency_p99_ms"))
+	if len(run.Errors) > 0 {
+		m.f("**Errors:**\n\n")
+		for _, e := range run.Errors {
+			m.f("- %s\n", e)
+		}
+		m.f("\n")
+	}
+}
+
+func (m mdWriter) experiment(run results.Run, manifest []byte) {
+	l := run.Load
+	m.f("## Experiment\n\n### Load\n\n")
+	m.table([]string{"parameter", "value"}, "lr", [][]string{
+		{"connections (c)", strconv.Itoa(l.Connections)},
+		{"rate per connection (r)", fmtFloat(l.Rate) + " tx/s"},
+		{"transaction size", strconv.Itoa(l.Size) + " B"},
+		{"duration", fmtFloat(l.DurationS) + " s"},
+		{"pacing", l.Pacing},
+		{"late threshold", fmtFloat(l.LateThreshold) + " s"},
+		{"expected transactions (c × r × duration)", groupDigits(float64(l.ExpectedTxs()))},
+		{"target", fmt.Sprintf("%s (%s)", run.Target, run.Endpoint)},
+	})
+
+	m.f("### Testnet\n\n")
+	heights := "—"
+	if run.FirstHeight != 0 || run.LastHeight != 0 {
+		heights = fmt.Sprintf("%d … %d", run.FirstHeight, run.LastHeight)
+	}
+	m.table([]string{"", ""}, "ll", [][]string{
+		{"CometBFT version", run.CometBFTVersion},
+		{"app", run.App},
+		{"cometlab version", run.CometlabVersion},
+		{"heights walked", heights},
+	})
+	if len(run.Nodes) > 0 {
+		var rows [][]string
+		for _, n := range run.Nodes {
+			rows = append(rows, []string{n.Name, n.Mode, n.Version, n.RPC, n.P2P})
+		}
+		m.table([]string{"node", "mode", "version", "RPC", "P2P"}, "lllll", rows)
+	}
+
+	h := run.Host
+	mem := "—"
+	if h.MemBytes > 0 {
+		mem = strconv.FormatFloat(float64(h.MemBytes)/(1<<30), 'f', 1, 64) + " GiB"
+	}
+	m.f("### Host\n\n")
+	m.table([]string{"hostname", "OS/arch", "CPUs", "memory", "kernel", "Go"}, "llrrll", [][]string{
+		{h.Hostname, h.OS + "/" + h.Arch, strconv.Itoa(h.CPUs), mem, h.Kernel, h.Go},
+	})
+
+	m.f("### Timeline\n\n")
+	m.table([]string{"started", "load start", "load end", "ended"}, "llll", [][]string{
+		{fmtTime(run.Started), fmtTime(run.LoadStart), fmtTime(run.LoadEnd), fmtTime(run.Ended)},
+	})
+
+	m.f("### Manifest\n\n")
+	if manifest == nil {
+		m.f("%s not found.\n\n", results.ManifestFile)
+		return
+	}
+	m.f("The resolved manifest (every default filled in):\n\n```toml\n%s", manifest)
+	if !bytes.HasSuffix(manifest, []byte("\n")) {
+		m.f("\n")
+	}
+	m.f("```\n\n")
+}
+
+func (m mdWriter) results(s analysis.Summary) {
+	m.f("## Results\n\n")
+	byGroup := map[string][][]string{}
+	groups := analysis.Groups()
+	seen := map[string]bool{}
+	for _, d := range analysis.Dictionary() {
+		if v, ok := s.Metrics[d.ID]; ok {
+			byGroup[d.Group] = append(byGroup[d.Group], []string{d.Title, formatWithUnit(d, v), "`" + d.ID + "`"})
+			seen[d.ID] = true
+		}
+	}
+	var other []string
+	for id := range s.Metrics {
+		if !seen[id] {
+			other = append(other, id)
+		}
+	}
+	slices.Sort(other)
+	for _, id := range other {
+		byGroup["other"] = append(byGroup["other"], []string{id, formatWithUnit(metricFor(id), s.Metrics[id]), "`" + id + "`"})
+	}
+	if len(other) > 0 {
+		groups = append(groups, "other")
+	}
+	for _, g := range groups {
+		if len(byGroup[g]) == 0 {
+			continue
+		}
+		m.f("### %s%s\n\n", strings.ToUpper(g[:1]), g[1:])
+		m.table([]string{"metric", "value", "id"}, "lrl", byGroup[g])
+	}
+}
+
+func (m mdWriter) latency(s analysis.Summary, plotted, noTxs bool) {
+	m.f("## Latency\n\n")
+	m.f("*Block latency* is the commit time of the transaction's block H (the time of block H+1, BFT time) " +
+		"minus the send time in its payload, as CometBFT's `loadtime report` computes it; " +
+		"*observed latency* is when the target node committed the block, by the clock of the host running cometlab, minus the send time.\n\n")
+	switch {
+	case plotted:
+		m.f("![Block latency per transaction](%s)\n\n", latencyPlot)
+		m.f("One point per committed transaction: x = send time since load start, y = block latency; the dashed line is the mean (%s).\n\n",
+			metricValue(s, "block_latency_mean_ms"))
+	case noTxs:
+		m.f("No plot: %s not found.\n\n", results.TxsFile)
+	default:
+		m.f("No plot: no committed transaction with a commit time.\n\n")
+	}
+	var rows [][]string
+	for _, st := range []string{"min", "mean", "stddev", "p50", "p90", "p95", "p99", "max"} {
+		row := []string{st, metricValue(s, "block_latency_"+st+"_ms"), "—"}
+		if _, ok := analysis.Lookup("observed_latency_" + st + "_ms"); ok {
+			row[2] = metricValue(s, "observed_latency_"+st+"_ms")
+		}
+		rows = append(rows, row)
+	}
+	m.table([]string{"", "block latency", "observed latency"}, "lrr", rows)
+}
+
+func (m mdWriter) accounting(s analysis.Summary) {
+	m.f("## Accounting\n\n")
+	sent, committed := s.Metrics["sent_txs"], s.Metrics["committed_txs"]
+	switch {
+	case sent == 0:
+		m.f("No transaction was sent.\n\n")
+	case committed == sent:
+		m.f("All %s sent transactions were committed.\n\n", groupDigits(sent))
+	default:
+		m.f("Of %s sent transactions, %s were committed, %s rejected and %s missing (neither committed nor rejected: dropped without an error).\n\n",
+			groupDigits(sent), groupDigits(committed), groupDigits(s.Metrics["rejected_txs"]), groupDigits(s.Metrics["missing_txs"]))
+	}
+	var rows [][]string
+	for _, id := range []string{"sent_txs", "committed_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "unanswered_txs", "late_sends"} {
+		rows = append(rows, []string{metricFor(id).Title, metricValue(s, id)})
+	}
+	m.table([]string{"", "transactions"}, "lr", rows)
+
+	if len(s.Rejected) > 0 {
+		type reason struct {
+			msg string
+			n   int64
+		}
+		var rs []reason
+		for msg, n := range s.Rejected {
+			rs = append(rs, reason{msg, n})
+		}
+		slices.SortFunc(rs, func(a, b reason) int {
+			return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.msg, b.msg))
+		})
+		var rows [][]string
+		for _, r := range rs {
+			rows = append(rows, []string{r.msg, groupDigits(float64(r.n))})
+		}
+		m.f("Rejections by reply message:\n\n")
+		m.table([]string{"reason", "transactions"}, "lr", rows)
+	}
+	if v := s.Metrics["duplicate_txs"]; v > 0 {
+		m.f("Committed more than once: %s extra copies (rows of %s flagged duplicate), not counted as committed.\n\n", groupDigits(v), results.TxsFile)
+	}
+	if v := s.Metrics["unsent_txs"]; v > 0 {
+		m.f("Scheduled sends that could not be made (see the error column of %s): %s; they are not part of the sent count.\n\n", results.SentFile, groupDigits(v))
+	}
+}
+
+func (m mdWriter) notes(s analysis.Summary) {
+	if len(s.Notes) == 0 {
+		return
+	}
+	m.f("## Notes\n\n")
+	for _, n := range s.Notes {
+		m.f("- %s\n", n)
+	}
+	m.f("\n")
+}
+
+func (m mdWriter) dictionary() {
+	m.f("## Appendix: Data dictionary\n\n")
+	var rows [][]string
+	for _, d := range analysis.Dictionary() {
+		rows = append(rows, []string{"`" + d.ID + "`", d.Title, d.Unit, d.Better.String(), d.Definition})
+	}
+	m.table([]string{"id", "title", "unit", "better", "definition"}, "lllll", rows)
+}

@@ -1,0 +1,203 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+var update = flag.Bool("update", false, "regenerate the fixture run and the golden files")
+
+// copyRun copies the regular files of the run directory src into a new
+// temporary directory, leaving out what analysis and reports write.
+func copyRun(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case results.SummaryFile, results.ReportFile, results.PlotsDir:
+			continue
+		}
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, diff(string(want), string(got)))
+	}
+}
+
+// diff shows the first differing lines of want and got.
+func diff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(wl), len(gl)) && shown < 10; i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g + "\n")
+			shown++
+		}
+	}
+	return b.String()
+}
+
+func TestSmallRun(t *testing.T) {
+	if *update {
+		writeSmallRun(t, smallRun)
+	}
+	dir := copyRun(t, smallRun)
+	s, err := analysis.Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The fixture has one transaction of each fate.
+	for id, want := range map[string]float64{
+		"sent_txs": 59, "unsent_txs": 1, "committed_txs": 57, "rejected_txs": 1, "missing_txs": 1,
+		"duplicate_txs": 1, "unanswered_txs": 1, "late_sends": 1, "expected_txs": 60,
+	} {
+		if got := s.Metrics[id]; got != want {
+			t.Errorf("%s = %v, want %v", id, got, want)
+		}
+	}
+	for _, m := range analysis.Dictionary() {
+		if _, ok := s.Metrics[m.ID]; !ok {
+			t.Errorf("the fixture does not exercise %s", m.ID)
+		}
+	}
+
+	for _, f := range []string{results.SummaryFile, results.ReportFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, filepath.Join("small", f+".golden"), b)
+	}
+	var table bytes.Buffer
+	Table(&table, s)
+	golden(t, filepath.Join("small", "table.txt.golden"), table.Bytes())
+
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(latencyPlot)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decode latency plot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != DefaultPlotWidth || b.Dy() != DefaultPlotHeight {
+		t.Errorf("latency plot is %d×%d, want %d×%d", b.Dx(), b.Dy(), DefaultPlotWidth, DefaultPlotHeight)
+	}
+	if testing.Verbose() {
+		// Keep a copy to look at: go test -v -run TestSmallRun ./internal/report/
+		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(latencyPlot)))
+		os.WriteFile(filepath.Join(os.TempDir(), "cometlab-small-latency.png"), b, 0o644)
+	}
+}
+
+func TestWriteWithoutOptionalFiles(t *testing.T) {
+	dir := copyRun(t, smallRun)
+	os.Remove(filepath.Join(dir, results.TxsFile))
+	os.Remove(filepath.Join(dir, results.ManifestFile))
+	s, err := analysis.Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"manifest.toml not found", "No plot: txs.csv not found", "txs.csv not found: nothing was gathered"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(latencyPlot))); err == nil {
+		t.Error("latency plot written without txs.csv")
+	}
+}
+
+func TestWriteNoRun(t *testing.T) {
+	if err := Write(t.TempDir(), analysis.Summary{}, Options{}); err == nil {
+		t.Error("Write without run.json succeeded")
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	m := func(unit string) analysis.Metric { return analysis.Metric{Unit: unit} }
+	tests := []struct {
+		m    analysis.Metric
+		v    float64
+		want string
+	}{
+		{m(analysis.UnitTxs), 0, "0"},
+		{m(analysis.UnitTxs), 999, "999"},
+		{m(analysis.UnitTxs), 1000, "1,000"},
+		{m(analysis.UnitTxs), 1234567, "1,234,567"},
+		{m(analysis.UnitTxs), -1234, "-1,234"},
+		{m(analysis.UnitRatio), 0.99876, "0.9988"},
+		{m(analysis.UnitMS), 1561.04, "1561.0"},
+		{m(analysis.UnitS), 0.7, "0.700"},
+		{m(analysis.UnitTPS), 19.96, "20.0"},
+		{m(analysis.UnitBPS), 1.666, "1.67"},
+		{m(""), 0.125, "0.125"},
+	}
+	for _, tt := range tests {
+		if got := formatValue(tt.m, tt.v); got != tt.want {
+			t.Errorf("formatValue(%q, %v) = %q, want %q", tt.m.Unit, tt.v, got, tt.want)
+		}
+	}
+}

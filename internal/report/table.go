@@ -1,0 +1,64 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+)
+
+// tableIDs returns the ids Table shows, in order; "" separates blocks.
+func tableIDs() []string {
+	return []string{
+		"sent_txs", "committed_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "",
+		"expected_txs", "throughput_ratio", "committed_tps", "tps_mean", "tps_stddev", "tps_max", "blocks_per_s_mean", "",
+		"block_latency_min_ms", "block_latency_mean_ms", "block_latency_p50_ms", "block_latency_p99_ms", "block_latency_max_ms",
+		"observed_latency_p50_ms", "observed_latency_p99_ms", "",
+		"late_sends", "send_lag_p99_ms",
+	}
+}
+
+// Table writes the key figures of s as an aligned text table for a
+// terminal: one line per figure with the dictionary's title, the value
+// (right-aligned) and its unit, "n/a" for a figure that was not computed;
+// then the summary's notes.
+func Table(w io.Writer, s analysis.Summary) {
+	type row struct{ title, value, unit string }
+	var rows []row
+	tw, vw := 0, 0
+	for _, id := range tableIDs() {
+		if id == "" {
+			rows = append(rows, row{})
+			continue
+		}
+		m := metricFor(id)
+		r := row{title: m.Title, value: "n/a"}
+		if v, ok := s.Metrics[id]; ok {
+			r.value = formatValue(m, v)
+			if m.Unit != analysis.UnitRatio {
+				r.unit = m.Unit
+			}
+		}
+		tw, vw = max(tw, len(r.title)), max(vw, len(r.value))
+		rows = append(rows, r)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s (%s)\n\n", s.RunID, s.Status)
+	for _, r := range rows {
+		if r.title == "" {
+			b.WriteByte('\n')
+			continue
+		}
+		line := fmt.Sprintf("  %-*s  %*s %s", tw, r.title, vw, r.value, r.unit)
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteByte('\n')
+	}
+	if len(s.Notes) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	io.WriteString(w, b.String())
+}

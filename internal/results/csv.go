@@ -1,0 +1,216 @@
+package results
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Record is a row that knows how to write itself as CSV.
+type Record interface {
+	AppendCSV([]byte) []byte
+}
+
+// Writer appends rows to a CSV file. It is safe for concurrent use. Rows
+// are buffered; Flush (called periodically by the run) and Close write them
+// out, so a crash loses at most what was gathered since the last flush.
+type Writer struct {
+	mu   sync.Mutex
+	f    *os.File
+	bw   *bufio.Writer
+	line []byte
+	rows int64
+}
+
+// Create creates (truncating) a CSV file with the given header row.
+func Create(path, header string) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{f: f, bw: bufio.NewWriterSize(f, 256<<10)}
+	if _, err := w.bw.WriteString(header + "\n"); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Write appends one row.
+func (w *Writer) Write(r Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.line = append(r.AppendCSV(w.line[:0]), '\n')
+	w.rows++
+	_, err := w.bw.Write(w.line)
+	return err
+}
+
+// Rows returns how many rows were written.
+func (w *Writer) Rows() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rows
+}
+
+// Flush writes buffered rows to the file.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.bw.Flush()
+}
+
+// Close flushes and closes the file. It may be called more than once.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.bw.Flush()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	return err
+}
+
+// appendField appends s as a CSV field, quoting it when needed.
+func appendField(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}
+
+// Open opens a run-directory CSV file for reading, transparently using
+// NAME.gz when NAME does not exist. The caller closes the reader.
+func Open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		gz, gerr := os.Open(path + ".gz")
+		if gerr != nil {
+			return nil, err
+		}
+		zr, zerr := gzip.NewReader(gz)
+		if zerr != nil {
+			gz.Close()
+			return nil, fmt.Errorf("%s.gz: %w", path, zerr)
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{zr, gz}, nil
+	}
+	return f, err
+}
+
+// Scan reads a CSV file row by row, checking its header and calling fn with
+// each row's fields (the slice is reused between calls). A truncated last
+// line (a crash mid-write) is ignored, not an error.
+func Scan(path, header string, fn func(fields []string) error) error {
+	rc, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r := csv.NewReader(bufio.NewReaderSize(rc, 1<<20))
+	r.ReuseRecord = true
+	r.FieldsPerRecord = -1
+	want := strings.Split(header, ",")
+	first, err := r.Read()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: header: %w", filepath.Base(path), err)
+	}
+	if strings.Join(first, ",") != header {
+		return fmt.Errorf("%s: header %q, want %q", filepath.Base(path), strings.Join(first, ","), header)
+	}
+	for line := 2; ; line++ {
+		f, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if isTruncatedTail(err) {
+				return nil
+			}
+			return fmt.Errorf("%s:%d: %w", filepath.Base(path), line, err)
+		}
+		if len(f) != len(want) {
+			// A last line cut short by a crash has fewer fields; anything
+			// after it would be a real format error, so peek.
+			if _, nerr := r.Read(); nerr == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("%s:%d: want %d fields, got %d", filepath.Base(path), line, len(want), len(f))
+		}
+		if err := fn(f); err != nil {
+			return fmt.Errorf("%s:%d: %w", filepath.Base(path), line, err)
+		}
+	}
+}
+
+func isTruncatedTail(err error) bool {
+	var pe *csv.ParseError
+	return errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrQuote)
+}
+
+// readAll reads every row of a CSV file into a slice of T.
+func readAll[T any, P interface {
+	*T
+	parse([]string) error
+}](path, header string) ([]T, error) {
+	var out []T
+	err := Scan(path, header, func(f []string) error {
+		var v T
+		if err := P(&v).parse(f); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// ReadSent reads dir/sent.csv.
+func ReadSent(dir string) ([]Sent, error) {
+	return readAll[Sent](filepath.Join(dir, SentFile), SentHeader)
+}
+
+// ReadReplies reads dir/replies.csv.
+func ReadReplies(dir string) ([]Reply, error) {
+	return readAll[Reply](filepath.Join(dir, RepliesFile), RepliesHeader)
+}
+
+// ReadTxs reads dir/txs.csv.
+func ReadTxs(dir string) ([]Tx, error) {
+	return readAll[Tx](filepath.Join(dir, TxsFile), TxsHeader)
+}
+
+// ReadBlocks reads dir/blocks.csv.
+func ReadBlocks(dir string) ([]Block, error) {
+	return readAll[Block](filepath.Join(dir, BlocksFile), BlocksHeader)
+}
+
+// ReadAdoption reads dir/adoption.csv.
+func ReadAdoption(dir string) ([]Adoption, error) {
+	return readAll[Adoption](filepath.Join(dir, AdoptionFile), AdoptionHeader)
+}

@@ -1,0 +1,143 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File names inside a run directory.
+const (
+	ManifestFile = "manifest.toml" // the resolved manifest
+	RunFile      = "run.json"      // ids, versions, host, times, status, errors
+	SentFile     = "sent.csv"      // one row per transaction the generator sent (or tried to)
+	RepliesFile  = "replies.csv"   // one row per JSON-RPC reply to a broadcast
+	TxsFile      = "txs.csv"       // one row per committed transaction of this run
+	BlocksFile   = "blocks.csv"    // one row per block of the run's height range
+	AdoptionFile = "adoption.csv"  // height, node, local time the node committed it
+	SummaryFile  = "summary.json"  // the figures, keyed by metric-dictionary id
+	ReportFile   = "report.md"     // the Markdown report
+	PlotsDir     = "plots"         // report images
+	LogsDir      = "logs"          // node logs, one file per node
+	NodesDir     = "nodes"         // node homes (ordinary CometBFT homes)
+)
+
+// Status values of a run.
+const (
+	StatusRunning  = "running"  // the run is going on, or cometlab died without a word
+	StatusComplete = "complete" // every stage finished
+	StatusPartial  = "partial"  // interrupted or cut short; what is on disk is valid
+	StatusFailed   = "failed"   // an error ended the run; see Errors
+)
+
+// Run is run.json: what a run was and how it ended.
+type Run struct {
+	ID              string    `json:"id"` // UUID; its bytes are the payload id
+	Status          string    `json:"status"`
+	Errors          []string  `json:"errors,omitempty"`
+	CometlabVersion string    `json:"cometlab_version"`
+	CometBFTVersion string    `json:"cometbft_version"` // as reported by the nodes
+	App             string    `json:"app"`
+	Host            Host      `json:"host"`
+	Load            Load      `json:"load"`
+	Target          string    `json:"target"`   // node name (or endpoint) that received the load
+	Endpoint        string    `json:"endpoint"` // websocket URL the load went to
+	Nodes           []Node    `json:"nodes,omitempty"`
+	Started         time.Time `json:"started"`
+	LoadStart       time.Time `json:"load_start,omitzero"`
+	LoadEnd         time.Time `json:"load_end,omitzero"`
+	Ended           time.Time `json:"ended,omitzero"`
+	FirstHeight     int64     `json:"first_height,omitempty"` // first height that could hold the run's txs
+	LastHeight      int64     `json:"last_height,omitempty"`  // last height walked
+}
+
+// Load is the load that was asked for.
+type Load struct {
+	Connections   int     `json:"connections"`
+	Rate          float64 `json:"rate"` // tx/s per connection
+	Size          int     `json:"size"` // bytes per tx
+	DurationS     float64 `json:"duration_s"`
+	Pacing        string  `json:"pacing"`
+	LateThreshold float64 `json:"late_threshold_s"`
+}
+
+// ExpectedTxs is c·r·duration, rounded down.
+func (l Load) ExpectedTxs() int64 {
+	return int64(float64(l.Connections) * l.Rate * l.DurationS)
+}
+
+// Host describes the machine a run ran on.
+type Host struct {
+	Hostname string `json:"hostname"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUs     int    `json:"cpus"`
+	MemBytes int64  `json:"mem_bytes,omitempty"`
+	Kernel   string `json:"kernel,omitempty"`
+	Go       string `json:"go"`
+}
+
+// Node describes one node of the testnet.
+type Node struct {
+	Name    string `json:"name"`
+	Mode    string `json:"mode"`
+	Version string `json:"version"`
+	RPC     string `json:"rpc"` // http://127.0.0.1:port
+	P2P     string `json:"p2p"`
+	Metrics string `json:"metrics,omitempty"`
+	Home    string `json:"home,omitempty"` // relative to the run directory
+}
+
+// WriteJSON writes v to path atomically (temporary file, then rename), so a
+// reader never sees half a file.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// WriteFileAtomic writes data to path through a temporary file and a rename.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadJSON reads a JSON file into v.
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadRun reads dir/run.json.
+func ReadRun(dir string) (Run, error) {
+	var r Run
+	err := ReadJSON(filepath.Join(dir, RunFile), &r)
+	return r, err
+}

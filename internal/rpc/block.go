@@ -1,0 +1,123 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Block is the part of a block cometlab reads.
+type Block struct {
+	Height    int64
+	Time      time.Time
+	Proposer  string   // hex address
+	LastRound int32    // round at which the previous block was committed
+	Txs       [][]byte // raw transactions
+	TxCount   int      // len(Txs) as fetched (kept when Txs is dropped)
+	TxBytes   int64    // sum of len(Txs)
+}
+
+// Block fetches the block at height.
+func (c *Client) Block(ctx context.Context, height int64) (Block, error) {
+	b, err := c.raw(ctx, "block", map[string]any{"height": strconv.FormatInt(height, 10)})
+	if err != nil {
+		return Block{}, err
+	}
+	blk, err := ParseBlock(b)
+	if err != nil {
+		if strings.Contains(err.Error(), "must be less than or equal to the current blockchain height") {
+			return Block{}, fmt.Errorf("block %d from %s: %w", height, c.base, ErrNoBlock)
+		}
+		return Block{}, fmt.Errorf("block %d from %s: %w", height, c.base, err)
+	}
+	return blk, nil
+}
+
+var txsKey = []byte(`"txs":[`)
+
+// ParseBlock decodes a JSON-RPC response to /block. The transactions, which
+// make up nearly all of the bytes, are cut out and decoded by hand so that
+// encoding/json only walks the small rest.
+func ParseBlock(b []byte) (Block, error) {
+	var blk Block
+	rest := b
+	if i := bytes.Index(b, txsKey); i >= 0 {
+		start := i + len(txsKey)
+		end, txs, n, err := scanTxs(b[start:])
+		if err != nil {
+			return Block{}, err
+		}
+		blk.Txs, blk.TxCount, blk.TxBytes = txs, len(txs), n
+		// Replace the array by an empty one for the JSON decoder.
+		rest = make([]byte, 0, len(b)-end+2)
+		rest = append(rest, b[:start]...)
+		rest = append(rest, b[start+end:]...)
+	}
+	var r struct {
+		Result *struct {
+			Block struct {
+				Header struct {
+					Height   Int64     `json:"height"`
+					Time     time.Time `json:"time"`
+					Proposer string    `json:"proposer_address"`
+				} `json:"header"`
+				LastCommit struct {
+					Round int32 `json:"round"`
+				} `json:"last_commit"`
+			} `json:"block"`
+		} `json:"result"`
+		Error *Error `json:"error"`
+	}
+	if err := json.Unmarshal(rest, &r); err != nil {
+		return Block{}, fmt.Errorf("decode block: %w", err)
+	}
+	if r.Error != nil {
+		return Block{}, r.Error
+	}
+	if r.Result == nil {
+		return Block{}, fmt.Errorf("decode block: no result")
+	}
+	h := r.Result.Block.Header
+	blk.Height, blk.Time, blk.Proposer = int64(h.Height), h.Time, h.Proposer
+	blk.LastRound = r.Result.Block.LastCommit.Round
+	return blk, nil
+}
+
+// scanTxs reads a JSON array of base64 strings that starts right after its
+// '['. It returns the offset of the closing ']', the decoded transactions
+// and their total size.
+func scanTxs(b []byte) (end int, txs [][]byte, total int64, err error) {
+	i := 0
+	for {
+		for i < len(b) && (b[i] == ' ' || b[i] == ',' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+			i++
+		}
+		if i >= len(b) {
+			return 0, nil, 0, fmt.Errorf("decode block: unterminated txs array")
+		}
+		if b[i] == ']' {
+			return i, txs, total, nil
+		}
+		if b[i] != '"' {
+			return 0, nil, 0, fmt.Errorf("decode block: unexpected %q in txs array", b[i])
+		}
+		j := bytes.IndexByte(b[i+1:], '"')
+		if j < 0 {
+			return 0, nil, 0, fmt.Errorf("decode block: unterminated tx string")
+		}
+		s := b[i+1 : i+1+j]
+		tx := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+		n, derr := base64.StdEncoding.Decode(tx, s)
+		if derr != nil {
+			return 0, nil, 0, fmt.Errorf("decode block: tx %d: %w", len(txs), derr)
+		}
+		txs = append(txs, tx[:n])
+		total += int64(n)
+		i += j + 2
+	}
+}

@@ -1,0 +1,68 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// HeaderQuery subscribes to new block headers: one small event per height,
+// sent when the node has committed it.
+const HeaderQuery = "tm.event='NewBlockHeader'"
+
+// SubscribeHeights subscribes to new block headers on the node at addr and
+// calls fn with each height and the local time its event was read, until
+// ctx ends or the connection breaks (the error says which). Reading time is
+// taken before decoding, so decoding cost does not shift it.
+func SubscribeHeights(ctx context.Context, addr string, fn func(height int64, at time.Time)) error {
+	url := WSAddr(addr)
+	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
+	conn, _, err := d.DialContext(ctx, url, nil)
+	if err != nil {
+		return fmt.Errorf("subscribe %s: %w", url, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+
+	req := request{JSONRPC: "2.0", ID: 1, Method: "subscribe", Params: map[string]any{"query": HeaderQuery}}
+	if err := conn.WriteJSON(req); err != nil {
+		return fmt.Errorf("subscribe %s: %w", url, err)
+	}
+	var ev struct {
+		Result *struct {
+			Data *struct {
+				Value struct {
+					Header struct {
+						Height Int64 `json:"height"`
+					} `json:"header"`
+				} `json:"value"`
+			} `json:"data"`
+		} `json:"result"`
+		Error *Error `json:"error"`
+	}
+	for {
+		_, msg, err := conn.ReadMessage()
+		at := time.Now()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("subscription to %s: %w", url, err)
+		}
+		ev.Result, ev.Error = nil, nil
+		if err := json.Unmarshal(msg, &ev); err != nil {
+			return fmt.Errorf("subscription to %s: decode: %w", url, err)
+		}
+		if ev.Error != nil {
+			return fmt.Errorf("subscribe %s: %w", url, ev.Error)
+		}
+		if ev.Result == nil || ev.Result.Data == nil {
+			continue // the empty reply to the subscribe request
+		}
+		fn(int64(ev.Result.Data.Value.Header.Height), at)
+	}
+}
