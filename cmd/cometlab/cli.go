@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,22 +63,23 @@ func execute(ctx context.Context, st *state) int {
 	}
 	fmt.Fprintln(st.stderr, "cometlab:", err)
 	var ue usageError
-	if errors.As(err, &ue) || isFlagError(err) {
+	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
 	}
 	return exitFailed
 }
 
-func isFlagError(err error) bool {
-	var ne *pflag.NotExistError
-	var ve *pflag.ValueRequiredError
-	var iv *pflag.InvalidValueError
-	return errors.As(err, &ne) || errors.As(err, &ve) || errors.As(err, &iv) ||
-		(err != nil && (hasPrefix(err.Error(), "unknown flag") || hasPrefix(err.Error(), "unknown command") ||
-			hasPrefix(err.Error(), "invalid argument") || hasPrefix(err.Error(), "accepts ") || hasPrefix(err.Error(), "requires ")))
+// isCobraUsage recognises cobra's own usage errors that do not pass through
+// the flag-error hook: argument counts, required flags, unknown commands.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires ", "required flag(s)"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
-
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
 func newRoot(st *state) *cobra.Command {
 	root := &cobra.Command{
@@ -96,6 +98,7 @@ Exit codes: 0 complete; 1 failed; 2 bad flags, manifest or arguments;
 		SilenceErrors: true,
 		Version:       version,
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(st), newLoadCmd(st), newAnalyzeCmd(st), newReportCmd(st), newTestnetCmd(st))
 	return root
 }

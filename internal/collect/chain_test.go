@@ -1,0 +1,134 @@
+package collect
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/payload"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/rpc"
+)
+
+// fakeChain serves /block for heights 1..len(blocks) as CometBFT does.
+type fakeChain struct {
+	blocks [][][]byte // txs per height (index 0 = height 1)
+	t0     time.Time
+}
+
+func (f *fakeChain) time(h int64) time.Time { return f.t0.Add(time.Duration(h) * time.Second) }
+
+func (f *fakeChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Params struct {
+			Height string `json:"height"`
+		} `json:"params"`
+	}
+	json.Unmarshal(body, &req)
+	var h int64
+	fmt.Sscan(req.Params.Height, &h)
+	if h < 1 || h > int64(len(f.blocks)) {
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":"height %d must be less than or equal to the current blockchain height %d"}}`, h, len(f.blocks))
+		return
+	}
+	var txs []string
+	for _, tx := range f.blocks[h-1] {
+		txs = append(txs, `"`+base64.StdEncoding.EncodeToString(tx)+`"`)
+	}
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"block":{"header":{"height":"%d","time":%q,"proposer_address":"AB"},"data":{"txs":[%s]},"last_commit":{"round":%d}}}}`,
+		h, f.time(h).Format(time.RFC3339Nano), strings.Join(txs, ","), h%2)
+}
+
+// TestWalk checks the walk against a chain with known answers: latency uses
+// the time of block H+1, other runs' and non-payload txs are skipped, a
+// repeated (conn, seq) is flagged duplicate, rounds come from H+1.
+func TestWalk(t *testing.T) {
+	id := [16]byte{1, 2, 3}
+	other := [16]byte{9}
+	enc, _ := payload.NewEncoder(2, 100, 256, id)
+	encOther, _ := payload.NewEncoder(1, 100, 256, other)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sent := t0.Add(500 * time.Millisecond)
+	cp := func(b []byte) []byte { return append([]byte(nil), b...) }
+	chain := &fakeChain{t0: t0, blocks: [][][]byte{
+		{}, // 1
+		{cp(enc.Encode(0, 0, sent)), []byte("k=v"), cp(encOther.Encode(0, 0, sent))}, // 2
+		{cp(enc.Encode(1, 0, sent)), cp(enc.Encode(0, 1, sent.Add(time.Second)))},    // 3
+		{cp(enc.Encode(0, 0, sent))}, // 4: duplicate
+		{},                           // 5
+	}}
+	srv := httptest.NewServer(chain)
+	defer srv.Close()
+	dir := t.TempDir()
+	txw, _ := results.Create(filepath.Join(dir, results.TxsFile), results.TxsHeader)
+	bw, _ := results.Create(filepath.Join(dir, results.BlocksFile), results.BlocksHeader)
+	st, err := Walk(context.Background(), WalkConfig{Client: rpc.New(srv.URL), From: 2, To: 4, RunID: id, Workers: 3}, txw, bw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txw.Close()
+	bw.Close()
+	if st.Blocks != 3 || st.Txs != 6 || st.RunTxs != 4 || st.Duplicates != 1 || st.OtherTxs != 2 {
+		t.Errorf("stats %+v", st)
+	}
+	txs, err := results.ReadTxs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		conn      int
+		seq       uint64
+		height    int64
+		latencyMS int64
+		dup       bool
+	}{
+		{0, 0, 2, 2500, false}, // committed at time(3) = t0+3s, sent t0+0.5s
+		{1, 0, 3, 3500, false},
+		{0, 1, 3, 2500, false},
+		{0, 0, 4, 4500, true},
+	}
+	if len(txs) != len(want) {
+		t.Fatalf("%d txs, want %d", len(txs), len(want))
+	}
+	for i, w := range want {
+		g := txs[i]
+		if g.Conn != w.conn || g.Seq != w.seq || g.Height != w.height || g.Latency()/1e6 != w.latencyMS || g.Duplicate != w.dup {
+			t.Errorf("tx %d = %+v (latency %d ms), want %+v", i, g, g.Latency()/1e6, w)
+		}
+	}
+	blocks, err := results.ReadBlocks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 3 || blocks[0].Height != 2 || blocks[0].RunTxs != 1 || blocks[0].Txs != 3 || blocks[0].Round != 1 || blocks[1].Round != 0 {
+		t.Errorf("blocks %+v", blocks)
+	}
+	if blocks[0].CommitTime != chain.time(3).UnixNano() {
+		t.Errorf("block 2 commit time %d, want time of block 3", blocks[0].CommitTime)
+	}
+}
+
+// TestWalkMissingBlock reports a height the node does not have.
+func TestWalkMissingBlock(t *testing.T) {
+	chain := &fakeChain{t0: time.Now(), blocks: [][][]byte{{}, {}}}
+	srv := httptest.NewServer(chain)
+	defer srv.Close()
+	dir := t.TempDir()
+	txw, _ := results.Create(filepath.Join(dir, results.TxsFile), results.TxsHeader)
+	bw, _ := results.Create(filepath.Join(dir, results.BlocksFile), results.BlocksHeader)
+	defer txw.Close()
+	defer bw.Close()
+	_, err := Walk(context.Background(), WalkConfig{Client: rpc.New(srv.URL), From: 1, To: 2}, txw, bw)
+	if err == nil || !strings.Contains(err.Error(), "block 3") {
+		t.Errorf("want an error about block 3, got %v", err)
+	}
+}
