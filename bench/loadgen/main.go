@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -29,9 +30,23 @@ func main() {
 	flag.DurationVar(&cfg.Duration, "T", 10*time.Second, "duration of the load")
 	flag.StringVar(&cfg.Pacing, "pacing", load.PacingEven, "even or burst")
 	verbose := flag.Bool("v", false, "log progress to stderr")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(cfg, *out, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

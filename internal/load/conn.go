@@ -35,11 +35,12 @@ type conn struct {
 	window time.Duration
 
 	// Owned by the sender.
-	link         *link         // nil while disconnected
-	lastDial     time.Time     // when the last dial started
-	downWhy      string        // why the last link broke or the last dial failed
-	deadline     time.Time     // write deadline of link
-	msg          []byte        // request buffer, reused
+	link         *link     // nil while disconnected
+	lastDial     time.Time // when the last dial started
+	downWhy      string    // why the last link broke or the last dial failed
+	deadline     time.Time // write deadline of link
+	msg          []byte    // request buffer, reused
+	req          requestBuilder
 	row          results.Sent  // row buffer, reused
 	pending      []pendingSend // handed to the link, not yet flushed
 	pendingSince time.Time     // when the oldest pending send was handed over
@@ -90,6 +91,7 @@ func (c *conn) attach(ws *websocket.Conn) {
 	l := &link{ws: ws, done: make(chan struct{}), drained: make(chan struct{})}
 	if bc, ok := ws.NetConn().(*batchConn); ok {
 		bc.startBatching()
+		bc.setPolled(c.g.pollReplies)
 		l.bc = bc
 	}
 	c.link = l
@@ -131,6 +133,7 @@ func (c *conn) run(ctx context.Context, start time.Time) {
 			select {
 			case <-timer.C:
 				now = time.Now()
+				c.kickReader()
 			case <-done:
 				cancelled = true
 			}
@@ -195,7 +198,7 @@ func (c *conn) send(ctx context.Context, n uint64, start time.Time, startNs int6
 		l.ws.SetWriteDeadline(c.deadline)
 	}
 	tx := c.enc.Encode(uint64(c.k), n, now)
-	c.msg = appendRequest(c.msg[:0], n, tx)
+	c.msg = c.req.append(c.msg[:0], n, tx)
 	err := l.ws.WriteMessage(websocket.TextMessage, c.msg)
 	if len(c.pending) == 0 {
 		c.pendingSince = now
@@ -206,6 +209,14 @@ func (c *conn) send(ctx context.Context, n uint64, start time.Time, startNs int6
 	})
 	if err != nil || l.bc == nil || l.bc.Buffered() >= batchBytes || now.Sub(c.pendingSince) >= batchDelay {
 		c.flush(err)
+		c.kickReader()
+	}
+}
+
+// kickReader has a polled reader read the replies that came in meanwhile.
+func (c *conn) kickReader() {
+	if c.link != nil && c.link.bc != nil {
+		c.link.bc.kickReader()
 	}
 }
 
@@ -289,6 +300,9 @@ func (c *conn) finish(cancelled bool) {
 		timeout = CancelDrainTimeout
 	}
 	l.closing.Store(true)
+	if l.bc != nil {
+		l.bc.setPolled(false) // from now on, replies are awaited
+	}
 	if l.replied.Load() < l.sent.Load() {
 		t := time.NewTimer(timeout)
 		select {

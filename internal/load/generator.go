@@ -122,6 +122,10 @@ type Generator struct {
 	header  http.Header
 	conns   []*conn
 
+	// pollReplies: the sender sleeps between sends often enough to read
+	// the replies when it wakes (see pollMaxInterval).
+	pollReplies bool
+
 	failOnce sync.Once
 	failErr  error // first error writing a log; set before cancel
 	cancel   context.CancelCauseFunc
@@ -157,10 +161,11 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 				if err != nil {
 					return nil, err
 				}
-				return &batchConn{Conn: nc}, nil
+				return newBatchConn(nc), nil
 			},
 		},
 	}
+	g.pollReplies = cfg.Pacing == PacingEven && time.Duration(1e9/cfg.Rate) <= pollMaxInterval
 	c := float64(cfg.Connections)
 	for k := range cfg.Connections {
 		enc, err := payload.NewEncoder(uint64(cfg.Connections), uint64(math.Round(cfg.Rate)), uint64(cfg.Size), cfg.RunID)

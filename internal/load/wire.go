@@ -33,6 +33,48 @@ func appendRequest(b []byte, seq uint64, tx []byte) []byte {
 	return append(b, requestTail...)
 }
 
+// b64Block is the unit of incremental base64: 48 bytes encode to exactly 64
+// characters, so each block's encoding depends on that block alone.
+const b64Block = 48
+
+// requestBuilder builds requests like appendRequest, but re-encodes to
+// base64 only the 48-byte blocks of the tx that differ from the previous
+// tx. Consecutive payloads differ only in their header and trailer (a
+// 1024-byte tx is mostly the same padding), so this does about a fifth of
+// the encoding work. One builder per connection; not safe for concurrent
+// use.
+type requestBuilder struct {
+	prev []byte // the previous tx
+	enc  []byte // base64 of prev
+}
+
+// append appends the request for tx with id seq to b.
+func (rb *requestBuilder) append(b []byte, seq uint64, tx []byte) []byte {
+	b = append(b, requestHead...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, requestMid...)
+	b = append(b, rb.encode(tx)...)
+	return append(b, requestTail...)
+}
+
+// encode returns the base64 of tx, valid until the next call.
+func (rb *requestBuilder) encode(tx []byte) []byte {
+	if len(tx) != len(rb.prev) {
+		rb.prev = append(rb.prev[:0], tx...)
+		rb.enc = base64.StdEncoding.AppendEncode(rb.enc[:0], tx)
+		return rb.enc
+	}
+	for i := 0; i < len(tx); i += b64Block {
+		end := min(i+b64Block, len(tx))
+		if string(tx[i:end]) != string(rb.prev[i:end]) {
+			// A whole block, or the final (possibly padded) one.
+			base64.StdEncoding.Encode(rb.enc[i/3*4:], tx[i:end])
+			copy(rb.prev[i:end], tx[i:end])
+		}
+	}
+	return rb.enc
+}
+
 // reply is what cometlab reads from a JSON-RPC response to a broadcast:
 //
 //	{"jsonrpc":"2.0","id":7,"result":{"code":0,"data":"","log":"","codespace":"","hash":"AB…"}}

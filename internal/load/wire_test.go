@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/payload"
 )
 
 func TestAppendRequest(t *testing.T) {
@@ -190,4 +194,51 @@ func BenchmarkParseReplyJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func TestRequestBuilder(t *testing.T) {
+	enc, err := payload.NewEncoder(3, 400, 1024, [16]byte{9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rb requestBuilder
+	at := time.Unix(1700000000, 0)
+	check := func(seq uint64, tx []byte) {
+		t.Helper()
+		if got, want := rb.append(nil, seq, tx), appendRequest(nil, seq, tx); !bytes.Equal(got, want) {
+			t.Fatalf("seq %d (%d bytes):\n got %s\nwant %s", seq, len(tx), got, want)
+		}
+	}
+	// Payloads whose header and trailer widths change (seq 127 → 128, …).
+	for seq := uint64(0); seq < 20000; seq += 1 + seq/50 {
+		check(seq, enc.Encode(seq%3, seq, at.Add(time.Duration(seq)*123456789)))
+	}
+	// Arbitrary bytes, changing anywhere, and changing lengths.
+	rnd := rand.New(rand.NewPCG(1, 2))
+	tx := make([]byte, 100)
+	for i := range 2000 {
+		if i%100 == 0 {
+			tx = make([]byte, rnd.IntN(300))
+		}
+		for range rnd.IntN(4) {
+			if len(tx) > 0 {
+				tx[rnd.IntN(len(tx))] = byte(rnd.Uint32())
+			}
+		}
+		check(uint64(i), tx)
+	}
+}
+
+// FuzzRequestBuilder checks that a request built after another equals one
+// built from scratch.
+func FuzzRequestBuilder(f *testing.F) {
+	f.Add([]byte("a=00000000"), []byte("a=00010000"))
+	f.Add(bytes.Repeat([]byte{'0'}, 100), append(bytes.Repeat([]byte{'0'}, 99), '1'))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var rb requestBuilder
+		rb.append(nil, 1, a)
+		if got, want := rb.append(nil, 2, b), appendRequest(nil, 2, b); !bytes.Equal(got, want) {
+			t.Fatalf("after %q: got %s, want %s", a, got, want)
+		}
+	})
 }

@@ -75,6 +75,13 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), b.Bytes()); err != nil {
 		return fmt.Errorf("report: write %s: %w", results.ReportFile, err)
 	}
+	page, err := HTML("cometlab run "+run.ID, b.Bytes(), dir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportHTML), page); err != nil {
+		return fmt.Errorf("report: write %s: %w", results.ReportHTML, err)
+	}
 	return nil
 }
 

@@ -17,8 +17,11 @@ const (
 	TxsFile      = "txs.csv"       // one row per committed transaction of this run
 	BlocksFile   = "blocks.csv"    // one row per block of the run's height range
 	AdoptionFile = "adoption.csv"  // height, node, local time the node committed it
+	MetricsFile  = "metrics.csv"   // Prometheus series of every node, long format
+	ResourceFile = "resources.csv" // process resources of every local node, and the host's load1
 	SummaryFile  = "summary.json"  // the figures, keyed by metric-dictionary id
 	ReportFile   = "report.md"     // the Markdown report
+	ReportHTML   = "report.html"   // the same report as one self-contained HTML file
 	PlotsDir     = "plots"         // report images
 	LogsDir      = "logs"          // node logs, one file per node
 	NodesDir     = "nodes"         // node homes (ordinary CometBFT homes)

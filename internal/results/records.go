@@ -257,6 +257,14 @@ func (p *parser) uint(i int) uint64 {
 	return v
 }
 
+func (p *parser) float(i int) float64 {
+	v, err := strconv.ParseFloat(p.f[i], 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("field %d: %w", i+1, err)
+	}
+	return v
+}
+
 func (p *parser) bool(i int) bool {
 	switch p.f[i] {
 	case "1", "true":

@@ -3,6 +3,7 @@ package testnet_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"syscall"
@@ -97,4 +98,35 @@ func TestUnhealthyNodeNamed(t *testing.T) {
 		t.Errorf("error does not name the node: %v", err)
 	}
 	t.Log(err)
+}
+
+// TestPortInUse occupies a node's RPC port before start: the error names
+// the node and quotes its log, and nothing is left running.
+func TestPortInUse(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	homes, err := cometbft.Generate(context.Background(), dir+"/nodes", spec(bin, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", homes[1].RPCPort))
+	if err != nil {
+		t.Skipf("cannot occupy the port: %v", err)
+	}
+	defer l.Close()
+	tn := testnet.New(homes, nil)
+	if err := tn.Start(testnet.Options{LogDir: dir + "/logs"}); err != nil {
+		t.Fatal(err)
+	}
+	pids := []int{tn.Nodes[0].PID(), tn.Nodes[1].PID()}
+	err = tn.WaitHealthy(context.Background(), 20*time.Second)
+	tn.Stop(5 * time.Second)
+	if err == nil || !strings.Contains(err.Error(), "validator02") || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("want an error naming validator02 and the port clash, got %v", err)
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("pid %d still running", pid)
+		}
+	}
 }

@@ -1,0 +1,44 @@
+package cometbft
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBinaryNoNetwork checks the error when go install cannot reach the
+// module proxy: it names the version and hints at the proxy.
+func TestBinaryNoNetwork(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	f := &Fetcher{CacheDir: t.TempDir()}
+	_, err := f.Binary(context.Background(), "v0.37.0-rc4")
+	if err == nil {
+		t.Skip("v0.37.0-rc4 is in the local module cache; cannot simulate a missing network")
+	}
+	for _, want := range []string{"go install", "v0.37.0-rc4", "proxy"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}
+
+func TestBinaryCachedAndBadVersion(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "v0.38.1", "cometbft")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	f := &Fetcher{CacheDir: dir}
+	got, err := f.Binary(context.Background(), "v0.38.1")
+	if err != nil || got != bin {
+		t.Errorf("cached binary: %q, %v", got, err)
+	}
+	if _, err := f.Binary(context.Background(), "latest"); err == nil {
+		t.Error("want an error for a malformed version")
+	}
+	if err := CheckBinary(filepath.Join(dir, "nope")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("CheckBinary of a missing file: %v", err)
+	}
+}
