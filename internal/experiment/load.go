@@ -158,24 +158,30 @@ func (lp *loadPhase) readBack(ctx context.Context, first int64) error {
 	if err := waitHeight(ctx, lp.target, last+1, 30*time.Second); err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
-	txs, err := results.Create(lp.rd.path(results.TxsFile), results.TxsHeader)
+	return walkChain(ctx, lp.rd, lp.out, lp.target, lp.id, first, last)
+}
+
+// walkChain reads heights first…last of the run's chain into txs.csv and
+// blocks.csv (replacing them) and records the last height in run.json.
+func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, first, last int64) error {
+	txs, err := results.Create(rd.path(results.TxsFile), results.TxsHeader)
 	if err != nil {
 		return err
 	}
 	defer txs.Close()
-	blocks, err := results.Create(lp.rd.path(results.BlocksFile), results.BlocksHeader)
+	blocks, err := results.Create(rd.path(results.BlocksFile), results.BlocksHeader)
 	if err != nil {
 		return err
 	}
 	defer blocks.Close()
-	lp.out.Phase("read-back: walking heights %d…%d", first, last)
-	st, err := collect.Walk(ctx, collect.WalkConfig{Client: lp.target, From: first, To: last, RunID: lp.id,
-		Progress: func(h int64) { lp.out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
-	_ = lp.rd.update(func(r *results.Run) { r.LastHeight = last })
+	out.Phase("read-back: walking heights %d…%d", first, last)
+	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id,
+		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
+	_ = rd.update(func(r *results.Run) { r.LastHeight = last })
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
-	lp.out.Phase("read-back: %s", st)
+	out.Phase("read-back: %s", st)
 	return errors.Join(txs.Close(), blocks.Close())
 }
 

@@ -1,61 +1,66 @@
 package load
 
 import (
-	"errors"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
-// Write coalescing. A write system call per request costs more than
-// everything else a send does (on loopback it also runs the receiver's TCP
-// stack), so at high rates the sender hands requests to the websocket as
-// usual but they are buffered beneath it and written together. The sender
-// flushes before it sleeps, when batchBytes are buffered, and when the
-// oldest buffered request has waited batchDelay, so no request is held
-// longer than that; at low rates every request is written at once.
+// The cost of a send is mostly system calls and wake-ups, not Go code: on
+// the 2-core VM this was tuned on, a context switch costs 10–20 µs and a
+// write to a loopback socket 20–40 µs (it runs the receiver's TCP stack and
+// wakes it). batchConn, the TCP connection beneath each websocket, cuts both.
+//
+// Write coalescing. The sender hands each request to the websocket as usual,
+// but the frames are buffered here and written together. The sender flushes
+// before it sleeps, when batchBytes are buffered, and when the oldest
+// buffered request has waited batchDelay, so no request is held longer than
+// that, and at rates where the sender sleeps between sends every request is
+// written at once.
 const (
 	batchBytes = 64 << 10
 	batchDelay = 100 * time.Microsecond
 )
 
 // Polled reads. A reader blocked on the socket wakes the process for every
-// reply, and at moderate rates (a send every few ms) that wake-up costs more
-// than the send itself. So while the sender sleeps between sends, replies
-// are left in the socket and read when the sender next wakes: the reader
-// tries a non-blocking read, and when nothing is there it waits for the
-// sender's kick instead of for the socket. Replies are then read at most one
-// send interval after they arrive; pollMaxInterval bounds that interval.
-const pollMaxInterval = 10 * time.Millisecond
+// reply. Instead, when the sender wakes at least every pollMaxInterval (even
+// pacing at ≥ 100 tx/s per connection), the reader does non-blocking reads
+// and, when nothing is there, waits for the sender's kick (on every wake and
+// every flush) rather than for the socket; a receive low-water mark of
+// pollLowat bytes keeps the runtime's poller from being woken by each reply
+// meanwhile. Replies are then read at most one send interval after they
+// arrive, which delays results.Reply.At by as much. Polling stops when the
+// schedule ends, before waiting for the last replies. Should a write find
+// the socket full (the node stops reading, perhaps because it cannot write
+// its replies), the reader is kicked before the sender waits.
+const (
+	pollMaxInterval = 10 * time.Millisecond
+	pollLowat       = 32 << 10
+)
 
-// pollLowat is the receive low-water mark in polled mode: if this many bytes
-// of replies pile up (the sender has not woken for long), the reader is
-// woken by the socket after all.
-const pollLowat = 32 << 10
-
-// batchConn is the TCP connection beneath a websocket.Conn. Until batching
-// is turned on (after the handshake) it writes through. Then data frames are
-// buffered until Flush; a control frame (close, ping, pong, written by the
+// batchConn wraps the TCP connection of one websocket. Until batching is
+// turned on (after the handshake) it writes through. Then data frames are
+// buffered until Flush; a control frame (close, ping, pong: written by the
 // reader goroutine or at close) flushes what is buffered and goes out at
-// once. Each Write is one whole frame: gorilla/websocket writes a client
-// frame, header and masked payload, with a single Write when the message fits
-// its write buffer.
+// once. This relies on each Write being one whole frame, which is what
+// gorilla/websocket does for a client message that fits its write buffer.
 //
-// In polled mode (see pollMaxInterval) Read does not block on the socket but
-// on kicks.
+// Where the platform allows (Linux), writes and polled reads are raw system
+// calls on the non-blocking socket: they never block, and a plain system
+// call that takes tens of µs would have the runtime hand the processor to
+// another thread each time.
 type batchConn struct {
 	net.Conn
+	raw syscall.RawConn // nil: no raw system calls, no polled reads
+
 	mu       sync.Mutex
 	batching bool
 	buf      []byte
 	err      error     // first write error; every later write fails with it
 	deadline time.Time // last write deadline set on Conn
 
-	raw       syscall.RawConn // for non-blocking reads; nil if Conn has none
 	polled    atomic.Bool
 	kick      chan struct{} // capacity 1: "replies may be waiting"
 	closed    chan struct{}
@@ -63,32 +68,27 @@ type batchConn struct {
 }
 
 func newBatchConn(c net.Conn) *batchConn {
-	b := &batchConn{Conn: c, kick: make(chan struct{}, 1), closed: make(chan struct{})}
-	if sc, ok := c.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			b.raw = raw
-		}
-	}
-	return b
+	return &batchConn{Conn: c, raw: rawConn(c), kick: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
-// setPolled switches polled reads on or off (off always works; on only when
-// the connection allows non-blocking reads) and wakes the reader to notice.
+// startBatching turns write buffering on.
+func (b *batchConn) startBatching() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batching = true
+	b.buf = make([]byte, 0, 2*batchBytes)
+}
+
+// setPolled switches polled reads on (where possible) or off, and wakes the
+// reader to notice.
 func (b *batchConn) setPolled(on bool) {
 	on = on && b.raw != nil
-	if on != b.polled.Load() && b.raw != nil {
-		// The socket is still in the runtime's poller, which would wake
-		// the process whenever a reply arrives. A high receive low-water
-		// mark keeps it from reporting the socket readable while the
-		// replies are read by polling; non-blocking reads still return
-		// whatever is there.
+	if on != b.polled.Load() {
 		lowat := 1
 		if on {
 			lowat = pollLowat
 		}
-		b.raw.Control(func(fd uintptr) {
-			syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, lowat)
-		})
+		setRecvLowat(b.raw, lowat)
 	}
 	b.polled.Store(on)
 	b.kickReader()
@@ -106,7 +106,7 @@ func (b *batchConn) kickReader() {
 // on it, waiting for kicks while nothing is there.
 func (b *batchConn) Read(p []byte) (int, error) {
 	for b.polled.Load() {
-		if n, err, ok := b.tryRead(p); ok {
+		if n, err, ok := readNonblock(b.raw, p); ok {
 			return n, err
 		}
 		select {
@@ -118,48 +118,10 @@ func (b *batchConn) Read(p []byte) (int, error) {
 	return b.Conn.Read(p)
 }
 
-// tryRead reads without blocking; ok is false when nothing was there.
-func (b *batchConn) tryRead(p []byte) (n int, err error, ok bool) {
-	var rerr error
-	cerr := b.raw.Read(func(fd uintptr) bool {
-		for {
-			r, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
-			n = int(r)
-			if errno == 0 {
-				rerr = nil
-			} else {
-				rerr = errno
-			}
-			if errno != syscall.EINTR {
-				return true // done, whatever happened: never wait here
-			}
-		}
-	})
-	switch {
-	case cerr != nil:
-		return 0, cerr, true
-	case errors.Is(rerr, syscall.EAGAIN):
-		return 0, nil, false
-	case rerr != nil:
-		return 0, rerr, true
-	case n == 0 && len(p) > 0:
-		return 0, io.EOF, true
-	}
-	return n, nil, true
-}
-
 // Close closes the connection and wakes a polled reader.
 func (b *batchConn) Close() error {
 	b.closeOnce.Do(func() { close(b.closed) })
 	return b.Conn.Close()
-}
-
-// startBatching turns buffering on.
-func (b *batchConn) startBatching() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.batching = true
-	b.buf = make([]byte, 0, 2*batchBytes)
 }
 
 // Write buffers a data frame, or writes p at once (after anything buffered)
@@ -180,8 +142,7 @@ func (b *batchConn) Write(p []byte) (int, error) {
 		}
 	}
 	if control || len(p) > cap(b.buf) {
-		if _, err := b.Conn.Write(p); err != nil {
-			b.err = err
+		if err := b.write(p); err != nil {
 			return 0, err
 		}
 		return len(p), nil
@@ -225,40 +186,19 @@ func (b *batchConn) flushLocked() error {
 	}
 	err := b.write(b.buf)
 	b.buf = b.buf[:0]
+	return err
+}
+
+// write writes all of p, keeping the first error.
+func (b *batchConn) write(p []byte) error {
+	var err error
+	if b.raw != nil {
+		err = writeRaw(b.raw, p, b.kickReader)
+	} else {
+		_, err = b.Conn.Write(p)
+	}
 	if err != nil {
 		b.err = err
 	}
 	return err
-}
-
-// write writes p to the socket with raw system calls where it can: a write
-// to a non-blocking socket does not block, and a plain system call taking
-// tens of µs (as on a VM) would have the runtime hand the P to another
-// thread each time.
-func (b *batchConn) write(p []byte) error {
-	if b.raw == nil {
-		_, err := b.Conn.Write(p)
-		return err
-	}
-	var werr error
-	err := b.raw.Write(func(fd uintptr) bool {
-		for len(p) > 0 {
-			r, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
-			switch errno {
-			case 0:
-				p = p[r:]
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // wait until writable
-			default:
-				werr = errno
-				return true
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	return werr
 }
