@@ -13,6 +13,7 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet"
 )
 
 // processesUnder lists the pids of processes whose command line mentions
@@ -33,8 +34,11 @@ func processesUnder(t *testing.T, dir string) []string {
 	return pids
 }
 
+// fetcher returns the binary fetcher; every test that uses it starts nodes,
+// so it also takes the cross-package test lock.
 func fetcher(t *testing.T) *cometbft.Fetcher {
 	t.Helper()
+	testnet.LockForTest(t)
 	dir, err := cometbft.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ func binary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
+	testnet.LockForTest(t)
 	dir, err := cometbft.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)
