@@ -14,10 +14,11 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
-// spinThreshold is how close to its due time a send is made without
-// sleeping: arming a timer costs more than the wait at high rates, and a send
-// up to this early keeps the average rate exact.
-const spinThreshold = 50 * time.Microsecond
+// earlyWindow is how close to its due time a send is made at once instead
+// of sleeping until it is due: at high rates a timer per send would cost
+// more than the send. A send is thus never more than this early, and the
+// average rate stays exact.
+const earlyWindow = 50 * time.Microsecond
 
 // maxReply is the largest reply read; a broadcast reply is about 150 bytes.
 const maxReply = 1 << 20
@@ -127,7 +128,7 @@ func (c *conn) run(ctx context.Context, start time.Time) {
 			break
 		}
 		now := time.Now()
-		if wait := due - now.Sub(start); wait > spinThreshold {
+		if wait := due - now.Sub(start); wait > earlyWindow {
 			c.flush(nil)
 			timer.Reset(wait)
 			select {

@@ -29,6 +29,7 @@ type fakeNode struct {
 	errorFor  func(id uint64) bool // reply with "mempool is full" for these ids
 	silent    bool                 // read but never reply
 	dropAfter int                  // drop the first connection after this many requests (0: never)
+	logPad    int                  // bytes of CheckTx log in each OK reply
 
 	mu    sync.Mutex
 	conns int
@@ -41,6 +42,7 @@ func newFakeNode(t *testing.T, setup func(*fakeNode)) *fakeNode {
 	if setup != nil {
 		setup(f)
 	}
+	pad := strings.Repeat("x", f.logPad)
 	up := websocket.Upgrader{}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/websocket" {
@@ -68,7 +70,8 @@ func newFakeNode(t *testing.T, setup func(*fakeNode)) *fakeNode {
 			if f.silent || !ok {
 				continue
 			}
-			reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"code":0,"data":"","log":"","codespace":"","hash":"%016X"}}`, id, id)
+			reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"code":0,"data":"","log":"%s","codespace":"","hash":"%016X"}}`,
+				id, pad, id)
 			if f.errorFor != nil && f.errorFor(id) {
 				reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"Internal error","data":"mempool is full: number of txs 5000 (max: 5000)"}}`, id)
 			}

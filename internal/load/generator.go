@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"net/http"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -119,7 +118,6 @@ type Generator struct {
 	replies *results.Writer // nil: not logged
 	log     *slog.Logger
 	dialer  websocket.Dialer
-	header  http.Header
 	conns   []*conn
 
 	// pollReplies: the sender sleeps between sends often enough to read
@@ -275,7 +273,7 @@ func (g *Generator) dialAll(ctx context.Context) error {
 func (g *Generator) dial(ctx context.Context, timeout time.Duration) (*websocket.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ws, resp, err := g.dialer.DialContext(ctx, g.cfg.Endpoint, g.header)
+	ws, resp, err := g.dialer.DialContext(ctx, g.cfg.Endpoint, nil)
 	if err != nil {
 		if resp != nil {
 			err = fmt.Errorf("%w (HTTP %s)", err, resp.Status)

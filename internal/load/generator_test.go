@@ -56,7 +56,7 @@ func TestRun(t *testing.T) {
 		if want := first + int64(k[1])*5e6 + int64(k[0])*2.5e6; s.Intended != want {
 			t.Errorf("send %v intended at %d, want %d", k, s.Intended, want)
 		}
-		if s.Actual < s.Intended-int64(spinThreshold) {
+		if s.Actual < s.Intended-int64(earlyWindow) {
 			t.Errorf("send %v made %v early", k, time.Duration(s.Intended-s.Actual))
 		}
 		if got[k] != 1 {
@@ -287,8 +287,10 @@ func TestRunCatchesUp(t *testing.T) {
 			late++
 		}
 	}
-	if s := g.Stats(); s.Late < 55 || s.Late > 70 || abs(int(s.Late)-late) > 2 || s.Sent != 100 {
-		t.Errorf("stats %+v, %d sends logged late; want about 60 late of 100", s, late)
+	// At least those due more than 10 ms before the start are late; a busy
+	// machine may add more.
+	if s := g.Stats(); s.Late < 59 || abs(int(s.Late)-late) > 2 || s.Sent != 100 {
+		t.Errorf("stats %+v, %d sends logged late; want at least 59 late of 100", s, late)
 	}
 }
 
@@ -342,8 +344,13 @@ func TestRunLateBurst(t *testing.T) {
 			late++
 		}
 	}
-	if s := g.Stats(); s.Late == 0 || s.Late >= 3000 || abs(int(s.Late)-late) > 5 {
+	// How many are late depends on the machine; that they are counted as
+	// the log shows does not.
+	if s := g.Stats(); s.Late < 100 || abs(int(s.Late)-late) > 5 {
 		t.Errorf("stats %+v, %d sends logged late", s, late)
+	}
+	if first, last := l.sentRows[0], l.sentRows[len(l.sentRows)-1]; last.Actual <= first.Actual {
+		t.Errorf("the last burst send left before the first")
 	}
 }
 
@@ -358,7 +365,7 @@ func TestRunNilLogs(t *testing.T) {
 	if err := g.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if s := g.Stats(); s != (Stats{Sent: 20, Replies: 20}) {
+	if s := g.Stats(); s.Sent != 20 || s.Replies != 20 || s.Unsent != 0 || s.Errors != 0 {
 		t.Errorf("stats %+v", s)
 	}
 }
@@ -383,3 +390,51 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// TestRunHighRate runs where the sender never sleeps and replies are read
+// by polling, kicked at each flush.
+func TestRunHighRate(t *testing.T) {
+	checkNoLeak(t)
+	f := newFakeNode(t, nil)
+	l := newLogs(t)
+	g, err := New(Config{Endpoint: f.endpoint(), Connections: 2, Rate: 10000, Size: 1024, Duration: 300 * time.Millisecond},
+		l.sent, l.replies, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.pollReplies {
+		t.Fatal("replies not polled at 10000 tx/s")
+	}
+	if err := g.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	l.read(t)
+	l.checkSchedule(t, 2, 3000)
+	if s := g.Stats(); s.Sent+s.Unsent != 6000 || s.Replies != s.Sent || len(l.replyRows) != int(s.Sent) {
+		t.Errorf("stats %+v, %d replies logged", s, len(l.replyRows))
+	}
+}
+
+// TestRunLargeReplies has the node answer with more bytes than the requests,
+// so that polled reads must keep up or the node stops reading.
+func TestRunLargeReplies(t *testing.T) {
+	checkNoLeak(t)
+	f := newFakeNode(t, func(f *fakeNode) { f.logPad = 8 << 10 })
+	l := newLogs(t)
+	g, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 2000, Size: 256, Duration: 500 * time.Millisecond},
+		l.sent, l.replies, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	l.read(t)
+	l.checkSchedule(t, 1, 1000)
+	if s := g.Stats(); s.Sent != 1000 || s.Replies != 1000 || s.Errors != 0 {
+		t.Errorf("stats %+v", s)
+	}
+	if r := l.replyRows[0]; len(r.Message) != 8<<10 {
+		t.Errorf("reply message of %d bytes, want %d", len(r.Message), 8<<10)
+	}
+}

@@ -1,9 +1,9 @@
 package load
 
 import (
-	"errors"
 	"io"
 	"net"
+	"os"
 	"syscall"
 	"unsafe"
 )
@@ -50,7 +50,7 @@ func readNonblock(raw syscall.RawConn, p []byte) (n int, err error, ok bool) {
 	case errno == syscall.EAGAIN:
 		return 0, nil, false
 	case errno != 0:
-		return 0, errno, true
+		return 0, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", errno)}, true
 	case n == 0 && len(p) > 0:
 		return 0, io.EOF, true
 	}
@@ -83,7 +83,7 @@ func writeRaw(raw syscall.RawConn, p []byte, onFull func()) error {
 		return err
 	}
 	if errno != 0 {
-		return &net.OpError{Op: "write", Net: "tcp", Err: errors.Join(errno)}
+		return &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", errno)}
 	}
 	return nil
 }
