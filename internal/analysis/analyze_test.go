@@ -37,6 +37,9 @@ func writeRun(t testing.TB, dir string, in Input) {
 	write(results.TxsFile, results.TxsHeader, len(in.Txs), func(i int) results.Record { return &in.Txs[i] })
 	write(results.BlocksFile, results.BlocksHeader, len(in.Blocks), func(i int) results.Record { return &in.Blocks[i] })
 	write(results.AdoptionFile, results.AdoptionHeader, len(in.Adoption), func(i int) results.Record { return &in.Adoption[i] })
+	rows := metricRows(in)
+	write(results.MetricsFile, results.MetricsHeader, len(rows), func(i int) results.Record { return &rows[i] })
+	write(results.ResourceFile, results.ResourcesHeader, len(in.Resources), func(i int) results.Record { return &in.Resources[i] })
 }
 
 func gzipFile(t *testing.T, path string) {
@@ -74,7 +77,12 @@ func TestAnalyze(t *testing.T) {
 		{name: "optional files missing", prepare: func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, results.AdoptionFile))
 			os.Remove(filepath.Join(dir, results.RepliesFile))
-		}, missing: []string{results.RepliesFile, results.AdoptionFile}},
+			os.Remove(filepath.Join(dir, results.MetricsFile))
+			os.Remove(filepath.Join(dir, results.ResourceFile))
+		}, missing: []string{results.RepliesFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile}},
+		{name: "metrics gzipped", prepare: func(t *testing.T, dir string) {
+			gzipFile(t, filepath.Join(dir, results.MetricsFile))
+		}},
 		{name: "no run.json", prepare: func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, results.RunFile))
 		}, wantErr: "read run"},
@@ -108,6 +116,12 @@ func TestAnalyze(t *testing.T) {
 				}
 				if slices.Contains(tt.missing, results.AdoptionFile) {
 					want.Adoption = nil
+				}
+				if slices.Contains(tt.missing, results.MetricsFile) {
+					want.Metrics = nil
+				}
+				if slices.Contains(tt.missing, results.ResourceFile) {
+					want.Resources = nil
 				}
 			}
 			if ws := Summarize(want); !reflect.DeepEqual(s, ws) {

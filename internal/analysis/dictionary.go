@@ -1,5 +1,7 @@
 package analysis
 
+import "slices"
+
 // Better says which direction of a metric is an improvement, for
 // comparisons and regression checks.
 type Better int
@@ -31,11 +33,14 @@ const (
 	GroupThroughput = "throughput"
 	GroupLatency    = "latency"
 	GroupBlocks     = "blocks and consensus"
+	GroupMempool    = "mempool"
+	GroupResources  = "resources"
+	GroupAdoption   = "block adoption"
 )
 
 // Groups returns the metric groups in report order.
 func Groups() []string {
-	return []string{GroupLoad, GroupThroughput, GroupLatency, GroupBlocks}
+	return []string{GroupLoad, GroupThroughput, GroupLatency, GroupBlocks, GroupMempool, GroupResources, GroupAdoption}
 }
 
 // Units used by the dictionary.
@@ -48,7 +53,20 @@ const (
 	UnitBlocks = "blocks"
 	UnitBPS    = "blocks/s"
 	UnitRounds = "rounds"
+	UnitBytes  = "B"
+	UnitMiB    = "MiB" // 2^20 bytes
+	UnitPct    = "%"   // of one CPU core: 200 = two cores busy
+	UnitLoad   = "load"
+	UnitPeers  = "peers"
+	UnitNodes  = "nodes"
+	UnitFiles  = "files"
 )
+
+// Units returns every unit the dictionary uses.
+func Units() []string {
+	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
+		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles}
+}
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,
 // keyed in summary.json by ID.
@@ -59,52 +77,57 @@ type Metric struct {
 	Definition string // what it is and how it is computed
 	Better     Better
 	Group      string // one of the Group constants
+	Source     string // the run-directory files (and series) it is computed from
+	// PerNode is set for figures also given for each node, in
+	// summary.json's "nodes" (the run-wide value the definition gives is
+	// in "metrics").
+	PerNode bool
 }
 
 // Dictionary returns every metric cometlab reports, grouped and in report
 // order. It returns a fresh slice on every call; callers may modify it.
 func Dictionary() []Metric {
 	lat := func(id, stat, def string) Metric {
-		return Metric{ID: "block_latency_" + id + "_ms", Title: "Block latency " + stat, Unit: UnitMS, Better: LowerIsBetter, Group: GroupLatency,
+		return Metric{ID: "block_latency_" + id + "_ms", Title: "Block latency " + stat, Unit: UnitMS, Better: LowerIsBetter, Group: GroupLatency, Source: "txs.csv",
 			Definition: def + " of the block latency of the committed transactions (duplicates excluded): commit time of block H (the header time of block H+1, BFT time) − payload send time; what CometBFT's `loadtime report` computes."}
 	}
 	obs := func(id, stat string) Metric {
-		return Metric{ID: "observed_latency_" + id + "_ms", Title: "Observed latency " + stat, Unit: UnitMS, Better: LowerIsBetter, Group: GroupLatency,
+		return Metric{ID: "observed_latency_" + id + "_ms", Title: "Observed latency " + stat, Unit: UnitMS, Better: LowerIsBetter, Group: GroupLatency, Source: "txs.csv, adoption.csv",
 			Definition: stat + " of the observed latency of the committed transactions (duplicates excluded): the time the target node committed the transaction's height (adoption.csv, cometlab host clock) − payload send time. Heights without an adoption row for the target are skipped."}
 	}
-	return []Metric{
+	base := []Metric{
 		// Load and accounting.
-		{ID: "expected_txs", Title: "Expected", Unit: UnitTxs, Better: Neutral, Group: GroupLoad,
+		{ID: "expected_txs", Source: "run.json", Title: "Expected", Unit: UnitTxs, Better: Neutral, Group: GroupLoad,
 			Definition: "Transactions the load asked for: c × r × duration (connections × rate per connection × load duration in s), rounded down."},
-		{ID: "sent_txs", Title: "Sent", Unit: UnitTxs, Better: Neutral, Group: GroupLoad,
+		{ID: "sent_txs", Source: "sent.csv", Title: "Sent", Unit: UnitTxs, Better: Neutral, Group: GroupLoad,
 			Definition: "Transactions handed to a connection: rows of sent.csv with an actual send time and no error."},
-		{ID: "unsent_txs", Title: "Unsent", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
+		{ID: "unsent_txs", Source: "sent.csv", Title: "Unsent", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "Scheduled sends that could not be made: rows of sent.csv with an error or without an actual send time."},
-		{ID: "committed_txs", Title: "Committed", Unit: UnitTxs, Better: HigherIsBetter, Group: GroupLoad,
+		{ID: "committed_txs", Source: "sent.csv, txs.csv", Title: "Committed", Unit: UnitTxs, Better: HigherIsBetter, Group: GroupLoad,
 			Definition: "Sent transactions found on the chain: distinct (connection, sequence) pairs of sent.csv that appear in txs.csv."},
-		{ID: "rejected_txs", Title: "Rejected", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
+		{ID: "rejected_txs", Source: "sent.csv, replies.csv, txs.csv", Title: "Rejected", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "Sent transactions not committed whose broadcast reply was an error (reasons counted by message)."},
-		{ID: "missing_txs", Title: "Missing", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
+		{ID: "missing_txs", Source: "sent.csv, replies.csv, txs.csv", Title: "Missing", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "Sent transactions neither committed nor rejected: dropped silently somewhere. committed + rejected + missing = sent."},
-		{ID: "duplicate_txs", Title: "Duplicates", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
+		{ID: "duplicate_txs", Source: "txs.csv", Title: "Duplicates", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "Extra commits of a transaction already committed: rows of txs.csv flagged duplicate."},
-		{ID: "unanswered_txs", Title: "Unanswered", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
+		{ID: "unanswered_txs", Source: "sent.csv, replies.csv", Title: "Unanswered", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "Sent transactions without a broadcast reply in replies.csv (informational; they may still be committed)."},
-		{ID: "late_sends", Title: "Late sends", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
+		{ID: "late_sends", Source: "sent.csv, run.json", Title: "Late sends", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "Sent transactions whose actual send time is more than the late threshold (run.json load.late_threshold_s) after the scheduled time."},
-		{ID: "send_lag_p99_ms", Title: "Send lag p99", Unit: UnitMS, Better: LowerIsBetter, Group: GroupLoad,
+		{ID: "send_lag_p99_ms", Source: "sent.csv", Title: "Send lag p99", Unit: UnitMS, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "99th percentile of actual − scheduled send time over sent transactions: how far the open-loop generator fell behind its schedule."},
 
 		// Throughput.
-		{ID: "throughput_ratio", Title: "Throughput ratio", Unit: UnitRatio, Better: HigherIsBetter, Group: GroupThroughput,
+		{ID: "throughput_ratio", Source: "sent.csv, txs.csv, run.json", Title: "Throughput ratio", Unit: UnitRatio, Better: HigherIsBetter, Group: GroupThroughput,
 			Definition: "committed_txs ÷ expected_txs; below 1 the network (or the generator) did not keep up with the load."},
-		{ID: "committed_tps", Title: "Committed rate", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
+		{ID: "committed_tps", Source: "sent.csv, txs.csv, run.json", Title: "Committed rate", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
 			Definition: "committed_txs ÷ span, span = max(load duration, last commit time of a run transaction − load start) in s."},
-		{ID: "tps_mean", Title: "Tx/s mean", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
+		{ID: "tps_mean", Source: "blocks.csv, run.json", Title: "Tx/s mean", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
 			Definition: "Mean over 1-second windows of the run transactions committed in the window (blocks placed by commit time), from load start to the commit of the last block holding a run transaction, at least the load duration; tm-bench's avg tx/s."},
-		{ID: "tps_stddev", Title: "Tx/s stddev", Unit: UnitTPS, Better: LowerIsBetter, Group: GroupThroughput,
+		{ID: "tps_stddev", Source: "blocks.csv, run.json", Title: "Tx/s stddev", Unit: UnitTPS, Better: LowerIsBetter, Group: GroupThroughput,
 			Definition: "Sample standard deviation of the per-second committed run transactions (windows as for tps_mean); tm-bench's stddev tx/s."},
-		{ID: "tps_max", Title: "Tx/s max", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
+		{ID: "tps_max", Source: "blocks.csv, run.json", Title: "Tx/s max", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
 			Definition: "Largest per-second count of committed run transactions (windows as for tps_mean); tm-bench's max tx/s."},
 
 		// Latency.
@@ -121,19 +144,20 @@ func Dictionary() []Metric {
 		obs("max", "max"),
 
 		// Blocks and consensus.
-		{ID: "blocks", Title: "Blocks", Unit: UnitBlocks, Better: Neutral, Group: GroupBlocks,
+		{ID: "blocks", Source: "blocks.csv", Title: "Blocks", Unit: UnitBlocks, Better: Neutral, Group: GroupBlocks,
 			Definition: "Blocks in the run's height range (blocks.csv, first_height … last_height of run.json)."},
-		{ID: "blocks_per_s_mean", Title: "Blocks/s mean", Unit: UnitBPS, Better: Neutral, Group: GroupBlocks,
+		{ID: "blocks_per_s_mean", Source: "blocks.csv, run.json", Title: "Blocks/s mean", Unit: UnitBPS, Better: Neutral, Group: GroupBlocks,
 			Definition: "Mean over 1-second windows (as for tps_mean) of the blocks committed in the window; tm-bench's avg blocks/s."},
-		{ID: "blocks_per_s_stddev", Title: "Blocks/s stddev", Unit: UnitBPS, Better: Neutral, Group: GroupBlocks,
+		{ID: "blocks_per_s_stddev", Source: "blocks.csv, run.json", Title: "Blocks/s stddev", Unit: UnitBPS, Better: Neutral, Group: GroupBlocks,
 			Definition: "Sample standard deviation of the per-second block counts; tm-bench's stddev blocks/s."},
-		{ID: "blocks_per_s_max", Title: "Blocks/s max", Unit: UnitBPS, Better: Neutral, Group: GroupBlocks,
+		{ID: "blocks_per_s_max", Source: "blocks.csv, run.json", Title: "Blocks/s max", Unit: UnitBPS, Better: Neutral, Group: GroupBlocks,
 			Definition: "Largest per-second block count; tm-bench's max blocks/s."},
-		{ID: "block_interval_mean_s", Title: "Block interval mean", Unit: UnitS, Better: Neutral, Group: GroupBlocks,
+		{ID: "block_interval_mean_s", Source: "blocks.csv", Title: "Block interval mean", Unit: UnitS, Better: Neutral, Group: GroupBlocks,
 			Definition: "Mean of header time(H+1) − header time(H) over consecutive heights of the run's blocks."},
-		{ID: "rounds_max", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
+		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
+	return slices.Concat(base, blockDictionary(), mempoolDictionary(), resourceDictionary(), adoptionDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

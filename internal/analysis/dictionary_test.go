@@ -8,7 +8,7 @@ import (
 
 func TestDictionary(t *testing.T) {
 	idRE := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	units := []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds}
+	units := Units()
 	seen := map[string]bool{}
 	for _, m := range Dictionary() {
 		t.Run(m.ID, func(t *testing.T) {
@@ -19,8 +19,8 @@ func TestDictionary(t *testing.T) {
 				t.Errorf("id %q appears twice", m.ID)
 			}
 			seen[m.ID] = true
-			if m.Title == "" || m.Definition == "" {
-				t.Errorf("empty title or definition: %+v", m)
+			if m.Title == "" || m.Definition == "" || m.Source == "" {
+				t.Errorf("empty title, definition or source: %+v", m)
 			}
 			if !slices.Contains(units, m.Unit) {
 				t.Errorf("unit %q is not one of %q", m.Unit, units)

@@ -17,10 +17,17 @@ type Input struct {
 	Blocks   []results.Block
 	Adoption []results.Adoption
 
+	// Metrics holds the node series of metrics.csv that the figures use
+	// (see ReadSeries); nil when the file was not read.
+	Metrics *SeriesSet
+	// Resources holds the rows of resources.csv.
+	Resources []results.Resource
+
 	// Missing names the optional files of the run directory that were not
 	// there (results.RepliesFile, results.TxsFile, results.BlocksFile,
-	// results.AdoptionFile): nothing was gathered, which is not the same as
-	// gathering no rows. Figures that need a missing file are left out.
+	// results.AdoptionFile, results.MetricsFile, results.ResourceFile):
+	// nothing was gathered, which is not the same as gathering no rows.
+	// Figures that need a missing file are left out.
 	Missing []string
 }
 
@@ -37,6 +44,16 @@ type Summary struct {
 	// Rejected counts rejected transactions by the reply's error message
 	// (or "code N" when the reply had none); nil when none was rejected.
 	Rejected map[string]int64 `json:"rejected,omitempty"`
+
+	// Nodes holds the per-node figures (dictionary entries with PerNode
+	// set), keyed by node name, then by dictionary id.
+	Nodes map[string]map[string]float64 `json:"nodes,omitempty"`
+
+	// Anomalies are plain sentences about what went wrong in the run
+	// itself: transactions rejected, missing or duplicated, mempools not
+	// back to empty after the load, nodes that fell behind, gaps in a
+	// node's series (a node without a metrics endpoint, or one that died).
+	Anomalies []string `json:"anomalies,omitempty"`
 
 	// Notes are plain sentences about the data: missing files, skipped
 	// rows, figures left out and why.
@@ -73,6 +90,15 @@ func Summarize(in Input) Summary {
 	if len(acc.reasons) > 0 {
 		s.Rejected = acc.reasons
 	}
+	accountingAnomalies(b)
+	moreBlocks(in, b, missing[results.BlocksFile])
+
+	nodes := RunNodes(in)
+	from, to := loadWindow(in, start)
+	adoption(in, b, missing[results.AdoptionFile], missing[results.BlocksFile])
+	metricFigures(in, b, nodes, start, from, to)
+	resourceFigures(in, b, nodes, from, to)
+	gapAnomalies(in, b, nodes, start)
 	return s
 }
 
@@ -89,8 +115,27 @@ func (b *builder) put(id string, v float64, why string) {
 	b.s.Metrics[id] = v
 }
 
+// putNode records node's value v of the per-node figure id; NaN and Inf
+// are left out.
+func (b *builder) putNode(node, id string, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if b.s.Nodes == nil {
+		b.s.Nodes = map[string]map[string]float64{}
+	}
+	if b.s.Nodes[node] == nil {
+		b.s.Nodes[node] = map[string]float64{}
+	}
+	b.s.Nodes[node][id] = v
+}
+
 func (b *builder) note(format string, a ...any) {
 	b.s.Notes = append(b.s.Notes, fmt.Sprintf(format, a...))
+}
+
+func (b *builder) anomaly(format string, a ...any) {
+	b.s.Anomalies = append(b.s.Anomalies, fmt.Sprintf(format, a...))
 }
 
 // loadStart returns the load's start (Unix ns) from run.json, falling back

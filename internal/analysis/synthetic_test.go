@@ -89,5 +89,6 @@ func synthetic(conns, perConn int, rate float64, dups bool) Input {
 		in.Adoption = append(in.Adoption, results.Adoption{Height: b.Height, Node: "n0", At: at}, results.Adoption{Height: b.Height, Node: "n1", At: at - sec/100})
 	}
 	in.Run.LastHeight = first + int64(len(runTxs)) - 1
+	addNodes(&in)
 	return in
 }

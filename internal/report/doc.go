@@ -1,8 +1,21 @@
 // Package report presents a run: a text table of its key figures for the
-// terminal (Table), and report.md with its plots in the run directory
-// (Write), the form CometBFT's QA reports take — the experiment, a results
-// table, the block-latency scatter plot, the accounting of every sent
-// transaction, and a data dictionary generated from analysis.Dictionary.
+// terminal (Table), and, in the run directory (Write), report.md with its
+// plots under plots/ and report.html, the same report as one
+// self-contained page. Its sections are those of CometBFT's QA reports,
+// with Cardano's block adoption: the experiment, a results table, the
+// anomalies, latency (the scatter plot, a histogram and CDFs), throughput
+// (tx/s, and blocks and transactions per minute per node), mempool
+// (stacked over nodes and the average), peers and consensus (rounds, block
+// interval and size, block processing time, step durations), resources
+// (RSS, CPU, load1, data-directory size), block adoption, the accounting
+// of every sent transaction, and a data dictionary of every figure
+// (generated from analysis.Dictionary) and every plot (plotSpecs).
+//
+// Plots use gonum.org/v1/plot in one style: axes with units, one colour
+// per node with a legend, the average over nodes as a red dashed line,
+// time as seconds since the load start with the load window shaded. A plot
+// without data is left out and the report says why (a missing file or
+// series, a node without samples), never failing the report.
 //
 // Reports are recomputed from the run directory's files alone, and the
 // same files always give the same report.md (no clock, no host details but

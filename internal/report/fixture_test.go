@@ -1,11 +1,14 @@
 package report
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis/runtest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -46,7 +49,8 @@ mode = "validator"
 // not be sent, conn 1 seq 7 was rejected (mempool full), conn 1 seq 20 went
 // missing, conn 0 seq 15 got no reply but was committed, conn 0 seq 3 was
 // committed twice, and conn 1 seq 12 was sent 180 ms late. The target has
-// no adoption row for one height.
+// no adoption row for one height. The nodes' metrics and resources come
+// from runtest.Nodes.
 func writeSmallRun(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -156,6 +160,68 @@ func writeSmallRun(t testing.TB, dir string) {
 	writeCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, txs)
 	writeCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks)
 	writeCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, adoption)
+
+	// What the two nodes exposed meanwhile: metrics every 500 ms from 2 s
+	// before the load to 2 s after the last block; validator01's mempool
+	// keeps 3 transactions after the load.
+	nodes := &runtest.Nodes{Names: []string{"validator00", "validator01"}, ChainID: "small", From: start - 2000*ms, To: T[len(T)-1] + 2000*ms,
+		Step: 500 * ms, LoadStart: start, LoadEnd: start + 3000*ms, TxSize: 256, Blocks: blocks,
+		Leftover: map[string]int{"validator01": 3}, Rejected: map[string]int{"validator00": 1}}
+	var metrics []results.Metric
+	var resources []results.Resource
+	if err := nodes.Generate(func(m *results.Metric) error { metrics = append(metrics, *m); return nil },
+		func(r *results.Resource) error { resources = append(resources, *r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	writeCSV(t, filepath.Join(dir, results.MetricsFile), results.MetricsHeader, metrics)
+	writeCSV(t, filepath.Join(dir, results.ResourceFile), results.ResourcesHeader, resources)
+}
+
+// qaRun is the fixture of a more realistic run, shared like smallRun: 4
+// validators, 2 connections × 10 tx/s for 60 s, a block a second, one
+// needing a second round every 17 heights, a rejection every 400 sends, a
+// missing transaction every 997 and a duplicate every 499; validator03's
+// mempool keeps 12 transactions after the load. `go test -update`
+// regenerates it with qaSpec; metrics.csv and replies.csv are gzipped.
+const qaRun = "../../testdata/runs/qa"
+
+func qaSpec() runtest.Spec {
+	return runtest.Spec{ID: "2b7e1516-28ae-4d2a-a6f7-15880c2f3c4e", Nodes: 4, Connections: 2, Rate: 10, Duration: 60 * time.Second, Size: 512,
+		MultiRoundEvery: 17, RejectEvery: 400, MissingEvery: 997, DuplicateEvery: 499, Leftover: map[string]int{"validator03": 12}}
+}
+
+func writeQARun(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runtest.WriteRun(dir, qaSpec()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{results.MetricsFile, results.RepliesFile} {
+		gzipFile(t, filepath.Join(dir, f))
+	}
+}
+
+// gzipFile replaces path by path.gz.
+func gzipFile(t testing.TB, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".gz", z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // writeCSV writes rows to path with the results package's writer.

@@ -8,13 +8,18 @@ import (
 	"github.com/cometlab/cometlab/internal/analysis"
 )
 
-// formatValue formats v for metric m: counts as integers with thousands
-// separators, ratios with 4 decimals, ms with 1, s with 3, tx/s with 1,
-// blocks/s with 2.
+// formatValue formats v for metric m: counts (and bytes) as integers with
+// thousands separators, ratios with 4 decimals, ms, MiB and % with 1, s
+// with 3, tx/s with 1, blocks/s and load with 2.
 func formatValue(m analysis.Metric, v float64) string {
 	switch m.Unit {
-	case analysis.UnitTxs, analysis.UnitBlocks, analysis.UnitRounds:
+	case analysis.UnitTxs, analysis.UnitBlocks, analysis.UnitRounds, analysis.UnitBytes,
+		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles:
 		return groupDigits(math.Round(v))
+	case analysis.UnitMiB, analysis.UnitPct:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case analysis.UnitLoad:
+		return strconv.FormatFloat(v, 'f', 2, 64)
 	case analysis.UnitRatio:
 		return strconv.FormatFloat(v, 'f', 4, 64)
 	case analysis.UnitMS, analysis.UnitTPS:
@@ -27,11 +32,15 @@ func formatValue(m analysis.Metric, v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
-// formatWithUnit is formatValue followed by the unit (none for ratios).
+// formatWithUnit is formatValue followed by the unit (none for ratios
+// and load averages).
 func formatWithUnit(m analysis.Metric, v float64) string {
 	s := formatValue(m, v)
-	if m.Unit == "" || m.Unit == analysis.UnitRatio {
+	switch m.Unit {
+	case "", analysis.UnitRatio, analysis.UnitLoad:
 		return s
+	case analysis.UnitPct:
+		return s + " %"
 	}
 	return s + " " + m.Unit
 }
@@ -68,4 +77,14 @@ func cell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "\r\n", " ")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// bareValue formats the figure id of s without its unit, "n/a" when it
+// was not computed: for sentences that name the unit themselves.
+func bareValue(s analysis.Summary, id string) string {
+	v, ok := s.Metrics[id]
+	if !ok {
+		return "n/a"
+	}
+	return formatValue(metricFor(id), v)
 }

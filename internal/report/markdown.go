@@ -23,16 +23,30 @@ type Options struct {
 	// PlotWidth and PlotHeight are the plots' size in pixels; 0 means
 	// DefaultPlotWidth × DefaultPlotHeight.
 	PlotWidth, PlotHeight int
+
+	// Input holds the run's records when the caller has read them
+	// already (analysis.ReadInput), so that a run's files are read once;
+	// nil means Write reads the files it needs.
+	Input *analysis.Input
 }
 
 // latencyPlot is the latency plot's path inside the run directory (slash
 // separated, as Markdown links are).
 const latencyPlot = results.PlotsDir + "/latency.png"
 
-// Write writes the run directory dir's report.md and plots/latency.png
-// (both atomically), from s and from dir's run.json, manifest.toml and
-// txs.csv. run.json must be there; without manifest.toml or txs.csv the
-// report says what is missing.
+// reportFiles are the run-directory files the report reads besides
+// run.json and manifest.toml.
+func reportFiles() []string {
+	return []string{results.TxsFile, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile}
+}
+
+// Write writes the run directory dir's report.md, its plots under plots/
+// and report.html (the same report as one self-contained page), each file
+// atomically, from s and from dir's run.json, manifest.toml, txs.csv,
+// blocks.csv, adoption.csv, metrics.csv and resources.csv. run.json must
+// be there; for every other missing file (or series) the report says what
+// is missing where its plots would be. A plot that can no longer be drawn
+// is removed from plots/.
 func Write(dir string, s analysis.Summary, opts Options) error {
 	run, err := results.ReadRun(dir)
 	if err != nil {
@@ -42,33 +56,48 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("report: read manifest: %w", err)
 	}
-	txs, err := results.ReadTxs(dir)
-	noTxs := errors.Is(err, fs.ErrNotExist)
-	if err != nil && !noTxs {
-		return fmt.Errorf("report: read txs: %w", err)
+	in := opts.Input
+	if in == nil {
+		read, err := analysis.ReadFiles(dir, reportFiles()...)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		in = &read
 	}
-
-	plotted := false
-	if len(txs) > 0 {
-		var png bytes.Buffer
-		err := LatencyPNG(&png, run, txs, opts.PlotWidth, opts.PlotHeight)
-		if err == nil {
-			if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
+	plots := drawPlots(newPlotData(run, in, s, opts))
+	if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, sp := range plotSpecs() {
+		r := plots[sp.file]
+		path := filepath.Join(dir, filepath.FromSlash(r.path()))
+		var nd noData
+		switch {
+		case r.err == nil:
+			if err := results.WriteFileAtomic(path, r.png); err != nil {
+				return fmt.Errorf("report: write %s: %w", r.path(), err)
+			}
+		case errors.As(r.err, &nd):
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("report: %w", err)
 			}
-			if err := results.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(latencyPlot)), png.Bytes()); err != nil {
-				return fmt.Errorf("report: write latency plot: %w", err)
-			}
-			plotted = true
+		default:
+			return fmt.Errorf("report: draw %s: %w", r.path(), r.err)
 		}
 	}
 
 	var b bytes.Buffer
-	md := mdWriter{w: &b}
+	md := mdWriter{w: &b, plots: plots}
 	md.header(run, s)
 	md.experiment(run, manifest)
 	md.results(s)
-	md.latency(s, plotted, noTxs)
+	md.anomalies(s)
+	md.latency(s)
+	md.throughput(s)
+	md.mempool(s, in)
+	md.consensus(s, in)
+	md.resources(s, in)
+	md.adoption(s, in, run)
 	md.accounting(s)
 	md.notes(s)
 	md.dictionary()
@@ -86,7 +115,10 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 }
 
 // mdWriter writes the sections of report.md.
-type mdWriter struct{ w io.Writer }
+type mdWriter struct {
+	w     io.Writer
+	plots map[string]plotResult
+}
 
 func (m mdWriter) f(format string, a ...any) { fmt.Fprintf(m.w, format, a...) }
 
@@ -169,9 +201,13 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	if len(run.Nodes) > 0 {
 		var rows [][]string
 		for _, n := range run.Nodes {
-			rows = append(rows, []string{n.Name, n.Mode, n.Version, n.RPC, n.P2P})
+			metrics := n.Metrics
+			if metrics == "" {
+				metrics = "—"
+			}
+			rows = append(rows, []string{n.Name, n.Mode, n.Version, n.RPC, n.P2P, metrics})
 		}
-		m.table([]string{"node", "mode", "version", "RPC", "P2P"}, "lllll", rows)
+		m.table([]string{"node", "mode", "version", "RPC", "P2P", "metrics"}, "llllll", rows)
 	}
 
 	h := run.Host
@@ -234,21 +270,12 @@ func (m mdWriter) results(s analysis.Summary) {
 	}
 }
 
-func (m mdWriter) latency(s analysis.Summary, plotted, noTxs bool) {
+func (m mdWriter) latency(s analysis.Summary) {
 	m.f("## Latency\n\n")
 	m.f("*Block latency* is the commit time of the transaction's block H (the time of block H+1, BFT time) " +
 		"minus the send time in its payload, as CometBFT's `loadtime report` computes it; " +
 		"*observed latency* is when the target node committed the block, by the clock of the host running cometlab, minus the send time.\n\n")
-	switch {
-	case plotted:
-		m.f("![Block latency per transaction](%s)\n\n", latencyPlot)
-		m.f("One point per committed transaction: x = send time since load start, y = block latency; the dashed line is the mean (%s).\n\n",
-			metricValue(s, "block_latency_mean_ms"))
-	case noTxs:
-		m.f("No plot: %s not found.\n\n", results.TxsFile)
-	default:
-		m.f("No plot: no committed transaction with a commit time.\n\n")
-	}
+	m.plot("latency.png", "mean "+metricValue(s, "block_latency_mean_ms"))
 	var rows [][]string
 	for _, st := range []string{"min", "mean", "stddev", "p50", "p90", "p95", "p99", "max"} {
 		row := []string{st, metricValue(s, "block_latency_"+st+"_ms"), "—"}
@@ -258,6 +285,8 @@ func (m mdWriter) latency(s analysis.Summary, plotted, noTxs bool) {
 		rows = append(rows, row)
 	}
 	m.table([]string{"", "block latency", "observed latency"}, "lrr", rows)
+	m.plot("latency_hist.png", "")
+	m.plot("latency_cdf.png", "")
 }
 
 func (m mdWriter) accounting(s analysis.Summary) {
@@ -318,9 +347,23 @@ func (m mdWriter) notes(s analysis.Summary) {
 
 func (m mdWriter) dictionary() {
 	m.f("## Appendix: Data dictionary\n\n")
+	m.f("### Figures\n\n")
+	m.f("Every figure of summary.json (`metrics`, and per node under `nodes` where *per node* says so), " +
+		"with its unit, which direction is better, and the run-directory files it is computed from.\n\n")
 	var rows [][]string
 	for _, d := range analysis.Dictionary() {
-		rows = append(rows, []string{"`" + d.ID + "`", d.Title, d.Unit, d.Better.String(), d.Definition})
+		per := ""
+		if d.PerNode {
+			per = "yes"
+		}
+		rows = append(rows, []string{"`" + d.ID + "`", d.Title, d.Unit, d.Better.String(), per, d.Source, d.Definition})
 	}
-	m.table([]string{"id", "title", "unit", "better", "definition"}, "lllll", rows)
+	m.table([]string{"id", "title", "unit", "better", "per node", "source", "definition"}, "lllllll", rows)
+	m.f("### Plots\n\n")
+	m.f("Time runs along x in seconds since the load start unless the definition says otherwise; the load window is shaded.\n\n")
+	rows = nil
+	for _, p := range plotSpecs() {
+		rows = append(rows, []string{"`" + results.PlotsDir + "/" + p.file + "`", p.title, p.unit, p.source, p.def})
+	}
+	m.table([]string{"plot", "title", "y axis", "source", "definition"}, "lllll", rows)
 }

@@ -65,7 +65,7 @@ func LatencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height in
 		return fmt.Errorf("latency plot: no committed transaction with a commit time")
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Block latency per transaction (c=%d, r=%s)", run.Load.Connections, strconv.FormatFloat(run.Load.Rate, 'g', -1, 64))
+	p.Title.Text = fmt.Sprintf("Block latency per transaction (c=%d, r=%s)", run.Load.Connections, strconv.FormatFloat(run.Load.Rate, 'g', 6, 64))
 	p.Title.Padding = vg.Points(8)
 	p.Title.TextStyle.Font.Size = vg.Points(14)
 	p.X.Tick.Marker = plot.TickerFunc(niceTicks)
@@ -326,6 +326,9 @@ func niceTicks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
 	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
 		v := i * step
+		if v == 0 {
+			v = 0 // not -0
+		}
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
 		if m := v + step/2; m <= hi {
 			ticks = append(ticks, plot.Tick{Value: m})

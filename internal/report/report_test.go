@@ -27,7 +27,7 @@ func copyRun(t *testing.T, src string) string {
 	}
 	for _, e := range entries {
 		switch e.Name() {
-		case results.SummaryFile, results.ReportFile, results.PlotsDir:
+		case results.SummaryFile, results.ReportFile, results.ReportHTML, results.PlotsDir:
 			continue
 		}
 		if !e.Type().IsRegular() {
@@ -89,6 +89,9 @@ func diff(want, got string) string {
 
 func TestSmallRun(t *testing.T) {
 	if *update {
+		if err := os.RemoveAll(smallRun); err != nil {
+			t.Fatal(err)
+		}
 		writeSmallRun(t, smallRun)
 	}
 	dir := copyRun(t, smallRun)
@@ -160,7 +163,7 @@ func TestWriteWithoutOptionalFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"manifest.toml not found", "No plot: txs.csv not found", "txs.csv not found: nothing was gathered"} {
+	for _, want := range []string{"manifest.toml not found", "No plot of block latency per transaction: txs.csv not found", "txs.csv not found: nothing was gathered"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("report.md lacks %q", want)
 		}

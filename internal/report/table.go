@@ -15,14 +15,16 @@ func tableIDs() []string {
 		"expected_txs", "throughput_ratio", "committed_tps", "tps_mean", "tps_stddev", "tps_max", "blocks_per_s_mean", "",
 		"block_latency_min_ms", "block_latency_mean_ms", "block_latency_p50_ms", "block_latency_p99_ms", "block_latency_max_ms",
 		"observed_latency_p50_ms", "observed_latency_p99_ms", "",
-		"late_sends", "send_lag_p99_ms",
+		"late_sends", "send_lag_p99_ms", "",
+		"mempool_size_max_txs", "mempool_size_end_txs", "rss_max_mib", "cpu_mean_pct", "load1_max",
+		"adoption_p50_ms", "adoption_p100_ms", "nodes_behind",
 	}
 }
 
 // Table writes the key figures of s as an aligned text table for a
 // terminal: one line per figure with the dictionary's title, the value
 // (right-aligned) and its unit, "n/a" for a figure that was not computed;
-// then the summary's notes.
+// then the summary's anomalies and notes.
 func Table(w io.Writer, s analysis.Summary) {
 	type row struct{ title, value, unit string }
 	var rows []row
@@ -36,7 +38,7 @@ func Table(w io.Writer, s analysis.Summary) {
 		r := row{title: m.Title, value: "n/a"}
 		if v, ok := s.Metrics[id]; ok {
 			r.value = formatValue(m, v)
-			if m.Unit != analysis.UnitRatio {
+			if m.Unit != analysis.UnitRatio && m.Unit != analysis.UnitLoad {
 				r.unit = m.Unit
 			}
 		}
@@ -54,8 +56,11 @@ func Table(w io.Writer, s analysis.Summary) {
 		b.WriteString(strings.TrimRight(line, " "))
 		b.WriteByte('\n')
 	}
-	if len(s.Notes) > 0 {
+	if len(s.Notes)+len(s.Anomalies) > 0 {
 		b.WriteByte('\n')
+	}
+	for _, a := range s.Anomalies {
+		fmt.Fprintf(&b, "anomaly: %s\n", a)
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)

@@ -3,13 +3,13 @@ package results
 import (
 	"bufio"
 	"compress/gzip"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -121,72 +121,86 @@ func Open(path string) (io.ReadCloser, error) {
 }
 
 // Scan reads a CSV file row by row, checking its header and calling fn with
-// each row's fields (the slice is reused between calls). A truncated last
-// line (a crash mid-write) is ignored, not an error.
+// each row's fields (the slice is reused between calls; the strings are
+// the caller's to keep). A truncated last line (a crash mid-write) is
+// ignored, not an error. Rows without a quote are split at their commas
+// without further parsing; rows with quotes are parsed as encoding/csv
+// does.
 func Scan(path, header string, fn func(fields []string) error) error {
+	return scan(path, header, false, fn, nil)
+}
+
+// scan is Scan; with views set, the fields of rows without quotes are
+// only valid during the call of fn (no allocation per row), for callers
+// that copy the strings they keep. grow, when not nil, is told once how
+// many rows an uncompressed file probably has in all, from the size of
+// its first rows.
+func scan(path, header string, views bool, fn func(fields []string) error, grow func(rows int)) error {
 	rc, err := Open(path)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	r := csv.NewReader(bufio.NewReaderSize(rc, 1<<20))
-	r.ReuseRecord = true
-	r.FieldsPerRecord = -1
-	want := strings.Split(header, ",")
-	first, err := r.Read()
-	if err == io.EOF {
+	var size int64
+	if f, ok := rc.(*os.File); ok && grow != nil {
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+	}
+	r := newRecordReader(rc, views)
+	want := strings.Count(header, ",") + 1
+	first, err := r.next()
+	if err == io.EOF || err == errTruncated {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("%s: header: %w", filepath.Base(path), err)
 	}
-	if strings.Join(first, ",") != header {
-		return fmt.Errorf("%s: header %q, want %q", filepath.Base(path), strings.Join(first, ","), header)
+	if got := strings.Join(first, ","); got != header {
+		return fmt.Errorf("%s: header %q, want %q", filepath.Base(path), got, header)
 	}
 	for line := 2; ; line++ {
-		f, err := r.Read()
-		if err == io.EOF {
+		f, err := r.next()
+		if err == io.EOF || err == errTruncated {
 			return nil
 		}
 		if err != nil {
-			if isTruncatedTail(err) {
-				return nil
-			}
 			return fmt.Errorf("%s:%d: %w", filepath.Base(path), line, err)
 		}
-		if len(f) != len(want) {
+		if len(f) != want {
 			// A last line cut short by a crash has fewer fields; anything
 			// after it would be a real format error, so peek.
-			if _, nerr := r.Read(); nerr == io.EOF {
+			if _, nerr := r.next(); nerr == io.EOF || nerr == errTruncated {
 				return nil
 			}
-			return fmt.Errorf("%s:%d: want %d fields, got %d", filepath.Base(path), line, len(want), len(f))
+			return fmt.Errorf("%s:%d: want %d fields, got %d", filepath.Base(path), line, want, len(f))
 		}
 		if err := fn(f); err != nil {
 			return fmt.Errorf("%s:%d: %w", filepath.Base(path), line, err)
 		}
+		if line == 1025 && size > 0 {
+			grow(int(float64(size) / float64(r.read) * 1024 * 1.02))
+		}
 	}
 }
 
-func isTruncatedTail(err error) bool {
-	var pe *csv.ParseError
-	return errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrQuote)
-}
-
-// readAll reads every row of a CSV file into a slice of T.
+// readAll reads every row of a CSV file into a slice of T. The fields
+// given to parse are views valid during the call: parse copies the
+// strings it keeps (strings.Clone).
 func readAll[T any, P interface {
 	*T
 	parse([]string) error
 }](path, header string) ([]T, error) {
 	var out []T
-	err := Scan(path, header, func(f []string) error {
-		var v T
-		if err := P(&v).parse(f); err != nil {
+	err := scan(path, header, true, func(f []string) error {
+		var zero T
+		out = append(out, zero)
+		if err := P(&out[len(out)-1]).parse(f); err != nil {
+			out = out[:len(out)-1]
 			return err
 		}
-		out = append(out, v)
 		return nil
-	})
+	}, func(rows int) { out = slices.Grow(out, rows-len(out)) })
 	return out, err
 }
 

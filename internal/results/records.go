@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Sent is one row of sent.csv: a transaction the generator sent, or tried
@@ -45,7 +46,7 @@ func (s *Sent) parse(f []string) (err error) {
 	s.Intended = p.int(2)
 	s.Actual = p.int(3)
 	s.Size = int(p.int(4))
-	s.Err = f[5]
+	s.Err = strings.Clone(f[5])
 	return p.err
 }
 
@@ -90,8 +91,8 @@ func (r *Reply) parse(f []string) error {
 	r.At = p.int(2)
 	r.OK = p.bool(3)
 	r.Code = p.int(4)
-	r.Message = f[5]
-	r.Hash = f[6]
+	r.Message = strings.Clone(f[5])
+	r.Hash = strings.Clone(f[6])
 	return p.err
 }
 
@@ -196,7 +197,7 @@ func (k *Block) parse(f []string) error {
 	k.RunTxs = int(p.int(4))
 	k.Bytes = p.int(5)
 	k.Round = int32(p.int(6))
-	k.Proposer = f[7]
+	k.Proposer = strings.Clone(f[7])
 	return p.err
 }
 
@@ -226,7 +227,7 @@ func (a *Adoption) parse(f []string) error {
 	}
 	p := parser{f: f}
 	a.Height = p.int(0)
-	a.Node = f[1]
+	a.Node = strings.Clone(f[1])
 	a.At = p.int(2)
 	return p.err
 }

@@ -3,6 +3,7 @@ package results
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Metric is one row of metrics.csv: one sample of one Prometheus series of
@@ -33,6 +34,13 @@ func (m *Metric) AppendCSV(b []byte) []byte {
 }
 
 func (m *Metric) parse(f []string) error {
+	err := m.parseFields(f)
+	m.Node, m.Name, m.Labels = strings.Clone(m.Node), strings.Clone(m.Name), strings.Clone(m.Labels)
+	return err
+}
+
+// parseFields is parse without copying the strings.
+func (m *Metric) parseFields(f []string) error {
 	if len(f) != 5 {
 		return errFields(5, f)
 	}
@@ -81,7 +89,7 @@ func (r *Resource) parse(f []string) error {
 	}
 	p := parser{f: f}
 	r.Time = p.int(0)
-	r.Node = f[1]
+	r.Node = strings.Clone(f[1])
 	r.CPU = p.float(2)
 	r.RSS = p.int(3)
 	r.OpenFiles = int(p.int(4))
@@ -100,7 +108,7 @@ func ReadMetrics(dir string) ([]Metric, error) {
 func ScanMetrics(dir string, fn func(*Metric) error) error {
 	var m Metric
 	return Scan(filepath.Join(dir, MetricsFile), MetricsHeader, func(f []string) error {
-		if err := m.parse(f); err != nil {
+		if err := m.parseFields(f); err != nil {
 			return err
 		}
 		return fn(&m)

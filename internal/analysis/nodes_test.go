@@ -1,0 +1,149 @@
+package analysis
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis/runtest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// nodeModel returns the synthetic nodes of in: the nodes of its adoption
+// rows, following its blocks, sampled every second from 3 s before the
+// load to 5 s after the last block.
+func nodeModel(in Input) *runtest.Nodes {
+	var names []string
+	for _, a := range in.Adoption {
+		if !slices.Contains(names, a.Node) {
+			names = append(names, a.Node)
+		}
+	}
+	slices.Sort(names)
+	start := in.Run.LoadStart.UnixNano()
+	end := in.Run.LoadEnd.UnixNano()
+	last := in.Blocks[len(in.Blocks)-1].Time
+	return &runtest.Nodes{Names: names, ChainID: "synthetic", From: start - 3*int64(time.Second), To: last + 5*int64(time.Second),
+		Step: int64(time.Second), LoadStart: start, LoadEnd: end, TxSize: in.Run.Load.Size, Blocks: in.Blocks,
+		Rejected: map[string]int{names[0]: 3}}
+}
+
+// metricRows returns the metrics.csv rows of in's synthetic nodes.
+func metricRows(in Input) []results.Metric {
+	var rows []results.Metric
+	nodeModel(in).Generate(func(m *results.Metric) error {
+		rows = append(rows, *m)
+		return nil
+	}, nil)
+	return rows
+}
+
+// addNodes adds the series and resources of in's synthetic nodes.
+func addNodes(in *Input) {
+	in.Metrics = NewSeriesSet(metricRows(*in))
+	nodeModel(*in).Generate(nil, func(r *results.Resource) error {
+		in.Resources = append(in.Resources, *r)
+		return nil
+	})
+}
+
+func TestNodeFigures(t *testing.T) {
+	in := synthetic(2, 600, 20, false)
+	base := Summarize(in)
+	for _, id := range []string{"peers_min", "mempool_size_max_txs", "rss_max_mib", "cpu_mean_pct", "data_dir_end_mib", "block_processing_time_mean_ms"} {
+		for _, n := range []string{"n0", "n1"} {
+			if _, ok := base.Nodes[n][id]; !ok {
+				t.Errorf("%s of %s missing", id, n)
+			}
+		}
+	}
+	if got := base.Metrics["peers_min"]; got != 1 {
+		t.Errorf("peers_min = %v, want 1 (two nodes)", got)
+	}
+	if got := base.Metrics["mempool_rejected_txs"]; got != 3 {
+		t.Errorf("mempool_rejected_txs = %v, want 3", got)
+	}
+	if got := base.Metrics["mempool_size_end_txs"]; got != 0 {
+		t.Errorf("mempool_size_end_txs = %v, want 0", got)
+	}
+
+	tests := []struct {
+		name      string
+		model     func(m *runtest.Nodes)
+		anomalies []string
+		notes     []string
+		want      map[string]float64
+	}{
+		{
+			name:      "mempool not drained",
+			model:     func(m *runtest.Nodes) { m.Leftover = map[string]int{"n1": 42} },
+			anomalies: []string{"the mempool of n1 still held 42 transactions at its last sample"},
+			want:      map[string]float64{"mempool_size_end_txs": 42},
+		},
+		{
+			name:  "node dies halfway",
+			model: func(m *runtest.Nodes) { m.Stop = map[string]int64{"n1": m.LoadStart + 15*int64(time.Second)} },
+			anomalies: []string{
+				"n1 has no sample in metrics.csv from 14.0 s to ",
+				"n1 has no sample in resources.csv from 14.0 s to ",
+				"n1's consensus height ended at",
+			},
+			notes: []string{"the last mempool sample of n1 is from 14.0 s after the load start, before the load ended"},
+		},
+		{
+			name:      "node without metrics",
+			model:     func(m *runtest.Nodes) { m.NoMetrics = []string{"n1"} },
+			anomalies: []string{"n1 has no sample in metrics.csv at all: run.json gives it no metrics endpoint"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := synthetic(2, 600, 20, false)
+			m := nodeModel(in)
+			tt.model(m)
+			var rows []results.Metric
+			in.Resources = nil
+			m.Generate(func(r *results.Metric) error { rows = append(rows, *r); return nil },
+				func(r *results.Resource) error { in.Resources = append(in.Resources, *r); return nil })
+			in.Metrics = NewSeriesSet(rows)
+			s := Summarize(in)
+			checkSummary(t, s)
+			for _, a := range tt.anomalies {
+				if !slices.ContainsFunc(s.Anomalies, func(x string) bool { return strings.Contains(x, a) }) {
+					t.Errorf("no anomaly contains %q; anomalies: %q", a, s.Anomalies)
+				}
+			}
+			for _, n := range tt.notes {
+				if !slices.ContainsFunc(s.Notes, func(x string) bool { return strings.Contains(x, n) }) {
+					t.Errorf("no note contains %q; notes: %q", n, s.Notes)
+				}
+			}
+			for id, want := range tt.want {
+				if got := s.Metrics[id]; got != want {
+					t.Errorf("%s = %v, want %v", id, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestResourcesFromMetrics(t *testing.T) {
+	in := synthetic(2, 200, 20, false)
+	in.Resources = nil
+	in.Missing = []string{results.ResourceFile}
+	s := Summarize(in)
+	for _, id := range []string{"rss_max_mib", "cpu_mean_pct", "cpu_max_pct"} {
+		if _, ok := s.Metrics[id]; !ok {
+			t.Errorf("%s not computed from process_* series", id)
+		}
+	}
+	for _, id := range []string{"data_dir_end_mib", "load1_max"} {
+		if _, ok := s.Metrics[id]; ok {
+			t.Errorf("%s computed without resources.csv", id)
+		}
+	}
+	if !slices.ContainsFunc(s.Notes, func(x string) bool { return strings.Contains(x, "taken from the nodes' process_* metrics") }) {
+		t.Errorf("no note on the fallback: %q", s.Notes)
+	}
+}

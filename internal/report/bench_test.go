@@ -1,0 +1,88 @@
+package report
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/analysis/runtest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+var (
+	large    = flag.Bool("large", false, "BenchmarkReport: a run of 1,000,000 transactions and 1 hour of metrics of 4 nodes (default: 100,000 transactions, 6 minutes)")
+	benchDir = flag.String("benchdir", "", "BenchmarkReport: keep the generated run directory here and reuse it on later runs (default: a temporary directory)")
+)
+
+// benchSpec is the run BenchmarkReport reports on: 4 validators, 4
+// connections, 1 KiB transactions, a block a second, metrics and /proc
+// samples every second; 1,000,000 transactions over an hour with -large.
+func benchSpec() runtest.Spec {
+	n, dur := 100_000.0, 6*time.Minute
+	if *large {
+		n, dur = 1_000_000, time.Hour
+	}
+	return runtest.Spec{
+		Nodes: 4, Connections: 4, Rate: n / 4 / dur.Seconds(), Duration: dur, Size: 1024,
+		RejectEvery: 9973, MissingEvery: 19997, DuplicateEvery: 49999, NoReplyEvery: 7919, UnsentEvery: 99991,
+		MultiRoundEvery: 97, After: 30 * time.Second,
+	}
+}
+
+// benchRun returns the benchmark's run directory, generating it unless
+// -benchdir names one that has it already.
+func benchRun(b *testing.B) string {
+	dir := *benchDir
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.RunFile)); err == nil {
+		return dir
+	}
+	start := time.Now()
+	if _, err := runtest.WriteRun(dir, benchSpec()); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("generated %s in %v", dir, time.Since(start).Round(time.Millisecond))
+	return dir
+}
+
+// BenchmarkReport is `cometlab report`: analyse the run directory (every
+// file read, summary.json written) and write report.md, every plot and
+// report.html.
+//
+//	go test -run '^$' -bench Report -benchtime 1x -large -benchdir /tmp/large ./internal/report/
+func BenchmarkReport(b *testing.B) {
+	dir := benchRun(b)
+	for b.Loop() {
+		s, err := analysis.Analyze(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Write(dir, s, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReportOneRead is BenchmarkReport reading the run's files once,
+// for analysis and report together (Options.Input).
+func BenchmarkReportOneRead(b *testing.B) {
+	dir := benchRun(b)
+	for b.Loop() {
+		in, err := analysis.ReadInput(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := analysis.Summarize(in)
+		if err := results.WriteJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
+			b.Fatal(err)
+		}
+		if err := Write(dir, s, Options{Input: &in}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package report
+
+import (
+	"bytes"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// checkPlots checks that every plot of the report is in dir/plots and
+// decodes as a PNG of the default size, and that report.html inlines them
+// all.
+func checkPlots(t *testing.T, dir string) {
+	t.Helper()
+	for _, sp := range plotSpecs() {
+		path := filepath.Join(dir, results.PlotsDir, sp.file)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Errorf("plot %s: %v", sp.file, err)
+			continue
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("decode %s: %v", sp.file, err)
+			continue
+		}
+		if b := img.Bounds(); b.Dx() != DefaultPlotWidth || b.Dy() != DefaultPlotHeight {
+			t.Errorf("%s is %d×%d", sp.file, b.Dx(), b.Dy())
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(dir, results.ReportHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(page, []byte(`<img src="data:image/png;base64,`)); n != len(plotSpecs()) {
+		t.Errorf("report.html inlines %d images, want %d", n, len(plotSpecs()))
+	}
+	if bytes.Contains(page, []byte(`src="plots/`)) {
+		t.Error("report.html refers to a plot file")
+	}
+}
+
+func TestQARun(t *testing.T) {
+	if *update {
+		writeQARun(t, qaRun)
+	}
+	dir := copyRun(t, qaRun)
+	s, err := analysis.Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{results.SummaryFile, results.ReportFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, filepath.Join("qa", f+".golden"), b)
+	}
+	checkPlots(t, dir)
+	md, _ := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if bytes.Contains(md, []byte("No plot")) {
+		t.Errorf("a plot is missing from the QA run's report")
+	}
+	if testing.Verbose() {
+		// Keep the plots to look at: go test -v -run TestQARun ./internal/report/
+		out := filepath.Join(os.TempDir(), "cometlab-qa-report")
+		os.RemoveAll(out)
+		os.CopyFS(out, os.DirFS(dir))
+		t.Logf("report in %s", out)
+	}
+}
+
+// rewriteCSV rewrites the CSV file name (or name.gz) of dir keeping the
+// rows keep accepts (header kept).
+func rewriteCSV(t *testing.T, dir, name string, keep func(fields []string) bool) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	rc, err := results.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	var out strings.Builder
+	for i, l := range lines {
+		if i == 0 || l == "" || keep(strings.Split(strings.TrimSpace(l), ",")) {
+			out.WriteString(l)
+		}
+	}
+	os.Remove(path + ".gz")
+	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNodeSeriesGaps(t *testing.T) {
+	run, err := results.ReadRun(qaRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := run.LoadStart.Add(30 * time.Second).UnixNano()
+	before := func(f []string) bool {
+		t, err := strconv.ParseInt(f[0], 10, 64)
+		return err == nil && t <= half
+	}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, dir string)
+		want    []string
+	}{
+		{
+			name: "node dies halfway",
+			prepare: func(t *testing.T, dir string) {
+				rewriteCSV(t, dir, results.MetricsFile, func(f []string) bool { return f[1] != "validator02" || before(f) })
+				rewriteCSV(t, dir, results.ResourceFile, func(f []string) bool { return f[1] != "validator02" || before(f) })
+			},
+			// Its last sample before the cut is 29.0 s after the load start.
+			want: []string{
+				"validator02 has no sample in metrics.csv from 29.0 s to 70.0 s after the load start: it died or its metrics endpoint stopped answering; its plots have a gap there",
+				"validator02 has no sample in resources.csv from 29.0 s to 70.0 s after the load start",
+			},
+		},
+		{
+			name: "node without a metrics endpoint",
+			prepare: func(t *testing.T, dir string) {
+				rewriteCSV(t, dir, results.MetricsFile, func(f []string) bool { return f[1] != "validator01" })
+				r, _ := results.ReadRun(dir)
+				r.Nodes[1].Metrics = ""
+				if err := results.WriteJSON(filepath.Join(dir, results.RunFile), r); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{"validator01 has no sample in metrics.csv at all: run.json gives it no metrics endpoint"},
+		},
+		{
+			name: "no metrics.csv",
+			prepare: func(t *testing.T, dir string) {
+				os.Remove(filepath.Join(dir, results.MetricsFile+".gz"))
+			},
+			want: []string{
+				"metrics.csv not found: nothing was gathered for it",
+				"*No plot of mempool size, stacked over nodes: metrics.csv not found.*",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyRun(t, qaRun)
+			tt.prepare(t, dir)
+			s, err := analysis.Analyze(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Write(dir, s, Options{PlotWidth: 320, PlotHeight: 200}); err != nil {
+				t.Fatal(err)
+			}
+			md, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !bytes.Contains(md, []byte(w)) {
+					t.Errorf("report lacks %q; anomalies: %q", w, s.Anomalies)
+				}
+			}
+			// Whatever is missing, the plots that can be drawn are: the
+			// block and transaction rates fall back to adoption.csv.
+			for _, f := range []string{"block_rate.png", "total_txs_rate.png", "latency.png", "adoption_cdf.png"} {
+				if _, err := os.Stat(filepath.Join(dir, results.PlotsDir, f)); err != nil {
+					t.Errorf("plot %s: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+// TestWriteWithInput checks that a report from records already read
+// (Options.Input) is the report Write makes reading the files itself.
+func TestWriteWithInput(t *testing.T) {
+	a, b := copyRun(t, smallRun), copyRun(t, smallRun)
+	in, err := analysis.ReadInput(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := analysis.Summarize(in)
+	opts := Options{PlotWidth: 320, PlotHeight: 200}
+	if err := Write(b, s, opts); err != nil {
+		t.Fatal(err)
+	}
+	opts.Input = &in
+	if err := Write(a, s, opts); err != nil {
+		t.Fatal(err)
+	}
+	ma, _ := os.ReadFile(filepath.Join(a, results.ReportFile))
+	mb, _ := os.ReadFile(filepath.Join(b, results.ReportFile))
+	if len(ma) == 0 || !bytes.Equal(ma, mb) {
+		t.Errorf("report.md differs with Options.Input:\n%s", diff(string(mb), string(ma)))
+	}
+}

@@ -1,0 +1,149 @@
+package report
+
+import (
+	"bytes"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// plotSpec is one plot of the report: its file under plots/, what it
+// shows (for the caption and the data dictionary), and how to draw it.
+type plotSpec struct {
+	file   string // name inside plots/
+	title  string
+	unit   string // of the y axis (x is time since load start unless said)
+	source string
+	def    string
+	draw   func(d *plotData) ([]byte, error)
+}
+
+// plotSpecs returns every plot of the report, in report order.
+func plotSpecs() []plotSpec {
+	const ms = "metrics.csv: "
+	return []plotSpec{
+		{"latency.png", "Block latency per transaction", "s", "txs.csv",
+			"One point per committed transaction (duplicates left out): x = send time since load start, y = block latency (commit time of its block, the header time of block H+1, − send time); the red dashed line is the mean. CometBFT's QA latency plot.",
+			func(d *plotData) ([]byte, error) {
+				if slices.Contains(d.in.Missing, results.TxsFile) {
+					return nil, noData(results.TxsFile + " not found")
+				}
+				var b bytes.Buffer
+				if err := LatencyPNG(&b, d.run, d.in.Txs, d.w, d.h); err != nil {
+					return nil, noData("no committed transaction with a commit time")
+				}
+				return b.Bytes(), nil
+			}},
+		{"latency_hist.png", "Block latency distribution", "transactions per bin", "txs.csv",
+			"Histogram of the block latency of the committed transactions in 60 bins from the smallest to the largest (x in s), with vertical lines at the mean (red) and at p50, p90 and p99.",
+			(*plotData).latencyHist},
+		{"latency_cdf.png", "Latency CDF", "fraction of transactions", "txs.csv, adoption.csv",
+			"Cumulative distribution of block latency and of observed latency (the target node's commit of the block − send time): the fraction of transactions whose latency is at most x s. Dotted lines at 0.50 and 0.99.",
+			(*plotData).latencyCDF},
+		{"tps.png", "Committed transactions per second", "tx/s", "blocks.csv",
+			"The run's transactions committed in each 1-second window from the load start (each block counted at its commit time, the header time of the next block), as tm-bench counts them (runs longer than 10 minutes: the mean over wider windows, about 600 in all); the red dashed line is tps_mean and the grey dashed one the offered load c × r.",
+			(*plotData).tps},
+		{"block_rate.png", "Blocks per minute, per node", "blocks/min", ms + "cometbft_consensus_height (or adoption.csv)",
+			"For each node, the rate of increase of its consensus height over the trailing 20 seconds at each scrape × 60 (blocks per minute; Prometheus's rate(…[20s])): when each node learned that a new block had been agreed upon, as in the seeds' block_rate plot. The red dashed line is the average over nodes. Without metrics.csv, the heights each node committed (adoption.csv) are counted instead.",
+			func(d *plotData) ([]byte, error) {
+				return d.perMinute("Blocks produced per minute, per node (20 s rate)", "blocks/min", "consensus_height")
+			}},
+		{"total_txs_rate.png", "Transactions per minute, per node", "txs/min", ms + "cometbft_consensus_total_txs (or adoption.csv, blocks.csv)",
+			"For each node, the rate of increase of cometbft_consensus_total_txs over the trailing 20 seconds × 60 (transactions per minute), as in the seeds' total_txs_rate plot; the red dashed line is the average over nodes.",
+			func(d *plotData) ([]byte, error) {
+				return d.perMinute("Transactions processed per minute, per node (20 s rate)", "txs/min", "consensus_total_txs")
+			}},
+		{"mempool_size.png", "Mempool size, stacked over nodes", "transactions", ms + "cometbft_mempool_size",
+			"Every node's mempool size stacked on a common grid at the scrape interval, so the top edge is the number of transactions in all mempools (the seeds' cumulative mempool plot); each node's band has its colour.",
+			(*plotData).mempoolStacked},
+		{"avg_mempool_size.png", "Average mempool size", "transactions", ms + "cometbft_mempool_size",
+			"Average over nodes of the mempool size at each scrape (red dashed, the seeds' avg_mempool_size), and the largest node's size.",
+			(*plotData).mempoolAverage},
+		{"peers.png", "Peers", "peers", ms + "cometbft_p2p_peers",
+			"Each node's number of peers; the red dashed line is the average over nodes.",
+			(*plotData).peers},
+		{"rounds.png", "Consensus rounds per height", "round", ms + "cometbft_consensus_rounds, blocks.csv",
+			"Each node's current consensus round (0 = the height's first round), and a red cross for each block of blocks.csv committed in a later round, at its commit time.",
+			(*plotData).rounds},
+		{"block_interval.png", "Block interval", "s", "blocks.csv",
+			"Header time(H+1) − header time(H) for consecutive heights, at the commit time of H; the red dashed line is the mean.",
+			func(d *plotData) ([]byte, error) {
+				return d.blockSeries("Block interval", "s between blocks", "block interval", func(i int) (float64, bool) {
+					if i == 0 || d.blocks[i-1].Height+1 != d.blocks[i].Height {
+						return 0, false
+					}
+					return float64(d.blocks[i].Time-d.blocks[i-1].Time) / 1e9, true
+				})
+			}},
+		{"block_size.png", "Block size", "KiB", "blocks.csv",
+			"Summed size of each block's transactions in KiB, at the block's commit time; the red dashed line is the mean.",
+			func(d *plotData) ([]byte, error) {
+				return d.blockSeries("Block size (transactions' bytes)", "KiB per block", "block size", func(i int) (float64, bool) {
+					return float64(d.blocks[i].Bytes) / 1024, true
+				})
+			}},
+		{"block_processing.png", "Block processing time", "ms", ms + "cometbft_state_block_processing_time_sum, _count",
+			"Each node's mean block processing time over the trailing 20 seconds at each scrape: increase of the histogram's _sum ÷ increase of its _count (the series is in milliseconds despite its name); the red dashed line is the average over nodes.",
+			(*plotData).blockProcessing},
+		{"step_duration.png", "Consensus step duration", "ms", ms + "cometbft_consensus_step_duration_seconds_sum, _count (label step)",
+			"Mean duration of each consensus step per node over the whole scrape: increase of _sum ÷ increase of _count for each value of the step label, which names the step that ended (NewHeight includes the timeout_commit wait). The table after the plot gives the same means.",
+			(*plotData).stepDurations},
+		{"memory.png", "Resident memory", "MiB", "resources.csv (or metrics.csv: process_resident_memory_bytes)",
+			"Each node's resident set size in MiB; the red dashed line is the average over nodes (the seeds' memory and avg_memory plots).",
+			func(d *plotData) ([]byte, error) {
+				return d.resources("Resident set size", "MiB", 1.0/(1<<20), true, func(r *analysis.NodeResources) []float64 { return r.RSS })
+			}},
+		{"cpu.png", "CPU per node", "% of one core", "resources.csv (or metrics.csv: process_cpu_seconds_total)",
+			"Each node process's CPU use between samples in % of one core (200 = two cores busy); the red dashed line is the average over nodes.",
+			func(d *plotData) ([]byte, error) {
+				return d.resources("CPU use per node", "% of one core", 1, true, func(r *analysis.NodeResources) []float64 { return r.CPU })
+			}},
+		{"load1.png", "Host load1", "load average", "resources.csv",
+			"The host's 1-minute load average (/proc/loadavg), CometBFT's QA measure of CPU load, against the number of CPUs (dashed).",
+			(*plotData).load1},
+		{"storage.png", "Data-directory size", "MiB", "resources.csv",
+			"Each node's data directory size on disk in MiB (block store, state, indexer, WAL): the storage footprint over time, as in CometBFT's storage report.",
+			func(d *plotData) ([]byte, error) {
+				return d.resources("Data directory size on disk", "MiB", 1.0/(1<<20), false, func(r *analysis.NodeResources) []float64 { return r.Data })
+			}},
+		{"adoption_cdf.png", "Block adoption CDF", "fraction of blocks", "adoption.csv, blocks.csv",
+			"For each adoption fraction (Cardano's cdf0.50 … cdf1.00), the fraction of blocks (y) that that fraction of the nodes had committed within x ms of the first node's commit; fractions needing the same number of nodes share a curve. The grey dashed curve measures 1.00 adoption from the BFT commit time (header time of H+1) instead.",
+			(*plotData).adoptionCDF},
+	}
+}
+
+// plotResult is a drawn plot, or why it could not be drawn.
+type plotResult struct {
+	spec plotSpec
+	png  []byte
+	err  error
+}
+
+// path returns the plot's path inside the run directory, slash separated
+// as Markdown links are.
+func (r plotResult) path() string { return results.PlotsDir + "/" + r.spec.file }
+
+// drawPlots draws every plot, GOMAXPROCS at a time.
+func drawPlots(d *plotData) map[string]plotResult {
+	specs := plotSpecs()
+	res := make([]plotResult, len(specs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, sp := range specs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			png, err := sp.draw(d)
+			res[i] = plotResult{spec: sp, png: png, err: err}
+		})
+	}
+	wg.Wait()
+	out := map[string]plotResult{}
+	for _, r := range res {
+		out[r.spec.file] = r
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// The plots of what every node did over time: one colour per node, the
+// average over nodes as a red dashed line, time as seconds since the load
+// start with the load window shaded.
+
+// committedSeries returns, per node, a cumulative series of what it
+// committed: from metrics.csv (short = consensus_height or
+// consensus_total_txs) or, without it, from adoption.csv (heights, or
+// transactions of blocks.csv). src names where it came from.
+func (d *plotData) committedSeries(short string) (series []*analysis.Series, src string, err error) {
+	if d.in.Metrics != nil {
+		if ss, ok := d.nodeSeries(short); ok {
+			return ss, results.MetricsFile + ": " + seriesName(d.ns(), short), nil
+		}
+	}
+	if len(d.in.Adoption) == 0 {
+		return nil, "", noData(fmt.Sprintf("neither %s (%s) nor %s has data", results.MetricsFile, seriesName(d.ns(), short), results.AdoptionFile))
+	}
+	txs := map[int64]float64{}
+	for _, k := range d.in.Blocks {
+		txs[k.Height] = float64(k.Txs)
+	}
+	if short == "consensus_total_txs" && len(txs) == 0 {
+		return nil, "", noData(results.MetricsFile + " and " + results.BlocksFile + " not found")
+	}
+	rows := slices.Clone(d.in.Adoption)
+	slices.SortFunc(rows, func(a, b results.Adoption) int { return int(a.At - b.At) })
+	byNode := map[string]*analysis.Series{}
+	for _, r := range rows {
+		s := byNode[r.Node]
+		if s == nil {
+			s = &analysis.Series{Node: r.Node}
+			byNode[r.Node] = s
+		}
+		prev := 0.0
+		if len(s.V) > 0 {
+			prev = s.V[len(s.V)-1]
+		}
+		inc := 1.0
+		if short == "consensus_total_txs" {
+			inc = txs[r.Height]
+		}
+		s.T, s.V = append(s.T, r.At), append(s.V, prev+inc)
+	}
+	for _, n := range d.nodes {
+		series = append(series, byNode[n])
+	}
+	return series, results.AdoptionFile, nil
+}
+
+// perMinute draws the seeds' blocks (or transactions) per minute per node:
+// the rate of the cumulative series over a trailing 20 s window, × 60.
+func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
+	series, src, err := d.committedSeries(short)
+	if err != nil {
+		return nil, err
+	}
+	c := d.timeChart(title, ylabel)
+	var rates []*analysis.Series
+	var ts [][]int64
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, s := range series {
+		if s != nil && len(s.T) > 0 {
+			ts = append(ts, s.T)
+		}
+	}
+	step := analysis.MedianStep(ts...)
+	if src == results.AdoptionFile {
+		step = int64(time.Second) // commits are events, not samples
+	}
+	for i, s := range series {
+		if s == nil || len(s.T) == 0 {
+			continue
+		}
+		r := &analysis.Series{Node: s.Node, T: s.T, V: analysis.SlidingRates(s.T, s.V, rateWindow)}
+		for k := range r.V {
+			r.V[k] *= 60
+		}
+		rates = append(rates, r)
+		gap := analysis.GapThreshold(step)
+		if src == results.AdoptionFile {
+			gap = max(gap, rateWindow)
+		}
+		xs, ys := d.seriesXY(r.T, r.V, 1, gap)
+		c.nodeLine(d.nodes[i], i, xs, ys)
+		lo, hi = min(lo, s.T[0]), max(hi, s.T[len(s.T)-1])
+	}
+	if len(rates) == 0 {
+		return nil, noData("no node has samples")
+	}
+	xs, mean, _, _ := d.alignedStats(rates, step)
+	c.average("average", xs, mean)
+	d.xspan(c, lo, hi)
+	if src == results.AdoptionFile {
+		c.p.Title.Text += " (from adoption.csv)"
+	}
+	return c.render(d.w, d.h)
+}

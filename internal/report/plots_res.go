@@ -1,0 +1,264 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// nodeChart draws each node's series short × scale (one line per node,
+// broken at gaps) and, when avg is set, the average over nodes; the
+// caller may add to the chart before rendering it.
+func (d *plotData) nodeChart(title, ylabel, short string, scale float64, avg bool) (*chart, error) {
+	if err := d.needMetrics(d.ns(), short); err != nil {
+		return nil, err
+	}
+	series, _ := d.nodeSeries(short)
+	c := d.timeChart(title, ylabel)
+	for i, s := range series {
+		if s != nil {
+			xs, ys := d.seriesXY(s.T, s.V, scale, d.mgap)
+			c.nodeLine(d.nodes[i], i, xs, ys)
+		}
+	}
+	if avg {
+		xs, mean, _, _ := d.alignedStats(series, d.mstep)
+		for i := range mean {
+			mean[i] *= scale
+		}
+		c.average("average", xs, mean)
+	}
+	d.xspan(c, d.mfrom, d.mto)
+	return c, nil
+}
+
+// mempoolStacked draws the seeds' cumulative mempool plot: every node's
+// mempool size stacked, so the top edge is the total over nodes.
+func (d *plotData) mempoolStacked() ([]byte, error) {
+	if err := d.needMetrics(d.ns(), "mempool_size"); err != nil {
+		return nil, err
+	}
+	series, _ := d.nodeSeries("mempool_size")
+	xs, _, _, vals := d.alignedStats(series, d.mstep)
+	c := d.timeChart("Mempool size, stacked over nodes (cumulative)", "transactions in mempools")
+	cum := make([][]float64, len(vals))
+	for i := range vals {
+		cum[i] = make([]float64, len(xs))
+		for k := range xs {
+			below := math.NaN()
+			if i > 0 {
+				below = cum[i-1][k]
+			}
+			switch v := vals[i][k]; {
+			case !math.IsNaN(v) && !math.IsNaN(below):
+				cum[i][k] = below + v
+			case !math.IsNaN(v):
+				cum[i][k] = v
+			default:
+				cum[i][k] = below
+			}
+		}
+	}
+	// Drawn from the top layer down, each filled to 0, so each node shows
+	// as the band between its edge and the one below.
+	thumbs := make([]plot.Thumbnailer, len(vals))
+	for i := len(vals) - 1; i >= 0; i-- {
+		if series[i] != nil {
+			thumbs[i] = c.area(xs, cum[i], lighter(nodeColor(i), 0.45), nodeColor(i))
+		}
+	}
+	for i := range vals {
+		if thumbs[i] != nil {
+			c.nodeEntry(d.nodes[i], thumbs[i])
+		}
+	}
+	d.xspan(c, d.mfrom, d.mto)
+	return c.render(d.w, d.h)
+}
+
+// area adds ys filled down to the x axis with an edge line, broken where
+// ys is NaN, and returns a legend thumbnail.
+func (c *chart) area(xs, ys []float64, fill, edge color.NRGBA) plot.Thumbnailer {
+	sty := draw.LineStyle{Color: edge, Width: vg.Points(1)}
+	var seg plotter.XYs
+	flush := func() {
+		if len(seg) > 1 {
+			c.p.Add(&plotter.Line{XYs: seg, LineStyle: sty, FillColor: fill})
+		}
+		seg = nil
+	}
+	for i, x := range xs {
+		if math.IsNaN(ys[i]) {
+			flush()
+			continue
+		}
+		seg = append(seg, plotter.XY{X: x, Y: ys[i]})
+	}
+	flush()
+	c.see(ys...)
+	return shade{col: fill}
+}
+
+// mempoolAverage draws the seeds' average mempool size, with the largest
+// node's size at each time.
+func (d *plotData) mempoolAverage() ([]byte, error) {
+	if err := d.needMetrics(d.ns(), "mempool_size"); err != nil {
+		return nil, err
+	}
+	series, _ := d.nodeSeries("mempool_size")
+	xs, mean, most, _ := d.alignedStats(series, d.mstep)
+	c := d.timeChart("Average mempool size over nodes", "transactions in mempool")
+	th := c.line(xs, most, nodeColor(0), 1.2, false)
+	c.add("max over nodes", th)
+	c.average("average over nodes", xs, mean)
+	d.xspan(c, d.mfrom, d.mto)
+	return c.render(d.w, d.h)
+}
+
+// rounds draws each node's consensus round (the consensus_rounds gauge)
+// and marks the blocks of blocks.csv committed after round 0.
+func (d *plotData) rounds() ([]byte, error) {
+	c, err := d.nodeChart("Consensus rounds per height", "round", "consensus_rounds", 1, false)
+	if err != nil {
+		if len(d.blocks) == 0 {
+			return nil, err
+		}
+		c = d.timeChart("Consensus rounds per height (commit round from blocks.csv)", "round")
+		d.xspan(c, d.blocks[0].Time, d.blocks[len(d.blocks)-1].Time)
+	}
+	var pts plotter.XYs
+	for _, k := range d.blocks {
+		if k.Round > 0 && k.CommitTime != 0 {
+			pts = append(pts, plotter.XY{X: d.x(k.CommitTime), Y: float64(k.Round)})
+		}
+	}
+	c.see(1)
+	if len(pts) > 0 {
+		sc := &plotter.Scatter{XYs: pts, GlyphStyle: draw.GlyphStyle{Color: averageColor, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}}
+		c.p.Add(sc)
+		c.add("block committed after round 0", sc)
+		for _, p := range pts {
+			c.see(p.Y)
+		}
+	}
+	c.p.Y.Tick.Marker = plot.TickerFunc(intTicks)
+	c.yrange(0, c.ymax+0.5)
+	return c.render(d.w, d.h)
+}
+
+// peers draws each node's peer count with the average.
+func (d *plotData) peers() ([]byte, error) {
+	c, err := d.nodeChart("Peers", "peers", "p2p_peers", 1, true)
+	if err != nil {
+		return nil, err
+	}
+	c.p.Y.Tick.Marker = plot.TickerFunc(intTicks)
+	c.yrange(0, c.ymax+1)
+	return c.render(d.w, d.h)
+}
+
+// blockProcessing draws each node's mean block processing time over a
+// trailing 20 s window: increase of the histogram's _sum ÷ increase of its
+// _count.
+func (d *plotData) blockProcessing() ([]byte, error) {
+	const short = "state_block_processing_time"
+	if err := d.needMetrics(d.ns(), short+"_count"); err != nil {
+		return nil, err
+	}
+	c := d.timeChart("Block processing time (mean over 20 s)", "ms per block")
+	var means []*analysis.Series
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i, n := range d.nodes {
+		sum, count := d.in.Metrics.One(n, short+"_sum"), d.in.Metrics.One(n, short+"_count")
+		if sum == nil || count == nil || len(sum.T) != len(count.T) {
+			continue
+		}
+		rs, rc := analysis.SlidingRates(sum.T, sum.V, rateWindow), analysis.SlidingRates(count.T, count.V, rateWindow)
+		m := &analysis.Series{Node: n, T: sum.T, V: make([]float64, len(rs))}
+		for k := range rs {
+			m.V[k] = math.NaN()
+			if rc[k] > 0 {
+				m.V[k] = rs[k] / rc[k] // the series is in ms already
+			}
+		}
+		means = append(means, m)
+		xs, ys := d.seriesXY(m.T, m.V, 1, d.mgap)
+		c.nodeLine(n, i, xs, ys)
+		lo, hi = min(lo, sum.T[0]), max(hi, sum.T[len(sum.T)-1])
+	}
+	if len(means) == 0 {
+		return nil, noData(results.MetricsFile + " has no " + seriesName(d.ns(), short) + "_sum series")
+	}
+	xs, mean, _, _ := d.alignedStats(means, d.mstep)
+	c.average("average", xs, mean)
+	d.xspan(c, lo, hi)
+	return c.render(d.w, d.h)
+}
+
+// resources draws a resource of every node (get picks it, × scale) and,
+// when avg is set, the average over nodes.
+func (d *plotData) resources(title, ylabel string, scale float64, avg bool, get func(r *analysis.NodeResources) []float64) ([]byte, error) {
+	per, fromMetrics := analysis.ResourceSeries(*d.in, d.nodes)
+	if len(per) == 0 {
+		return nil, noData(results.ResourceFile + " has no rows (and " + results.MetricsFile + " no process_* series)")
+	}
+	c := d.timeChart(title, ylabel)
+	if fromMetrics {
+		c.p.Title.Text += " (process_* metrics)"
+	}
+	var ts [][]int64
+	for _, r := range per {
+		ts = append(ts, r.T)
+	}
+	step := analysis.MedianStep(ts...)
+	var series []*analysis.Series
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, r := range per {
+		v := get(&r)
+		if v == nil {
+			continue
+		}
+		xs, ys := d.seriesXY(r.T, v, scale, analysis.GapThreshold(step))
+		c.nodeLine(r.Node, slices.Index(d.nodes, r.Node), xs, ys)
+		series = append(series, &analysis.Series{Node: r.Node, T: r.T, V: v})
+		lo, hi = min(lo, r.T[0]), max(hi, r.T[len(r.T)-1])
+	}
+	if len(series) == 0 {
+		return nil, noData("no node has it in " + results.MetricsFile)
+	}
+	if avg {
+		xs, mean, _, _ := d.alignedStats(series, step)
+		for i := range mean {
+			mean[i] *= scale
+		}
+		c.average("average", xs, mean)
+	}
+	d.xspan(c, lo, hi)
+	return c.render(d.w, d.h)
+}
+
+// load1 draws the host's 1-minute load average against its CPU count.
+func (d *plotData) load1() ([]byte, error) {
+	t, v := analysis.Load1(d.in.Resources)
+	if len(t) == 0 {
+		return nil, noData(results.ResourceFile + " has no rows")
+	}
+	c := d.timeChart("Host CPU load (load1)", "load average over 1 min")
+	xs, ys := d.seriesXY(t, v, 1, analysis.GapThreshold(analysis.MedianStep(t)))
+	th := c.line(xs, ys, nodeColor(0), 1.5, false)
+	c.add("load1 of "+d.run.Host.Hostname, th)
+	d.xspan(c, t[0], t[len(t)-1])
+	if cpus := d.run.Host.CPUs; cpus > 0 {
+		c.hline(fmt.Sprintf("CPUs (%d)", cpus), float64(cpus), c.p.X.Min, c.p.X.Max, nodeColor(6), true)
+	}
+	return c.render(d.w, d.h)
+}
