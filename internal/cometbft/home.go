@@ -28,11 +28,15 @@ const (
 
 // NodeSpec is one node to generate.
 type NodeSpec struct {
-	Name   string
-	Mode   string
-	Power  int64
-	Binary string         // cometbft binary for this node's version
-	Config map[string]any // config.toml overrides by dotted key
+	Name  string
+	Mode  string
+	Power int64
+	// Version is the release the node runs ("" for a user's binary); the
+	// genesis is taken from the oldest release's `cometbft init`, so that
+	// every node of a mixed network can read it whatever the node order.
+	Version string
+	Binary  string         // cometbft binary for this node's version
+	Config  map[string]any // config.toml overrides by dotted key
 }
 
 // Spec is a testnet to generate.
@@ -152,7 +156,13 @@ func writeGenesis(spec Spec, homes []Home) error {
 	if len(homes) == 0 {
 		return fmt.Errorf("no nodes")
 	}
-	path0 := filepath.Join(homes[0].Dir, "config", "genesis.json")
+	src := 0
+	for i, n := range spec.Nodes {
+		if n.Version != "" && (spec.Nodes[src].Version == "" || Older(n.Version, spec.Nodes[src].Version)) {
+			src = i
+		}
+	}
+	path0 := filepath.Join(homes[src].Dir, "config", "genesis.json")
 	b, err := os.ReadFile(path0)
 	if err != nil {
 		return err

@@ -55,3 +55,48 @@ func LineOf(version string) (Line, error) {
 	}
 	return Line{}, fmt.Errorf("version %q is of no release line cometlab knows (%s)", version, strings.Join(known, ", "))
 }
+
+// Older reports whether release a precedes release b (by major, minor,
+// patch; a pre-release precedes its release). Malformed versions sort last.
+func Older(a, b string) bool {
+	pa, oka := parseVersion(a)
+	pb, okb := parseVersion(b)
+	switch {
+	case !oka || !okb:
+		return oka && !okb
+	case pa.nums != pb.nums:
+		for i := range pa.nums {
+			if pa.nums[i] != pb.nums[i] {
+				return pa.nums[i] < pb.nums[i]
+			}
+		}
+	}
+	return pa.pre != "" && (pb.pre == "" || pa.pre < pb.pre)
+}
+
+type version struct {
+	nums [3]int
+	pre  string
+}
+
+func parseVersion(v string) (version, bool) {
+	m := versionRE.FindStringSubmatch(v)
+	if m == nil {
+		return version{}, false
+	}
+	var out version
+	for i := range 3 {
+		fmt.Sscan(m[i+1], &out.nums[i])
+	}
+	out.pre = m[4]
+	return out, true
+}
+
+// RunSpecificConfigKeys returns the config.toml keys (dotted) that
+// cometlab sets per node and per run — listen addresses on free ports,
+// peers, moniker — in every release line: they differ between any two
+// runs and say nothing about the setup, so comparisons leave them out.
+func RunSpecificConfigKeys() []string {
+	return []string{"moniker", "rpc.laddr", "p2p.laddr", "p2p.external_address", "p2p.persistent_peers", "p2p.seeds",
+		"instrumentation.prometheus_listen_addr"}
+}

@@ -34,3 +34,24 @@ func TestLineOf(t *testing.T) {
 		}
 	}
 }
+
+func TestOlder(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"v0.38.26", "v0.40.0", true},
+		{"v0.40.0", "v0.38.26", false},
+		{"v0.38.9", "v0.38.26", true},
+		{"v0.38.0-rc3", "v0.38.0", true},
+		{"v0.38.0", "v0.38.0-rc3", false},
+		{"v0.38.0", "v0.38.0", false},
+		{"v1.0.1", "v0.40.0", false},
+		{"v0.40.0", "junk", true},
+		{"junk", "v0.40.0", false},
+	} {
+		if got := Older(c.a, c.b); got != c.want {
+			t.Errorf("Older(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}

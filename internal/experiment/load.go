@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
@@ -27,6 +28,15 @@ type loadPhase struct {
 	target   *rpc.Client        // the node that receives the load
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
+	// Collectors alongside heights for the whole load, drain and read-back
+	// (none when empty): node metrics → metrics.csv, local processes →
+	// resources.csv; or, with prom, metrics.csv read from a Prometheus
+	// server after the read-back.
+	scrape    []collect.Target
+	scrapeCfg collect.ScrapeConfig
+	procs     []collect.Proc
+	resCfg    collect.ResourceConfig
+	prom      *PrometheusOptions
 }
 
 // run drives the load. ctx ending stops the load; the read-back then still
@@ -49,12 +59,19 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	}
 	defer adoption.Close()
 
-	// Follow heights on every node for the whole load and read-back.
+	// Follow heights (and scrape metrics and resources) on every node for
+	// the whole load and read-back.
 	hctx, hstop := context.WithCancel(context.WithoutCancel(hard))
 	heights := collect.NewHeights(lp.nodes, adoption, lp.logger)
+	col, err := lp.collectors(heights)
+	defer col.close()
+	if err != nil {
+		hstop()
+		return err
+	}
 	hdone := make(chan struct{})
-	go func() { heights.Run(hctx); close(hdone) }()
-	defer func() { hstop(); <-hdone }()
+	go func() { col.run(hctx); close(hdone) }()
+	defer func() { hstop(); <-hdone; col.print(lp.out) }()
 
 	// Flush what was gathered every second: a crash loses at most that.
 	fctx, fstop := context.WithCancel(context.Background())
@@ -70,15 +87,21 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 				sent.Flush()
 				replies.Flush()
 				adoption.Flush()
+				col.flush()
 			}
 		}
 	}()
 
-	first, err := lp.target.Height(ctx)
-	if err != nil {
-		return fmt.Errorf("target %s: %w", lp.target.Addr(), err)
+	// The first height that can hold a transaction of this run (only a
+	// CometBFT node has one; a sink or gateway without read-back need not).
+	var first int64
+	if lp.readback {
+		h, err := lp.target.Height(ctx)
+		if err != nil {
+			return fmt.Errorf("target %s: %w", lp.target.Addr(), err)
+		}
+		first = h + 1
 	}
-	first++ // the first height that can hold a transaction of this run
 	gen, err := load.New(load.Config{
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
@@ -115,7 +138,88 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	if err := lp.readBack(hard, first); err != nil {
 		return errors.Join(loadErr, err)
 	}
+	if lp.prom != nil {
+		lp.readPrometheus(hard)
+	}
 	return loadErr
+}
+
+// collectors run alongside the load: the heights watcher, and the metrics
+// scraper and resource sampler when the run has targets for them.
+type collectors struct {
+	runners []interface{ Run(context.Context) error }
+	files   []*results.Writer
+	scraper *collect.Scraper
+	res     *collect.Resources
+}
+
+func (lp *loadPhase) collectors(heights *collect.Heights) (*collectors, error) {
+	c := &collectors{runners: []interface{ Run(context.Context) error }{heights}}
+	if len(lp.scrape) > 0 && lp.prom == nil {
+		w, err := results.Create(lp.rd.path(results.MetricsFile), results.MetricsHeader)
+		if err != nil {
+			return c, err
+		}
+		c.files = append(c.files, w)
+		c.scraper = collect.NewScraper(lp.scrape, lp.scrapeCfg, w, lp.logger)
+		c.runners = append(c.runners, c.scraper)
+	}
+	if len(lp.procs) > 0 {
+		w, err := results.Create(lp.rd.path(results.ResourceFile), results.ResourcesHeader)
+		if err != nil {
+			return c, err
+		}
+		c.files = append(c.files, w)
+		c.res = collect.NewResources(lp.procs, lp.resCfg, w, lp.logger)
+		c.runners = append(c.runners, c.res)
+	}
+	return c, nil
+}
+
+func (c *collectors) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, r := range c.runners {
+		wg.Go(func() { _ = r.Run(ctx) })
+	}
+	wg.Wait()
+}
+
+func (c *collectors) flush() {
+	for _, w := range c.files {
+		w.Flush()
+	}
+}
+
+func (c *collectors) close() {
+	for _, w := range c.files {
+		w.Close()
+	}
+}
+
+// print says what the collectors gathered, naming nodes with gaps.
+func (c *collectors) print(out *printer) {
+	if c.scraper != nil {
+		var rows, ok, failed int64
+		gaps := ""
+		for _, s := range c.scraper.Stats() {
+			rows, ok, failed = rows+s.Rows, ok+s.Successes, failed+s.Failures
+			if s.Failures > 0 {
+				gaps += fmt.Sprintf("; %s: %d of %d scrapes failed (%s)", s.Node, s.Failures, s.Failures+s.Successes, s.LastError)
+			}
+		}
+		out.Phase("metrics: %d rows from %d scrapes of %d nodes%s", rows, ok, len(c.scraper.Stats()), gaps)
+	}
+	if c.res != nil {
+		var n int64
+		gaps := ""
+		for _, s := range c.res.Stats() {
+			n += s.Samples
+			if s.Failures > 0 {
+				gaps += fmt.Sprintf("; %s: %d samples failed (%s)", s.Node, s.Failures, s.LastError)
+			}
+		}
+		out.Phase("resources: %d samples of %d node processes%s", n, len(c.res.Stats()), gaps)
+	}
 }
 
 func (lp *loadPhase) progress(ctx context.Context, gen *load.Generator, heights *collect.Heights, start time.Time) {

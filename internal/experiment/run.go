@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,6 +42,133 @@ type Options struct {
 	// Hard ends the read-back and clean-up too (a second interrupt); nil
 	// means they always run to the end.
 	Hard context.Context
+	// ScrapeInterval is how often node metrics and process resources are
+	// sampled; 0 means 1 s.
+	ScrapeInterval time.Duration
+	// Metrics selects the node series kept in metrics.csv: "default" (or
+	// ""), "all", or "none" (no scrape).
+	Metrics string
+	// NoResources turns /proc sampling (resources.csv) off.
+	NoResources bool
+	// Prometheus, when set, is the URL of a Prometheus server that scrapes
+	// the nodes: metrics.csv is read from it after the read-back instead of
+	// scraped.
+	Prometheus string
+}
+
+// Metrics modes (Options.Metrics, --metrics).
+const (
+	MetricsDefault = "default" // the series the report plots, and a few more
+	MetricsAll     = "all"     // every series, histogram buckets included
+	MetricsNone    = "none"    // no scrape
+)
+
+// PrometheusOptions say how metrics.csv is read from a Prometheus server.
+type PrometheusOptions struct {
+	URL  string        // http://host:9090
+	Step time.Duration // query resolution; 0 means 1 s
+	All  bool          // every series instead of the default set
+	// Namespace is the nodes' instrumentation.namespace; "" means the one
+	// in the run's manifest.toml (or CometBFT's default).
+	Namespace string
+	Logger    *slog.Logger
+}
+
+// ReadPrometheus (re)writes dir/metrics.csv from a Prometheus server that
+// scraped the run's nodes, over the run's window (10 s before the load
+// until the run ended), in the embedded scraper's format; the file is
+// replaced only when the read succeeds.
+func ReadPrometheus(ctx context.Context, dir string, opts PrometheusOptions) ([]collect.PromStats, error) {
+	run, err := results.ReadRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	if run.LoadStart.IsZero() {
+		return nil, fmt.Errorf("%s: the run's load never started: no window to read", dir)
+	}
+	ns := opts.Namespace
+	if ns == "" {
+		if m, err := manifest.Load(filepath.Join(dir, results.ManifestFile)); err == nil {
+			if r, err := m.Resolve(); err == nil {
+				ns = metricsNamespace(r)
+			}
+		}
+	}
+	q := collect.RunQuery(run, opts.Step, ns, opts.All)
+	if len(q.Nodes) == 0 {
+		return nil, fmt.Errorf("%s: run.json lists no node with a metrics endpoint", dir)
+	}
+	path := filepath.Join(dir, results.MetricsFile)
+	w, err := results.Create(path+".tmp", results.MetricsHeader)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(path + ".tmp")
+	defer w.Close()
+	st, err := collect.NewPromAPI(opts.URL, opts.Logger).ReadRange(ctx, q, w)
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		return st, fmt.Errorf("metrics from prometheus %s: %w", opts.URL, err)
+	}
+	return st, os.Rename(path+".tmp", path)
+}
+
+// readPrometheus fills metrics.csv from the Prometheus server after the
+// read-back; a failure is recorded, not fatal.
+func (lp *loadPhase) readPrometheus(ctx context.Context) {
+	// Let the server scrape once more after the last block.
+	select {
+	case <-ctx.Done():
+	case <-time.After(2 * max(lp.prom.Step, time.Second)):
+	}
+	st, err := ReadPrometheus(ctx, lp.rd.dir, *lp.prom)
+	if err != nil {
+		lp.out.Phase("metrics: %v", err)
+		lp.rd.fail(err)
+		return
+	}
+	msg := ""
+	for _, s := range st {
+		msg += fmt.Sprintf("; %s: %d series (by %s)", s.Node, s.Series, s.MatchBy)
+	}
+	lp.out.Phase("metrics: read from prometheus %s%s", lp.prom.URL, msg)
+}
+
+// metricsNamespace is the testnet's instrumentation.namespace (the first
+// node's, as cometlab generates one config for all), or the default of its
+// CometBFT line.
+func metricsNamespace(m manifest.Resolved) string {
+	if len(m.Nodes) > 0 {
+		if ns, ok := m.Nodes[0].Config["instrumentation.namespace"].(string); ok && ns != "" {
+			return ns
+		}
+	}
+	if l, err := cometbft.LineOf(m.CometBFTVersion); err == nil {
+		return l.MetricsNamespace
+	}
+	return collect.DefaultNamespace
+}
+
+// setCollectors sets up the load phase's metrics and resource collectors for
+// a local testnet.
+func (lp *loadPhase) setCollectors(opts Options, tn *testnet.Testnet) {
+	for _, n := range tn.Nodes {
+		if opts.Metrics != MetricsNone {
+			lp.scrape = append(lp.scrape, collect.Target{Name: n.Name, URL: n.MetricsAddr()})
+		}
+		if !opts.NoResources {
+			lp.procs = append(lp.procs, collect.Proc{Name: n.Name, PID: n.PID, DataDir: filepath.Join(n.Dir, "data")})
+		}
+	}
+	ns := metricsNamespace(opts.Manifest)
+	lp.scrapeCfg = collect.ScrapeConfig{Interval: opts.ScrapeInterval, Namespace: ns, All: opts.Metrics == MetricsAll}
+	lp.resCfg = collect.ResourceConfig{Interval: opts.ScrapeInterval}
+	if opts.Prometheus != "" {
+		lp.prom = &PrometheusOptions{URL: opts.Prometheus, Step: opts.ScrapeInterval, All: opts.Metrics == MetricsAll,
+			Namespace: ns, Logger: lp.logger}
+	}
 }
 
 // Result is what a run produced.
@@ -53,6 +184,11 @@ type Result struct {
 // stays in the run directory (and is analysed when the load had started).
 func Run(ctx context.Context, opts Options) (Result, error) {
 	m := opts.Manifest
+	switch opts.Metrics {
+	case "", MetricsDefault, MetricsAll, MetricsNone:
+	default:
+		return Result{}, fmt.Errorf("metrics %q: want %s, %s or %s", opts.Metrics, MetricsDefault, MetricsAll, MetricsNone)
+	}
 	hard := opts.Hard
 	if hard == nil {
 		hard = context.Background()
@@ -91,25 +227,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 // runTestnet brings the testnet up, runs the load phase and brings it down.
 func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slog.Logger, opts Options, id uuid.UUID) (loadStarted bool, err error) {
 	m := opts.Manifest
-	spec := cometbft.Spec{ChainID: "cometlab-" + id.String()[:8], App: m.App, LogLevel: m.LogLevel}
-	binaries := map[string]string{}
-	for _, n := range m.Nodes {
-		bin := m.CometBFTBinary
-		v := n.Version
-		if v == "" {
-			v = m.CometBFTVersion
-		}
-		if n.Version != "" || bin == "" {
-			if binaries[v] == "" {
-				if binaries[v], err = opts.Fetcher.Binary(ctx, v); err != nil {
-					return false, err
-				}
-			}
-			bin = binaries[v]
-		} else if err := cometbft.CheckBinary(bin); err != nil {
-			return false, err
-		}
-		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power, Binary: bin, Config: n.Config})
+	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+id.String()[:8])
+	if err != nil {
+		return false, err
 	}
 	homes, err := cometbft.Generate(ctx, rd.path(results.NodesDir), spec)
 	if err != nil {
@@ -119,14 +239,7 @@ func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slo
 	var nodes []results.Node
 	var endpoints []collect.Endpoint
 	for i, h := range homes {
-		v := m.Nodes[i].Version
-		if v == "" {
-			v = m.CometBFTVersion
-		}
-		if v == "" {
-			v = "binary " + m.CometBFTBinary
-		}
-		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: v, RPC: h.RPCAddr(), P2P: h.P2PAddr(),
+		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: results.NodesDir + "/" + h.Name})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
@@ -163,12 +276,25 @@ func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slo
 
 	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: endpoints, readback: true}
+	lp.setCollectors(opts, tn)
 	return true, lp.run(ctx, hard)
 }
 
 // reportedVersion records the requested release and, when it differs, what
 // the binary calls itself.
 func reportedVersion(m manifest.Resolved, reported string) string {
+	versions := map[string]int{}
+	for _, n := range m.Nodes {
+		versions[nodeVersion(m, n)]++
+	}
+	if len(versions) > 1 {
+		var parts []string
+		for v, k := range versions {
+			parts = append(parts, fmt.Sprintf("%s ×%d", v, k))
+		}
+		sort.Strings(parts)
+		return "mixed: " + strings.Join(parts, ", ")
+	}
 	switch {
 	case m.CometBFTVersion == "":
 		return reported

@@ -52,20 +52,9 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 		return UpState{}, fmt.Errorf("%s already holds a testnet; run `cometlab testnet down %s` first", opts.Dir, opts.Dir)
 	}
 	m := opts.Manifest
-	spec := cometbft.Spec{ChainID: "cometlab-" + uuid.NewString()[:8], App: m.App, LogLevel: m.LogLevel}
-	for _, n := range m.Nodes {
-		bin := m.CometBFTBinary
-		if n.Version != "" || bin == "" {
-			v := n.Version
-			if v == "" {
-				v = m.CometBFTVersion
-			}
-			var err error
-			if bin, err = opts.Fetcher.Binary(ctx, v); err != nil {
-				return UpState{}, err
-			}
-		}
-		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power, Binary: bin, Config: n.Config})
+	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+uuid.NewString()[:8])
+	if err != nil {
+		return UpState{}, err
 	}
 	homes, err := cometbft.Generate(ctx, filepath.Join(opts.Dir, results.NodesDir), spec)
 	if err != nil {

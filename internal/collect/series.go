@@ -1,0 +1,109 @@
+package collect
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// DefaultNamespace is CometBFT's default instrumentation.namespace.
+const DefaultNamespace = "cometbft"
+
+// nodeFamilies are the CometBFT metric families kept by default, without
+// the namespace: the series the QA reports plot and a few more.
+var nodeFamilies = []string{
+	"abci_connection_method_timing_seconds", // histogram, by method and type
+	"blocksync_syncing",
+	"consensus_block_interval_seconds", // histogram
+	"consensus_block_size_bytes",
+	"consensus_height",
+	"consensus_num_txs",
+	"consensus_round_duration_seconds", // histogram
+	"consensus_rounds",
+	"consensus_step_duration_seconds", // histogram, by step
+	"consensus_total_txs",
+	"mempool_evicted_txs",
+	"mempool_failed_txs",
+	"mempool_rejected_txs",
+	"mempool_size",
+	"mempool_size_bytes",
+	"p2p_peer_receive_bytes_total", // by peer and channel
+	"p2p_peer_send_bytes_total",
+	"p2p_peers",
+	"state_block_processing_time", // histogram, in milliseconds despite its name
+}
+
+// processFamilies are the Go client's process and runtime families kept by
+// default; they carry no namespace.
+var processFamilies = []string{
+	"go_goroutines",
+	"process_cpu_seconds_total",
+	"process_resident_memory_bytes",
+}
+
+// Series selects which metric families of a node are kept.
+type Series struct {
+	all      bool
+	families map[string]bool
+	list     []string // sorted
+}
+
+// NewSeries returns the default selection for a CometBFT namespace ("" means
+// [DefaultNamespace]): the families of issue 3's list with the namespace
+// substituted, plus go_goroutines, process_cpu_seconds_total and
+// process_resident_memory_bytes. With all set, every family is kept.
+func NewSeries(namespace string, all bool) *Series {
+	if namespace == "" {
+		namespace = DefaultNamespace
+	}
+	s := &Series{all: all, families: map[string]bool{}}
+	for _, f := range nodeFamilies {
+		s.families[namespace+"_"+f] = true
+	}
+	for _, f := range processFamilies {
+		s.families[f] = true
+	}
+	for f := range s.families {
+		s.list = append(s.list, f)
+	}
+	slices.Sort(s.list)
+	return s
+}
+
+// All reports whether every family is kept.
+func (s *Series) All() bool { return s.all }
+
+// Families returns the default families (sorted), whether or not All is set.
+func (s *Series) Families() []string { return slices.Clone(s.list) }
+
+// Keeps reports whether the family is kept.
+func (s *Series) Keeps(family string) bool { return s.all || s.families[family] }
+
+// keepsSample reports whether a sample line named name belongs to a kept
+// family: the family itself, or its _sum and _count series. _bucket series
+// are kept only with All.
+func (s *Series) keepsSample(name string) bool {
+	if s.all || s.families[name] {
+		return true
+	}
+	for _, suf := range [...]string{"_sum", "_count"} {
+		if base, ok := strings.CutSuffix(name, suf); ok && s.families[base] {
+			return true
+		}
+	}
+	return false
+}
+
+// PromQLNameRegexp returns a regular expression for __name__ matching the
+// stored series of the kept families: each family and its _sum and _count
+// series (and _bucket with All; with All it matches every name).
+func (s *Series) PromQLNameRegexp() string {
+	if s.all {
+		return ".+"
+	}
+	quoted := make([]string, len(s.list))
+	for i, f := range s.list {
+		quoted[i] = regexp.QuoteMeta(f)
+	}
+	return "(" + strings.Join(quoted, "|") + ")(_sum|_count)?"
+}
