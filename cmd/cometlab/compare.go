@@ -1,0 +1,292 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/report"
+)
+
+// errRegression marks a comparison in which some metric is worse (exit 4).
+var errRegression = errors.New("a metric is worse than the baseline")
+
+// compareFlags are the options of `cometlab compare`.
+type compareFlags struct {
+	out        string
+	thresholds string
+	threshold  float64
+	seed       uint64
+	resamples  int
+}
+
+func newCompareCmd(st *state) *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare BASE CAND [CAND…]",
+		Short: "Compare candidate runs (or sweeps) with a baseline: Δ, Δ %, confidence intervals, verdicts",
+		Long: `Compare one or more candidates with a baseline, metric by metric: the
+baseline value, then for each candidate its value, Δ, Δ %, a 95 % confidence
+interval of Δ, a p-value and a verdict (better, worse, no significant
+change). A metric is worse only when its change is at least the threshold
+(default 10 %, CometBFT's QA rule) in its bad direction AND significant
+(p < 0.05 or the interval excludes 0). The report starts with what differs
+between the runs: versions, load, manifest and config.toml keys.
+
+BASE and each CAND are run directories. Repeats of one setup are given
+joined with commas (runs/a1,runs/a2,runs/a3): the between-run spread then
+decides significance. A side may be named with LABEL= in front
+(v038=runs/a1,runs/a2); by default sides are named by their CometBFT
+versions, or by their directory. When BASE is a sweep directory (it holds
+sweep.json), every CAND must be one too and cells are compared one by one,
+matched by id, the repeats of a cell together; a failed cell's runs are
+skipped and flagged.
+
+Writes compare.md, compare.html (self-contained) and compare.json, with
+overlay plots, into --out. A thresholds file (--thresholds) sets the
+default threshold, alpha and per-metric thresholds:
+
+  threshold_pct = 10
+  alpha = 0.05
+  [metric.block_latency_p99_ms]
+  threshold_pct = 5
+  [metric.late_sends]
+  min_delta = 100      # absolute floor, in the metric's unit
+  [metric.tps_stddev]
+  ignore = true
+
+Exit codes: 0 no metric is worse; 4 some metric of some candidate is worse
+(a regression: CI pipelines can gate on it); 2 unusable input (a missing
+or unreadable run, bad arguments or thresholds); 1 the report could not be
+written.`,
+		Example: `  cometlab compare runs/v038 runs/v040
+  cometlab compare v038=runs/v038-1,runs/v038-2 v040=runs/v040-1,runs/v040-2 --out compare/v038-v040
+  cometlab compare --thresholds thresholds.toml sweeps/base sweeps/candidate`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(st, cmd, f, args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.out, "out", "compare", "directory for compare.md, compare.html, compare.json and plots/ (created)")
+	fs.StringVar(&f.thresholds, "thresholds", "", "TOML file with threshold_pct, alpha and [metric.ID] overrides")
+	fs.Float64Var(&f.threshold, "threshold", analysis.DefaultThresholdPct, "default threshold in % of the baseline (overrides the thresholds file's)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap (the same seed gives the same intervals)")
+	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
+	return cmd
+}
+
+// sideArg is one BASE or CAND argument: an optional label and its dirs.
+type sideArg struct {
+	label string
+	dirs  []string
+}
+
+// parseSideArg splits "LABEL=dir1,dir2" (the label is optional; an
+// argument that is an existing path is taken whole).
+func parseSideArg(arg string) (sideArg, error) {
+	if _, err := os.Stat(arg); err == nil {
+		return sideArg{dirs: []string{arg}}, nil
+	}
+	var s sideArg
+	rest := arg
+	if l, r, ok := strings.Cut(arg, "="); ok && !strings.ContainsAny(l, `/\,`) {
+		s.label, rest = l, r
+	}
+	for _, d := range strings.Split(rest, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			s.dirs = append(s.dirs, d)
+		}
+	}
+	if len(s.dirs) == 0 {
+		return s, fmt.Errorf("%q names no run directory", arg)
+	}
+	return s, nil
+}
+
+func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) error {
+	th := analysis.DefaultThresholds()
+	if f.thresholds != "" {
+		b, err := os.ReadFile(f.thresholds)
+		if err != nil {
+			return usageError{fmt.Errorf("--thresholds: %w", err)}
+		}
+		if th, err = analysis.ParseThresholds(f.thresholds, b); err != nil {
+			return usageError{err}
+		}
+	}
+	if cmd.Flags().Changed("threshold") {
+		if f.threshold < 0 {
+			return usageError{fmt.Errorf("--threshold %v: want ≥ 0", f.threshold)}
+		}
+		th.DefaultPct = f.threshold
+	}
+	if f.resamples < 100 {
+		return usageError{fmt.Errorf("--resamples %d: want at least 100", f.resamples)}
+	}
+	var sides []sideArg
+	for _, a := range args {
+		s, err := parseSideArg(a)
+		if err != nil {
+			return usageError{err}
+		}
+		sides = append(sides, s)
+	}
+	opts := analysis.CompareOptions{Thresholds: th, Seed: f.seed, Resamples: f.resamples}
+	load := analysis.LoadOptions{IgnoreConfig: cometbft.RunSpecificConfigKeys()}
+	ropts := report.CompareOptions{Command: commandLine(args, cmd)}
+
+	sweeps := 0
+	for _, s := range sides {
+		if len(s.dirs) == 1 && analysis.IsSweepDir(s.dirs[0]) {
+			sweeps++
+		}
+	}
+	switch {
+	case sweeps == len(sides):
+		return compareSweeps(st, sides, f.out, opts, load, ropts)
+	case sweeps > 0:
+		return usageError{errors.New("compare either run directories or sweep directories (with sweep.json), not both")}
+	}
+
+	cs := make([]analysis.CompareSide, len(sides))
+	var errs []error
+	for i, s := range sides {
+		var err error
+		if cs[i], err = analysis.LoadSide(s.label, s.dirs, load); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError{fmt.Errorf("unusable input: %w", err)}
+	}
+	analysis.DefaultLabels(cs)
+	c, err := analysis.Compare(cs[0], cs[1:], opts)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := report.WriteCompare(f.out, c, cs, ropts); err != nil {
+		return err
+	}
+	report.CompareTable(st.stdout, c)
+	fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(f.out, report.CompareMD))
+	if c.Verdict == analysis.CompareWorse {
+		return errRegression
+	}
+	return nil
+}
+
+// compareSweeps compares sweep directories cell by cell.
+func compareSweeps(st *state, sides []sideArg, out string, opts analysis.CompareOptions, load analysis.LoadOptions, ropts report.CompareOptions) error {
+	var refs [][]analysis.CellRef
+	var errs []error
+	for _, s := range sides {
+		r, err := analysis.LoadCellRefs(s.dirs[0])
+		if err != nil {
+			errs = append(errs, err)
+		}
+		refs = append(refs, r)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError{fmt.Errorf("unusable input: %w", err)}
+	}
+	labels := make([]string, len(sides))
+	for i, s := range sides {
+		labels[i] = s.label
+		if labels[i] == "" {
+			labels[i] = filepath.Base(filepath.Clean(s.dirs[0]))
+		}
+	}
+	sc := report.SweepCompare{Baseline: labels[0], Candidates: labels[1:]}
+	compared := 0
+	for _, m := range analysis.MatchCells(refs) {
+		cell := report.SweepCellCompare{ID: m.ID}
+		for i, d := range m.Dirs {
+			if len(d) == 0 {
+				cell.Missing = append(cell.Missing, labels[i])
+			}
+		}
+		if !m.Complete() {
+			sc.Cells = append(sc.Cells, cell)
+			continue
+		}
+		// A cell's unreadable runs (a failed cell) are skipped and
+		// flagged; a side left without a run leaves the cell out.
+		cs := make([]analysis.CompareSide, len(m.Dirs))
+		usable := true
+		for i, dirs := range m.Dirs {
+			side, err := analysis.LoadSide(labels[i], dirs, load)
+			if err != nil {
+				cell.Problems = append(cell.Problems, fmt.Sprintf("%s: skipped: %v", labels[i], err))
+			}
+			usable = usable && len(side.Runs) > 0
+			cs[i] = side
+		}
+		if !usable {
+			sc.Cells = append(sc.Cells, cell)
+			continue
+		}
+		c, err := analysis.Compare(cs[0], cs[1:], opts)
+		if err != nil {
+			return usageError{fmt.Errorf("cell %s: %w", m.ID, err)}
+		}
+		c.Warnings = append(c.Warnings, cell.Problems...)
+		cell.Dir, cell.Comparison = report.CellDir(m.ID), &c
+		if err := report.WriteCompare(filepath.Join(out, filepath.FromSlash(cell.Dir)), c, cs, ropts); err != nil {
+			return err
+		}
+		sc.Cells = append(sc.Cells, cell)
+		compared++
+	}
+	if compared == 0 {
+		return usageError{errors.New("unusable input: the sweeps have no cell in common with a readable run on every side")}
+	}
+	if err := report.WriteSweepCompare(out, sc, ropts.Command); err != nil {
+		return err
+	}
+	worse := false
+	for _, c := range sc.Cells {
+		switch {
+		case c.Comparison == nil && len(c.Missing) > 0:
+			fmt.Fprintf(st.stdout, "cell %s: not compared (not in %s)\n", c.ID, strings.Join(c.Missing, ", "))
+			continue
+		case c.Comparison == nil:
+			fmt.Fprintf(st.stdout, "cell %s: not compared (%s)\n", c.ID, strings.Join(c.Problems, "; "))
+			continue
+		}
+		fmt.Fprintf(st.stdout, "cell %s: %s\n", c.ID, report.VerdictText(c.Comparison.Verdict))
+		worse = worse || c.Comparison.Verdict == analysis.CompareWorse
+	}
+	fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(out, report.CompareMD))
+	if worse {
+		return errRegression
+	}
+	return nil
+}
+
+// commandLine rebuilds the command line for the report, quoting arguments
+// with spaces.
+func commandLine(args []string, cmd *cobra.Command) string {
+	parts := []string{"cometlab compare"}
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		parts = append(parts, "--"+fl.Name+" "+quote(fl.Value.String()))
+	})
+	for _, a := range args {
+		parts = append(parts, quote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func quote(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t'\"$") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/testnet"
+)
+
+// TestCompareRealRuns runs two real 15-s runs of a 4-validator testnet at
+// 100 tx/s — the default network, and one whose consensus.timeout_commit
+// is 2 s instead of 1 s — and compares them with `cometlab compare`: the
+// slower network's block latency must be worse (exit 4), the changed
+// config key must head the differences, and with thresholds that tolerate
+// the change the exit code must be 0. About 50 s.
+func TestCompareRealRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two real 4-validator testnets")
+	}
+	testnet.LockForTest(t)
+	tmp := t.TempDir()
+	base, slow := filepath.Join(tmp, "base"), filepath.Join(tmp, "slow")
+	manifest := filepath.Join(tmp, "slow.toml")
+	if err := os.WriteFile(manifest, []byte("[config]\n\"consensus.timeout_commit\" = \"2s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		dir  string
+		args []string
+	}{{base, nil}, {slow, []string{"--manifest", manifest}}} {
+		code, stdout, stderr := run(t, append([]string{"run", "-r", "100", "-T", "15s", "--out", r.dir}, r.args...)...)
+		if code != exitOK {
+			t.Fatalf("run %s: exit %d\n%s\n%s", r.dir, code, stdout, stderr)
+		}
+	}
+
+	out := filepath.Join(tmp, "cmp")
+	code, stdout, stderr := run(t, "compare", base, slow, "--out", out)
+	t.Log(stdout)
+	if code != exitRegression {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitRegression, stdout, stderr)
+	}
+	var c analysis.Comparison
+	b, err := os.ReadFile(filepath.Join(out, report.CompareJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	worse := map[string]bool{}
+	for _, r := range c.Metrics {
+		if r.Candidates[0].Verdict == analysis.CompareWorse {
+			worse[r.ID] = true
+		}
+	}
+	for _, id := range []string{"block_latency_mean_ms", "block_latency_p50_ms"} {
+		if !worse[id] {
+			t.Errorf("%s not worse; worse: %v", id, worse)
+		}
+	}
+	found := false
+	for _, d := range c.Differences {
+		if d.Key == "config.consensus.timeout_commit" {
+			found = d.Values[0] == `"1s"` && d.Values[1] == `"2s"`
+		}
+		if strings.Contains(d.Key, "laddr") || strings.Contains(d.Key, "persistent_peers") {
+			t.Errorf("a run-specific key is among the differences: %s", d.Key)
+		}
+	}
+	if !found {
+		t.Errorf("config.consensus.timeout_commit 1s → 2s not among the differences: %+v", c.Differences)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, report.CompareMD))
+	page, _ := os.ReadFile(filepath.Join(out, report.CompareHTML))
+	if !strings.Contains(string(md), "![Block latency CDF](plots/compare_latency_cdf.png)") || !strings.Contains(string(page), "data:image/png;base64,") {
+		t.Error("no latency CDF in the report, or the HTML does not inline it")
+	}
+
+	// Thresholds that tolerate the slower commit: exit 0.
+	th := filepath.Join(tmp, "thresholds.toml")
+	os.WriteFile(th, []byte("threshold_pct = 1000\n[metric.tps_stddev]\nignore = true\n"), 0o644)
+	code, stdout, stderr = run(t, "compare", base, slow, "--out", filepath.Join(tmp, "cmp2"), "--thresholds", th)
+	if code != exitOK {
+		t.Errorf("with a 1000 %% threshold: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,404 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// CompareRun is what a comparison needs from one run directory. LoadRun
+// reads it; tests build it by hand.
+type CompareRun struct {
+	Dir string      // as given by the user
+	Run results.Run // run.json
+	// Metrics are the run's figures by dictionary id: recomputed from the
+	// records by this cometlab, plus the ids of summary.json it did not
+	// compute (Foreign lists those it does not know at all).
+	Metrics map[string]float64
+	Foreign []string
+	// Samples are the distributions tested (see Distributions), Traces
+	// the time series plotted (see CompareTraces).
+	Samples map[string]DistSample
+	Traces  map[string]Trace
+	// Settings describe what was run, flattened to dotted keys: run.*
+	// (versions, load, host), manifest.*, config.* (the target node's
+	// config.toml) and genesis.* (consensus parameters).
+	Settings map[string]string
+	// Notes are problems with the inputs: missing files, a partial run.
+	Notes []string
+}
+
+// CompareSide is one side of a comparison: the runs of one setup (one run,
+// or repeats whose spread estimates the run-to-run noise).
+type CompareSide struct {
+	Label string
+	Runs  []CompareRun
+}
+
+// CompareOptions tune Compare.
+type CompareOptions struct {
+	Thresholds Thresholds // DefaultThresholds() when zero
+	Confidence float64    // of the intervals; 0 means 1 − Thresholds.Alpha
+	Resamples  int        // bootstrap resamples; 0 means 2000
+	Seed       uint64     // of the bootstrap; the same seed gives the same intervals
+}
+
+// CompareVerdict is the judgement of one metric (or of a whole comparison).
+type CompareVerdict string
+
+// Verdicts. Only Better and Worse are changes; Worse in any metric makes a
+// comparison a regression.
+const (
+	CompareBetter        CompareVerdict = "better"
+	CompareWorse         CompareVerdict = "worse"
+	CompareNoChange      CompareVerdict = "no_change"      // within the threshold, or not significant
+	CompareNotJudged     CompareVerdict = "not_judged"     // neutral, unknown or ignored metric
+	CompareNotComparable CompareVerdict = "not_comparable" // the loads differ, so the figure means something else
+	CompareMissing       CompareVerdict = "missing"        // absent on one side
+)
+
+// Comparison is the result of Compare; compare.json holds it.
+type Comparison struct {
+	Baseline      SideInfo       `json:"baseline"`
+	Candidates    []SideInfo     `json:"candidates"`
+	Method        Method         `json:"method"`
+	Differences   []SettingDiff  `json:"differences"`
+	Warnings      []string       `json:"warnings"`
+	Metrics       []CompareRow   `json:"metrics"`
+	Distributions []DistRow      `json:"distributions"`
+	Verdict       CompareVerdict `json:"verdict"`
+}
+
+// SideInfo describes one side.
+type SideInfo struct {
+	Label   string         `json:"label"`
+	Runs    []RunInfo      `json:"runs"`
+	Verdict CompareVerdict `json:"verdict,omitempty"` // candidates: against the baseline
+	Better  int            `json:"better,omitempty"`  // candidates: metrics better
+	Worse   int            `json:"worse,omitempty"`   // candidates: metrics worse
+}
+
+// RunInfo identifies one run of a side.
+type RunInfo struct {
+	Dir     string `json:"dir"`
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Version string `json:"cometbft_version"`
+}
+
+// Method records how the comparison decided, so that it can be repeated.
+type Method struct {
+	Thresholds Thresholds `json:"thresholds"`
+	Confidence float64    `json:"confidence"`
+	Resamples  int        `json:"resamples"`
+	Seed       uint64     `json:"seed"`
+}
+
+// CompareRow is one metric: the baseline and each candidate.
+type CompareRow struct {
+	ID           string        `json:"id"`
+	Title        string        `json:"title"`
+	Unit         string        `json:"unit"`
+	Group        string        `json:"group"`
+	Better       string        `json:"better"`
+	InDictionary bool          `json:"in_dictionary"`
+	Baseline     *float64      `json:"baseline"`
+	BaselineRuns []float64     `json:"baseline_runs,omitempty"`
+	Candidates   []CompareCell `json:"candidates"`
+}
+
+// CompareCell is one candidate's value of a metric against the baseline.
+type CompareCell struct {
+	Value *float64  `json:"value"`
+	Runs  []float64 `json:"runs,omitempty"` // per-run values when a side has repeats
+	Delta *float64  `json:"delta"`          // candidate − baseline
+	// DeltaPct is 100·Δ/|baseline|; nil when the baseline is 0.
+	DeltaPct *float64  `json:"delta_pct"`
+	CI       *Interval `json:"ci,omitempty"` // confidence interval of Δ
+	P        *float64  `json:"p,omitempty"`  // p-value of the test named by Test
+	Test     string    `json:"test,omitempty"`
+	// Beyond is set when the change reaches the threshold (and floor);
+	// Tested when there was evidence to judge its significance.
+	Beyond  bool           `json:"beyond_threshold,omitempty"`
+	Tested  bool           `json:"tested,omitempty"`
+	Verdict CompareVerdict `json:"verdict"`
+	Reason  string         `json:"reason"`
+}
+
+// Compare compares each candidate with the baseline, metric by metric and
+// distribution by distribution, and judges every change. It is pure and
+// deterministic: the bootstrap draws from a generator seeded by
+// opts.Seed, the distribution and the candidate.
+//
+// Per metric, Δ = candidate − baseline (each side the mean of its runs) and
+// Δ % = 100·Δ/|baseline| (undefined for a zero baseline). A change counts
+// when |Δ %| ≥ the metric's threshold and |Δ| ≥ its floor, and is
+// significant when p < α or the interval of Δ excludes 0. The evidence:
+//   - repeats on a side: the runs' own values, by Student's t (Welch);
+//   - single runs, a figure of a distribution: a cluster bootstrap of the
+//     figure's Δ and a Mann–Whitney U test of the cluster means;
+//   - single runs, a count of transactions: a two-proportion z test;
+//   - otherwise none, and the change is reported but not judged.
+//
+// A counted, significant change in the metric's better direction is
+// CompareBetter, in the other CompareWorse; anything else CompareNoChange,
+// with the reason.
+func Compare(base CompareSide, cands []CompareSide, opts CompareOptions) (Comparison, error) {
+	if len(base.Runs) == 0 {
+		return Comparison{}, fmt.Errorf("the baseline has no run")
+	}
+	if len(cands) == 0 {
+		return Comparison{}, fmt.Errorf("no candidate to compare with the baseline")
+	}
+	for _, c := range cands {
+		if len(c.Runs) == 0 {
+			return Comparison{}, fmt.Errorf("candidate %q has no run", c.Label)
+		}
+	}
+	if opts.Thresholds.DefaultPct == 0 && opts.Thresholds.Alpha == 0 && opts.Thresholds.Metric == nil {
+		opts.Thresholds = DefaultThresholds()
+	}
+	if opts.Thresholds.Alpha <= 0 {
+		opts.Thresholds.Alpha = DefaultAlpha
+	}
+	if opts.Confidence <= 0 || opts.Confidence >= 1 {
+		opts.Confidence = 1 - opts.Thresholds.Alpha
+	}
+	if opts.Resamples <= 0 {
+		opts.Resamples = 2000
+	}
+	c := comparer{opts: opts, base: base, cands: cands, boot: map[bootKey]bootResult{}}
+	out := Comparison{
+		Baseline: sideInfo(base),
+		Method:   Method{Thresholds: opts.Thresholds, Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed},
+	}
+	for _, s := range cands {
+		out.Candidates = append(out.Candidates, sideInfo(s))
+	}
+	out.Differences = settingDiffs(append([]CompareSide{base}, cands...))
+	out.Warnings = inputWarnings(base, cands)
+	out.Metrics = c.rows()
+	out.Distributions = c.distRows()
+
+	out.Verdict = CompareNoChange
+	for i := range out.Candidates {
+		ci := &out.Candidates[i]
+		for _, r := range out.Metrics {
+			switch r.Candidates[i].Verdict {
+			case CompareBetter:
+				ci.Better++
+			case CompareWorse:
+				ci.Worse++
+			}
+		}
+		switch {
+		case ci.Worse > 0:
+			ci.Verdict = CompareWorse
+			out.Verdict = CompareWorse
+		case ci.Better > 0:
+			ci.Verdict = CompareBetter
+			if out.Verdict != CompareWorse {
+				out.Verdict = CompareBetter
+			}
+		default:
+			ci.Verdict = CompareNoChange
+		}
+	}
+	return out, nil
+}
+
+func sideInfo(s CompareSide) SideInfo {
+	si := SideInfo{Label: s.Label}
+	for _, r := range s.Runs {
+		si.Runs = append(si.Runs, RunInfo{Dir: r.Dir, ID: r.Run.ID, Status: r.Run.Status, Version: NodeVersions(r.Run)})
+	}
+	return si
+}
+
+type comparer struct {
+	opts  CompareOptions
+	base  CompareSide
+	cands []CompareSide
+	boot  map[bootKey]bootResult
+}
+
+// metricValues returns the values of id in the runs that have it.
+func metricValues(s CompareSide, id string) []float64 {
+	var vs []float64
+	for _, r := range s.Runs {
+		if v, ok := r.Metrics[id]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// rows returns one row per metric any run has: dictionary metrics in
+// dictionary order, then the others sorted by id.
+func (c *comparer) rows() []CompareRow {
+	have := map[string]bool{}
+	for _, s := range append([]CompareSide{c.base}, c.cands...) {
+		for _, r := range s.Runs {
+			for id := range r.Metrics {
+				have[id] = true
+			}
+		}
+	}
+	var rows []CompareRow
+	for _, m := range Dictionary() {
+		if have[m.ID] {
+			rows = append(rows, c.row(m, true))
+			delete(have, m.ID)
+		}
+	}
+	var other []string
+	for id := range have {
+		other = append(other, id)
+	}
+	slices.Sort(other)
+	for _, id := range other {
+		rows = append(rows, c.row(Metric{ID: id, Title: id, Group: GroupOther, Better: Neutral}, false))
+	}
+	return rows
+}
+
+// GroupOther holds metrics of the inputs that this cometlab's dictionary
+// does not know (a run from another cometlab version).
+const GroupOther = "not in this cometlab's dictionary"
+
+func (c *comparer) row(m Metric, known bool) CompareRow {
+	r := CompareRow{ID: m.ID, Title: m.Title, Unit: m.Unit, Group: m.Group, Better: m.Better.String(), InDictionary: known}
+	bv := metricValues(c.base, m.ID)
+	if len(bv) > 0 {
+		r.Baseline = ptr(Mean(bv))
+	}
+	if len(c.base.Runs) > 1 {
+		r.BaselineRuns = bv
+	}
+	for i := range c.cands {
+		r.Candidates = append(r.Candidates, c.cell(m, known, bv, i))
+	}
+	return r
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func (c *comparer) cell(m Metric, known bool, bv []float64, ci int) CompareCell {
+	cand := c.cands[ci]
+	cv := metricValues(cand, m.ID)
+	var cell CompareCell
+	if len(cand.Runs) > 1 {
+		cell.Runs = cv
+	}
+	if len(cv) > 0 {
+		cell.Value = ptr(Mean(cv))
+	}
+	switch {
+	case len(bv) == 0 && len(cv) == 0:
+		cell.Verdict, cell.Reason = CompareMissing, "in neither side"
+		return cell
+	case len(bv) == 0:
+		cell.Verdict, cell.Reason = CompareMissing, "not in the baseline"
+		return cell
+	case len(cv) == 0:
+		cell.Verdict, cell.Reason = CompareMissing, "not in the candidate"
+		return cell
+	}
+	b, v := Mean(bv), Mean(cv)
+	d := v - b
+	cell.Delta = ptr(d)
+	if b != 0 {
+		cell.DeltaPct = ptr(100 * d / math.Abs(b))
+	}
+	if why := incomparable(m, c.base, cand); why != "" {
+		cell.Verdict, cell.Reason = CompareNotComparable, why
+		return cell
+	}
+	c.test(&cell, m, bv, cv, ci)
+
+	pct, floor, ignore := c.opts.Thresholds.For(m.ID)
+	switch {
+	case !known:
+		cell.Verdict, cell.Reason = CompareNotJudged, "not in this cometlab's metric dictionary: better direction unknown"
+		return cell
+	case m.Better == Neutral:
+		cell.Verdict, cell.Reason = CompareNotJudged, "describes the run; neither direction is better"
+		return cell
+	case ignore:
+		cell.Verdict, cell.Reason = CompareNotJudged, "ignored by the thresholds file"
+		return cell
+	}
+	cell.Verdict = CompareNoChange
+	material := d != 0 && math.Abs(d) >= floor
+	var beyond, within string
+	if cell.DeltaPct != nil {
+		material = material && math.Abs(*cell.DeltaPct) >= pct
+		beyond = fmt.Sprintf("%+.1f %% is beyond the %s %% threshold", *cell.DeltaPct, fmtNum(pct))
+		within = fmt.Sprintf("within the %s %% threshold", fmtNum(pct))
+	} else {
+		beyond = "a change from a zero baseline (Δ % undefined)"
+	}
+	if floor > 0 {
+		beyond += fmt.Sprintf(" and the floor of %s", fmtNum(floor))
+		if within != "" {
+			within += " or "
+		}
+		within += fmt.Sprintf("below the floor of %s", fmtNum(floor))
+	}
+	cell.Beyond, cell.Tested = material, cell.P != nil || cell.CI != nil
+	switch {
+	case !material && d == 0:
+		cell.Reason = "no change"
+		return cell
+	case !material:
+		cell.Reason = within
+		return cell
+	case cell.P == nil && cell.CI == nil:
+		cell.Reason = beyond + ", but single runs give no noise estimate for this figure: repeat the runs to judge it"
+		return cell
+	}
+	sig := (cell.P != nil && *cell.P < c.opts.Thresholds.Alpha) || (cell.CI != nil && cell.CI.Excludes(0))
+	if !sig {
+		cell.Reason = beyond + ", but not significant (" + c.evidenceText(cell) + ")"
+		return cell
+	}
+	good := (m.Better == HigherIsBetter) == (d > 0)
+	cell.Verdict = CompareWorse
+	if good {
+		cell.Verdict = CompareBetter
+	}
+	cell.Reason = beyond + " and significant (" + c.evidenceText(cell) + ")"
+	return cell
+}
+
+func (c *comparer) evidenceText(cell CompareCell) string {
+	var parts []string
+	if cell.P != nil {
+		parts = append(parts, "p "+fmtP(*cell.P))
+	}
+	if cell.CI != nil {
+		if cell.CI.Excludes(0) {
+			parts = append(parts, "the interval excludes 0")
+		} else {
+			parts = append(parts, "the interval includes 0")
+		}
+	}
+	s := parts[0]
+	for _, p := range parts[1:] {
+		s += "; " + p
+	}
+	return s
+}
+
+// fmtNum formats a threshold without trailing zeros.
+func fmtNum(v float64) string { return fmt.Sprint(v) }
+
+// fmtP formats a p-value with its relation: "= 0.0312", "< 0.0001".
+func fmtP(p float64) string {
+	if p < 1e-4 {
+		return "< 0.0001"
+	}
+	return "= " + fmt.Sprintf("%.3g", p)
+}

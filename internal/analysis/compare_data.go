@@ -1,0 +1,360 @@
+package analysis
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// Distributions a comparison tests, by name (CompareRun.Samples).
+const (
+	DistBlockLatency    = "block_latency"    // ms per committed transaction, clustered by height
+	DistObservedLatency = "observed_latency" // ms per committed transaction, clustered by height
+	DistTPS             = "tps"              // run transactions committed per 1-second window
+	DistBlocksPerS      = "blocks_per_s"     // blocks committed per 1-second window
+	DistBlockInterval   = "block_interval"   // s between consecutive header times
+	DistAdoption        = "adoption"         // ms a node committed a height after the first node, clustered by height
+)
+
+// DistInfo describes one distribution of a comparison.
+type DistInfo struct {
+	Name       string
+	Title      string
+	Unit       string
+	Definition string
+	Better     Better // for the mean and percentiles
+	// Per names the units the bootstrap resamples and the rank test
+	// ranks: "blocks" for values clustered by height.
+	Per string
+}
+
+// Distributions returns the distributions a comparison tests, in report
+// order.
+func Distributions() []DistInfo {
+	return []DistInfo{
+		{DistBlockLatency, "Block latency", UnitMS, "per committed transaction (duplicates excluded): commit time of its block − send time; clusters are heights", LowerIsBetter, "blocks"},
+		{DistObservedLatency, "Observed latency", UnitMS, "per committed transaction: when the target node committed its height (cometlab's clock) − send time; clusters are heights", LowerIsBetter, "blocks"},
+		{DistTPS, "Committed tx/s", UnitTPS, "run transactions committed in each 1-second window from the load start (as tps_mean)", HigherIsBetter, "1-s windows"},
+		{DistBlocksPerS, "Blocks/s", UnitBPS, "blocks committed in each 1-second window (as blocks_per_s_mean)", Neutral, "1-s windows"},
+		{DistBlockInterval, "Block interval", UnitS, "header time(H+1) − header time(H) over consecutive heights of the run", Neutral, "intervals"},
+		{DistAdoption, "Block adoption lag", UnitMS, "for each height and each node but the first to commit it: its local commit time − the first node's; clusters are heights", LowerIsBetter, "blocks"},
+	}
+}
+
+// distOf returns the distribution description of name.
+func distOf(name string) (DistInfo, bool) {
+	for _, d := range Distributions() {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return DistInfo{}, false
+}
+
+// evidence says which data decides whether a change of a metric is
+// significant in a comparison of single runs: a distribution (and the
+// statistic of it the metric is, "" when it is no simple statistic of it),
+// or a count out of a denominator metric.
+type evidence struct {
+	dist  string
+	stat  Stat
+	count string // denominator metric id of a count metric
+}
+
+// evidenceOf maps a dictionary id to its evidence; the zero value means
+// none (a single run gives no noise estimate for it).
+func evidenceOf(id string) evidence {
+	stat := func(rest string) Stat {
+		for t := range strings.SplitSeq(rest, "_") {
+			if s := Stat(t); s == StatMean || s == "stddev" || s == "min" || s == "max" {
+				return s
+			} else if _, ok := s.percentile(); ok {
+				return s
+			}
+		}
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(id, "block_latency_"):
+		return evidence{dist: DistBlockLatency, stat: stat(strings.TrimPrefix(id, "block_latency_"))}
+	case strings.HasPrefix(id, "observed_latency_"):
+		return evidence{dist: DistObservedLatency, stat: stat(strings.TrimPrefix(id, "observed_latency_"))}
+	case strings.HasPrefix(id, "tps_"):
+		return evidence{dist: DistTPS, stat: stat(strings.TrimPrefix(id, "tps_"))}
+	case id == "committed_tps" || id == "throughput_ratio":
+		return evidence{dist: DistTPS}
+	case strings.HasPrefix(id, "blocks_per_s_"):
+		return evidence{dist: DistBlocksPerS, stat: stat(strings.TrimPrefix(id, "blocks_per_s_"))}
+	case strings.HasPrefix(id, "block_interval_"):
+		return evidence{dist: DistBlockInterval, stat: stat(strings.TrimPrefix(id, "block_interval_"))}
+	case id == "committed_txs" || id == "rejected_txs" || id == "missing_txs":
+		return evidence{count: "sent_txs"}
+	case id == "duplicate_txs":
+		return evidence{count: "committed_txs"}
+	}
+	// None for the rest, notably: the adoption figures (spreads over the
+	// nodes of one host, whose run-to-run noise — measured up to 25 %
+	// between runs of one version — a within-run test cannot see), and
+	// the generator's own counts (late_sends, unsent_txs, unanswered_txs:
+	// bursty, so a proportion test would call noise significant).
+	return evidence{}
+}
+
+// loadStartOf returns the load start (Unix ns): run.json's, else the first
+// scheduled send, else 0.
+func loadStartOf(in Input) int64 {
+	if !in.Run.LoadStart.IsZero() {
+		return in.Run.LoadStart.UnixNano()
+	}
+	var first int64
+	for i := range in.Sent {
+		if t := in.Sent[i].Intended; t > 0 && (first == 0 || t < first) {
+			first = t
+		}
+	}
+	return first
+}
+
+// CompareSamples returns the distributions of a run that a comparison
+// tests (see Distributions), computed as Summarize computes the
+// corresponding figures; a distribution without data is left out. It is
+// pure.
+func CompareSamples(in Input) map[string]DistSample {
+	out := map[string]DistSample{}
+	put := func(name string, s DistSample) {
+		if s.Len() > 0 {
+			out[name] = s
+		}
+	}
+
+	// Block and observed latency, clustered by height.
+	var lat, obs DistSample
+	target := map[int64]int64{} // height → first commit at the target
+	for i := range in.Adoption {
+		if a := &in.Adoption[i]; a.Node == in.Run.Target {
+			if t, ok := target[a.Height]; !ok || a.At < t {
+				target[a.Height] = a.At
+			}
+		}
+	}
+	for i := range in.Txs {
+		t := &in.Txs[i]
+		if t.Duplicate {
+			continue
+		}
+		if t.CommitTime != 0 {
+			lat.Values = append(lat.Values, float64(t.Latency())/nsPerMs)
+			lat.Cluster = append(lat.Cluster, int32(t.Height))
+		}
+		if at, ok := target[t.Height]; ok {
+			obs.Values = append(obs.Values, float64(at-t.Sent)/nsPerMs)
+			obs.Cluster = append(obs.Cluster, int32(t.Height))
+		}
+	}
+	put(DistBlockLatency, lat)
+	put(DistObservedLatency, obs)
+
+	// Per-second windows and block intervals, as blocks() computes them.
+	ks := runBlocks(in)
+	var iv DistSample
+	for i := 1; i < len(ks); i++ {
+		if ks[i-1].Height+1 == ks[i].Height {
+			iv.Values = append(iv.Values, float64(ks[i].Time-ks[i-1].Time)/nsPerS)
+		}
+	}
+	put(DistBlockInterval, iv)
+	if start := loadStartOf(in); start != 0 && len(ks) > 0 {
+		times := make([]int64, len(ks))
+		txs := make([]float64, len(ks))
+		var lastRun int64
+		for i := range ks {
+			times[i] = blockTime(&ks[i])
+			txs[i] = float64(ks[i].RunTxs)
+			if ks[i].RunTxs > 0 {
+				lastRun = max(lastRun, times[i])
+			}
+		}
+		const sec = int64(nsPerS)
+		n := int((int64(in.Run.Load.DurationS*nsPerS) + sec - 1) / sec)
+		if lastRun >= start {
+			n = max(n, int((lastRun-start)/sec)+1)
+		}
+		if n > 0 {
+			put(DistTPS, DistSample{Values: WindowCounts(times, txs, start, sec, n)})
+			put(DistBlocksPerS, DistSample{Values: WindowCounts(times, nil, start, sec, n)})
+		}
+	}
+
+	put(DistAdoption, adoptionLagSample(in))
+	return out
+}
+
+// adoptionLags returns, for each height of the run's range and each node
+// but the first to commit it, how long after the first node it committed
+// (ms), clustered by height.
+func adoptionLagSample(in Input) DistSample {
+	rows := make([]results.Adoption, 0, len(in.Adoption))
+	for _, a := range in.Adoption {
+		if (in.Run.FirstHeight != 0 && a.Height < in.Run.FirstHeight) || (in.Run.LastHeight != 0 && a.Height > in.Run.LastHeight) {
+			continue
+		}
+		rows = append(rows, a)
+	}
+	slices.SortFunc(rows, func(a, b results.Adoption) int {
+		return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.At, b.At), strings.Compare(a.Node, b.Node))
+	})
+	var s DistSample
+	for i := 0; i < len(rows); {
+		j := i
+		seen := map[string]bool{}
+		for ; j < len(rows) && rows[j].Height == rows[i].Height; j++ {
+			if seen[rows[j].Node] {
+				continue
+			}
+			seen[rows[j].Node] = true
+			if j > i {
+				s.Values = append(s.Values, float64(rows[j].At-rows[i].At)/nsPerMs)
+				s.Cluster = append(s.Cluster, int32(rows[i].Height))
+			}
+		}
+		i = j
+	}
+	return s
+}
+
+// Traces a comparison plots, by name (CompareRun.Traces).
+const (
+	TraceBlocksPerMin = "blocks_per_min" // blocks committed, per minute, in 5-s windows
+	TraceTxsPerMin    = "txs_per_min"    // run transactions committed, per minute, in 5-s windows
+	TraceMempool      = "mempool_size"   // mean mempool size over the nodes (metrics.csv)
+	TraceRSS          = "rss_mib"        // mean resident memory of the node processes, MiB (resources.csv)
+)
+
+// Trace is a time series of one run: X in s since the load start (the
+// middle of a window for windowed rates).
+type Trace struct {
+	X []float64 `json:"x"`
+	Y []float64 `json:"y"`
+}
+
+// traceWindow is the window of the per-minute traces.
+const traceWindow = 5 * int64(nsPerS)
+
+// CompareTraces returns the time series of a run for the comparison's
+// overlay plots: blocks/min and txs/min from blocks.csv, and the mempool
+// size and RSS when metrics (rows of metrics.csv, any series; only those
+// named <namespace>_mempool_size are used) and resources are given. A
+// trace without data is left out. It is pure.
+func CompareTraces(in Input, metrics []results.Metric, resources []results.Resource) map[string]Trace {
+	out := map[string]Trace{}
+	start := loadStartOf(in)
+	ks := runBlocks(in)
+	if start != 0 && len(ks) > 0 {
+		times := make([]int64, len(ks))
+		txs := make([]float64, len(ks))
+		end := start
+		for i := range ks {
+			times[i] = blockTime(&ks[i])
+			txs[i] = float64(ks[i].RunTxs)
+			end = max(end, times[i])
+		}
+		n := int((end-start)/traceWindow) + 1
+		perMin := float64(60*nsPerS) / float64(traceWindow)
+		for _, tr := range []struct {
+			name string
+			w    []float64
+		}{{TraceBlocksPerMin, nil}, {TraceTxsPerMin, txs}} {
+			counts := WindowCounts(times, tr.w, start, traceWindow, n)
+			var t Trace
+			for k, c := range counts {
+				t.X = append(t.X, (float64(k)+0.5)*float64(traceWindow)/nsPerS) // window middle
+				t.Y = append(t.Y, c*perMin)
+			}
+			out[tr.name] = t
+		}
+	}
+	var mp []timedValue
+	for i := range metrics {
+		m := &metrics[i]
+		if IsMempoolSize(m.Name) {
+			mp = append(mp, timedValue{m.Time, m.Node + "\x00" + m.Labels, m.Value})
+		}
+	}
+	if t := meanOverSeries(mp, start); len(t.X) > 0 {
+		out[TraceMempool] = t
+	}
+	rs := make([]timedValue, 0, len(resources))
+	for i := range resources {
+		rs = append(rs, timedValue{resources[i].Time, resources[i].Node, float64(resources[i].RSS) / (1 << 20)})
+	}
+	if t := meanOverSeries(rs, start); len(t.X) > 0 {
+		out[TraceRSS] = t
+	}
+	return out
+}
+
+// IsMempoolSize reports whether a Prometheus metric name is CometBFT's
+// mempool size in transactions: mempool_size under any namespace
+// (cometbft_mempool_size), not mempool_size_bytes.
+func IsMempoolSize(name string) bool {
+	return name == "mempool_size" || strings.HasSuffix(name, "_mempool_size")
+}
+
+type timedValue struct {
+	t   int64
+	key string // series (node and labels)
+	v   float64
+}
+
+// meanOverSeries averages series sampled at slightly different times: for
+// each 1-second bucket from start, the mean over the series of each one's
+// last sample in the bucket. Buckets without a sample are left out. start
+// 0 means the first sample's time.
+func meanOverSeries(vs []timedValue, start int64) Trace {
+	if len(vs) == 0 {
+		return Trace{}
+	}
+	if start == 0 {
+		start = math.MaxInt64
+		for _, v := range vs {
+			start = min(start, v.t)
+		}
+	}
+	const sec = int64(nsPerS)
+	type bk struct {
+		b   int64
+		key string
+	}
+	last := map[bk]timedValue{}
+	for _, v := range vs {
+		d := v.t - start
+		b := d / sec
+		if d < 0 && d%sec != 0 {
+			b-- // floor, not truncation, before the start
+		}
+		k := bk{b, v.key}
+		if old, ok := last[k]; !ok || v.t >= old.t {
+			last[k] = v
+		}
+	}
+	sum := map[int64]float64{}
+	n := map[int64]int{}
+	for k, v := range last {
+		sum[k.b] += v.v
+		n[k.b]++
+	}
+	buckets := make([]int64, 0, len(sum))
+	for b := range sum {
+		buckets = append(buckets, b)
+	}
+	slices.Sort(buckets)
+	var t Trace
+	for _, b := range buckets {
+		t.X = append(t.X, float64(b))
+		t.Y = append(t.Y, sum[b]/float64(n[b]))
+	}
+	return t
+}

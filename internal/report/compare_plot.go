@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"image/png"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// comparePlot is one overlay plot of a comparison.
+type comparePlot struct {
+	title   string
+	path    string // relative to the comparison directory, slash separated
+	caption string
+}
+
+// sideColor returns the colour of side i: dark grey for the baseline, then
+// the matplotlib "tab10" colours.
+func sideColor(i int) color.NRGBA {
+	if i == 0 {
+		return color.NRGBA{R: 0x33, G: 0x33, B: 0x33, A: 255}
+	}
+	tab := []color.NRGBA{
+		{R: 0x1f, G: 0x77, B: 0xb4, A: 255}, {R: 0xff, G: 0x7f, B: 0x0e, A: 255}, {R: 0x2c, G: 0xa0, B: 0x2c, A: 255},
+		{R: 0xd6, G: 0x27, B: 0x28, A: 255}, {R: 0x94, G: 0x67, B: 0xbd, A: 255}, {R: 0x8c, G: 0x56, B: 0x4b, A: 255},
+	}
+	return tab[(i-1)%len(tab)]
+}
+
+// cdfPoints returns at most maxPts points of the empirical CDF of values:
+// (x, fraction of values ≤ x).
+func cdfPoints(values []float64, maxPts int) plotter.XYs {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return nil
+	}
+	step := max(1, n/maxPts)
+	var pts plotter.XYs
+	for i := 0; i < n; i += step {
+		pts = append(pts, plotter.XY{X: s[i], Y: float64(i+1) / float64(n)})
+	}
+	if pts[len(pts)-1].Y != 1 {
+		pts = append(pts, plotter.XY{X: s[n-1], Y: 1})
+	}
+	return pts
+}
+
+func newComparePlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.Padding = vg.Points(8)
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.X.Tick.Marker = plot.TickerFunc(niceTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.ThumbnailWidth = vg.Points(24)
+	return p
+}
+
+func encodePlot(p *plot.Plot, width, height int) ([]byte, error) {
+	if width <= 0 || height <= 0 {
+		width, height = DefaultPlotWidth, DefaultPlotHeight
+	}
+	c := vgimg.NewWith(vgimg.UseWH(vg.Length(width)*vg.Inch/plotDPI, vg.Length(height)*vg.Inch/plotDPI), vgimg.UseDPI(plotDPI))
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if err := png.Encode(&b, c.Image()); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// addLine adds a line of the given colour; label "" keeps it out of the
+// legend; dashed draws it dashed (a repeat run).
+func addLine(p *plot.Plot, pts plotter.XYs, col color.NRGBA, label string, dashed bool) error {
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return err
+	}
+	l.Color = col
+	l.Width = vg.Points(1.6)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	p.Add(l)
+	if label != "" {
+		p.Legend.Add(label, l)
+	}
+	return nil
+}
+
+// writeComparePlots draws the overlay plots the sides have data for into
+// dir/plots and returns them in report order: the block-latency and
+// adoption CDFs (each side's runs pooled), then the time series (one line
+// per run, a side's repeats dashed).
+func writeComparePlots(dir string, sides []analysis.CompareSide, opts CompareOptions) ([]comparePlot, error) {
+	var out []comparePlot
+	save := func(p *plot.Plot, name, title, caption string) error {
+		b, err := encodePlot(p, opts.PlotWidth, opts.PlotHeight)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", name, err)
+		}
+		rel := results.PlotsDir + "/compare_" + name + ".png"
+		if err := results.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(rel)), b); err != nil {
+			return err
+		}
+		out = append(out, comparePlot{title: title, path: rel, caption: caption})
+		return nil
+	}
+
+	for _, cdf := range []struct {
+		dist, name, title, xlabel, caption string
+	}{
+		{analysis.DistBlockLatency, "latency_cdf", "Block latency CDF", "block latency (ms)",
+			"Fraction of the committed transactions whose block latency is at most x; each side's runs pooled."},
+		{analysis.DistAdoption, "adoption_cdf", "Block adoption CDF", "time after the first node committed the height (ms)",
+			"Fraction of the node commits (every height, every node but the first to commit it) that came at most x after the first node's, by the clock of the host running cometlab."},
+	} {
+		p := newComparePlot(cdf.title, cdf.xlabel, "fraction")
+		p.Legend.Top = false
+		p.Legend.Left = false
+		p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(8)
+		drawn := 0
+		for i, s := range sides {
+			var vals []float64
+			for _, r := range s.Runs {
+				vals = append(vals, r.Samples[cdf.dist].Values...)
+			}
+			if len(vals) == 0 {
+				continue
+			}
+			if err := addLine(p, cdfPoints(vals, 1500), sideColor(i), fmt.Sprintf("%s (n = %s)", s.Label, groupDigits(float64(len(vals)))), false); err != nil {
+				return nil, err
+			}
+			drawn++
+		}
+		if drawn == 0 {
+			continue
+		}
+		p.Y.Min, p.Y.Max = 0, 1.02
+		if err := save(p, cdf.name, cdf.title, cdf.caption); err != nil {
+			return nil, err
+		}
+	}
+
+	for _, tr := range []struct {
+		name, title, ylabel, caption string
+	}{
+		{analysis.TraceBlocksPerMin, "Blocks per minute", "blocks/min", "Blocks committed (by commit time) in 5-second windows from the load start, as a rate per minute; one line per run."},
+		{analysis.TraceTxsPerMin, "Transactions per minute", "txs/min", "Run transactions committed in 5-second windows from the load start, as a rate per minute; one line per run."},
+		{analysis.TraceMempool, "Mempool size", "transactions (mean over nodes)", "Each node's mempool size (Prometheus `mempool_size`, from metrics.csv), averaged over the nodes each second; one line per run."},
+		{analysis.TraceRSS, "Resident memory", "MiB (mean over nodes)", "Resident set size of the node processes (resources.csv), averaged over the nodes each second; one line per run."},
+	} {
+		p := newComparePlot(tr.title, "time since load start (s)", tr.ylabel)
+		drawn, ymax := 0, 0.0
+		for i, s := range sides {
+			labelled := false
+			for j, r := range s.Runs {
+				t, ok := r.Traces[tr.name]
+				if !ok || len(t.X) == 0 {
+					continue
+				}
+				pts := make(plotter.XYs, len(t.X))
+				for k := range t.X {
+					pts[k] = plotter.XY{X: t.X[k], Y: t.Y[k]}
+					ymax = max(ymax, t.Y[k])
+				}
+				label := ""
+				if !labelled {
+					label, labelled = s.Label, true
+				}
+				if err := addLine(p, pts, sideColor(i), label, j > 0); err != nil {
+					return nil, err
+				}
+				drawn++
+			}
+		}
+		if drawn == 0 {
+			continue
+		}
+		// Headroom above the highest point keeps the legend off the lines.
+		p.Y.Min, p.Y.Max = 0, max(ymax*1.25, 1)
+		if err := save(p, tr.name, tr.title, tr.caption); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// compareGolden is the golden compare.md of TestWriteCompare (rewrite with
+// -update).
+const compareGolden = "../../testdata/compare/report/compare.md"
+
+// fixtureRun is a deterministic run for comparison reports: 60 blocks of
+// 50 transactions whose block latency is about mean ms.
+func fixtureRun(seed uint64, version string, mean float64, status string) analysis.CompareRun {
+	r := rand.New(rand.NewPCG(seed, 1))
+	lat := analysis.DistSample{}
+	tps := analysis.DistSample{}
+	adopt := analysis.DistSample{}
+	var blocks, txs analysis.Trace
+	for b := range 60 {
+		off := r.NormFloat64() * mean / 20
+		for range 50 {
+			lat.Values = append(lat.Values, mean+off+r.NormFloat64()*mean/5)
+			lat.Cluster = append(lat.Cluster, int32(b))
+		}
+		for range 3 {
+			adopt.Values = append(adopt.Values, 5+r.ExpFloat64()*10)
+			adopt.Cluster = append(adopt.Cluster, int32(b))
+		}
+		tps.Values = append(tps.Values, 50+r.NormFloat64()*5)
+	}
+	for k := range 12 {
+		blocks.X, blocks.Y = append(blocks.X, 2.5+5*float64(k)), append(blocks.Y, 60*1000/mean+r.NormFloat64())
+		txs.X, txs.Y = append(txs.X, 2.5+5*float64(k)), append(txs.Y, 3000+r.NormFloat64()*50)
+	}
+	run := analysis.CompareRun{
+		Dir:     "runs/" + version + "-" + string(rune('a'+seed)),
+		Run:     results.Run{ID: "id-" + version, Status: status, Load: results.Load{Connections: 1, Rate: 50, Size: 1024, DurationS: 60, Pacing: "even"}},
+		Samples: map[string]analysis.DistSample{analysis.DistBlockLatency: lat, analysis.DistTPS: tps, analysis.DistAdoption: adopt},
+		Traces:  map[string]analysis.Trace{analysis.TraceBlocksPerMin: blocks, analysis.TraceTxsPerMin: txs},
+		Metrics: map[string]float64{"expected_txs": 3000, "sent_txs": 3000, "committed_txs": 3000, "missing_txs": 0, "throughput_ratio": 1, "rounds_max": 0},
+	}
+	for i := range 4 {
+		run.Run.Nodes = append(run.Run.Nodes, results.Node{Name: "validator0" + string(rune('1'+i)), Mode: "validator", Version: version})
+	}
+	for _, st := range []string{"mean", "p50", "p99", "max"} {
+		run.Metrics["block_latency_"+st+"_ms"] = analysis.Stat(st).Of(lat.Values)
+	}
+	run.Metrics["tps_mean"] = analysis.StatMean.Of(tps.Values)
+	run.Settings = analysis.RunSettings(run.Run)
+	run.Settings["config.p2p.flush_throttle_timeout"] = map[string]string{"v0.38.26": `"100ms"`, "v0.40.0": `"10ms"`}[version]
+	return run
+}
+
+func compareFixture(t *testing.T) (analysis.Comparison, []analysis.CompareSide) {
+	t.Helper()
+	sides := []analysis.CompareSide{
+		{Runs: []analysis.CompareRun{fixtureRun(1, "v0.38.26", 800, results.StatusComplete)}},
+		{Runs: []analysis.CompareRun{fixtureRun(2, "v0.40.0", 1000, results.StatusPartial)}},
+	}
+	analysis.DefaultLabels(sides)
+	c, err := analysis.Compare(sides[0], sides[1:], analysis.CompareOptions{Seed: 1, Resamples: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sides
+}
+
+// TestWriteCompare writes a comparison and checks compare.md against its
+// golden file, that compare.html is self-contained and that compare.json
+// holds the comparison.
+func TestWriteCompare(t *testing.T) {
+	c, sides := compareFixture(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := WriteCompare(dir, c, sides, CompareOptions{Command: "cometlab compare a b", PlotWidth: 400, PlotHeight: 250}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, CompareMD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		os.MkdirAll(filepath.Dir(compareGolden), 0o755)
+		if err := os.WriteFile(compareGolden, md, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(compareGolden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if !bytes.Equal(md, want) {
+		t.Errorf("compare.md differs from %s (run with -update to accept):\n%s", compareGolden, md)
+	}
+	for _, w := range []string{"**Verdict: WORSE.**", "| `config.p2p.flush_throttle_timeout` | \"100ms\" | \"10ms\" |",
+		"is partial", "### Latency", "plots/compare_latency_cdf.png", "plots/compare_blocks_per_min.png", "## Method"} {
+		if !bytes.Contains(md, []byte(w)) {
+			t.Errorf("compare.md lacks %q", w)
+		}
+	}
+	if bytes.Contains(md, []byte("NaN")) {
+		t.Error("compare.md has NaN")
+	}
+	page, err := os.ReadFile(filepath.Join(dir, CompareHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte(`<img src="data:image/png;base64,`)) || bytes.Contains(page, []byte(`src="plots/`)) {
+		t.Error("compare.html does not inline its plots")
+	}
+	var back analysis.Comparison
+	b, _ := os.ReadFile(filepath.Join(dir, CompareJSON))
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Verdict != c.Verdict || len(back.Metrics) != len(c.Metrics) || back.Candidates[0].Label != "v0.40.0" {
+		t.Errorf("compare.json: verdict %s, %d metrics", back.Verdict, len(back.Metrics))
+	}
+	// The groups the inputs have no metric of are left out.
+	if bytes.Contains(md, []byte("### Mempool")) || bytes.Contains(md, []byte("### Resources")) {
+		t.Error("empty groups shown")
+	}
+}
+
+func TestCompareTable(t *testing.T) {
+	c, _ := compareFixture(t)
+	var b bytes.Buffer
+	CompareTable(&b, c)
+	out := b.String()
+	for _, w := range []string{"v0.38.26", "v0.40.0", "Block latency p50 (ms)", "worse", "verdict: worse; v0.40.0:"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("table lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestWriteSweepCompare(t *testing.T) {
+	c, sides := compareFixture(t)
+	dir := t.TempDir()
+	if err := WriteCompare(filepath.Join(dir, CellDir("r=50")), c, sides, CompareOptions{PlotWidth: 300, PlotHeight: 200}); err != nil {
+		t.Fatal(err)
+	}
+	s := SweepCompare{Baseline: "base", Candidates: []string{"cand"}, Cells: []SweepCellCompare{
+		{ID: "r=50", Dir: CellDir("r=50"), Comparison: &c},
+		{ID: "r=100", Missing: []string{"cand"}},
+	}}
+	if err := WriteSweepCompare(dir, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, CompareMD))
+	page, _ := os.ReadFile(filepath.Join(dir, CompareHTML))
+	for _, w := range []string{"[r=50](cells/r_50/compare.md)", "**Verdict: WORSE.**", "`r=100` (not in cand)"} {
+		if !bytes.Contains(md, []byte(w)) {
+			t.Errorf("sweep compare.md lacks %q:\n%s", w, md)
+		}
+	}
+	if !bytes.Contains(page, []byte(`href="cells/r_50/compare.html"`)) {
+		t.Error("the HTML overview does not link the cell's compare.html")
+	}
+	var back SweepCompare
+	b, _ := os.ReadFile(filepath.Join(dir, CompareJSON))
+	if err := json.Unmarshal(b, &back); err != nil || back.Verdict != analysis.CompareWorse || len(back.Cells) != 2 || back.Cells[0].Verdict != analysis.CompareWorse {
+		t.Errorf("sweep compare.json: %+v %v", back, err)
+	}
+}
