@@ -25,6 +25,7 @@ const (
 	exitFailed      = 1   // the run (or command) failed; see the error and run.json
 	exitUsage       = 2   // bad flags, manifest or arguments: nothing was run
 	exitPartial     = 3   // the run finished but is partial (e.g. the mempools never drained)
+	exitRegression  = 4   // compare: some metric of some candidate is worse than the baseline
 	exitInterrupted = 130 // interrupted (Ctrl-C or SIGTERM); what was gathered is on disk
 )
 
@@ -60,6 +61,9 @@ func execute(ctx context.Context, st *state) int {
 	case errors.Is(err, errPartial):
 		fmt.Fprintln(st.stderr, "cometlab:", err)
 		return exitPartial
+	case errors.Is(err, errRegression):
+		fmt.Fprintln(st.stderr, "cometlab:", err)
+		return exitRegression
 	}
 	fmt.Fprintln(st.stderr, "cometlab:", err)
 	var ue usageError
@@ -93,13 +97,17 @@ Start with 'cometlab run': it builds (once) and starts a 4-validator testnet,
 sends 200 tx/s for 60 s, and writes a run directory with the report.
 
 Exit codes: 0 complete; 1 failed; 2 bad flags, manifest or arguments;
-3 the run is partial (e.g. the mempools never drained); 130 interrupted.`,
+3 the run is partial (e.g. the mempools never drained); 4 compare found a
+metric worse than the baseline; 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(st), newLoadCmd(st), newAnalyzeCmd(st), newReportCmd(st), newReadbackCmd(st), newTestnetCmd(st))
+	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
+	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
+	root.AddCommand(newCompareCmd(st))
 	return root
 }
 

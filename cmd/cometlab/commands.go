@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
@@ -17,6 +19,7 @@ func newRunCmd(st *state) *cobra.Command {
 	var (
 		tf     testnetFlags
 		lf     loadFlags
+		mf     metricsFlags
 		out    string
 		target string
 	)
@@ -48,6 +51,9 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 			if err != nil {
 				return err
 			}
+			if err := mf.check(true); err != nil {
+				return err
+			}
 			f, err := fetcher(st.stderr)
 			if err != nil {
 				return err
@@ -55,12 +61,14 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 			res, err := experiment.Run(cmd.Context(), experiment.Options{
 				Manifest: m, Dir: out, Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose),
 				Version: version, StartTimeout: tf.startTimeout, Hard: st.hard,
+				ScrapeInterval: mf.interval, Metrics: mf.metrics, NoResources: mf.noResources, Prometheus: mf.prometheus,
 			})
 			return printResult(st, res, err)
 		},
 	}
 	tf.register(cmd.Flags())
 	lf.register(cmd.Flags())
+	mf.register(cmd.Flags(), true)
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().StringVar(&target, "target", "", "node that receives the load (default: the first validator)")
 	return cmd
@@ -163,11 +171,29 @@ func newAnalyzeCmd(st *state) *cobra.Command {
 }
 
 func newReportCmd(st *state) *cobra.Command {
-	return &cobra.Command{
+	var mf metricsFlags
+	cmd := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Recompute summary.json and rewrite report.md of a run directory from its files alone",
-		Args:  cobra.ExactArgs(1),
+		Long: `Recompute summary.json and rewrite report.md of a run directory from its
+files alone. With --prometheus, metrics.csv is first rewritten from a
+Prometheus server that scraped the run's nodes (see 'cometlab
+prometheus-config'), over the run's window.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := mf.check(false); err != nil {
+				return err
+			}
+			if mf.prometheus != "" {
+				stats, err := experiment.ReadPrometheus(cmd.Context(), args[0], experiment.PrometheusOptions{
+					URL: mf.prometheus, Step: mf.interval, All: mf.metrics == experiment.MetricsAll})
+				if err != nil {
+					return err
+				}
+				for _, s := range stats {
+					fmt.Fprintf(st.stderr, "metrics: %s: %d series, %d rows from prometheus\n", s.Node, s.Series, s.Rows)
+				}
+			}
 			sum, err := analysis.Analyze(args[0])
 			if err != nil {
 				return err
@@ -179,6 +205,46 @@ func newReportCmd(st *state) *cobra.Command {
 			return nil
 		},
 	}
+	mf.register(cmd.Flags(), false)
+	return cmd
+}
+
+// metricsFlags select how node metrics are gathered.
+type metricsFlags struct {
+	interval    time.Duration
+	metrics     string
+	prometheus  string
+	noResources bool
+}
+
+func (f *metricsFlags) register(fs *pflag.FlagSet, run bool) {
+	if run {
+		fs.DurationVar(&f.interval, "scrape-interval", time.Second, "how often every node's metrics and process resources are sampled")
+		fs.StringVar(&f.metrics, "metrics", experiment.MetricsDefault, `node series kept in metrics.csv: "default" (the report's and a few more), "all" (every series, histogram buckets too) or "none"`)
+		fs.StringVar(&f.prometheus, "prometheus", "", "read the node series from this Prometheus server (http://127.0.0.1:9090) after the run instead of scraping them")
+		fs.BoolVar(&f.noResources, "no-resources", false, "do not sample node processes from /proc (for benchmarks)")
+		_ = fs.MarkHidden("no-resources")
+		return
+	}
+	fs.StringVar(&f.prometheus, "prometheus", "", "first rewrite metrics.csv from this Prometheus server (http://127.0.0.1:9090)")
+	fs.DurationVar(&f.interval, "scrape-interval", time.Second, "with --prometheus: the resolution (query step) of the series read")
+	fs.StringVar(&f.metrics, "metrics", experiment.MetricsDefault, `with --prometheus: "default" or "all" series`)
+}
+
+func (f *metricsFlags) check(run bool) error {
+	switch {
+	case f.metrics == experiment.MetricsNone && run:
+	case f.metrics == experiment.MetricsDefault, f.metrics == experiment.MetricsAll:
+	default:
+		return usageError{fmt.Errorf("--metrics %q: want default, all or none", f.metrics)}
+	}
+	if f.interval <= 0 {
+		return usageError{fmt.Errorf("--scrape-interval %s: want a positive duration", f.interval)}
+	}
+	if f.prometheus != "" && f.metrics == experiment.MetricsNone {
+		return usageError{errors.New("--prometheus and --metrics none contradict each other")}
+	}
+	return nil
 }
 
 func newTestnetCmd(st *state) *cobra.Command {

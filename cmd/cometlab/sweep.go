@@ -1,0 +1,375 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/report"
+)
+
+// criterionFlags set the saturation criterion.
+type criterionFlags struct {
+	c              analysis.Criterion
+	maxDrain, rise time.Duration
+}
+
+func (f *criterionFlags) register(fs *pflag.FlagSet) {
+	f.c = analysis.DefaultCriterion()
+	fs.Float64Var(&f.c.MinThroughputRatio, "min-ratio", f.c.MinThroughputRatio, "criterion: a run must commit at least this share of c × r × duration")
+	fs.Float64Var(&f.c.MaxLatencySlope, "max-latency-slope", f.c.MaxLatencySlope, "criterion: block latency may rise by at most this many s per s of load (slope test over the steady window)")
+	fs.DurationVar(&f.rise, "min-latency-rise", seconds(f.c.MinLatencyRiseS), "criterion: a latency rise over the steady window smaller than this is not a trend")
+	fs.Float64Var(&f.c.SteadyFrom, "steady-from", f.c.SteadyFrom, "criterion: start of the steady window, as a fraction of the load duration")
+	fs.Float64Var(&f.c.SteadyTo, "steady-to", f.c.SteadyTo, "criterion: end of the steady window, as a fraction of the load duration")
+	fs.DurationVar(&f.maxDrain, "max-drain", seconds(f.c.MaxDrainS), "criterion: every mempool must be empty this long after the load")
+	fs.Float64Var(&f.c.MaxRoundShare, "max-round-share", f.c.MaxRoundShare, "criterion: largest share of heights committed after round 0")
+}
+
+func (f *criterionFlags) criterion() (analysis.Criterion, error) {
+	f.c.MaxDrainS, f.c.MinLatencyRiseS = f.maxDrain.Seconds(), f.rise.Seconds()
+	if err := f.c.Validate(); err != nil {
+		return f.c, usageError{fmt.Errorf("criterion: %w", err)}
+	}
+	return f.c, nil
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// seriesFlags are what sweep and saturate share besides the testnet.
+type seriesFlags struct {
+	size     int
+	duration time.Duration
+	pacing   string
+	reuse    bool
+	coolDown time.Duration
+	out      string
+	resume   string
+}
+
+func (f *seriesFlags) register(fs *pflag.FlagSet, what string) {
+	fs.IntVarP(&f.size, "size", "s", 0, "bytes per transaction (s), even (default from the manifest: 1024)")
+	fs.DurationVarP(&f.duration, "duration", "T", 0, "how long each "+what+" sends load (T), e.g. 60s, 90s (default from the manifest: 60s)")
+	fs.StringVar(&f.pacing, "pacing", "", `"even" or "burst" (default from the manifest: even)`)
+	fs.BoolVar(&f.reuse, "reuse-testnet", false, "run consecutive "+what+"s on one testnet, waiting for the mempools to drain and --cool-down between them (default: a fresh testnet per "+what+", so they are independent)")
+	fs.DurationVar(&f.coolDown, "cool-down", 30*time.Second, "with --reuse-testnet, the pause after the mempools drain")
+	fs.StringVar(&f.out, "out", "", "the directory to write (default "+map[string]string{"cell": "sweeps", "run": "saturations"}[what]+"/<id> under the current directory)")
+	fs.StringVar(&f.resume, "resume", "", "continue the interrupted "+map[string]string{"cell": "sweep", "run": "search"}[what]+" in this directory (other flags but --verbose are taken from it)")
+}
+
+// baseManifest loads the manifest (or the default) and applies the
+// testnet flags and size, duration and pacing.
+func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manifest.Overrides) (manifest.Manifest, error) {
+	m := manifest.Default()
+	if tf.manifest != "" {
+		var err error
+		if m, err = manifest.Load(tf.manifest); err != nil {
+			return m, usageError{err}
+		}
+	}
+	if fs.Changed("validators") {
+		o.Validators = &tf.validators
+	}
+	if fs.Changed("cometbft-version") {
+		o.CometBFTVersion = &tf.version
+	}
+	if fs.Changed("cometbft-binary") {
+		o.CometBFTBinary = &tf.binary
+	}
+	if fs.Changed("size") {
+		o.Size = &sf.size
+	}
+	if fs.Changed("duration") {
+		o.Duration = &sf.duration
+	}
+	if fs.Changed("pacing") {
+		o.Pacing = &sf.pacing
+	}
+	if err := m.Apply(o); err != nil {
+		return m, usageError{err}
+	}
+	if err := m.Validate(); err != nil {
+		return m, usageError{err}
+	}
+	return m, nil
+}
+
+// resumeConflicts rejects flags that a resumed sweep or search takes from
+// its directory.
+func resumeConflicts(fs *pflag.FlagSet) error {
+	var set []string
+	fs.Visit(func(f *pflag.Flag) {
+		switch f.Name {
+		case "resume", "verbose", "retry-failed", "start-timeout":
+		default:
+			set = append(set, "--"+f.Name)
+		}
+	})
+	if len(set) > 0 {
+		return usageError{fmt.Errorf("--resume takes the settings from the directory; drop %v", set)}
+	}
+	return nil
+}
+
+func (st *state) cellEnv(tf *testnetFlags) (experiment.CellEnv, error) {
+	f, err := fetcher(st.stderr)
+	if err != nil {
+		return experiment.CellEnv{}, err
+	}
+	return experiment.CellEnv{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version,
+		StartTimeout: tf.startTimeout, Hard: st.hard}, nil
+}
+
+func newSweepCmd(st *state) *cobra.Command {
+	var (
+		tf          testnetFlags
+		sf          seriesFlags
+		cf          criterionFlags
+		conns       []int
+		rates       []string
+		sets        []string
+		repeat      int
+		retryFailed bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Run a grid of load settings (c × r, and any manifest setting) and write the saturation table",
+		Long: `Run a grid of experiments on one testnet manifest — every connection count
+(-c) × rate per connection (-r), and every value of each --set KEY=V1,V2
+(any manifest setting: validators, cometbft_version, load.size, or a
+config.toml path such as mempool.size) — each --repeat times, and write a
+sweep directory: sweep.json (the grid and every cell: id, params, repeat,
+run directory, status, error, evidence and verdict), one ordinary run
+directory per cell under cells/<id>-<repeat>/, and the sweep report
+(sweep.md, sweep.html): the saturation table in the form of CometBFT's QA
+reports (rows r, columns c, committed transactions, saturated cells marked,
+the saturation diagonal in bold) beside the expected c·r·duration and the
+ratio, the latency–throughput curve, per-cell figures and, with --repeat,
+means with 95 % intervals.
+
+Between cells the default is a fresh testnet per cell: cells are independent
+(no leftover mempool, no grown chain or index from the previous cell),
+which is what a table of equivalent cells needs, at the cost of a few
+seconds of start-up each. --reuse-testnet keeps one testnet for consecutive
+cells (a new one when the testnet settings change), waits for the mempools
+to drain and --cool-down between cells, as CometBFT's QA runs its grid.
+
+A cell is saturated when it fails the criterion (see --min-ratio and the
+other criterion flags; the report prints it). sweep.json is rewritten after
+every cell, so a sweep killed halfway continues with --resume DIR without
+redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
+		Example: `  cometlab sweep -c 1,2,4 -r 200,400,800,1600 -T 90s
+  cometlab sweep -r 400,800 --set mempool.size=1000,5000 --repeat 3
+  cometlab sweep --resume sweeps/2f1c…`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fs := cmd.Flags()
+			env, err := st.cellEnv(&tf)
+			if err != nil {
+				return err
+			}
+			var rec analysis.SweepRecord
+			if sf.resume != "" {
+				if err := resumeConflicts(fs); err != nil {
+					return err
+				}
+				rec, err = experiment.ResumeSweep(cmd.Context(), sf.resume, retryFailed, env)
+				return sweepResult(st, rec, sf.resume, err)
+			}
+			crit, err := cf.criterion()
+			if err != nil {
+				return err
+			}
+			m, err := baseManifest(&tf, &sf, fs, manifest.Overrides{})
+			if err != nil {
+				return err
+			}
+			var rs []float64
+			for _, s := range rates {
+				r, err := manifest.ParseRate(s)
+				if err != nil {
+					return usageError{fmt.Errorf("--rates %q: %w", s, err)}
+				}
+				rs = append(rs, r)
+			}
+			for _, c := range conns {
+				if c < 1 {
+					return usageError{fmt.Errorf("--connections: must be >= 1, got %d", c)}
+				}
+			}
+			var params []analysis.SweepParam
+			for _, s := range sets {
+				p, err := experiment.ParseSetFlag(s)
+				if err != nil {
+					return usageError{err}
+				}
+				params = append(params, p)
+			}
+			if repeat < 1 {
+				return usageError{fmt.Errorf("--repeat: must be >= 1, got %d", repeat)}
+			}
+			rec, err = experiment.Sweep(cmd.Context(), experiment.SweepOptions{Manifest: m, Connections: conns, Rates: rs,
+				Params: params, Repeat: repeat, Reuse: sf.reuse, CoolDown: sf.coolDown, Criterion: crit, Dir: sf.out, Env: env})
+			if errors.Is(err, experiment.ErrInvalid) {
+				return usageError{err} // nothing ran: the grid, a manifest or the criterion is wrong
+			}
+			dir := sf.out
+			if dir == "" {
+				dir = experiment.DefaultSweepDir(rec.ID)
+			}
+			return sweepResult(st, rec, dir, err)
+		},
+	}
+	fs := cmd.Flags()
+	tf.register(fs)
+	sf.register(fs, "cell")
+	cf.register(fs)
+	fs.IntSliceVarP(&conns, "connections", "c", nil, "connection counts (c), e.g. 1,2,4 (default from the manifest: 1)")
+	fs.StringSliceVarP(&rates, "rates", "r", nil, "rates per connection (r), e.g. 200,400,800,1600 (default from the manifest: 200)")
+	fs.StringArrayVar(&sets, "set", nil, "sweep a manifest setting too: KEY=V1,V2,… (repeatable; e.g. mempool.size=1000,5000, validators=4,7)")
+	fs.IntVar(&repeat, "repeat", 1, "run every cell this many times")
+	fs.BoolVar(&retryFailed, "retry-failed", false, "with --resume, run failed cells again too")
+	return cmd
+}
+
+// sweepResult prints the saturation table and maps the sweep's end to an
+// error for the exit code.
+func sweepResult(st *state, rec analysis.SweepRecord, dir string, err error) error {
+	if rec.ID != "" {
+		fmt.Fprintln(st.stdout)
+		report.SweepText(st.stdout, rec)
+		fmt.Fprintf(st.stdout, "\nsweep directory: %s\nreport:          %s/%s\n", dir, dir, analysis.SweepReportFile)
+	}
+	if errors.Is(err, experiment.ErrSomeFailed) {
+		return fmt.Errorf("%w: %v", errPartial, err)
+	}
+	return err
+}
+
+func newSaturateCmd(st *state) *cobra.Command {
+	var (
+		tf    testnetFlags
+		sf    seriesFlags
+		cf    criterionFlags
+		conns int
+		start string
+		sc    = analysis.DefaultSearch(200, 60)
+		probe time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "saturate",
+		Short: "Find the highest load the testnet sustains: an automatic, explicit saturation search",
+		Long: `Search for the saturation point of a testnet: grow the rate per connection
+geometrically from --start (×--growth, with shorter --probe-duration runs)
+until a run fails the saturation criterion, then narrow the bracket with
+full-length runs (-T) until the saturation point is known to ±--resolution,
+reusing every finished run. Each run is an ordinary run directory under
+steps/; saturate.json holds the search, the path it took (why each rate was
+chosen, the evidence and the verdict of each run) and the outcome, and
+saturate.md/saturate.html report the saturation point, the recommended QA
+load (the highest passing rate, slightly under the saturation point), the
+criterion, the path and the latency–throughput curve.
+
+The criterion (printed in the report): throughput ratio ≥ --min-ratio;
+block latency not trending upward through the steady part of the run (a
+slope test); every mempool empty within --max-drain of the end of the load;
+no round-skipping storm (--max-round-share). The connections (-c) stay
+fixed; the search varies the rate per connection.
+
+By default each run gets a fresh testnet; --reuse-testnet runs all of them
+on one, drained and cooled down in between. A search killed halfway
+continues with --resume DIR.`,
+		Example: `  cometlab saturate
+  cometlab saturate --validators 3 --start 400 -T 60s
+  cometlab saturate --resolution 0.02 --max-runs 12`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fs := cmd.Flags()
+			env, err := st.cellEnv(&tf)
+			if err != nil {
+				return err
+			}
+			if sf.resume != "" {
+				if err := resumeConflicts(fs); err != nil {
+					return err
+				}
+				rec, err := experiment.ResumeSaturate(cmd.Context(), sf.resume, env)
+				return saturateResult(st, rec, sf.resume, err)
+			}
+			crit, err := cf.criterion()
+			if err != nil {
+				return err
+			}
+			var o manifest.Overrides
+			if fs.Changed("connections") {
+				o.Connections = &conns
+			}
+			m, err := baseManifest(&tf, &sf, fs, o)
+			if err != nil {
+				return err
+			}
+			r, err := m.Resolve()
+			if err != nil {
+				return usageError{err}
+			}
+			search := sc
+			search.Start, search.DurationS = r.Load.Rate, r.Load.Duration.Seconds()
+			if fs.Changed("start") {
+				if search.Start, err = manifest.ParseRate(start); err != nil {
+					return usageError{fmt.Errorf("--start: %w", err)}
+				}
+			}
+			search.ProbeDurationS = analysis.DefaultSearch(search.Start, search.DurationS).ProbeDurationS
+			if fs.Changed("probe-duration") {
+				search.ProbeDurationS = probe.Seconds()
+			}
+			if !fs.Changed("min-rate") {
+				search.MinRate = min(search.MinRate, search.Start)
+			}
+			if err := search.Validate(); err != nil {
+				return usageError{fmt.Errorf("search: %w", err)}
+			}
+			rec, err := experiment.Saturate(cmd.Context(), experiment.SaturateOptions{Manifest: r, Search: search, Criterion: crit,
+				Reuse: sf.reuse, CoolDown: sf.coolDown, Dir: sf.out, Env: env})
+			if errors.Is(err, experiment.ErrInvalid) {
+				return usageError{err}
+			}
+			dir := sf.out
+			if dir == "" {
+				dir = experiment.DefaultSaturateDir(rec.ID)
+			}
+			return saturateResult(st, rec, dir, err)
+		},
+	}
+	fs := cmd.Flags()
+	tf.register(fs)
+	sf.register(fs, "run")
+	cf.register(fs)
+	fs.IntVarP(&conns, "connections", "c", 0, "websocket connections (c), fixed during the search (default from the manifest: 1)")
+	fs.StringVar(&start, "start", "", "first rate per connection, e.g. 200, 400/s (default from the manifest: 200)")
+	fs.Float64Var(&sc.Growth, "growth", sc.Growth, "factor between growth probes")
+	fs.DurationVar(&probe, "probe-duration", 0, "duration of the growth probes; 0 makes every run full length (default a sixth of -T, at least 10s)")
+	fs.Float64Var(&sc.Resolution, "resolution", sc.Resolution, "stop when the saturation point is known to ± this fraction: (H − L)/(H + L) ≤ resolution")
+	fs.IntVar(&sc.MaxRuns, "max-runs", sc.MaxRuns, "the run budget: stop after this many runs")
+	fs.Float64Var(&sc.MinRate, "min-rate", sc.MinRate, "lowest rate per connection to try")
+	fs.Float64Var(&sc.MaxRate, "max-rate", sc.MaxRate, "highest rate per connection to try")
+	fs.StringVar(&sc.Split, "split", sc.Split, `where the next run goes inside the bracket: "estimate" (from the failing run's committed rate and latency slope) or "midpoint" (plain bisection)`)
+	fs.Float64Var(&sc.Margin, "margin", sc.Margin, "with --split estimate, how far below a failing run's estimate the next run goes (fraction)")
+	fs.Float64Var(&sc.Quantum, "quantum", sc.Quantum, "rates are rounded to multiples of this, in tx/s")
+	return cmd
+}
+
+// saturateResult prints the path and the outcome.
+func saturateResult(st *state, rec analysis.SaturateRecord, dir string, err error) error {
+	if rec.ID != "" {
+		fmt.Fprintln(st.stdout)
+		report.SaturateText(st.stdout, rec)
+		fmt.Fprintf(st.stdout, "\nsearch directory: %s\nreport:           %s/%s\n", dir, dir, analysis.SaturateReportFile)
+	}
+	return err
+}

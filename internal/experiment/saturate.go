@@ -1,0 +1,212 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// SaturateOptions configure a saturation search.
+type SaturateOptions struct {
+	// Manifest is the testnet and load; the search sets the load's rate
+	// and duration of each run (the connections stay).
+	Manifest  manifest.Resolved
+	Search    analysis.SearchConfig
+	Criterion analysis.Criterion
+	// Reuse runs every run on one testnet, drained and cooled down for
+	// CoolDown between runs; the default is a fresh testnet per run.
+	Reuse    bool
+	CoolDown time.Duration
+	// Dir is the search directory; "" means saturations/<search-id>.
+	Dir string
+	Env CellEnv
+}
+
+// DefaultSaturateDir is saturations/<id> under the current directory.
+func DefaultSaturateDir(id string) string { return filepath.Join("saturations", id) }
+
+// Saturate searches for the highest load the testnet sustains: it asks
+// the stepper (analysis.SearchConfig.Next) for each run, runs it in
+// steps/sNN-rRATE-DURATION, judges it with the criterion, and stops when
+// the stepper is done. saturate.json (the path and the outcome) and
+// saturate.md/saturate.html are rewritten after each run. An interrupt
+// stops after recording the interrupted run; ResumeSaturate continues.
+func Saturate(ctx context.Context, opts SaturateOptions) (analysis.SaturateRecord, error) {
+	if err := opts.Criterion.Validate(); err != nil {
+		return analysis.SaturateRecord{}, fmt.Errorf("%w criterion: %w", ErrInvalid, err)
+	}
+	if err := opts.Search.Validate(); err != nil {
+		return analysis.SaturateRecord{}, fmt.Errorf("%w search: %w", ErrInvalid, err)
+	}
+	id := uuid.NewString()
+	dir := opts.Dir
+	if dir == "" {
+		dir = DefaultSaturateDir(id)
+	}
+	if _, err := os.Stat(filepath.Join(dir, analysis.SaturateFile)); err == nil {
+		return analysis.SaturateRecord{}, fmt.Errorf("%s already holds a saturation search; resume it with --resume %s or choose another --out", dir, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return analysis.SaturateRecord{}, err
+	}
+	m := opts.Manifest
+	m.Load.Rate, m.Load.Duration = opts.Search.Start, seconds(opts.Search.DurationS)
+	text, err := manifest.Encode(m)
+	if err != nil {
+		return analysis.SaturateRecord{}, err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestFile), text); err != nil {
+		return analysis.SaturateRecord{}, err
+	}
+	rec := analysis.SaturateRecord{ID: id, Kind: "saturate", Status: results.StatusRunning, CometlabVersion: opts.Env.Version,
+		Created: time.Now(), Host: hostInfo(), Testnet: testnetInfo(m), Connections: m.Load.Connections, Mode: analysis.ModeFresh,
+		Search: opts.Search, Criterion: opts.Criterion}
+	if opts.Reuse {
+		rec.Mode, rec.CoolDownS = analysis.ModeReuse, opts.CoolDown.Seconds()
+	}
+	if err := saveSaturate(dir, &rec); err != nil {
+		return rec, err
+	}
+	return runSearch(ctx, dir, rec, m, opts.Env)
+}
+
+// ResumeSaturate continues the search in dir: finished runs are kept and
+// replayed to the stepper; an unfinished one is dropped from the path
+// (its directory moved to DIR.interrupted) and the search goes on.
+func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (analysis.SaturateRecord, error) {
+	rec, err := analysis.ReadSaturate(dir)
+	if err != nil {
+		return rec, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	if rec.Kind != "saturate" {
+		return rec, fmt.Errorf("resume %s: %s is not a saturation search (kind %q)", dir, analysis.SaturateFile, rec.Kind)
+	}
+	mf, err := manifest.Load(filepath.Join(dir, results.ManifestFile))
+	if err != nil {
+		return rec, err
+	}
+	m, err := mf.Resolve()
+	if err != nil {
+		return rec, err
+	}
+	var kept []analysis.SearchStep
+	for _, s := range rec.Steps {
+		if analysis.Finished(s.Status) {
+			kept = append(kept, s)
+			continue
+		}
+		if err := setAside(filepath.Join(dir, filepath.FromSlash(s.Dir))); err != nil {
+			return rec, fmt.Errorf("resume: %w", err)
+		}
+	}
+	rec.Steps, rec.Status, rec.Outcome = kept, results.StatusRunning, nil
+	if err := saveSaturate(dir, &rec); err != nil {
+		return rec, err
+	}
+	return runSearch(ctx, dir, rec, m, env)
+}
+
+// runSearch runs the stepper's runs until it is done or ctx ends.
+func runSearch(ctx context.Context, dir string, rec analysis.SaturateRecord, base manifest.Resolved, env CellEnv) (analysis.SaturateRecord, error) {
+	out := newPrinter(env.Out)
+	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: seconds(rec.CoolDownS), crit: rec.Criterion, root: dir}
+	defer rn.closeShared()
+	out.Phase("saturate %s → %s: c=%d, from %s tx/s per connection (%s)", rec.ID, dir, rec.Connections,
+		strconv.FormatFloat(rec.Search.Start, 'f', -1, 64), describeMode(rec.Mode))
+	made := 0
+	for ctx.Err() == nil {
+		step, done := rec.Search.Next(rec.Observations())
+		if done {
+			break
+		}
+		n := len(rec.Steps) + 1
+		st := analysis.SearchStep{N: n, Step: step, Status: results.StatusRunning, Started: time.Now(),
+			Dir: fmt.Sprintf("%s/s%02d-r%s-%ss", analysis.StepsDir, n, strconv.FormatFloat(step.Rate, 'f', -1, 64), strconv.FormatFloat(step.DurationS, 'f', -1, 64))}
+		out.Phase("saturate: step %d (%s): r = %s tx/s for %s s — %s", n, step.Phase, strconv.FormatFloat(step.Rate, 'f', -1, 64),
+			strconv.FormatFloat(step.DurationS, 'f', -1, 64), step.Reason)
+		rec.Steps = append(rec.Steps, st)
+		if err := saveSaturate(dir, &rec); err != nil {
+			return rec, err
+		}
+		m := base
+		m.Load.Rate, m.Load.Duration = step.Rate, seconds(step.DurationS)
+		o := rn.run(ctx, m, filepath.Join(dir, filepath.FromSlash(st.Dir)))
+		s := &rec.Steps[len(rec.Steps)-1]
+		s.Status, s.Error, s.Evidence, s.Verdict, s.Ended = o.status, o.err, o.evidence, o.verdict, time.Now()
+		out.Phase("saturate: step %d %s", n, describeOutcome(o))
+		rec.Outcome = conclude(rec)
+		if err := saveSaturate(dir, &rec); err != nil {
+			return rec, err
+		}
+		writeSaturateReport(out, dir, rec)
+		made++
+		if env.AfterRun != nil {
+			env.AfterRun(made)
+		}
+	}
+	rec.Status = results.StatusComplete
+	if ctx.Err() != nil {
+		rec.Status = analysis.StatusInterrupted
+	}
+	rec.Outcome = conclude(rec)
+	rec.Figures = saturateFigures(rec)
+	if err := saveSaturate(dir, &rec); err != nil {
+		return rec, err
+	}
+	writeSaturateReport(out, dir, rec)
+	out.Phase("saturate: %s; report %s", rec.Outcome.Summary, filepath.Join(dir, analysis.SaturateReportFile))
+	return rec, ctx.Err()
+}
+
+func conclude(rec analysis.SaturateRecord) *analysis.Outcome {
+	o := rec.Search.Conclude(rec.Observations())
+	return &o
+}
+
+// saturateFigures are the search's results in tx/s over all connections.
+func saturateFigures(rec analysis.SaturateRecord) map[string]float64 {
+	o, c := rec.Outcome, float64(rec.Connections)
+	if o == nil {
+		return nil
+	}
+	f := map[string]float64{}
+	if o.Saturation > 0 {
+		f["saturation_tps"] = c * o.Saturation
+	}
+	if o.Recommended > 0 {
+		f["recommended_tps"] = c * o.Recommended
+	}
+	return f
+}
+
+func saveSaturate(dir string, rec *analysis.SaturateRecord) error {
+	rec.Updated = time.Now()
+	return results.WriteJSON(filepath.Join(dir, analysis.SaturateFile), rec)
+}
+
+func writeSaturateReport(out *printer, dir string, rec analysis.SaturateRecord) {
+	if err := report.WriteSaturate(dir, rec, report.Options{}); err != nil {
+		out.Phase("saturate: report: %v", err)
+	}
+}
+
+// ReportSaturate rewrites the report of the search in dir from its files.
+func ReportSaturate(dir string) (analysis.SaturateRecord, error) {
+	rec, err := analysis.ReadSaturate(dir)
+	if err != nil {
+		return rec, err
+	}
+	return rec, report.WriteSaturate(dir, rec, report.Options{})
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,67 @@
+package experiment_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// TestSaturateTinyBudget runs a search with a budget of 3 runs of 10 s and
+// checks that the path is recorded: each step's decision, run directory,
+// evidence and verdict, and the outcome.
+func TestSaturateTinyBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	m := shortManifest(t)
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := analysis.DefaultSearch(100, 10)
+	search.MaxRuns = 3
+	dir := filepath.Join(t.TempDir(), "search")
+	var out syncBuffer
+	rec, err := experiment.Saturate(context.Background(), experiment.SaturateOptions{Manifest: r, Search: search,
+		Criterion: analysis.DefaultCriterion(), Dir: dir, Env: sweepEnv(t, &out)})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Steps) != 3 || rec.Outcome == nil || rec.Status != results.StatusComplete {
+		t.Fatalf("%d steps, outcome %v, status %s", len(rec.Steps), rec.Outcome, rec.Status)
+	}
+	if rec.Steps[0].Rate != 100 || rec.Steps[0].Phase != analysis.PhaseGrow || rec.Steps[0].Reason == "" {
+		t.Errorf("first step %+v", rec.Steps[0].Step)
+	}
+	for _, s := range rec.Steps {
+		if !analysis.Finished(s.Status) || s.Evidence == nil || s.Verdict == nil || len(s.Verdict.Checks) != 5 {
+			t.Errorf("step %d: status %s, evidence %v, verdict %v", s.N, s.Status, s.Evidence != nil, s.Verdict)
+		}
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(s.Dir), results.RunFile)); err != nil {
+			t.Errorf("step %d: %v", s.N, err)
+		}
+	}
+	onDisk, err := analysis.ReadSaturate(dir)
+	if err != nil || len(onDisk.Steps) != 3 || onDisk.Outcome == nil {
+		t.Errorf("saturate.json: %v, %+v", err, onDisk)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, analysis.SaturateReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## Path", "| 1 | grow | 100 |", "| 3 |", "### Evidence", "## Saturation criterion", "## Latency–throughput curve"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("saturate.md lacks %q", w)
+		}
+	}
+	if left := processesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+}

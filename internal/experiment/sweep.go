@@ -1,0 +1,324 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// SweepOptions configure a new sweep: a grid of load settings run on one
+// testnet manifest.
+type SweepOptions struct {
+	// Manifest is the base manifest with the command line applied; each
+	// cell applies its c, r and Params to a copy of it.
+	Manifest manifest.Manifest
+	// Connections and Rates (tx/s per connection) are the grid's columns
+	// and rows; empty means the manifest's single value.
+	Connections []int
+	Rates       []float64
+	// Params are further swept settings (see CanonicalParam).
+	Params []analysis.SweepParam
+	// Repeat runs every cell this many times (≥ 1).
+	Repeat int
+	// Reuse runs consecutive cells with the same testnet settings on one
+	// testnet, after its mempools drain and CoolDown passes; the default
+	// (false) starts a fresh testnet per cell, so cells are independent.
+	Reuse    bool
+	CoolDown time.Duration
+	// Criterion marks saturated cells.
+	Criterion analysis.Criterion
+	// Dir is the sweep directory; "" means sweeps/<sweep-id>.
+	Dir string
+	Env CellEnv
+}
+
+// DefaultSweepDir is sweeps/<id> under the current directory.
+func DefaultSweepDir(id string) string { return filepath.Join("sweeps", id) }
+
+// ErrInvalid marks a sweep or search that could not start because what
+// was asked for is wrong (a grid value, a manifest, the criterion): nothing
+// ran.
+var ErrInvalid = errors.New("invalid")
+
+// ErrSomeFailed reports a sweep or search in which some run failed (it was
+// recorded and skipped).
+var ErrSomeFailed = errors.New("some runs failed")
+
+// Sweep creates a sweep directory and runs every cell of the grid, in
+// order: each combination of Params, each repeat, each rate, each
+// connection count. Each cell is an ordinary run directory under
+// cells/<id>-<repeat>; sweep.json is rewritten atomically after each cell,
+// and sweep.md/sweep.html with it. A failed cell is recorded and skipped
+// (the error is ErrSomeFailed at the end); an interrupt (ctx) stops after
+// recording the interrupted cell, which ResumeSweep runs again.
+func Sweep(ctx context.Context, opts SweepOptions) (analysis.SweepRecord, error) {
+	if err := opts.Criterion.Validate(); err != nil {
+		return analysis.SweepRecord{}, fmt.Errorf("%w criterion: %w", ErrInvalid, err)
+	}
+	if opts.Repeat < 1 {
+		return analysis.SweepRecord{}, fmt.Errorf("%w repeat: must be >= 1, got %d", ErrInvalid, opts.Repeat)
+	}
+	baseRes, err := opts.Manifest.Resolve()
+	if err != nil {
+		return analysis.SweepRecord{}, fmt.Errorf("%w manifest: %w", ErrInvalid, err)
+	}
+	conns, rates := opts.Connections, opts.Rates
+	if len(conns) == 0 {
+		conns = []int{baseRes.Load.Connections}
+	}
+	if len(rates) == 0 {
+		rates = []float64{baseRes.Load.Rate}
+	}
+	conns, rates = sortedUnique(conns), sortedUnique(rates)
+	cells, err := expandGrid(opts.Manifest, conns, rates, opts.Params)
+	if err != nil {
+		return analysis.SweepRecord{}, fmt.Errorf("%w grid: %w", ErrInvalid, err)
+	}
+
+	id := uuid.NewString()
+	dir := opts.Dir
+	if dir == "" {
+		dir = DefaultSweepDir(id)
+	}
+	if _, err := os.Stat(filepath.Join(dir, analysis.SweepFile)); err == nil {
+		return analysis.SweepRecord{}, fmt.Errorf("%s already holds a sweep; resume it with --resume %s or choose another --out", dir, dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, analysis.ManifestsDir), 0o755); err != nil {
+		return analysis.SweepRecord{}, err
+	}
+	text, err := manifest.Encode(baseRes)
+	if err != nil {
+		return analysis.SweepRecord{}, err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestFile), text); err != nil {
+		return analysis.SweepRecord{}, err
+	}
+	rec := analysis.SweepRecord{ID: id, Kind: "sweep", Status: results.StatusRunning, CometlabVersion: opts.Env.Version,
+		Created: time.Now(), Host: hostInfo(), Testnet: testnetInfo(baseRes), Mode: analysis.ModeFresh,
+		Criterion: opts.Criterion, Grid: analysis.SweepGrid{Connections: conns, Rates: rates, Params: opts.Params,
+			Repeat: opts.Repeat, DurationS: baseRes.Load.Duration.Seconds()}}
+	if opts.Reuse {
+		rec.Mode, rec.CoolDownS = analysis.ModeReuse, opts.CoolDown.Seconds()
+	}
+	// Run order: each combination of params, then each repeat, then r, c.
+	perGroup := len(rates) * len(conns)
+	for g := 0; g < len(cells); g += perGroup {
+		for rep := range opts.Repeat {
+			for _, c := range cells[g : g+perGroup] {
+				rec.Cells = append(rec.Cells, analysis.SweepCell{ID: c.id, Params: c.params, Repeat: rep,
+					Dir: analysis.CellsDir + "/" + fmt.Sprintf("%s-%d", c.id, rep), Status: analysis.StatusPending})
+			}
+		}
+	}
+	for _, c := range cells {
+		b, err := manifest.Encode(c.manifest)
+		if err != nil {
+			return rec, err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(dir, analysis.ManifestsDir, c.id+".toml"), b); err != nil {
+			return rec, err
+		}
+	}
+	if err := saveSweep(dir, &rec); err != nil {
+		return rec, err
+	}
+	return runSweep(ctx, dir, rec, opts.Env)
+}
+
+// ResumeSweep continues the sweep in dir: cells that finished (complete,
+// partial or failed) are kept; pending, running and interrupted ones run
+// (an interrupted cell's old run directory is moved to DIR.interrupted).
+// With retryFailed, failed cells run again too.
+func ResumeSweep(ctx context.Context, dir string, retryFailed bool, env CellEnv) (analysis.SweepRecord, error) {
+	rec, err := analysis.ReadSweep(dir)
+	if err != nil {
+		return rec, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	if rec.Kind != "sweep" {
+		return rec, fmt.Errorf("resume %s: %s is not a sweep (kind %q)", dir, analysis.SweepFile, rec.Kind)
+	}
+	for i := range rec.Cells {
+		c := &rec.Cells[i]
+		if analysis.Finished(c.Status) && !(retryFailed && c.Status == results.StatusFailed) {
+			continue
+		}
+		if err := setAside(filepath.Join(dir, filepath.FromSlash(c.Dir))); err != nil {
+			return rec, fmt.Errorf("resume: %w", err)
+		}
+		*c = analysis.SweepCell{ID: c.ID, Params: c.Params, Repeat: c.Repeat, Dir: c.Dir, Status: analysis.StatusPending}
+	}
+	rec.Status = results.StatusRunning
+	if err := saveSweep(dir, &rec); err != nil {
+		return rec, err
+	}
+	return runSweep(ctx, dir, rec, env)
+}
+
+// runSweep runs the pending cells of rec.
+func runSweep(ctx context.Context, dir string, rec analysis.SweepRecord, env CellEnv) (analysis.SweepRecord, error) {
+	out := newPrinter(env.Out)
+	manifests := map[string]manifest.Resolved{}
+	for _, c := range rec.Cells {
+		if _, ok := manifests[c.ID]; ok {
+			continue
+		}
+		path := filepath.Join(dir, analysis.ManifestsDir, c.ID+".toml")
+		m, err := manifest.Load(path)
+		if err != nil {
+			return rec, fmt.Errorf("cell %s: %w", c.ID, err)
+		}
+		if manifests[c.ID], err = m.Resolve(); err != nil {
+			return rec, fmt.Errorf("cell %s: %w", c.ID, err)
+		}
+	}
+	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: time.Duration(rec.CoolDownS * float64(time.Second)),
+		crit: rec.Criterion, root: dir}
+	defer rn.closeShared()
+
+	total, done := len(rec.Cells), 0
+	for _, c := range rec.Cells {
+		if analysis.Finished(c.Status) {
+			done++
+		}
+	}
+	out.Phase("sweep %s → %s: %s, %d cells, %d to run (%s)", rec.ID, dir, describeGrid(rec.Grid), total, total-done, describeMode(rec.Mode))
+	made := 0
+	for i := range rec.Cells {
+		c := &rec.Cells[i]
+		if analysis.Finished(c.Status) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		done++
+		out.Phase("sweep: cell %d/%d %s (repeat %d) → %s", done, total, c.ID, c.Repeat, c.Dir)
+		c.Status, c.Started = results.StatusRunning, time.Now()
+		if err := saveSweep(dir, &rec); err != nil {
+			return rec, err
+		}
+		o := rn.run(ctx, manifests[c.ID], filepath.Join(dir, filepath.FromSlash(c.Dir)))
+		c.Status, c.Error, c.Evidence, c.Verdict, c.Ended = o.status, o.err, o.evidence, o.verdict, time.Now()
+		out.Phase("sweep: cell %s (repeat %d) %s", c.ID, c.Repeat, describeOutcome(o))
+		if err := saveSweep(dir, &rec); err != nil {
+			return rec, err
+		}
+		writeSweepReport(out, dir, rec)
+		made++
+		if env.AfterRun != nil {
+			env.AfterRun(made)
+		}
+		if o.status == analysis.StatusInterrupted {
+			break
+		}
+	}
+	rec.Status = sweepStatus(ctx, rec.Cells)
+	rec.Figures = sweepFigures(rec)
+	if err := saveSweep(dir, &rec); err != nil {
+		return rec, err
+	}
+	writeSweepReport(out, dir, rec)
+	out.Phase("sweep: %s; report %s", rec.Status, filepath.Join(dir, analysis.SweepReportFile))
+	switch {
+	case ctx.Err() != nil:
+		return rec, ctx.Err()
+	case rec.Status == results.StatusPartial:
+		return rec, fmt.Errorf("%w: see the cells' errors in %s", ErrSomeFailed, filepath.Join(dir, analysis.SweepFile))
+	}
+	return rec, nil
+}
+
+// sweepStatus is complete when every cell finished without failing,
+// partial when some failed, interrupted when some did not finish.
+func sweepStatus(ctx context.Context, cells []analysis.SweepCell) string {
+	status := results.StatusComplete
+	for _, c := range cells {
+		switch {
+		case !analysis.Finished(c.Status):
+			return analysis.StatusInterrupted
+		case c.Status == results.StatusFailed:
+			status = results.StatusPartial
+		}
+	}
+	if ctx.Err() != nil {
+		return analysis.StatusInterrupted
+	}
+	return status
+}
+
+// sweepFigures are the sweep's results for its first group of cells.
+func sweepFigures(rec analysis.SweepRecord) map[string]float64 {
+	tables := analysis.SaturationTables(rec.GridCells())
+	if len(tables) == 0 {
+		return nil
+	}
+	f := map[string]float64{}
+	if t := tables[0]; t.Diagonal > 0 {
+		f["saturation_diagonal_tps"] = t.Diagonal
+	}
+	if t := tables[0]; t.SaturatedTPS > 0 {
+		f["saturated_tps"] = t.SaturatedTPS
+	}
+	return f
+}
+
+func saveSweep(dir string, rec *analysis.SweepRecord) error {
+	rec.Updated = time.Now()
+	return results.WriteJSON(filepath.Join(dir, analysis.SweepFile), rec)
+}
+
+// writeSweepReport rewrites sweep.md, sweep.html and the plot; a failure
+// is printed, not fatal (the sweep's data is in sweep.json).
+func writeSweepReport(out *printer, dir string, rec analysis.SweepRecord) {
+	if err := report.WriteSweep(dir, rec, report.Options{}); err != nil {
+		out.Phase("sweep: report: %v", err)
+	}
+}
+
+// ReportSweep rewrites the report of the sweep in dir from its files.
+func ReportSweep(dir string) (analysis.SweepRecord, error) {
+	rec, err := analysis.ReadSweep(dir)
+	if err != nil {
+		return rec, err
+	}
+	return rec, report.WriteSweep(dir, rec, report.Options{})
+}
+
+func sortedUnique[T int | float64](xs []T) []T {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// describeMode is the mode in words, for progress lines.
+func describeMode(mode string) string {
+	if mode == analysis.ModeReuse {
+		return "one testnet reused across runs"
+	}
+	return "a fresh testnet per run"
+}
+
+// describeGrid is the grid in words, for progress lines.
+func describeGrid(g analysis.SweepGrid) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "c ∈ %v × r ∈ %v", g.Connections, g.Rates)
+	for _, p := range g.Params {
+		fmt.Fprintf(&b, " × %s ∈ %v", p.Key, p.Values)
+	}
+	return b.String()
+}

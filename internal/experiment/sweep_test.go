@@ -1,0 +1,195 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// syncBuffer is a bytes.Buffer safe for the progress writers of runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func sweepEnv(t *testing.T, out *syncBuffer) experiment.CellEnv {
+	t.Helper()
+	dir, err := cometbft.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return experiment.CellEnv{Fetcher: &cometbft.Fetcher{CacheDir: dir, Progress: os.Stderr}, Out: out, Version: "test"}
+}
+
+// shortManifest is the default testnet with 10 s of load.
+func shortManifest(t *testing.T) manifest.Manifest {
+	t.Helper()
+	m := manifest.Default()
+	d := 10 * time.Second
+	if err := m.Apply(manifest.Overrides{Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// checkCell checks a finished cell's record and run directory.
+func checkCell(t *testing.T, dir string, c analysis.SweepCell) {
+	t.Helper()
+	if c.Status != results.StatusComplete || c.Evidence == nil || c.Verdict == nil || c.Error != "" {
+		t.Errorf("cell %s: status %s, error %q, evidence %v", c.ID, c.Status, c.Error, c.Evidence != nil)
+		return
+	}
+	if got := c.Evidence.CommittedTxs; got != c.Evidence.ExpectedTxs || got == 0 {
+		t.Errorf("cell %s: committed %v of %v", c.ID, got, c.Evidence.ExpectedTxs)
+	}
+	if c.Evidence.Drain == nil || !c.Evidence.Drain.Drained || c.Evidence.Rounds == nil || c.Evidence.Trend == nil {
+		t.Errorf("cell %s: evidence incomplete: %+v", c.ID, c.Evidence)
+	}
+	for _, f := range []string{results.RunFile, results.TxsFile, results.BlocksFile, results.ReportFile} {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(c.Dir), f)); err != nil {
+			t.Errorf("cell %s: %v", c.ID, err)
+		}
+	}
+	if left := processesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+}
+
+// checkSweepReport checks sweep.md's table and the curve.
+func checkSweepReport(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join(dir, analysis.SweepReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range append([]string{"## Saturation table", "| r=100 |", "c=1", "## Latency–throughput curve", "## Saturation criterion"}, want...) {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("sweep.md lacks %q", w)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(analysis.LatencyThroughputPlot)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("plot: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, analysis.SweepHTMLFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSweepTwoCellsReuse runs a 2-cell sweep (c = 1, 2 at 100 tx/s for
+// 10 s) on one shared testnet, drained and cooled down between cells.
+func TestSweepTwoCellsReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	var out syncBuffer
+	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: shortManifest(t), Connections: []int{1, 2},
+		Rates: []float64{100}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: analysis.DefaultCriterion(), Dir: dir,
+		Env: sweepEnv(t, &out)})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != results.StatusComplete || len(rec.Cells) != 2 || rec.Mode != analysis.ModeReuse {
+		t.Fatalf("status %s, %d cells, mode %s", rec.Status, len(rec.Cells), rec.Mode)
+	}
+	for i, id := range []string{"c1-r100", "c2-r100"} {
+		if c := rec.Cells[i]; c.ID != id || c.Dir != "cells/"+id+"-0" || c.Params["c"] != id[1:2] || c.Params["r"] != "100" {
+			t.Errorf("cell %d: %+v", i, c)
+		}
+		checkCell(t, dir, rec.Cells[i])
+	}
+	if n := strings.Count(out.String(), "reuse: starting a shared testnet"); n != 1 {
+		t.Errorf("%d shared testnets started, want 1", n)
+	}
+	if !strings.Contains(out.String(), "cooling down") {
+		t.Error("no cool-down between the cells")
+	}
+	onDisk, err := analysis.ReadSweep(dir)
+	if err != nil || onDisk.Status != results.StatusComplete || len(onDisk.Cells) != 2 {
+		t.Errorf("sweep.json: %v, %+v", err, onDisk)
+	}
+	checkSweepReport(t, dir, "one testnet for consecutive cells")
+}
+
+// TestSweepResume interrupts a 2-cell sweep after its first cell and
+// resumes it: the first cell is not run again.
+func TestSweepResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	env := sweepEnv(t, &out)
+	env.AfterRun = func(n int) {
+		if n == 1 {
+			cancel()
+		}
+	}
+	rec, err := experiment.Sweep(ctx, experiment.SweepOptions{Manifest: shortManifest(t), Rates: []float64{100, 150}, Repeat: 1,
+		Criterion: analysis.DefaultCriterion(), Dir: dir, Env: env})
+	t.Log(out.String())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if rec.Status != analysis.StatusInterrupted || rec.Cells[0].Status != results.StatusComplete || rec.Cells[1].Status != analysis.StatusPending {
+		t.Fatalf("after the interrupt: status %s, cells %s, %s", rec.Status, rec.Cells[0].Status, rec.Cells[1].Status)
+	}
+	first, err := results.ReadRun(filepath.Join(dir, "cells", "c1-r100-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var out2 syncBuffer
+	rec, err = experiment.ResumeSweep(context.Background(), dir, false, sweepEnv(t, &out2))
+	t.Log(out2.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != results.StatusComplete {
+		t.Errorf("status %s after resume", rec.Status)
+	}
+	for _, c := range rec.Cells {
+		checkCell(t, dir, c)
+	}
+	again, err := results.ReadRun(filepath.Join(dir, "cells", "c1-r100-0"))
+	if err != nil || again.ID != first.ID {
+		t.Errorf("the first cell was run again: %s → %s (%v)", first.ID, again.ID, err)
+	}
+	if strings.Count(out2.String(), "sweep: cell ") != 2 { // "cell 2/2 …" and its result
+		t.Errorf("resume ran more than one cell:\n%s", out2.String())
+	}
+	checkSweepReport(t, dir, "| r=150 |", "a fresh testnet per cell")
+}
