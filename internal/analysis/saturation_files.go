@@ -161,9 +161,24 @@ func (r SaturateRecord) Observations() []Observation {
 		if s.Evidence != nil && !o.Pass {
 			o.Estimate = s.Evidence.Estimate()
 		}
+		if s.Verdict != nil && !o.Pass {
+			o.Soft = SoftFailure(*s.Verdict)
+		}
 		obs = append(obs, o)
 	}
 	return obs
+}
+
+// SoftFailure reports whether a failing verdict failed only on the
+// latency trend and rounds checks (see Observation.Soft).
+func SoftFailure(v Verdict) bool {
+	failed := v.Failed()
+	for _, name := range failed {
+		if name != CheckLatency && name != CheckRounds {
+			return false
+		}
+	}
+	return len(failed) > 0
 }
 
 // ReadSweep reads dir/sweep.json.

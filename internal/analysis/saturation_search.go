@@ -40,8 +40,10 @@ const (
 // in the bracket. With SplitEstimate the runs go Margin below the estimate
 // of the lowest failure, then to the rate whose failure would resolve the
 // bracket. A failure of a shorter probe counts as a failure at full
-// length (a load that overwhelms the network in 20 s does so in 60 s); a
-// short pass does not count as a pass. Rates are rounded to multiples of
+// length (a load that overwhelms the network in 20 s does so in 60 s) when
+// it failed on throughput or drain; a probe failing only on the latency
+// trend or rounds (Observation.Soft) is passed over, and a short pass does
+// not count as a pass. Rates are rounded to multiples of
 // Quantum. The search stops after MaxRuns runs, below MinRate and above
 // MaxRate.
 type SearchConfig struct {
@@ -129,6 +131,12 @@ type Observation struct {
 	Rate      float64 `json:"rate"` // tx/s per connection
 	DurationS float64 `json:"duration_s"`
 	Pass      bool    `json:"pass"`
+	// Soft marks a failure only on checks a short probe cannot judge
+	// reliably: the latency trend (a few blocks, the start-up transient,
+	// a busy host) and rounds. A probe's soft failure does not bracket the
+	// saturation point: the growth goes on past it. Full-length failures
+	// always count.
+	Soft bool `json:"soft,omitempty"`
 	// Estimate is the run's estimate of the highest sustainable rate per
 	// connection (Evidence.Estimate); 0 when unknown. Only failures' are
 	// used.
@@ -150,6 +158,7 @@ type bracket struct {
 	l                  float64 // highest full-length pass below h
 	top                float64 // highest pass of any length (below h when hasH)
 	short              float64 // highest short pass below h (0 when none)
+	topSoft            bool    // top is a probe's soft failure
 }
 
 func (c SearchConfig) full() float64 { return c.DurationS }
@@ -161,10 +170,16 @@ func (c SearchConfig) probe() float64 {
 	return c.DurationS
 }
 
+// softProbe reports whether o is a probe's soft failure, which grows the
+// rate like a pass but is neither a pass nor a failure.
+func (c SearchConfig) softProbe(o Observation) bool {
+	return !o.Pass && o.Soft && o.DurationS < c.full()
+}
+
 func (c SearchConfig) bracket(obs []Observation) bracket {
 	var b bracket
 	for _, o := range obs {
-		if o.Pass {
+		if o.Pass || c.softProbe(o) {
 			continue
 		}
 		switch {
@@ -175,11 +190,16 @@ func (c SearchConfig) bracket(obs []Observation) bracket {
 		}
 	}
 	for _, o := range obs {
-		if !o.Pass || (b.hasH && o.Rate >= b.h) {
+		if b.hasH && o.Rate >= b.h {
 			continue
 		}
-		if !b.hasTop || o.Rate > b.top {
-			b.hasTop, b.top = true, o.Rate
+		if soft := c.softProbe(o); o.Pass || soft {
+			if !b.hasTop || o.Rate > b.top {
+				b.hasTop, b.top, b.topSoft = true, o.Rate, soft
+			}
+		}
+		if !o.Pass {
+			continue
 		}
 		if o.DurationS >= c.full() {
 			if !b.hasL || o.Rate > b.l {
@@ -217,6 +237,9 @@ func (c SearchConfig) Next(obs []Observation) (next Step, done bool) {
 		}
 		r := c.round(b.top * c.Growth)
 		reason := fmt.Sprintf("×%s after the pass at %s", satRate(c.Growth), satRate(b.top))
+		if b.topSoft {
+			reason = fmt.Sprintf("×%s after %s, a probe failing only on latency or rounds (not counted)", satRate(c.Growth), satRate(b.top))
+		}
 		if r > c.MaxRate {
 			if b.top >= c.MaxRate {
 				return Step{}, true

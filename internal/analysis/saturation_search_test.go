@@ -146,7 +146,7 @@ func searchConfig(t *testing.T, c ddCase) SearchConfig {
 			cfg.Margin, err = strconv.ParseFloat(v, 64)
 		case "quantum":
 			cfg.Quantum, err = strconv.ParseFloat(v, 64)
-		case "knee", "est", "shortknee", "flaky", "default":
+		case "knee", "est", "shortknee", "flaky", "soft", "default":
 			// simulate's model
 		default:
 			t.Fatalf("%s: unknown argument %q", c.pos, k)
@@ -166,7 +166,7 @@ func seconds(s string) (float64, error) {
 	return d.Seconds(), err
 }
 
-// parseObservation reads "RATE/DURATION pass|fail [est=E]".
+// parseObservation reads "RATE/DURATION pass|fail [soft] [est=E]".
 func parseObservation(t *testing.T, pos, line string) Observation {
 	t.Helper()
 	f := strings.Fields(line)
@@ -193,6 +193,10 @@ func parseObservation(t *testing.T, pos, line string) Observation {
 		t.Fatalf("%s: want pass or fail in %q", pos, line)
 	}
 	for _, kv := range f[2:] {
+		if kv == "soft" {
+			o.Soft = true
+			continue
+		}
 		if v, ok := strings.CutPrefix(kv, "est="); ok {
 			if o.Estimate, err = strconv.ParseFloat(v, 64); err != nil {
 				t.Fatalf("%s: %v", pos, err)
@@ -222,9 +226,10 @@ func fmtOutcome(o Outcome) string {
 //	                     runs the whole search against a model network: a
 //	                     run passes when its rate ≤ K (≤ S for probes
 //	                     shorter than the full duration), except the rates
-//	                     listed in flaky, whose verdict is flipped; a failing
-//	                     run estimates F·K (default F = 1). Prints the path
-//	                     and the outcome.
+//	                     listed in flaky, whose verdict is flipped (a flipped
+//	                     failure is soft with soft=true); a failing run
+//	                     estimates F·K (default F = 1). Prints the path and
+//	                     the outcome.
 func TestSearchDataDriven(t *testing.T) {
 	runDD(t, "../../testdata/saturation/search*.txt", func(t *testing.T, c ddCase) string {
 		cfg := searchConfig(t, c)
@@ -264,6 +269,7 @@ func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
 		t.Fatalf("%s: simulate needs knee=", c.pos)
 	}
 	estF, shortKnee := num("est", 1), num("shortknee", knee)
+	softFlaky := c.args["soft"] == "true"
 	flaky := map[float64]bool{}
 	if v := c.args["flaky"]; v != "" {
 		for _, s := range strings.Split(v, ",") {
@@ -291,11 +297,15 @@ func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
 		o := Observation{Rate: step.Rate, DurationS: step.DurationS, Pass: step.Rate <= k}
 		if flaky[step.Rate] {
 			o.Pass = !o.Pass
+			o.Soft = !o.Pass && softFlaky
 		}
 		verdict := "pass"
 		if !o.Pass {
 			o.Estimate = estF * knee
 			verdict = "fail est=" + satRate(o.Estimate)
+			if o.Soft {
+				verdict = "soft " + verdict
+			}
 		}
 		obs = append(obs, o)
 		fmt.Fprintf(&b, "%d %s → %s\n", i, fmtStep(step), verdict)

@@ -401,6 +401,29 @@ func TestSearchConfigValidate(t *testing.T) {
 	}
 }
 
+func TestSoftFailure(t *testing.T) {
+	for _, tc := range []struct {
+		failed []string
+		want   bool
+	}{
+		{nil, false},
+		{[]string{CheckLatency}, true},
+		{[]string{CheckRounds}, true},
+		{[]string{CheckLatency, CheckRounds}, true},
+		{[]string{CheckLatency, CheckThroughput}, false},
+		{[]string{CheckDrain}, false},
+		{[]string{CheckRun}, false},
+	} {
+		var v Verdict
+		for _, n := range []string{CheckRun, CheckThroughput, CheckLatency, CheckDrain, CheckRounds} {
+			v.Checks = append(v.Checks, Check{Name: n, Pass: !slices.Contains(tc.failed, n)})
+		}
+		if got := SoftFailure(v); got != tc.want {
+			t.Errorf("failed %v: soft = %v, want %v", tc.failed, got, tc.want)
+		}
+	}
+}
+
 func TestObservations(t *testing.T) {
 	rec := SaturateRecord{Steps: []SearchStep{
 		{N: 1, Step: Step{Rate: 200, DurationS: 20}, Status: results.StatusComplete, Verdict: &Verdict{Pass: true}, Evidence: &Evidence{}},
@@ -408,8 +431,11 @@ func TestObservations(t *testing.T) {
 			Evidence: &Evidence{Connections: 2, CommittedTPS: fp(700)}},
 		{N: 3, Step: Step{Rate: 300, DurationS: 60}, Status: results.StatusFailed},
 		{N: 4, Step: Step{Rate: 250, DurationS: 60}, Status: StatusInterrupted},
+		{N: 5, Step: Step{Rate: 800, DurationS: 10}, Status: results.StatusComplete, Verdict: &Verdict{Checks: []Check{
+			{Name: CheckThroughput, Pass: true}, {Name: CheckLatency}, {Name: CheckRounds}}}},
 	}}
-	want := []Observation{{Rate: 200, DurationS: 20, Pass: true}, {Rate: 400, DurationS: 20, Estimate: 350}, {Rate: 300, DurationS: 60}}
+	want := []Observation{{Rate: 200, DurationS: 20, Pass: true}, {Rate: 400, DurationS: 20, Estimate: 350}, {Rate: 300, DurationS: 60},
+		{Rate: 800, DurationS: 10, Soft: true}}
 	if got := rec.Observations(); !slices.Equal(got, want) {
 		t.Errorf("observations %+v, want %+v", got, want)
 	}

@@ -34,27 +34,9 @@ type sharedNet struct {
 // startShared generates and starts the testnet of m under dir and waits
 // until every node advances.
 func (rn *runner) startShared(ctx context.Context, m manifest.Resolved, dir string) (*sharedNet, error) {
-	spec := cometbft.Spec{ChainID: "cometlab-" + uuid.NewString()[:8], App: m.App, LogLevel: m.LogLevel}
-	binaries := map[string]string{}
-	for _, n := range m.Nodes {
-		bin := m.CometBFTBinary
-		if n.Version != "" || bin == "" {
-			v := n.Version
-			if v == "" {
-				v = m.CometBFTVersion
-			}
-			if binaries[v] == "" {
-				b, err := rn.env.Fetcher.Binary(ctx, v)
-				if err != nil {
-					return nil, err
-				}
-				binaries[v] = b
-			}
-			bin = binaries[v]
-		} else if err := cometbft.CheckBinary(bin); err != nil {
-			return nil, err
-		}
-		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power, Binary: bin, Config: n.Config})
+	spec, err := testnetSpec(ctx, m, rn.env.Fetcher, "cometlab-"+uuid.NewString()[:8])
+	if err != nil {
+		return nil, err
 	}
 	homes, err := cometbft.Generate(ctx, filepath.Join(dir, results.NodesDir), spec)
 	if err != nil {
@@ -62,11 +44,7 @@ func (rn *runner) startShared(ctx context.Context, m manifest.Resolved, dir stri
 	}
 	s := &sharedNet{key: testnetKey(m), dir: dir, tn: testnet.New(homes, rn.env.Logger)}
 	for i, h := range homes {
-		v := m.Nodes[i].Version
-		if v == "" {
-			v = "binary " + m.CometBFTBinary
-		}
-		s.nodes = append(s.nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: v, RPC: h.RPCAddr(), P2P: h.P2PAddr(),
+		s.nodes = append(s.nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: h.Dir})
 		if h.Mode != cometbft.ModeSeed {
 			s.endpoints = append(s.endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})

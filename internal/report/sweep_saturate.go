@@ -172,7 +172,11 @@ func (m mdWriter) path(rec analysis.SaturateRecord) {
 		if s.Evidence != nil {
 			link = fmt.Sprintf("[%s](%s/%s)", s.Dir, s.Dir, results.ReportFile)
 		}
-		row = append(row, est, verdictText(s.Status, s.Verdict), link)
+		verdict := verdictText(s.Status, s.Verdict)
+		if s.Verdict != nil && !s.Verdict.Pass && s.DurationS < rec.Search.DurationS && analysis.SoftFailure(*s.Verdict) {
+			verdict += " (soft: a probe, not counted)"
+		}
+		row = append(row, est, verdict, link)
 		rows = append(rows, row)
 	}
 	m.table(head, "llrrrl"+strings.Repeat("r", len(evidenceHead))+"rll", rows)
