@@ -171,29 +171,43 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
 }
 
+// load reads --manifest, or returns the built-in default.
+func (f *testnetFlags) load() (manifest.Manifest, error) {
+	if f.manifest == "" {
+		return manifest.Default(), nil
+	}
+	m, err := manifest.Load(f.manifest)
+	if err != nil {
+		return m, usageError{err}
+	}
+	return m, nil
+}
+
+// overrides adds the testnet flags the user set to o.
+func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) {
+	if fs.Changed("validators") {
+		o.Validators = &f.validators
+	}
+	if fs.Changed("cometbft-version") {
+		o.CometBFTVersion = &f.version
+	}
+	if fs.Changed("cometbft-binary") {
+		o.CometBFTBinary = &f.binary
+	}
+}
+
 // resolve loads the manifest (or the default), applies flag overrides and
 // resolves it.
 func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*manifest.Overrides)) (manifest.Resolved, error) {
-	m := manifest.Default()
-	if tf.manifest != "" {
-		var err error
-		if m, err = manifest.Load(tf.manifest); err != nil {
-			return manifest.Resolved{}, usageError{err}
-		}
+	m, err := tf.load()
+	if err != nil {
+		return manifest.Resolved{}, err
 	}
 	var o manifest.Overrides
 	if err := lf.overrides(fs, &o); err != nil {
 		return manifest.Resolved{}, err
 	}
-	if fs.Changed("validators") {
-		o.Validators = &tf.validators
-	}
-	if fs.Changed("cometbft-version") {
-		o.CometBFTVersion = &tf.version
-	}
-	if fs.Changed("cometbft-binary") {
-		o.CometBFTBinary = &tf.binary
-	}
+	tf.overrides(fs, &o)
 	if extra != nil {
 		extra(&o)
 	}

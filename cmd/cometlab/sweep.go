@@ -65,22 +65,11 @@ func (f *seriesFlags) register(fs *pflag.FlagSet, what string) {
 // baseManifest loads the manifest (or the default) and applies the
 // testnet flags and size, duration and pacing.
 func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manifest.Overrides) (manifest.Manifest, error) {
-	m := manifest.Default()
-	if tf.manifest != "" {
-		var err error
-		if m, err = manifest.Load(tf.manifest); err != nil {
-			return m, usageError{err}
-		}
+	m, err := tf.load()
+	if err != nil {
+		return m, err
 	}
-	if fs.Changed("validators") {
-		o.Validators = &tf.validators
-	}
-	if fs.Changed("cometbft-version") {
-		o.CometBFTVersion = &tf.version
-	}
-	if fs.Changed("cometbft-binary") {
-		o.CometBFTBinary = &tf.binary
-	}
+	tf.overrides(fs, &o)
 	if fs.Changed("size") {
 		o.Size = &sf.size
 	}
