@@ -146,7 +146,7 @@ func searchConfig(t *testing.T, c ddCase) SearchConfig {
 			cfg.Margin, err = strconv.ParseFloat(v, 64)
 		case "quantum":
 			cfg.Quantum, err = strconv.ParseFloat(v, 64)
-		case "knee", "est", "shortknee", "flaky", "soft", "default":
+		case "knee", "est", "probeest", "shortknee", "flaky", "soft", "default":
 			// simulate's model
 		default:
 			t.Fatalf("%s: unknown argument %q", c.pos, k)
@@ -222,14 +222,16 @@ func fmtOutcome(o Outcome) string {
 //
 //	next [config]        the input lines are observations; prints Next's
 //	                     step (or "done") and Conclude's outcome when done
-//	simulate [config] knee=K [est=F] [shortknee=S] [flaky=R1,R2]
+//	simulate [config] knee=K [est=F] [probeest=P] [shortknee=S] [flaky=R1,R2]
 //	                     runs the whole search against a model network: a
 //	                     run passes when its rate ≤ K (≤ S for probes
 //	                     shorter than the full duration), except the rates
 //	                     listed in flaky, whose verdict is flipped (a flipped
-//	                     failure is soft with soft=true); a failing run
-//	                     estimates F·K (default F = 1). Prints the path and
-//	                     the outcome.
+//	                     failure is soft with soft=true); a failing run at
+//	                     rate r estimates min(F·K, r) (default F = 1), a
+//	                     failing probe min(P·K, r) (default P = F): an
+//	                     overloaded network commits at most what it is
+//	                     sent. Prints the path and the outcome.
 func TestSearchDataDriven(t *testing.T) {
 	runDD(t, "../../testdata/saturation/search*.txt", func(t *testing.T, c ddCase) string {
 		cfg := searchConfig(t, c)
@@ -269,6 +271,7 @@ func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
 		t.Fatalf("%s: simulate needs knee=", c.pos)
 	}
 	estF, shortKnee := num("est", 1), num("shortknee", knee)
+	probeF := num("probeest", estF)
 	softFlaky := c.args["soft"] == "true"
 	flaky := map[float64]bool{}
 	if v := c.args["flaky"]; v != "" {
@@ -290,9 +293,9 @@ func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
 		if i > 100 {
 			t.Fatalf("%s: the search does not end", c.pos)
 		}
-		k := knee
+		k, f := knee, estF
 		if step.DurationS < cfg.DurationS {
-			k = shortKnee
+			k, f = shortKnee, probeF
 		}
 		o := Observation{Rate: step.Rate, DurationS: step.DurationS, Pass: step.Rate <= k}
 		if flaky[step.Rate] {
@@ -301,7 +304,7 @@ func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
 		}
 		verdict := "pass"
 		if !o.Pass {
-			o.Estimate = estF * knee
+			o.Estimate = min(f*knee, step.Rate)
 			verdict = "fail est=" + satRate(o.Estimate)
 			if o.Soft {
 				verdict = "soft " + verdict
