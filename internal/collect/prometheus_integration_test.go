@@ -66,7 +66,7 @@ func TestPrometheusMatchesScraper(t *testing.T) {
 		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
 			t.Error(err)
 		}
-		if left := processesUnder(tnDir); len(left) > 0 {
+		if left := testnet.ProcessesUnder(tnDir); len(left) > 0 {
 			t.Errorf("node processes left behind: %v", left)
 		}
 	})
@@ -393,20 +393,6 @@ func startPrometheus(t *testing.T, bin, cfg, data string) string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// processesUnder lists the pids of processes whose command line mentions
-// dir (node processes are started with --home under it).
-func processesUnder(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var pids []string
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(dir)) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
 
 func fetcher(t *testing.T) *cometbft.Fetcher {

@@ -60,7 +60,7 @@ func checkCollected(t *testing.T, res experiment.Result, err error, out string) 
 	if res.Run.Status != results.StatusComplete {
 		t.Errorf("status %s: %v", res.Run.Status, res.Run.Errors)
 	}
-	if left := processesUnder(res.Dir); len(left) > 0 {
+	if left := testnet.ProcessesUnder(res.Dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 	metrics, resources := map[string]int{}, map[string]int{}

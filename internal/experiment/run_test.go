@@ -16,24 +16,6 @@ import (
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
-// processesUnder lists the pids of processes whose command line mentions
-// dir (node processes are started with --home under the run directory).
-func processesUnder(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []string
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(dir)) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
-}
-
 // fetcher returns the binary fetcher; every test that uses it starts nodes,
 // so it also takes the cross-package test lock.
 func fetcher(t *testing.T) *cometbft.Fetcher {
@@ -74,7 +56,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left := processesUnder(t, dir); len(left) > 0 {
+	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 	if res.Run.Status != results.StatusComplete {
@@ -155,7 +137,7 @@ func TestRunNodeFailsToStart(t *testing.T) {
 	if run.Status != results.StatusFailed || len(run.Errors) == 0 {
 		t.Errorf("run.json status %s errors %v", run.Status, run.Errors)
 	}
-	if left := processesUnder(t, dir); len(left) > 0 {
+	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 }
@@ -195,7 +177,7 @@ func TestRunInterrupted(t *testing.T) {
 	if res.Run.Status != results.StatusPartial {
 		t.Errorf("status %q, want partial", res.Run.Status)
 	}
-	if left := processesUnder(t, dir); len(left) > 0 {
+	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 	m := res.Summary.Metrics
