@@ -38,8 +38,10 @@ const (
 //
 // that is, until the midpoint (L + H)/2 is within ±Resolution of every rate
 // in the bracket. With SplitEstimate the runs go Margin below the estimate
-// of the lowest failure, then to the rate whose failure would resolve the
-// bracket. A failure of a shorter probe counts as a failure at full
+// of the lowest failure (after a full-length failure at H, no lower than
+// H/q², q = (1 + Resolution)/(1 − Resolution), unless that is within
+// Margin/2 of the estimate: a pass there leaves a bracket one more run
+// resolves), then to the rate whose failure would resolve the bracket. A failure of a shorter probe counts as a failure at full
 // length (a load that overwhelms the network in 20 s does so in 60 s) when
 // it failed on throughput or drain; a probe failing only on the latency
 // trend or rounds (Observation.Soft) is passed over, and a short pass does
@@ -163,6 +165,7 @@ type bracket struct {
 	top                float64 // highest pass of any length (below h when hasH)
 	short              float64 // highest short pass below h (0 when none)
 	topSoft            bool    // top is a probe's soft failure
+	hFull              bool    // a full-length run failed at h
 }
 
 func (c SearchConfig) full() float64 { return c.DurationS }
@@ -188,9 +191,12 @@ func (c SearchConfig) bracket(obs []Observation) bracket {
 		}
 		switch {
 		case !b.hasH || o.Rate < b.h:
-			b.hasH, b.h, b.hEst = true, o.Rate, o.Estimate
-		case o.Rate == b.h && o.Estimate > 0 && (b.hEst == 0 || o.Estimate < b.hEst):
-			b.hEst = o.Estimate
+			b.hasH, b.h, b.hEst, b.hFull = true, o.Rate, o.Estimate, o.DurationS >= c.full()
+		case o.Rate == b.h:
+			b.hFull = b.hFull || o.DurationS >= c.full()
+			if o.Estimate > 0 && (b.hEst == 0 || o.Estimate < b.hEst) {
+				b.hEst = o.Estimate
+			}
 		}
 	}
 	for _, o := range obs {
@@ -265,6 +271,20 @@ func (c SearchConfig) Next(obs []Observation) (next Step, done bool) {
 		case b.hEst > 0:
 			step.Rate = c.round(b.hEst * (1 - c.Margin))
 			step.Reason = fmt.Sprintf("%s %% below the estimate %s of the failure at %s", satRate(100*c.Margin), satRate(b.hEst), satRate(b.h))
+			// After a full-length failure at H, a pass at H/q² or above
+			// leaves a bracket that one more run resolves whichever way
+			// it goes; so go no lower than that, unless it comes within
+			// half the margin of the estimate.
+			q := (1 + c.Resolution) / (1 - c.Resolution)
+			if low := c.ceil(b.h / (q * q)); b.hFull && low > step.Rate {
+				step.Rate = low
+				step.Reason = fmt.Sprintf("the lowest rate whose pass leaves a bracket one more run resolves, below the failure at %s", satRate(b.h))
+				if half := c.floor(b.hEst * (1 - c.Margin/2)); half < low {
+					step.Rate = half
+					step.Reason = fmt.Sprintf("%s %% below the estimate %s of the failure at %s (toward the rate from which one more run resolves the bracket)",
+						satRate(100*c.Margin/2), satRate(b.hEst), satRate(b.h))
+				}
+			}
 		case b.short > 0:
 			step.Rate = b.short
 			step.Reason = fmt.Sprintf("the highest short pass %s, at full length", satRate(b.short))

@@ -146,7 +146,9 @@ func (m mdWriter) searchMethod(s analysis.SearchConfig) {
 		"until (H − L)/(H + L) ≤ the resolution, so that the saturation point (L + H)/2 is within ± the resolution. ")
 	if s.Split == analysis.SplitEstimate {
 		m.f("Each failing run estimates the sustainable rate, min(committed rate, r / (1 + latency slope)); the next run goes the " +
-			"margin below that estimate, or, once a pass is within the margin of it, to the rate whose failure resolves the bracket; " +
+			"margin below that estimate (after a full-length failure at H, no lower than H ÷ q², q = (1 + resolution)/(1 − resolution), " +
+			"from which one more run resolves the bracket whichever way it goes, unless that is within half the margin of the estimate), " +
+			"or, once a pass is within the margin of it, to the rate whose failure resolves the bracket; " +
 			"a missing or refuted estimate falls back to the midpoint. ")
 	} else {
 		m.f("The next run is the midpoint of the bracket. ")
