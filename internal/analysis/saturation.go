@@ -24,9 +24,19 @@ import (
 //     degrees of freedom), and the fitted rise over the window, slope ×
 //     window length, exceeds MinLatencyRiseS. A queue that grows because
 //     the offered rate λ exceeds the service rate μ gives a slope of
-//     (λ − μ)/μ, so 0.02 flags loads about 2 % over capacity; the rise
-//     floor keeps the start-up transient of a short run (latency grows
-//     with block size in the first seconds) from counting as a backlog;
+//     (λ − μ)/μ, so 0.04 flags loads about 4 % over capacity. It is not
+//     set lower because latency drifts up below the knee too: as the
+//     application state grows, blocks take longer, and on CometBFT
+//     v0.40.0 (kvstore, 1 KiB, 2 cores) runs that committed every
+//     transaction showed slopes rising smoothly with the load, 0.01 at
+//     1,100 tx/s to 0.02–0.03 at 1,300–1,500 tx/s; at 0.02 the check
+//     judged that drift, failing loads anywhere from 1,300 to 1,500 tx/s
+//     from one testnet to the next, while the throughput knee held at
+//     1,460–1,550. (CometBFT's mempool is bounded, so overload mostly
+//     shows as transactions not committed, not as latency without
+//     bound.) The rise floor keeps the start-up transient of a short run
+//     (latency grows with block size in the first seconds) from counting
+//     as a backlog;
 //   - drain: every mempool is empty within MaxDrainS seconds of the end of
 //     the load;
 //   - rounds: at most MaxRoundShare of the run's heights were committed in
@@ -45,13 +55,13 @@ type Criterion struct {
 
 // DefaultCriterion returns the default saturation criterion: throughput
 // ratio ≥ 0.98; block latency not rising significantly by more than
-// 0.02 s/s and 0.5 s over the middle 60 % of the load; mempools empty
+// 0.04 s/s and 0.5 s over the middle 60 % of the load; mempools empty
 // within 10 s of the end of the load; at most 10 % of heights committed
 // after round 0.
 func DefaultCriterion() Criterion {
 	return Criterion{
 		MinThroughputRatio: 0.98,
-		MaxLatencySlope:    0.02,
+		MaxLatencySlope:    0.04,
 		MinLatencyRiseS:    0.5,
 		SteadyFrom:         0.2,
 		SteadyTo:           0.8,

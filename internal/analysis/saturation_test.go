@@ -39,6 +39,12 @@ func TestJudge(t *testing.T) {
 		{"significant but below the slope bound", func(e *Evidence) {
 			e.Trend = &Trend{Slope: 0.015, Low: 0.01, High: 0.02, Points: 30, FromS: 12, ToS: 48}
 		}, nil, ""},
+		{"the drift of a sustained load (measured at 1,339 tx/s on v0.40.0, every tx committed)", func(e *Evidence) {
+			e.Trend = &Trend{Slope: 0.0272, Low: 0.0204, High: 0.0340, Points: 21, FromS: 12, ToS: 48}
+		}, nil, ""},
+		{"a backlog 5 % over capacity", func(e *Evidence) {
+			e.Trend = &Trend{Slope: 0.05, Low: 0.04, High: 0.06, Points: 21, FromS: 12, ToS: 48}
+		}, []string{CheckLatency}, "slope 0.0500 s/s (95 % CI 0.0400…0.0600, 21 blocks), rise 1.80 s over 36 s: rising"},
 		{"steep and significant but a small rise (start-up transient)", func(e *Evidence) {
 			e.Trend = &Trend{Slope: 0.03, Low: 0.01, High: 0.05, Points: 9, FromS: 4, ToS: 16}
 		}, nil, ""},
