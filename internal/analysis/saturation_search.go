@@ -62,11 +62,13 @@ type SearchConfig struct {
 	// (fraction). A failing run's committed rate is what the network
 	// delivers overloaded, in bigger and cheaper blocks than a network
 	// that keeps up; a load that passes the criterion (ratio ≥ 0.98,
-	// latency not rising) sits lower. Measured on CometBFT v0.40.0 (2
-	// cores, 3 and 4 validators), 60 s failures estimated 1.05–1.12 × the
-	// highest passing rate, so the default, 15 %, puts the next run just
-	// under the knee (about 0.95 ×), where it passes, rather than at it,
-	// where the verdict is a coin toss and a miss costs a run.
+	// latency not rising) sits at or below it. Measured on CometBFT
+	// v0.40.0 (2 cores, 3 and 4 validators), 60 s failures estimated
+	// 1.0–1.12 × the highest passing rate, so the default, 15 %, puts the
+	// next run under the knee, where it passes, rather than at it, where
+	// the verdict is a coin toss and a miss costs a run; after a
+	// full-length failure the H/q² floor (see Next) keeps it from going so
+	// low that the bracket needs two more runs.
 	Margin  float64 `json:"margin"`
 	Quantum float64 `json:"quantum"`
 }
@@ -275,8 +277,11 @@ func (c SearchConfig) Next(obs []Observation) (next Step, done bool) {
 			// leaves a bracket that one more run resolves whichever way
 			// it goes; so go no lower than that, unless it comes within
 			// half the margin of the estimate.
+			// low is the lowest rate L whose pass leaves a bracket one
+			// more run resolves: the run at ⌊L·q⌋ must be ≥ H/q, both
+			// rounded to the quantum.
 			q := (1 + c.Resolution) / (1 - c.Resolution)
-			if low := c.ceil(b.h / (q * q)); b.hFull && low > step.Rate {
+			if low := c.ceil(c.ceil(b.h/q) / q); b.hFull && low > step.Rate {
 				step.Rate = low
 				step.Reason = fmt.Sprintf("the lowest rate whose pass leaves a bracket one more run resolves, below the failure at %s", satRate(b.h))
 				if half := c.floor(b.hEst * (1 - c.Margin/2)); half < low {

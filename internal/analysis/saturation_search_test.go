@@ -315,3 +315,40 @@ func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
 	}
 	return b.String() + fmtOutcome(cfg.Conclude(obs))
 }
+
+// TestFloorRunResolvesInOne checks the H/q² floor for many failures H and
+// quanta: when the floor sets the run after a full-length failure, a pass
+// there leaves a bracket that the following run resolves, whether it
+// passes or fails.
+func TestFloorRunResolvesInOne(t *testing.T) {
+	floored, total := 0, 0
+	for _, quantum := range []float64{1, 5, 0.5} {
+		for h := 100.0; h < 5000; h += 37 {
+			cfg := DefaultSearch(200, 60)
+			cfg.Quantum = quantum
+			// An estimate of 0.92 H puts 15 % below it (0.78 H) under
+			// H/q² (0.82 H) and half the margin below it (0.85 H) above.
+			obs := []Observation{{Rate: h, DurationS: 60, Estimate: 0.92 * h}}
+			step, done := cfg.Next(obs)
+			total++
+			if done || !strings.HasPrefix(step.Reason, "the lowest rate whose pass") {
+				continue // a coarse quantum lifted the floor over the cap
+			}
+			floored++
+			obs = append(obs, Observation{Rate: step.Rate, DurationS: 60, Pass: true})
+			next, done := cfg.Next(obs)
+			if done {
+				t.Fatalf("quantum %v, H %v: done after the pass at %v", quantum, h, step.Rate)
+			}
+			for _, pass := range []bool{true, false} {
+				o := append(append([]Observation{}, obs...), Observation{Rate: next.Rate, DurationS: 60, Pass: pass, Estimate: next.Rate})
+				if out := cfg.Conclude(o); out.Status != OutcomeResolved {
+					t.Errorf("quantum %v, H %v: floor %v, then %v (pass %v): %s", quantum, h, step.Rate, next.Rate, pass, out.Summary)
+				}
+			}
+		}
+	}
+	if floored < total*9/10 {
+		t.Fatalf("the floor set %d of %d runs", floored, total)
+	}
+}
