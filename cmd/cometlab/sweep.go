@@ -12,6 +12,7 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // criterionFlags set the saturation criterion.
@@ -24,10 +25,10 @@ func (f *criterionFlags) register(fs *pflag.FlagSet) {
 	f.c = analysis.DefaultCriterion()
 	fs.Float64Var(&f.c.MinThroughputRatio, "min-ratio", f.c.MinThroughputRatio, "criterion: a run must commit at least this share of c × r × duration")
 	fs.Float64Var(&f.c.MaxLatencySlope, "max-latency-slope", f.c.MaxLatencySlope, "criterion: block latency may rise by at most this many s per s of load (slope test over the steady window)")
-	fs.DurationVar(&f.rise, "min-latency-rise", seconds(f.c.MinLatencyRiseS), "criterion: a latency rise over the steady window smaller than this is not a trend")
+	fs.DurationVar(&f.rise, "min-latency-rise", results.Seconds(f.c.MinLatencyRiseS), "criterion: a latency rise over the steady window smaller than this is not a trend")
 	fs.Float64Var(&f.c.SteadyFrom, "steady-from", f.c.SteadyFrom, "criterion: start of the steady window, as a fraction of the load duration")
 	fs.Float64Var(&f.c.SteadyTo, "steady-to", f.c.SteadyTo, "criterion: end of the steady window, as a fraction of the load duration")
-	fs.DurationVar(&f.maxDrain, "max-drain", seconds(f.c.MaxDrainS), "criterion: every mempool must be empty this long after the load")
+	fs.DurationVar(&f.maxDrain, "max-drain", results.Seconds(f.c.MaxDrainS), "criterion: every mempool must be empty this long after the load")
 	fs.Float64Var(&f.c.MaxRoundShare, "max-round-share", f.c.MaxRoundShare, "criterion: largest share of heights committed after round 0")
 }
 
@@ -38,8 +39,6 @@ func (f *criterionFlags) criterion() (analysis.Criterion, error) {
 	}
 	return f.c, nil
 }
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // seriesFlags are what sweep and saturate share besides the testnet.
 type seriesFlags struct {

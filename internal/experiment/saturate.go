@@ -60,7 +60,7 @@ func Saturate(ctx context.Context, opts SaturateOptions) (analysis.SaturateRecor
 		return analysis.SaturateRecord{}, err
 	}
 	m := opts.Manifest
-	m.Load.Rate, m.Load.Duration = opts.Search.Start, seconds(opts.Search.DurationS)
+	m.Load.Rate, m.Load.Duration = opts.Search.Start, results.Seconds(opts.Search.DurationS)
 	text, err := manifest.Encode(m)
 	if err != nil {
 		return analysis.SaturateRecord{}, err
@@ -119,7 +119,7 @@ func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (analysis.Satu
 // runSearch runs the stepper's runs until it is done or ctx ends.
 func runSearch(ctx context.Context, dir string, rec analysis.SaturateRecord, base manifest.Resolved, env CellEnv) (analysis.SaturateRecord, error) {
 	out := newPrinter(env.Out)
-	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: seconds(rec.CoolDownS), crit: rec.Criterion, root: dir}
+	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: results.Seconds(rec.CoolDownS), crit: rec.Criterion, root: dir}
 	defer rn.closeShared()
 	out.Phase("saturate %s → %s: c=%d, from %s tx/s per connection (%s)", rec.ID, dir, rec.Connections,
 		strconv.FormatFloat(rec.Search.Start, 'f', -1, 64), describeMode(rec.Mode))
@@ -139,7 +139,7 @@ func runSearch(ctx context.Context, dir string, rec analysis.SaturateRecord, bas
 			return rec, err
 		}
 		m := base
-		m.Load.Rate, m.Load.Duration = step.Rate, seconds(step.DurationS)
+		m.Load.Rate, m.Load.Duration = step.Rate, results.Seconds(step.DurationS)
 		o := rn.run(ctx, m, filepath.Join(dir, filepath.FromSlash(st.Dir)))
 		s := &rec.Steps[len(rec.Steps)-1]
 		s.Status, s.Error, s.Evidence, s.Verdict, s.Ended = o.status, o.err, o.evidence, o.verdict, time.Now()
@@ -208,5 +208,3 @@ func ReportSaturate(dir string) (analysis.SaturateRecord, error) {
 	}
 	return rec, report.WriteSaturate(dir, rec, report.Options{})
 }
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -184,7 +184,7 @@ func runSweep(ctx context.Context, dir string, rec analysis.SweepRecord, env Cel
 			return rec, fmt.Errorf("cell %s: %w", c.ID, err)
 		}
 	}
-	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: time.Duration(rec.CoolDownS * float64(time.Second)),
+	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: results.Seconds(rec.CoolDownS),
 		crit: rec.Criterion, root: dir}
 	defer rn.closeShared()
 

@@ -206,6 +206,28 @@ func (m mdWriter) criterion(c analysis.Criterion, extra string) {
 	m.f("\n%s\n\n", extra)
 }
 
+// satRows returns one row per rate of t, "r=RATE" and then one cell per
+// connection count: "" where the grid has no such cell, none where no
+// repeat of it finished, else val of the cell.
+func satRows(t *analysis.SatTable, none string, val func(*analysis.SatCell) string) [][]string {
+	var rows [][]string
+	for _, r := range t.Rates {
+		row := []string{"r=" + fmtFloat(r)}
+		for _, c := range t.Conns {
+			switch cell := t.Cell(c, r); {
+			case cell == nil:
+				row = append(row, "")
+			case cell.Runs == 0:
+				row = append(row, none)
+			default:
+				row = append(row, val(cell))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
 // saturationTable writes the table in the seeds' form, then the expected
 // load and the ratio in the same shape.
 func (m mdWriter) saturationTable(rec analysis.SweepRecord, t *analysis.SatTable) {
@@ -222,25 +244,7 @@ func (m mdWriter) saturationTable(rec analysis.SweepRecord, t *analysis.SatTable
 		head = append(head, "c="+strconv.Itoa(c))
 		align += "r"
 	}
-	grid := func(val func(*analysis.SatCell) string) [][]string {
-		var rows [][]string
-		for _, r := range t.Rates {
-			row := []string{"r=" + fmtFloat(r)}
-			for _, c := range t.Conns {
-				cell := t.Cell(c, r)
-				switch {
-				case cell == nil:
-					row = append(row, "")
-				case cell.Runs == 0:
-					row = append(row, "—")
-				default:
-					row = append(row, val(cell))
-				}
-			}
-			rows = append(rows, row)
-		}
-		return rows
-	}
+	grid := func(val func(*analysis.SatCell) string) [][]string { return satRows(t, "—", val) }
 	mark := func(cell *analysis.SatCell, s string) string {
 		switch {
 		case cell.OnDiagonal:

@@ -24,25 +24,15 @@ func SweepText(w io.Writer, rec analysis.SweepRecord) {
 		for _, c := range t.Conns {
 			rows[0] = append(rows[0], "c="+strconv.Itoa(c))
 		}
-		for _, r := range t.Rates {
-			row := []string{"r=" + fmtFloat(r)}
-			for _, c := range t.Conns {
-				cell := t.Cell(c, r)
-				switch {
-				case cell == nil:
-					row = append(row, "")
-				case cell.Runs == 0:
-					row = append(row, "-  ")
-				case cell.OnDiagonal:
-					row = append(row, groupDigits(cell.Committed.Mean)+" *")
-				case cell.Saturated:
-					row = append(row, groupDigits(cell.Committed.Mean)+" x")
-				default:
-					row = append(row, groupDigits(cell.Committed.Mean)+"  ")
-				}
+		rows = append(rows, satRows(t, "-  ", func(cell *analysis.SatCell) string {
+			switch {
+			case cell.OnDiagonal:
+				return groupDigits(cell.Committed.Mean) + " *"
+			case cell.Saturated:
+				return groupDigits(cell.Committed.Mean) + " x"
 			}
-			rows = append(rows, row)
-		}
+			return groupDigits(cell.Committed.Mean) + "  "
+		})...)
 		textGrid(&b, rows)
 		fmt.Fprintf(&b, "%s\n", strings.ReplaceAll(diagonalSentence(t), "`", ""))
 	}

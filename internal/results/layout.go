@@ -71,6 +71,10 @@ func (l Load) ExpectedTxs() int64 {
 	return int64(float64(l.Connections) * l.Rate * l.DurationS)
 }
 
+// Seconds is a duration the records keep in float seconds (duration_s,
+// cool_down_s, …) as a time.Duration.
+func Seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
 // Host describes the machine a run ran on.
 type Host struct {
 	Hostname string `json:"hostname"`
