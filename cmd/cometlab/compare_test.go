@@ -90,26 +90,6 @@ func (f fakeRun) write(t *testing.T, dir string) string {
 	return dir
 }
 
-func TestCompareHelpGolden(t *testing.T) {
-	code, out, _ := run(t, "compare", "--help")
-	if code != exitOK {
-		t.Fatalf("exit %d", code)
-	}
-	path := filepath.Join("testdata", "help", "cometlab_compare.txt")
-	if *update {
-		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if out != string(want) {
-		t.Errorf("--help differs from %s (run with -update to accept):\n%s", path, out)
-	}
-}
-
 // TestCompareRuns compares synthetic run directories end to end: the same
 // network twice (exit 0), a network committing blocks 50 % more slowly
 // (exit 4, latency worse), and repeats given with commas.

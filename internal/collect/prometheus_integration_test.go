@@ -28,14 +28,11 @@ import (
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
-// TestPrometheusMatchesScraper runs the real-Prometheus path end to end: a
-// 3-validator testnet under ~20 s of load, scraped at 1 s by the embedded
-// scraper and by a real Prometheus server (COMETLAB_PROMETHEUS, installed
-// by .ci/run) configured with PrometheusConfig. metrics.csv built from
-// Prometheus's query_range must match the embedded one: the same series
-// per node, heights equal within one scrape step, counters monotone. Every
-// Grafana panel's query must also evaluate on that server.
-func TestPrometheusMatchesScraper(t *testing.T) {
+// prometheusForTest returns the Prometheus server binary for a test that
+// runs a real testnet and Prometheus, skipping the test in -short mode or
+// when COMETLAB_PROMETHEUS is not set, and takes the node-test lock.
+func prometheusForTest(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs a real testnet and Prometheus server")
 	}
@@ -44,6 +41,18 @@ func TestPrometheusMatchesScraper(t *testing.T) {
 		t.Skip("COMETLAB_PROMETHEUS is not set: no Prometheus server to test against (.ci/run installs Debian's prometheus package and sets it)")
 	}
 	testnet.LockForTest(t)
+	return bin
+}
+
+// TestPrometheusMatchesScraper runs the real-Prometheus path end to end: a
+// 3-validator testnet under ~20 s of load, scraped at 1 s by the embedded
+// scraper and by a real Prometheus server (COMETLAB_PROMETHEUS, installed
+// by .ci/run) configured with PrometheusConfig. metrics.csv built from
+// Prometheus's query_range must match the embedded one: the same series
+// per node, heights equal within one scrape step, counters monotone. Every
+// Grafana panel's query must also evaluate on that server.
+func TestPrometheusMatchesScraper(t *testing.T) {
+	bin := prometheusForTest(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 

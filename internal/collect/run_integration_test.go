@@ -102,14 +102,7 @@ func TestRunCollects(t *testing.T) {
 // server configured before the run from a manifest that pins the nodes'
 // metrics addresses: metrics.csv comes from the server.
 func TestRunWithPrometheus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a real testnet and Prometheus server")
-	}
-	bin := os.Getenv("COMETLAB_PROMETHEUS")
-	if bin == "" {
-		t.Skip("COMETLAB_PROMETHEUS is not set: no Prometheus server to test against (.ci/run installs Debian's prometheus package and sets it)")
-	}
-	testnet.LockForTest(t)
+	bin := prometheusForTest(t)
 	dir := t.TempDir()
 	var pins []string
 	var targets []collect.Target
