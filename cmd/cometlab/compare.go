@@ -10,9 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // errRegression marks a comparison in which some metric is worse (exit 4).
@@ -77,7 +78,7 @@ written.`,
 	fs := cmd.Flags()
 	fs.StringVar(&f.out, "out", "compare", "directory for compare.md, compare.html, compare.json and plots/ (created)")
 	fs.StringVar(&f.thresholds, "thresholds", "", "TOML file with threshold_pct, alpha and [metric.ID] overrides")
-	fs.Float64Var(&f.threshold, "threshold", analysis.DefaultThresholdPct, "default threshold in % of the baseline (overrides the thresholds file's)")
+	fs.Float64Var(&f.threshold, "threshold", compare.DefaultThresholdPct, "default threshold in % of the baseline (overrides the thresholds file's)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap (the same seed gives the same intervals)")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
 	return cmd
@@ -112,13 +113,13 @@ func parseSideArg(arg string) (sideArg, error) {
 }
 
 func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) error {
-	th := analysis.DefaultThresholds()
+	th := compare.DefaultThresholds()
 	if f.thresholds != "" {
 		b, err := os.ReadFile(f.thresholds)
 		if err != nil {
 			return usageError{fmt.Errorf("--thresholds: %w", err)}
 		}
-		if th, err = analysis.ParseThresholds(f.thresholds, b); err != nil {
+		if th, err = compare.ParseThresholds(f.thresholds, b); err != nil {
 			return usageError{err}
 		}
 	}
@@ -139,13 +140,13 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 		}
 		sides = append(sides, s)
 	}
-	opts := analysis.CompareOptions{Thresholds: th, Seed: f.seed, Resamples: f.resamples}
-	load := analysis.LoadOptions{IgnoreConfig: cometbft.RunSpecificConfigKeys()}
+	opts := compare.Options{Thresholds: th, Seed: f.seed, Resamples: f.resamples}
+	load := compare.LoadOptions{IgnoreConfig: cometbft.RunSpecificConfigKeys()}
 	ropts := report.CompareOptions{Command: commandLine(args, cmd)}
 
 	sweeps := 0
 	for _, s := range sides {
-		if len(s.dirs) == 1 && analysis.IsSweepDir(s.dirs[0]) {
+		if len(s.dirs) == 1 && results.IsSweepDir(s.dirs[0]) {
 			sweeps++
 		}
 	}
@@ -156,19 +157,19 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 		return usageError{errors.New("compare either run directories or sweep directories (with sweep.json), not both")}
 	}
 
-	cs := make([]analysis.CompareSide, len(sides))
+	cs := make([]compare.Side, len(sides))
 	var errs []error
 	for i, s := range sides {
 		var err error
-		if cs[i], err = analysis.LoadSide(s.label, s.dirs, load); err != nil {
+		if cs[i], err = compare.LoadSide(s.label, s.dirs, load); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return usageError{fmt.Errorf("unusable input: %w", err)}
 	}
-	analysis.DefaultLabels(cs)
-	c, err := analysis.Compare(cs[0], cs[1:], opts)
+	compare.DefaultLabels(cs)
+	c, err := compare.Sides(cs[0], cs[1:], opts)
 	if err != nil {
 		return usageError{err}
 	}
@@ -176,19 +177,19 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 		return err
 	}
 	report.CompareTable(st.stdout, c)
-	fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(f.out, report.CompareMD))
-	if c.Verdict == analysis.CompareWorse {
+	fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(f.out, results.CompareMD))
+	if c.Verdict == compare.Worse {
 		return errRegression
 	}
 	return nil
 }
 
 // compareSweeps compares sweep directories cell by cell.
-func compareSweeps(st *state, sides []sideArg, out string, opts analysis.CompareOptions, load analysis.LoadOptions, ropts report.CompareOptions) error {
-	var refs [][]analysis.CellRef
+func compareSweeps(st *state, sides []sideArg, out string, opts compare.Options, load compare.LoadOptions, ropts report.CompareOptions) error {
+	var refs [][]results.SweepCell
 	var errs []error
 	for _, s := range sides {
-		r, err := analysis.LoadCellRefs(s.dirs[0])
+		r, err := results.ReadSweepCells(s.dirs[0])
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -206,7 +207,7 @@ func compareSweeps(st *state, sides []sideArg, out string, opts analysis.Compare
 	}
 	sc := report.SweepCompare{Baseline: labels[0], Candidates: labels[1:]}
 	compared := 0
-	for _, m := range analysis.MatchCells(refs) {
+	for _, m := range compare.MatchCells(refs) {
 		cell := report.SweepCellCompare{ID: m.ID}
 		for i, d := range m.Dirs {
 			if len(d) == 0 {
@@ -219,10 +220,10 @@ func compareSweeps(st *state, sides []sideArg, out string, opts analysis.Compare
 		}
 		// A cell's unreadable runs (a failed cell) are skipped and
 		// flagged; a side left without a run leaves the cell out.
-		cs := make([]analysis.CompareSide, len(m.Dirs))
+		cs := make([]compare.Side, len(m.Dirs))
 		usable := true
 		for i, dirs := range m.Dirs {
-			side, err := analysis.LoadSide(labels[i], dirs, load)
+			side, err := compare.LoadSide(labels[i], dirs, load)
 			if err != nil {
 				cell.Problems = append(cell.Problems, fmt.Sprintf("%s: skipped: %v", labels[i], err))
 			}
@@ -233,12 +234,12 @@ func compareSweeps(st *state, sides []sideArg, out string, opts analysis.Compare
 			sc.Cells = append(sc.Cells, cell)
 			continue
 		}
-		c, err := analysis.Compare(cs[0], cs[1:], opts)
+		c, err := compare.Sides(cs[0], cs[1:], opts)
 		if err != nil {
 			return usageError{fmt.Errorf("cell %s: %w", m.ID, err)}
 		}
 		c.Warnings = append(c.Warnings, cell.Problems...)
-		cell.Dir, cell.Comparison = report.CellDir(m.ID), &c
+		cell.Dir, cell.Comparison = results.CompareCellDir(m.ID), &c
 		if err := report.WriteCompare(filepath.Join(out, filepath.FromSlash(cell.Dir)), c, cs, ropts); err != nil {
 			return err
 		}
@@ -262,9 +263,9 @@ func compareSweeps(st *state, sides []sideArg, out string, opts analysis.Compare
 			continue
 		}
 		fmt.Fprintf(st.stdout, "cell %s: %s\n", c.ID, report.VerdictText(c.Comparison.Verdict))
-		worse = worse || c.Comparison.Verdict == analysis.CompareWorse
+		worse = worse || c.Comparison.Verdict == compare.Worse
 	}
-	fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(out, report.CompareMD))
+	fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(out, results.CompareMD))
 	if worse {
 		return errRegression
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cometlab/cometlab/internal/analysis"
-	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
@@ -45,8 +45,8 @@ func TestCompareRealRuns(t *testing.T) {
 	if code != exitRegression {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitRegression, stdout, stderr)
 	}
-	var c analysis.Comparison
-	b, err := os.ReadFile(filepath.Join(out, report.CompareJSON))
+	var c compare.Result
+	b, err := os.ReadFile(filepath.Join(out, results.CompareJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestCompareRealRuns(t *testing.T) {
 	}
 	worse := map[string]bool{}
 	for _, r := range c.Metrics {
-		if r.Candidates[0].Verdict == analysis.CompareWorse {
+		if r.Candidates[0].Verdict == compare.Worse {
 			worse[r.ID] = true
 		}
 	}
@@ -76,8 +76,8 @@ func TestCompareRealRuns(t *testing.T) {
 	if !found {
 		t.Errorf("config.consensus.timeout_commit 1s → 2s not among the differences: %+v", c.Differences)
 	}
-	md, _ := os.ReadFile(filepath.Join(out, report.CompareMD))
-	page, _ := os.ReadFile(filepath.Join(out, report.CompareHTML))
+	md, _ := os.ReadFile(filepath.Join(out, results.CompareMD))
+	page, _ := os.ReadFile(filepath.Join(out, results.CompareHTML))
 	if !strings.Contains(string(md), "![Block latency CDF](plots/compare_latency_cdf.png)") || !strings.Contains(string(page), "data:image/png;base64,") {
 		t.Error("no latency CDF in the report, or the HTML does not inline it")
 	}

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis"
-	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -105,7 +104,7 @@ func TestCompareRuns(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("same network: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, f := range []string{report.CompareMD, report.CompareHTML, report.CompareJSON, "plots/compare_latency_cdf.png", "plots/compare_adoption_cdf.png", "plots/compare_blocks_per_min.png"} {
+	for _, f := range []string{results.CompareMD, results.CompareHTML, results.CompareJSON, "plots/compare_latency_cdf.png", "plots/compare_adoption_cdf.png", "plots/compare_blocks_per_min.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("no %s", f)
 		}
@@ -119,19 +118,19 @@ func TestCompareRuns(t *testing.T) {
 	if !strings.Contains(stderr, "worse than the baseline") || !strings.Contains(stdout, "v0.40.0") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	var c analysis.Comparison
-	b, _ := os.ReadFile(filepath.Join(out, report.CompareJSON))
+	var c compare.Result
+	b, _ := os.ReadFile(filepath.Join(out, results.CompareJSON))
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	verdict := map[string]analysis.CompareVerdict{}
+	verdict := map[string]compare.Verdict{}
 	for _, r := range c.Metrics {
 		verdict[r.ID] = r.Candidates[0].Verdict
 	}
-	if verdict["block_latency_mean_ms"] != analysis.CompareWorse || verdict["block_latency_p50_ms"] != analysis.CompareWorse {
+	if verdict["block_latency_mean_ms"] != compare.Worse || verdict["block_latency_p50_ms"] != compare.Worse {
 		t.Errorf("latency verdicts %v", verdict)
 	}
-	md, _ := os.ReadFile(filepath.Join(out, report.CompareMD))
+	md, _ := os.ReadFile(filepath.Join(out, results.CompareMD))
 	if !strings.Contains(string(md), "| `run.cometbft_versions` | v0.38.26 | v0.40.0 |") {
 		t.Error("the versions are not at the top of the differences")
 	}
@@ -143,8 +142,8 @@ func TestCompareRuns(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("repeats, threshold 1000 %%: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	b, _ = os.ReadFile(filepath.Join(out, report.CompareJSON))
-	c = analysis.Comparison{}
+	b, _ = os.ReadFile(filepath.Join(out, results.CompareJSON))
+	c = compare.Result{}
 	json.Unmarshal(b, &c)
 	if c.Baseline.Label != "old" || len(c.Baseline.Runs) != 2 || c.Method.Thresholds.DefaultPct != 1000 {
 		t.Errorf("baseline %+v, thresholds %+v", c.Baseline, c.Method.Thresholds)
@@ -163,7 +162,7 @@ func TestCompareUsageErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("treshold_pct = 5\n"), 0o644)
 	sweep := filepath.Join(tmp, "sweep")
 	os.MkdirAll(sweep, 0o755)
-	os.WriteFile(filepath.Join(sweep, analysis.SweepIndexFile), []byte(`{"cells":[{"id":"x","dir":"x"}]}`), 0o644)
+	os.WriteFile(filepath.Join(sweep, results.SweepFile), []byte(`{"cells":[{"id":"x","dir":"x"}]}`), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -200,8 +199,8 @@ func TestCompareSweeps(t *testing.T) {
 	mk := func(name string, cells []cell) string {
 		dir := filepath.Join(tmp, name)
 		var idx struct {
-			ID    string             `json:"id"`
-			Cells []analysis.CellRef `json:"cells"`
+			ID    string              `json:"id"`
+			Cells []results.SweepCell `json:"cells"`
 		}
 		idx.ID = name
 		for _, c := range cells {
@@ -214,10 +213,10 @@ func TestCompareSweeps(t *testing.T) {
 				} else {
 					f.write(t, filepath.Join(dir, rel))
 				}
-				idx.Cells = append(idx.Cells, analysis.CellRef{ID: c.id, Dir: rel, Repeat: rep, Status: status})
+				idx.Cells = append(idx.Cells, results.SweepCell{ID: c.id, Dir: rel, Repeat: rep, Status: status})
 			}
 		}
-		if err := results.WriteJSON(filepath.Join(dir, analysis.SweepIndexFile), idx); err != nil {
+		if err := results.WriteJSON(filepath.Join(dir, results.SweepFile), idx); err != nil {
 			t.Fatal(err)
 		}
 		return dir
@@ -245,13 +244,13 @@ func TestCompareSweeps(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", w, stdout)
 		}
 	}
-	for _, f := range []string{report.CompareMD, report.CompareHTML, report.CompareJSON, "cells/c1-r50/compare.md", "cells/c1-r100/compare.json"} {
+	for _, f := range []string{results.CompareMD, results.CompareHTML, results.CompareJSON, "cells/c1-r50/compare.md", "cells/c1-r100/compare.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("no %s", f)
 		}
 	}
-	var c analysis.Comparison
-	b, _ := os.ReadFile(filepath.Join(out, "cells/c1-r50", report.CompareJSON))
+	var c compare.Result
+	b, _ := os.ReadFile(filepath.Join(out, "cells/c1-r50", results.CompareJSON))
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
@@ -99,7 +99,7 @@ func TestSweepKilledResumes(t *testing.T) {
 		return err == nil && bytes.Count(b, []byte("\n")) > 100
 	})
 	noProcessesLeft(t, dir)
-	rec, err := analysis.ReadSweep(dir)
+	rec, err := saturation.ReadSweep(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestSweepKilledResumes(t *testing.T) {
 	if strings.Count(stderr, "sweep: cell ") != 2 { // "cell 2/2 …" and its outcome
 		t.Errorf("resume ran other than the killed cell:\n%s", stderr)
 	}
-	rec, err = analysis.ReadSweep(dir)
+	rec, err = saturation.ReadSweep(dir)
 	if err != nil || rec.Status != results.StatusComplete {
 		t.Fatalf("after resume: %v, status %s", err, rec.Status)
 	}
@@ -134,7 +134,7 @@ func TestSweepKilledResumes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(second+".interrupted", results.SentFile)); err != nil {
 		t.Errorf("the killed cell's records were not kept: %v", err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, analysis.SweepReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, results.SweepReportFile))
 	if err != nil || !bytes.Contains(md, []byte("| r=150 |")) {
 		t.Errorf("sweep report after resume: %v\n%s", err, md)
 	}
@@ -151,7 +151,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "search")
 	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "10s", "--max-runs", "3", "--validators", "3", "--out", dir)
 	killWhen(t, cmd, out, 3*time.Minute, func() bool {
-		rec, err := analysis.ReadSaturate(dir)
+		rec, err := saturation.ReadSearch(dir)
 		if err != nil || len(rec.Steps) != 2 {
 			return false
 		}
@@ -159,11 +159,11 @@ func TestSaturateKilledResumes(t *testing.T) {
 		return err == nil && bytes.Count(b, []byte("\n")) > 100
 	})
 	noProcessesLeft(t, dir)
-	rec, err := analysis.ReadSaturate(dir)
+	rec, err := saturation.ReadSearch(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Steps) != 2 || !analysis.Finished(rec.Steps[0].Status) || rec.Steps[1].Status != results.StatusRunning {
+	if len(rec.Steps) != 2 || !results.Finished(rec.Steps[0].Status) || rec.Steps[1].Status != results.StatusRunning {
 		t.Fatalf("after the kill: %d steps, %+v", len(rec.Steps), rec.Steps)
 	}
 	killed := rec.Steps[1].Dir
@@ -176,7 +176,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	rec, err = analysis.ReadSaturate(dir)
+	rec, err = saturation.ReadSearch(dir)
 	if err != nil || rec.Status != results.StatusComplete || rec.Outcome == nil {
 		t.Fatalf("after resume: %v, status %s, outcome %v", err, rec.Status, rec.Outcome)
 	}
@@ -184,7 +184,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 		t.Fatalf("%d steps after resume, want the budget of 3", len(rec.Steps))
 	}
 	for _, s := range rec.Steps {
-		if !analysis.Finished(s.Status) || s.Verdict == nil {
+		if !results.Finished(s.Status) || s.Verdict == nil {
 			t.Errorf("step %d: status %s, verdict %v", s.N, s.Status, s.Verdict)
 		}
 	}

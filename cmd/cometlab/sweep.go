@@ -8,21 +8,21 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // criterionFlags set the saturation criterion.
 type criterionFlags struct {
-	c              analysis.Criterion
+	c              saturation.Criterion
 	maxDrain, rise time.Duration
 }
 
 func (f *criterionFlags) register(fs *pflag.FlagSet) {
-	f.c = analysis.DefaultCriterion()
+	f.c = saturation.DefaultCriterion()
 	fs.Float64Var(&f.c.MinThroughputRatio, "min-ratio", f.c.MinThroughputRatio, "criterion: a run must commit at least this share of c × r × duration")
 	fs.Float64Var(&f.c.MaxLatencySlope, "max-latency-slope", f.c.MaxLatencySlope, "criterion: block latency may rise by at most this many s per s of load (slope test over the steady window)")
 	fs.DurationVar(&f.rise, "min-latency-rise", results.Seconds(f.c.MinLatencyRiseS), "criterion: a latency rise over the steady window smaller than this is not a trend")
@@ -32,7 +32,7 @@ func (f *criterionFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.c.MaxRoundShare, "max-round-share", f.c.MaxRoundShare, "criterion: largest share of heights committed after round 0")
 }
 
-func (f *criterionFlags) criterion() (analysis.Criterion, error) {
+func (f *criterionFlags) criterion() (saturation.Criterion, error) {
 	f.c.MaxDrainS, f.c.MinLatencyRiseS = f.maxDrain.Seconds(), f.rise.Seconds()
 	if err := f.c.Validate(); err != nil {
 		return f.c, usageError{fmt.Errorf("criterion: %w", err)}
@@ -161,7 +161,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			if err != nil {
 				return err
 			}
-			var rec analysis.SweepRecord
+			var rec saturation.SweepRecord
 			if sf.resume != "" {
 				if err := resumeConflicts(fs); err != nil {
 					return err
@@ -190,7 +190,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 					return usageError{fmt.Errorf("--connections: must be >= 1, got %d", c)}
 				}
 			}
-			var params []analysis.SweepParam
+			var params []results.SweepParam
 			for _, s := range sets {
 				p, err := experiment.ParseSetFlag(s)
 				if err != nil {
@@ -227,11 +227,11 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 
 // sweepResult prints the saturation table and maps the sweep's end to an
 // error for the exit code.
-func sweepResult(st *state, rec analysis.SweepRecord, dir string, err error) error {
+func sweepResult(st *state, rec saturation.SweepRecord, dir string, err error) error {
 	if rec.ID != "" {
 		fmt.Fprintln(st.stdout)
 		report.SweepText(st.stdout, rec)
-		fmt.Fprintf(st.stdout, "\nsweep directory: %s\nreport:          %s/%s\n", dir, dir, analysis.SweepReportFile)
+		fmt.Fprintf(st.stdout, "\nsweep directory: %s\nreport:          %s/%s\n", dir, dir, results.SweepReportFile)
 	}
 	if errors.Is(err, experiment.ErrSomeFailed) {
 		return fmt.Errorf("%w: %v", errPartial, err)
@@ -246,7 +246,7 @@ func newSaturateCmd(st *state) *cobra.Command {
 		cf    criterionFlags
 		conns int
 		start string
-		sc    = analysis.DefaultSearch(200, 60)
+		sc    = saturation.DefaultSearch(200, 60)
 		probe time.Duration
 	)
 	cmd := &cobra.Command{
@@ -312,7 +312,7 @@ continues with --resume DIR.`,
 					return usageError{fmt.Errorf("--start: %w", err)}
 				}
 			}
-			search.ProbeDurationS = analysis.DefaultSearch(search.Start, search.DurationS).ProbeDurationS
+			search.ProbeDurationS = saturation.DefaultSearch(search.Start, search.DurationS).ProbeDurationS
 			if fs.Changed("probe-duration") {
 				search.ProbeDurationS = probe.Seconds()
 			}
@@ -353,11 +353,11 @@ continues with --resume DIR.`,
 }
 
 // saturateResult prints the path and the outcome.
-func saturateResult(st *state, rec analysis.SaturateRecord, dir string, err error) error {
+func saturateResult(st *state, rec saturation.SearchRecord, dir string, err error) error {
 	if rec.ID != "" {
 		fmt.Fprintln(st.stdout)
 		report.SaturateText(st.stdout, rec)
-		fmt.Fprintf(st.stdout, "\nsearch directory: %s\nreport:           %s/%s\n", dir, dir, analysis.SaturateReportFile)
+		fmt.Fprintf(st.stdout, "\nsearch directory: %s\nreport:           %s/%s\n", dir, dir, results.SaturateReportFile)
 	}
 	return err
 }

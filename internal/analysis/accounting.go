@@ -115,7 +115,7 @@ func account(in Input, b *builder, noReplies bool) accounts {
 	}
 	st := make([]uint8, len(in.Sent))
 	var errReply []int32 // per sent row: reply row + 1 of its error reply
-	lateNs := int64(in.Run.Load.LateThreshold * nsPerS)
+	lateNs := int64(in.Run.Load.LateThreshold * results.NsPerS)
 	lags := make([]float64, 0, len(in.Sent))
 	var sent, unsent, late int64
 	for i := range in.Sent {
@@ -229,7 +229,7 @@ func account(in Input, b *builder, noReplies bool) accounts {
 	} else {
 		b.note("late_sends not computed: run.json has no late threshold (load.late_threshold_s)")
 	}
-	b.put("send_lag_p99_ms", Percentile(sortFloats(lags), 99)/nsPerMs, "no transaction was sent")
+	b.put("send_lag_p99_ms", Percentile(sortFloats(lags), 99)/results.NsPerMs, "no transaction was sent")
 	return acc
 }
 

@@ -211,16 +211,16 @@ func adoption(in Input, b *builder, noAdoption, noBlocks bool) {
 		ns, _ := st.Spreads(f)
 		d := DescribeSorted(sortFloats(ns))
 		why := fmt.Sprintf("no block was committed by %d of the %d nodes", NodesFor(f, st.N()), st.N())
-		b.put("adoption_"+adoptionID(f)+"_ms", d.Mean/nsPerMs, why)
-		b.put("adoption_"+adoptionID(f)+"_p99_ms", d.Percentile(99)/nsPerMs, why)
+		b.put("adoption_"+adoptionID(f)+"_ms", d.Mean/results.NsPerMs, why)
+		b.put("adoption_"+adoptionID(f)+"_p99_ms", d.Percentile(99)/results.NsPerMs, why)
 	}
 	_, short := st.Spreads(1)
 	b.put("adoption_incomplete_blocks", float64(short), "")
 	if !noBlocks {
 		const why = "no adopted block has a BFT commit time in blocks.csv"
-		b.put("adoption_bft_first_ms", Mean(st.SpreadsBFT(0))/nsPerMs, why)
-		b.put("adoption_bft_p50_ms", Mean(st.SpreadsBFT(0.5))/nsPerMs, why)
-		b.put("adoption_bft_p100_ms", Mean(st.SpreadsBFT(1))/nsPerMs, why)
+		b.put("adoption_bft_first_ms", Mean(st.SpreadsBFT(0))/results.NsPerMs, why)
+		b.put("adoption_bft_p50_ms", Mean(st.SpreadsBFT(0.5))/results.NsPerMs, why)
+		b.put("adoption_bft_p100_ms", Mean(st.SpreadsBFT(1))/results.NsPerMs, why)
 	}
 
 	var all []float64
@@ -236,17 +236,17 @@ func adoption(in Input, b *builder, noAdoption, noBlocks bool) {
 		if n.Lag.N == 0 {
 			continue
 		}
-		b.putNode(n.Node, "adoption_lag_mean_ms", n.Lag.Mean/nsPerMs)
-		b.putNode(n.Node, "adoption_lag_p99_ms", n.Lag.Percentile(99)/nsPerMs)
-		b.putNode(n.Node, "adoption_lag_max_ms", n.Lag.Max/nsPerMs)
+		b.putNode(n.Node, "adoption_lag_mean_ms", n.Lag.Mean/results.NsPerMs)
+		b.putNode(n.Node, "adoption_lag_p99_ms", n.Lag.Percentile(99)/results.NsPerMs)
+		b.putNode(n.Node, "adoption_lag_max_ms", n.Lag.Max/results.NsPerMs)
 		if !(n.Lag.Max <= worst) {
 			worst = n.Lag.Max
 		}
 	}
 	d := Describe(all)
-	b.put("adoption_lag_mean_ms", d.Mean/nsPerMs, "no adoption row")
-	b.put("adoption_lag_p99_ms", d.Percentile(99)/nsPerMs, "no adoption row")
-	b.put("adoption_lag_max_ms", worst/nsPerMs, "no adoption row")
+	b.put("adoption_lag_mean_ms", d.Mean/results.NsPerMs, "no adoption row")
+	b.put("adoption_lag_p99_ms", d.Percentile(99)/results.NsPerMs, "no adoption row")
+	b.put("adoption_lag_max_ms", worst/results.NsPerMs, "no adoption row")
 	b.put("adoption_missing_heights", float64(missing), "")
 	b.put("nodes_behind", float64(behind), "")
 

@@ -22,7 +22,7 @@ func throughput(in Input, b *builder, committed int64, start, lastCommit int64) 
 	// span = max(load duration, last commit − load start), in s.
 	span := in.Run.Load.DurationS
 	if start != 0 && lastCommit > start {
-		span = max(span, float64(lastCommit-start)/nsPerS)
+		span = max(span, float64(lastCommit-start)/results.NsPerS)
 	}
 	if span > 0 {
 		b.put("committed_tps", float64(committed)/span, "")
@@ -31,18 +31,9 @@ func throughput(in Input, b *builder, committed int64, start, lastCommit int64) 
 	}
 }
 
-// blockTime is when a block was committed: the time of block Height+1, or
-// its own header time when that is not known.
-func blockTime(k *results.Block) int64 {
-	if k.CommitTime != 0 {
-		return k.CommitTime
-	}
-	return k.Time
-}
-
-// runBlocks returns the blocks in run.json's height range (all of them
+// RunBlocks returns the blocks in run.json's height range (all of them
 // when the range is not set), in height order.
-func runBlocks(in Input) []results.Block {
+func (in Input) RunBlocks() []results.Block {
 	first, last := in.Run.FirstHeight, in.Run.LastHeight
 	var out []results.Block
 	for _, k := range in.Blocks {
@@ -65,7 +56,7 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	if noBlocks {
 		return
 	}
-	ks := runBlocks(in)
+	ks := in.RunBlocks()
 	b.put("blocks", float64(len(ks)), "")
 	if len(ks) == 0 {
 		b.note("blocks.csv has no block in the run's height range: block figures not computed")
@@ -80,7 +71,7 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	for i := range ks {
 		k := &ks[i]
 		rounds = max(rounds, k.Round)
-		times[i] = blockTime(k)
+		times[i] = k.Committed()
 		txs[i] = float64(k.RunTxs)
 		if k.RunTxs > 0 {
 			lastRun = max(lastRun, times[i])
@@ -92,7 +83,7 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	}
 	b.put("rounds_max", float64(rounds), "")
 	if intervals > 0 {
-		b.put("block_interval_mean_s", intervalSum/intervals/nsPerS, "")
+		b.put("block_interval_mean_s", intervalSum/intervals/results.NsPerS, "")
 	} else {
 		b.note("block_interval_mean_s not computed: no two consecutive heights")
 	}
@@ -100,8 +91,8 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	if start == 0 {
 		return
 	}
-	const sec = int64(nsPerS)
-	n := int((int64(in.Run.Load.DurationS*nsPerS) + sec - 1) / sec)
+	const sec = int64(results.NsPerS)
+	n := int((int64(in.Run.Load.DurationS*results.NsPerS) + sec - 1) / sec)
 	if lastRun >= start {
 		n = max(n, int((lastRun-start)/sec)+1)
 	}

@@ -55,7 +55,7 @@ func loadWindow(in Input, start int64) (from, to int64) {
 	if !in.Run.LoadEnd.IsZero() && in.Run.LoadEnd.UnixNano() > start {
 		return start, in.Run.LoadEnd.UnixNano()
 	}
-	return start, start + int64(in.Run.Load.DurationS*nsPerS)
+	return start, start + int64(in.Run.Load.DurationS*results.NsPerS)
 }
 
 // relTime writes t as seconds since the load start, or as a UTC time when
@@ -64,7 +64,7 @@ func relTime(t, start int64) string {
 	if start == 0 {
 		return time.Unix(0, t).UTC().Format("15:04:05.000")
 	}
-	return fmt.Sprintf("%.1f s", float64(t-start)/nsPerS)
+	return fmt.Sprintf("%.1f s", float64(t-start)/results.NsPerS)
 }
 
 // Align returns series on a common grid, from their earliest sample to
@@ -249,7 +249,7 @@ func mempoolFigures(set *SeriesSet, b *builder, nodes []string, start, loadEnd i
 		if end > 0 {
 			when := "at its last sample, " + relTime(at, start) + " after the load start"
 			if start != 0 && at > loadEnd {
-				when += fmt.Sprintf(" (%.1f s after the load ended)", float64(at-loadEnd)/nsPerS)
+				when += fmt.Sprintf(" (%.1f s after the load ended)", float64(at-loadEnd)/results.NsPerS)
 			}
 			b.anomaly("the mempool of %s still held %.0f transactions %s: it did not return to empty", n, end, when)
 		}
@@ -407,7 +407,7 @@ func moreBlocks(in Input, b *builder, noBlocks bool) {
 	if noBlocks {
 		return
 	}
-	ks := runBlocks(in)
+	ks := in.RunBlocks()
 	if len(ks) == 0 {
 		return
 	}
@@ -422,7 +422,7 @@ func moreBlocks(in Input, b *builder, noBlocks bool) {
 			multi = append(multi, k.Height)
 		}
 		if i > 0 && ks[i-1].Height+1 == k.Height {
-			if d := float64(k.Time-ks[i-1].Time) / nsPerS; !(d <= gap) {
+			if d := float64(k.Time-ks[i-1].Time) / results.NsPerS; !(d <= gap) {
 				gap = d
 			}
 		}

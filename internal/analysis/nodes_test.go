@@ -6,27 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis/runtest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
-// nodeModel returns the synthetic nodes of in: the nodes of its adoption
-// rows, following its blocks, sampled every second from 3 s before the
-// load to 5 s after the last block.
-func nodeModel(in Input) *runtest.Nodes {
-	var names []string
-	for _, a := range in.Adoption {
-		if !slices.Contains(names, a.Node) {
-			names = append(names, a.Node)
-		}
-	}
-	slices.Sort(names)
-	start := in.Run.LoadStart.UnixNano()
-	end := in.Run.LoadEnd.UnixNano()
-	last := in.Blocks[len(in.Blocks)-1].Time
-	return &runtest.Nodes{Names: names, ChainID: "synthetic", From: start - 3*int64(time.Second), To: last + 5*int64(time.Second),
-		Step: int64(time.Second), LoadStart: start, LoadEnd: end, TxSize: in.Run.Load.Size, Blocks: in.Blocks,
-		Rejected: map[string]int{names[0]: 3}}
+// nodeModel returns the synthetic nodes of in (resultstest.Records.Nodes).
+func nodeModel(in Input) *resultstest.Nodes {
+	return resultstest.Records{Run: in.Run, Blocks: in.Blocks, Adoption: in.Adoption}.Nodes()
 }
 
 // metricRows returns the metrics.csv rows of in's synthetic nodes.
@@ -37,15 +23,6 @@ func metricRows(in Input) []results.Metric {
 		return nil
 	}, nil)
 	return rows
-}
-
-// addNodes adds the series and resources of in's synthetic nodes.
-func addNodes(in *Input) {
-	in.Metrics = NewSeriesSet(metricRows(*in))
-	nodeModel(*in).Generate(nil, func(r *results.Resource) error {
-		in.Resources = append(in.Resources, *r)
-		return nil
-	})
 }
 
 func TestNodeFigures(t *testing.T) {
@@ -70,20 +47,20 @@ func TestNodeFigures(t *testing.T) {
 
 	tests := []struct {
 		name      string
-		model     func(m *runtest.Nodes)
+		model     func(m *resultstest.Nodes)
 		anomalies []string
 		notes     []string
 		want      map[string]float64
 	}{
 		{
 			name:      "mempool not drained",
-			model:     func(m *runtest.Nodes) { m.Leftover = map[string]int{"n1": 42} },
+			model:     func(m *resultstest.Nodes) { m.Leftover = map[string]int{"n1": 42} },
 			anomalies: []string{"the mempool of n1 still held 42 transactions at its last sample"},
 			want:      map[string]float64{"mempool_size_end_txs": 42},
 		},
 		{
 			name:  "node dies halfway",
-			model: func(m *runtest.Nodes) { m.Stop = map[string]int64{"n1": m.LoadStart + 15*int64(time.Second)} },
+			model: func(m *resultstest.Nodes) { m.Stop = map[string]int64{"n1": m.LoadStart + 15*int64(time.Second)} },
 			anomalies: []string{
 				"n1 has no sample in metrics.csv from 14.0 s to ",
 				"n1 has no sample in resources.csv from 14.0 s to ",
@@ -93,7 +70,7 @@ func TestNodeFigures(t *testing.T) {
 		},
 		{
 			name:      "node without metrics",
-			model:     func(m *runtest.Nodes) { m.NoMetrics = []string{"n1"} },
+			model:     func(m *resultstest.Nodes) { m.NoMetrics = []string{"n1"} },
 			anomalies: []string{"n1 has no sample in metrics.csv at all: run.json gives it no metrics endpoint"},
 		},
 	}

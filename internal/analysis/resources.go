@@ -73,7 +73,7 @@ func ResourceSeries(in Input, nodes []string) (out []NodeResources, fromMetrics 
 			at := map[int64]float64{}
 			for i := 1; i < len(c.T); i++ {
 				if dv, dt := c.V[i]-c.V[i-1], c.T[i]-c.T[i-1]; dv >= 0 && dt > 0 {
-					at[c.T[i]] = dv / (float64(dt) / nsPerS) * 100
+					at[c.T[i]] = dv / (float64(dt) / results.NsPerS) * 100
 				}
 			}
 			for i, t := range rss.T {

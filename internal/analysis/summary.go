@@ -158,11 +158,6 @@ func loadStart(in Input, b *builder) int64 {
 	return first
 }
 
-const (
-	nsPerMs = 1e6
-	nsPerS  = 1e9
-)
-
 // commitTime is when a transaction's block was committed: the time of
 // block Height+1, or its own block's time when that is not known.
 func commitTime(t *results.Tx) int64 {
@@ -206,16 +201,16 @@ func latency(in Input, b *builder, noAdoption bool) int64 {
 	}
 	const why = "no committed transaction with a commit time"
 	d := DescribeSorted(sortFloats(lat))
-	b.put("block_latency_min_ms", d.Min/nsPerMs, why)
-	b.put("block_latency_mean_ms", d.Mean/nsPerMs, why)
-	b.put("block_latency_stddev_ms", d.StdDev/nsPerMs, "fewer than 2 committed transactions")
+	b.put("block_latency_min_ms", d.Min/results.NsPerMs, why)
+	b.put("block_latency_mean_ms", d.Mean/results.NsPerMs, why)
+	b.put("block_latency_stddev_ms", d.StdDev/results.NsPerMs, "fewer than 2 committed transactions")
 	for _, p := range []struct {
 		id string
 		p  float64
 	}{{"block_latency_p50_ms", 50}, {"block_latency_p90_ms", 90}, {"block_latency_p95_ms", 95}, {"block_latency_p99_ms", 99}} {
-		b.put(p.id, d.Percentile(p.p)/nsPerMs, why)
+		b.put(p.id, d.Percentile(p.p)/results.NsPerMs, why)
 	}
-	b.put("block_latency_max_ms", d.Max/nsPerMs, why)
+	b.put("block_latency_max_ms", d.Max/results.NsPerMs, why)
 
 	observed(in, b, noAdoption)
 	return last
@@ -262,7 +257,7 @@ func observed(in Input, b *builder, noAdoption bool) {
 	}
 	const why = "no committed transaction in a height adopted by the target node"
 	d := DescribeSorted(sortFloats(obs))
-	b.put("observed_latency_p50_ms", d.Percentile(50)/nsPerMs, why)
-	b.put("observed_latency_p99_ms", d.Percentile(99)/nsPerMs, why)
-	b.put("observed_latency_max_ms", d.Max/nsPerMs, why)
+	b.put("observed_latency_p50_ms", d.Percentile(50)/results.NsPerMs, why)
+	b.put("observed_latency_p99_ms", d.Percentile(99)/results.NsPerMs, why)
+	b.put("observed_latency_max_ms", d.Max/results.NsPerMs, why)
 }

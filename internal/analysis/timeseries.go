@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"slices"
+
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // Increase returns how much the counter v rose over its samples: the sum
@@ -48,7 +50,7 @@ func SlidingRates(t []int64, v []float64, width int64) []float64 {
 			j++
 		}
 		if span := t[i] - t[j]; span > 0 && span >= width/2 {
-			out[i] = (inc[i] - inc[j]) / (float64(span) / nsPerS)
+			out[i] = (inc[i] - inc[j]) / (float64(span) / results.NsPerS)
 		} else {
 			out[i] = math.NaN()
 		}
@@ -114,7 +116,7 @@ func MedianStep(ts ...[]int64) int64 {
 // gap, for a sampling interval step: max(5·step, 3 s). A scrape that is
 // late under load is not a gap; a node that died or stopped answering is.
 func GapThreshold(step int64) int64 {
-	return max(5*step, 3*int64(nsPerS))
+	return max(5*step, 3*int64(results.NsPerS))
 }
 
 // Gap is a period in which a node has no sample in a file of the run

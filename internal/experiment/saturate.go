@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // SaturateOptions configure a saturation search.
@@ -21,8 +21,8 @@ type SaturateOptions struct {
 	// Manifest is the testnet and load; the search sets the load's rate
 	// and duration of each run (the connections stay).
 	Manifest  manifest.Resolved
-	Search    analysis.SearchConfig
-	Criterion analysis.Criterion
+	Search    saturation.SearchConfig
+	Criterion saturation.Criterion
 	// Reuse runs every run on one testnet, drained and cooled down for
 	// CoolDown between runs; the default is a fresh testnet per run.
 	Reuse    bool
@@ -41,38 +41,38 @@ func DefaultSaturateDir(id string) string { return filepath.Join("saturations", 
 // the stepper is done. saturate.json (the path and the outcome) and
 // saturate.md/saturate.html are rewritten after each run. An interrupt
 // stops after recording the interrupted run; ResumeSaturate continues.
-func Saturate(ctx context.Context, opts SaturateOptions) (analysis.SaturateRecord, error) {
+func Saturate(ctx context.Context, opts SaturateOptions) (saturation.SearchRecord, error) {
 	if err := opts.Criterion.Validate(); err != nil {
-		return analysis.SaturateRecord{}, fmt.Errorf("%w criterion: %w", ErrInvalid, err)
+		return saturation.SearchRecord{}, fmt.Errorf("%w criterion: %w", ErrInvalid, err)
 	}
 	if err := opts.Search.Validate(); err != nil {
-		return analysis.SaturateRecord{}, fmt.Errorf("%w search: %w", ErrInvalid, err)
+		return saturation.SearchRecord{}, fmt.Errorf("%w search: %w", ErrInvalid, err)
 	}
 	id := uuid.NewString()
 	dir := opts.Dir
 	if dir == "" {
 		dir = DefaultSaturateDir(id)
 	}
-	if _, err := os.Stat(filepath.Join(dir, analysis.SaturateFile)); err == nil {
-		return analysis.SaturateRecord{}, fmt.Errorf("%s already holds a saturation search; resume it with --resume %s or choose another --out", dir, dir)
+	if _, err := os.Stat(filepath.Join(dir, results.SaturateFile)); err == nil {
+		return saturation.SearchRecord{}, fmt.Errorf("%s already holds a saturation search; resume it with --resume %s or choose another --out", dir, dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return analysis.SaturateRecord{}, err
+		return saturation.SearchRecord{}, err
 	}
 	m := opts.Manifest
 	m.Load.Rate, m.Load.Duration = opts.Search.Start, results.Seconds(opts.Search.DurationS)
 	text, err := manifest.Encode(m)
 	if err != nil {
-		return analysis.SaturateRecord{}, err
+		return saturation.SearchRecord{}, err
 	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestFile), text); err != nil {
-		return analysis.SaturateRecord{}, err
+		return saturation.SearchRecord{}, err
 	}
-	rec := analysis.SaturateRecord{ID: id, Kind: "saturate", Status: results.StatusRunning, CometlabVersion: opts.Env.Version,
-		Created: time.Now(), Host: hostInfo(), Testnet: testnetInfo(m), Connections: m.Load.Connections, Mode: analysis.ModeFresh,
+	rec := saturation.SearchRecord{ID: id, Kind: "saturate", Status: results.StatusRunning, CometlabVersion: opts.Env.Version,
+		Created: time.Now(), Host: hostInfo(), Testnet: testnetInfo(m), Connections: m.Load.Connections, Mode: results.ModeFresh,
 		Search: opts.Search, Criterion: opts.Criterion}
 	if opts.Reuse {
-		rec.Mode, rec.CoolDownS = analysis.ModeReuse, opts.CoolDown.Seconds()
+		rec.Mode, rec.CoolDownS = results.ModeReuse, opts.CoolDown.Seconds()
 	}
 	if err := saveSaturate(dir, &rec); err != nil {
 		return rec, err
@@ -83,13 +83,13 @@ func Saturate(ctx context.Context, opts SaturateOptions) (analysis.SaturateRecor
 // ResumeSaturate continues the search in dir: finished runs are kept and
 // replayed to the stepper; an unfinished one is dropped from the path
 // (its directory moved to DIR.interrupted) and the search goes on.
-func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (analysis.SaturateRecord, error) {
-	rec, err := analysis.ReadSaturate(dir)
+func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (saturation.SearchRecord, error) {
+	rec, err := saturation.ReadSearch(dir)
 	if err != nil {
 		return rec, fmt.Errorf("resume %s: %w", dir, err)
 	}
 	if rec.Kind != "saturate" {
-		return rec, fmt.Errorf("resume %s: %s is not a saturation search (kind %q)", dir, analysis.SaturateFile, rec.Kind)
+		return rec, fmt.Errorf("resume %s: %s is not a saturation search (kind %q)", dir, results.SaturateFile, rec.Kind)
 	}
 	mf, err := manifest.Load(filepath.Join(dir, results.ManifestFile))
 	if err != nil {
@@ -99,9 +99,9 @@ func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (analysis.Satu
 	if err != nil {
 		return rec, err
 	}
-	var kept []analysis.SearchStep
+	var kept []saturation.SearchStep
 	for _, s := range rec.Steps {
-		if analysis.Finished(s.Status) {
+		if results.Finished(s.Status) {
 			kept = append(kept, s)
 			continue
 		}
@@ -117,9 +117,9 @@ func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (analysis.Satu
 }
 
 // runSearch runs the stepper's runs until it is done or ctx ends.
-func runSearch(ctx context.Context, dir string, rec analysis.SaturateRecord, base manifest.Resolved, env CellEnv) (analysis.SaturateRecord, error) {
+func runSearch(ctx context.Context, dir string, rec saturation.SearchRecord, base manifest.Resolved, env CellEnv) (saturation.SearchRecord, error) {
 	out := newPrinter(env.Out)
-	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: results.Seconds(rec.CoolDownS), crit: rec.Criterion, root: dir}
+	rn := &runner{env: env, out: out, reuse: rec.Mode == results.ModeReuse, coolDown: results.Seconds(rec.CoolDownS), crit: rec.Criterion, root: dir}
 	defer rn.closeShared()
 	out.Phase("saturate %s → %s: c=%d, from %s tx/s per connection (%s)", rec.ID, dir, rec.Connections,
 		strconv.FormatFloat(rec.Search.Start, 'f', -1, 64), describeMode(rec.Mode))
@@ -130,8 +130,8 @@ func runSearch(ctx context.Context, dir string, rec analysis.SaturateRecord, bas
 			break
 		}
 		n := len(rec.Steps) + 1
-		st := analysis.SearchStep{N: n, Step: step, Status: results.StatusRunning, Started: time.Now(),
-			Dir: fmt.Sprintf("%s/s%02d-r%s-%ss", analysis.StepsDir, n, strconv.FormatFloat(step.Rate, 'f', -1, 64), strconv.FormatFloat(step.DurationS, 'f', -1, 64))}
+		st := saturation.SearchStep{N: n, Step: step, Status: results.StatusRunning, Started: time.Now(),
+			Dir: fmt.Sprintf("%s/s%02d-r%s-%ss", results.StepsDir, n, strconv.FormatFloat(step.Rate, 'f', -1, 64), strconv.FormatFloat(step.DurationS, 'f', -1, 64))}
 		out.Phase("saturate: step %d (%s): r = %s tx/s for %s s — %s", n, step.Phase, strconv.FormatFloat(step.Rate, 'f', -1, 64),
 			strconv.FormatFloat(step.DurationS, 'f', -1, 64), step.Reason)
 		rec.Steps = append(rec.Steps, st)
@@ -156,7 +156,7 @@ func runSearch(ctx context.Context, dir string, rec analysis.SaturateRecord, bas
 	}
 	rec.Status = results.StatusComplete
 	if ctx.Err() != nil {
-		rec.Status = analysis.StatusInterrupted
+		rec.Status = results.StatusInterrupted
 	}
 	rec.Outcome = conclude(rec)
 	rec.Figures = saturateFigures(rec)
@@ -164,17 +164,17 @@ func runSearch(ctx context.Context, dir string, rec analysis.SaturateRecord, bas
 		return rec, err
 	}
 	writeSaturateReport(out, dir, rec)
-	out.Phase("saturate: %s; report %s", rec.Outcome.Summary, filepath.Join(dir, analysis.SaturateReportFile))
+	out.Phase("saturate: %s; report %s", rec.Outcome.Summary, filepath.Join(dir, results.SaturateReportFile))
 	return rec, ctx.Err()
 }
 
-func conclude(rec analysis.SaturateRecord) *analysis.Outcome {
+func conclude(rec saturation.SearchRecord) *saturation.Outcome {
 	o := rec.Search.Conclude(rec.Observations())
 	return &o
 }
 
 // saturateFigures are the search's results in tx/s over all connections.
-func saturateFigures(rec analysis.SaturateRecord) map[string]float64 {
+func saturateFigures(rec saturation.SearchRecord) map[string]float64 {
 	o, c := rec.Outcome, float64(rec.Connections)
 	if o == nil {
 		return nil
@@ -189,20 +189,20 @@ func saturateFigures(rec analysis.SaturateRecord) map[string]float64 {
 	return f
 }
 
-func saveSaturate(dir string, rec *analysis.SaturateRecord) error {
+func saveSaturate(dir string, rec *saturation.SearchRecord) error {
 	rec.Updated = time.Now()
-	return results.WriteJSON(filepath.Join(dir, analysis.SaturateFile), rec)
+	return results.WriteJSON(filepath.Join(dir, results.SaturateFile), rec)
 }
 
-func writeSaturateReport(out *printer, dir string, rec analysis.SaturateRecord) {
+func writeSaturateReport(out *printer, dir string, rec saturation.SearchRecord) {
 	if err := report.WriteSaturate(dir, rec, report.Options{}); err != nil {
 		out.Phase("saturate: report: %v", err)
 	}
 }
 
 // ReportSaturate rewrites the report of the search in dir from its files.
-func ReportSaturate(dir string) (analysis.SaturateRecord, error) {
-	rec, err := analysis.ReadSaturate(dir)
+func ReportSaturate(dir string) (saturation.SearchRecord, error) {
+	rec, err := saturation.ReadSearch(dir)
 	if err != nil {
 		return rec, err
 	}

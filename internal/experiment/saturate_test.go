@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
@@ -25,12 +25,12 @@ func TestSaturateTinyBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	search := analysis.DefaultSearch(100, 10)
+	search := saturation.DefaultSearch(100, 10)
 	search.MaxRuns = 3
 	dir := filepath.Join(t.TempDir(), "search")
 	var out syncBuffer
 	rec, err := experiment.Saturate(context.Background(), experiment.SaturateOptions{Manifest: r, Search: search,
-		Criterion: analysis.DefaultCriterion(), Dir: dir, Env: sweepEnv(t, &out)})
+		Criterion: saturation.DefaultCriterion(), Dir: dir, Env: sweepEnv(t, &out)})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -38,22 +38,22 @@ func TestSaturateTinyBudget(t *testing.T) {
 	if len(rec.Steps) != 3 || rec.Outcome == nil || rec.Status != results.StatusComplete {
 		t.Fatalf("%d steps, outcome %v, status %s", len(rec.Steps), rec.Outcome, rec.Status)
 	}
-	if rec.Steps[0].Rate != 100 || rec.Steps[0].Phase != analysis.PhaseGrow || rec.Steps[0].Reason == "" {
+	if rec.Steps[0].Rate != 100 || rec.Steps[0].Phase != saturation.PhaseGrow || rec.Steps[0].Reason == "" {
 		t.Errorf("first step %+v", rec.Steps[0].Step)
 	}
 	for _, s := range rec.Steps {
-		if !analysis.Finished(s.Status) || s.Evidence == nil || s.Verdict == nil || len(s.Verdict.Checks) != 5 {
+		if !results.Finished(s.Status) || s.Evidence == nil || s.Verdict == nil || len(s.Verdict.Checks) != 5 {
 			t.Errorf("step %d: status %s, evidence %v, verdict %v", s.N, s.Status, s.Evidence != nil, s.Verdict)
 		}
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(s.Dir), results.RunFile)); err != nil {
 			t.Errorf("step %d: %v", s.N, err)
 		}
 	}
-	onDisk, err := analysis.ReadSaturate(dir)
+	onDisk, err := saturation.ReadSearch(dir)
 	if err != nil || len(onDisk.Steps) != 3 || onDisk.Outcome == nil {
 		t.Errorf("saturate.json: %v, %+v", err, onDisk)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, analysis.SaturateReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, results.SaturateReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}

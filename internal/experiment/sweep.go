@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // SweepOptions configure a new sweep: a grid of load settings run on one
@@ -30,7 +30,7 @@ type SweepOptions struct {
 	Connections []int
 	Rates       []float64
 	// Params are further swept settings (see CanonicalParam).
-	Params []analysis.SweepParam
+	Params []results.SweepParam
 	// Repeat runs every cell this many times (≥ 1).
 	Repeat int
 	// Reuse runs consecutive cells with the same testnet settings on one
@@ -39,7 +39,7 @@ type SweepOptions struct {
 	Reuse    bool
 	CoolDown time.Duration
 	// Criterion marks saturated cells.
-	Criterion analysis.Criterion
+	Criterion saturation.Criterion
 	// Dir is the sweep directory; "" means sweeps/<sweep-id>.
 	Dir string
 	Env CellEnv
@@ -64,16 +64,16 @@ var ErrSomeFailed = errors.New("some runs failed")
 // and sweep.md/sweep.html with it. A failed cell is recorded and skipped
 // (the error is ErrSomeFailed at the end); an interrupt (ctx) stops after
 // recording the interrupted cell, which ResumeSweep runs again.
-func Sweep(ctx context.Context, opts SweepOptions) (analysis.SweepRecord, error) {
+func Sweep(ctx context.Context, opts SweepOptions) (saturation.SweepRecord, error) {
 	if err := opts.Criterion.Validate(); err != nil {
-		return analysis.SweepRecord{}, fmt.Errorf("%w criterion: %w", ErrInvalid, err)
+		return saturation.SweepRecord{}, fmt.Errorf("%w criterion: %w", ErrInvalid, err)
 	}
 	if opts.Repeat < 1 {
-		return analysis.SweepRecord{}, fmt.Errorf("%w repeat: must be >= 1, got %d", ErrInvalid, opts.Repeat)
+		return saturation.SweepRecord{}, fmt.Errorf("%w repeat: must be >= 1, got %d", ErrInvalid, opts.Repeat)
 	}
 	baseRes, err := opts.Manifest.Resolve()
 	if err != nil {
-		return analysis.SweepRecord{}, fmt.Errorf("%w manifest: %w", ErrInvalid, err)
+		return saturation.SweepRecord{}, fmt.Errorf("%w manifest: %w", ErrInvalid, err)
 	}
 	conns, rates := opts.Connections, opts.Rates
 	if len(conns) == 0 {
@@ -85,7 +85,7 @@ func Sweep(ctx context.Context, opts SweepOptions) (analysis.SweepRecord, error)
 	conns, rates = sortedUnique(conns), sortedUnique(rates)
 	cells, err := expandGrid(opts.Manifest, conns, rates, opts.Params)
 	if err != nil {
-		return analysis.SweepRecord{}, fmt.Errorf("%w grid: %w", ErrInvalid, err)
+		return saturation.SweepRecord{}, fmt.Errorf("%w grid: %w", ErrInvalid, err)
 	}
 
 	id := uuid.NewString()
@@ -93,33 +93,33 @@ func Sweep(ctx context.Context, opts SweepOptions) (analysis.SweepRecord, error)
 	if dir == "" {
 		dir = DefaultSweepDir(id)
 	}
-	if _, err := os.Stat(filepath.Join(dir, analysis.SweepFile)); err == nil {
-		return analysis.SweepRecord{}, fmt.Errorf("%s already holds a sweep; resume it with --resume %s or choose another --out", dir, dir)
+	if _, err := os.Stat(filepath.Join(dir, results.SweepFile)); err == nil {
+		return saturation.SweepRecord{}, fmt.Errorf("%s already holds a sweep; resume it with --resume %s or choose another --out", dir, dir)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, analysis.ManifestsDir), 0o755); err != nil {
-		return analysis.SweepRecord{}, err
+	if err := os.MkdirAll(filepath.Join(dir, results.ManifestsDir), 0o755); err != nil {
+		return saturation.SweepRecord{}, err
 	}
 	text, err := manifest.Encode(baseRes)
 	if err != nil {
-		return analysis.SweepRecord{}, err
+		return saturation.SweepRecord{}, err
 	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestFile), text); err != nil {
-		return analysis.SweepRecord{}, err
+		return saturation.SweepRecord{}, err
 	}
-	rec := analysis.SweepRecord{ID: id, Kind: "sweep", Status: results.StatusRunning, CometlabVersion: opts.Env.Version,
-		Created: time.Now(), Host: hostInfo(), Testnet: testnetInfo(baseRes), Mode: analysis.ModeFresh,
-		Criterion: opts.Criterion, Grid: analysis.SweepGrid{Connections: conns, Rates: rates, Params: opts.Params,
+	rec := saturation.SweepRecord{ID: id, Kind: "sweep", Status: results.StatusRunning, CometlabVersion: opts.Env.Version,
+		Created: time.Now(), Host: hostInfo(), Testnet: testnetInfo(baseRes), Mode: results.ModeFresh,
+		Criterion: opts.Criterion, Grid: results.SweepGrid{Connections: conns, Rates: rates, Params: opts.Params,
 			Repeat: opts.Repeat, DurationS: baseRes.Load.Duration.Seconds()}}
 	if opts.Reuse {
-		rec.Mode, rec.CoolDownS = analysis.ModeReuse, opts.CoolDown.Seconds()
+		rec.Mode, rec.CoolDownS = results.ModeReuse, opts.CoolDown.Seconds()
 	}
 	// Run order: each combination of params, then each repeat, then r, c.
 	perGroup := len(rates) * len(conns)
 	for g := 0; g < len(cells); g += perGroup {
 		for rep := range opts.Repeat {
 			for _, c := range cells[g : g+perGroup] {
-				rec.Cells = append(rec.Cells, analysis.SweepCell{ID: c.id, Params: c.params, Repeat: rep,
-					Dir: analysis.CellsDir + "/" + fmt.Sprintf("%s-%d", c.id, rep), Status: analysis.StatusPending})
+				rec.Cells = append(rec.Cells, saturation.SweepCell{SweepCell: results.SweepCell{ID: c.id, Params: c.params, Repeat: rep,
+					Dir: results.CellsDir + "/" + fmt.Sprintf("%s-%d", c.id, rep), Status: results.StatusPending}})
 			}
 		}
 	}
@@ -128,7 +128,7 @@ func Sweep(ctx context.Context, opts SweepOptions) (analysis.SweepRecord, error)
 		if err != nil {
 			return rec, err
 		}
-		if err := results.WriteFileAtomic(filepath.Join(dir, analysis.ManifestsDir, c.id+".toml"), b); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestsDir, c.id+".toml"), b); err != nil {
 			return rec, err
 		}
 	}
@@ -142,23 +142,23 @@ func Sweep(ctx context.Context, opts SweepOptions) (analysis.SweepRecord, error)
 // partial or failed) are kept; pending, running and interrupted ones run
 // (an interrupted cell's old run directory is moved to DIR.interrupted).
 // With retryFailed, failed cells run again too.
-func ResumeSweep(ctx context.Context, dir string, retryFailed bool, env CellEnv) (analysis.SweepRecord, error) {
-	rec, err := analysis.ReadSweep(dir)
+func ResumeSweep(ctx context.Context, dir string, retryFailed bool, env CellEnv) (saturation.SweepRecord, error) {
+	rec, err := saturation.ReadSweep(dir)
 	if err != nil {
 		return rec, fmt.Errorf("resume %s: %w", dir, err)
 	}
 	if rec.Kind != "sweep" {
-		return rec, fmt.Errorf("resume %s: %s is not a sweep (kind %q)", dir, analysis.SweepFile, rec.Kind)
+		return rec, fmt.Errorf("resume %s: %s is not a sweep (kind %q)", dir, results.SweepFile, rec.Kind)
 	}
 	for i := range rec.Cells {
 		c := &rec.Cells[i]
-		if analysis.Finished(c.Status) && !(retryFailed && c.Status == results.StatusFailed) {
+		if results.Finished(c.Status) && !(retryFailed && c.Status == results.StatusFailed) {
 			continue
 		}
 		if err := setAside(filepath.Join(dir, filepath.FromSlash(c.Dir))); err != nil {
 			return rec, fmt.Errorf("resume: %w", err)
 		}
-		*c = analysis.SweepCell{ID: c.ID, Params: c.Params, Repeat: c.Repeat, Dir: c.Dir, Status: analysis.StatusPending}
+		*c = saturation.SweepCell{SweepCell: results.SweepCell{ID: c.ID, Params: c.Params, Repeat: c.Repeat, Dir: c.Dir, Status: results.StatusPending}}
 	}
 	rec.Status = results.StatusRunning
 	if err := saveSweep(dir, &rec); err != nil {
@@ -168,14 +168,14 @@ func ResumeSweep(ctx context.Context, dir string, retryFailed bool, env CellEnv)
 }
 
 // runSweep runs the pending cells of rec.
-func runSweep(ctx context.Context, dir string, rec analysis.SweepRecord, env CellEnv) (analysis.SweepRecord, error) {
+func runSweep(ctx context.Context, dir string, rec saturation.SweepRecord, env CellEnv) (saturation.SweepRecord, error) {
 	out := newPrinter(env.Out)
 	manifests := map[string]manifest.Resolved{}
 	for _, c := range rec.Cells {
 		if _, ok := manifests[c.ID]; ok {
 			continue
 		}
-		path := filepath.Join(dir, analysis.ManifestsDir, c.ID+".toml")
+		path := filepath.Join(dir, results.ManifestsDir, c.ID+".toml")
 		m, err := manifest.Load(path)
 		if err != nil {
 			return rec, fmt.Errorf("cell %s: %w", c.ID, err)
@@ -184,13 +184,13 @@ func runSweep(ctx context.Context, dir string, rec analysis.SweepRecord, env Cel
 			return rec, fmt.Errorf("cell %s: %w", c.ID, err)
 		}
 	}
-	rn := &runner{env: env, out: out, reuse: rec.Mode == analysis.ModeReuse, coolDown: results.Seconds(rec.CoolDownS),
+	rn := &runner{env: env, out: out, reuse: rec.Mode == results.ModeReuse, coolDown: results.Seconds(rec.CoolDownS),
 		crit: rec.Criterion, root: dir}
 	defer rn.closeShared()
 
 	total, done := len(rec.Cells), 0
 	for _, c := range rec.Cells {
-		if analysis.Finished(c.Status) {
+		if results.Finished(c.Status) {
 			done++
 		}
 	}
@@ -198,7 +198,7 @@ func runSweep(ctx context.Context, dir string, rec analysis.SweepRecord, env Cel
 	made := 0
 	for i := range rec.Cells {
 		c := &rec.Cells[i]
-		if analysis.Finished(c.Status) {
+		if results.Finished(c.Status) {
 			continue
 		}
 		if ctx.Err() != nil {
@@ -221,7 +221,7 @@ func runSweep(ctx context.Context, dir string, rec analysis.SweepRecord, env Cel
 		if env.AfterRun != nil {
 			env.AfterRun(made)
 		}
-		if o.status == analysis.StatusInterrupted {
+		if o.status == results.StatusInterrupted {
 			break
 		}
 	}
@@ -231,37 +231,37 @@ func runSweep(ctx context.Context, dir string, rec analysis.SweepRecord, env Cel
 		return rec, err
 	}
 	writeSweepReport(out, dir, rec)
-	out.Phase("sweep: %s; report %s", rec.Status, filepath.Join(dir, analysis.SweepReportFile))
+	out.Phase("sweep: %s; report %s", rec.Status, filepath.Join(dir, results.SweepReportFile))
 	switch {
 	case ctx.Err() != nil:
 		return rec, ctx.Err()
 	case rec.Status == results.StatusPartial:
-		return rec, fmt.Errorf("%w: see the cells' errors in %s", ErrSomeFailed, filepath.Join(dir, analysis.SweepFile))
+		return rec, fmt.Errorf("%w: see the cells' errors in %s", ErrSomeFailed, filepath.Join(dir, results.SweepFile))
 	}
 	return rec, nil
 }
 
 // sweepStatus is complete when every cell finished without failing,
 // partial when some failed, interrupted when some did not finish.
-func sweepStatus(ctx context.Context, cells []analysis.SweepCell) string {
+func sweepStatus(ctx context.Context, cells []saturation.SweepCell) string {
 	status := results.StatusComplete
 	for _, c := range cells {
 		switch {
-		case !analysis.Finished(c.Status):
-			return analysis.StatusInterrupted
+		case !results.Finished(c.Status):
+			return results.StatusInterrupted
 		case c.Status == results.StatusFailed:
 			status = results.StatusPartial
 		}
 	}
 	if ctx.Err() != nil {
-		return analysis.StatusInterrupted
+		return results.StatusInterrupted
 	}
 	return status
 }
 
 // sweepFigures are the sweep's results for its first group of cells.
-func sweepFigures(rec analysis.SweepRecord) map[string]float64 {
-	tables := analysis.SaturationTables(rec.GridCells())
+func sweepFigures(rec saturation.SweepRecord) map[string]float64 {
+	tables := saturation.Tables(rec.GridCells())
 	if len(tables) == 0 {
 		return nil
 	}
@@ -275,22 +275,22 @@ func sweepFigures(rec analysis.SweepRecord) map[string]float64 {
 	return f
 }
 
-func saveSweep(dir string, rec *analysis.SweepRecord) error {
+func saveSweep(dir string, rec *saturation.SweepRecord) error {
 	rec.Updated = time.Now()
-	return results.WriteJSON(filepath.Join(dir, analysis.SweepFile), rec)
+	return results.WriteJSON(filepath.Join(dir, results.SweepFile), rec)
 }
 
 // writeSweepReport rewrites sweep.md, sweep.html and the plot; a failure
 // is printed, not fatal (the sweep's data is in sweep.json).
-func writeSweepReport(out *printer, dir string, rec analysis.SweepRecord) {
+func writeSweepReport(out *printer, dir string, rec saturation.SweepRecord) {
 	if err := report.WriteSweep(dir, rec, report.Options{}); err != nil {
 		out.Phase("sweep: report: %v", err)
 	}
 }
 
 // ReportSweep rewrites the report of the sweep in dir from its files.
-func ReportSweep(dir string) (analysis.SweepRecord, error) {
-	rec, err := analysis.ReadSweep(dir)
+func ReportSweep(dir string) (saturation.SweepRecord, error) {
+	rec, err := saturation.ReadSweep(dir)
 	if err != nil {
 		return rec, err
 	}
@@ -307,14 +307,14 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // describeMode is the mode in words, for progress lines.
 func describeMode(mode string) string {
-	if mode == analysis.ModeReuse {
+	if mode == results.ModeReuse {
 		return "one testnet reused across runs"
 	}
 	return "a fresh testnet per run"
 }
 
 // describeGrid is the grid in words, for progress lines.
-func describeGrid(g analysis.SweepGrid) string {
+func describeGrid(g results.SweepGrid) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "c ∈ %v × r ∈ %v", g.Connections, g.Rates)
 	for _, p := range g.Params {

@@ -16,6 +16,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // CellEnv is what running the runs of a sweep or a saturation search
@@ -39,8 +40,8 @@ type CellEnv struct {
 type cellOutcome struct {
 	status   string // the run's status, or StatusInterrupted
 	err      string
-	evidence *analysis.Evidence
-	verdict  *analysis.Verdict
+	evidence *saturation.Evidence
+	verdict  *saturation.Verdict
 }
 
 // runner runs the cells or steps of one sweep or search, on fresh
@@ -50,7 +51,7 @@ type runner struct {
 	out      *printer
 	reuse    bool
 	coolDown time.Duration
-	crit     analysis.Criterion
+	crit     saturation.Criterion
 	shared   *sharedNet // reuse mode: the testnet of the last run
 	sharedN  int        // testnets started in reuse mode
 	root     string     // the sweep or search directory (reuse mode puts testnets under it)
@@ -60,7 +61,7 @@ type runner struct {
 // judges it. ctx ending interrupts it.
 func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cellOutcome {
 	var res Result
-	var polled *analysis.Drain
+	var polled *saturation.Drain
 	var err error
 	if rn.reuse {
 		res, polled, err = rn.runShared(ctx, m, dir)
@@ -72,7 +73,7 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 		o.err = err.Error()
 	}
 	if ctx.Err() != nil {
-		o.status = analysis.StatusInterrupted
+		o.status = results.StatusInterrupted
 		return o
 	}
 	if o.status == "" || o.status == results.StatusRunning {
@@ -86,7 +87,7 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 		if o.status != results.StatusFailed {
 			o.status = results.StatusFailed
 		}
-		v := analysis.Verdict{Checks: []analysis.Check{{Name: analysis.CheckRun, Detail: "no evidence: " + eerr.Error()}}}
+		v := saturation.Verdict{Checks: []saturation.Check{{Name: saturation.CheckRun, Detail: "no evidence: " + eerr.Error()}}}
 		o.verdict = &v
 		return o
 	}
@@ -97,9 +98,9 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 
 // runFresh runs m on a testnet of its own (experiment.Run), polling the
 // mempools for the drain time meanwhile.
-func (rn *runner) runFresh(ctx context.Context, m manifest.Resolved, dir string) (Result, *analysis.Drain, error) {
+func (rn *runner) runFresh(ctx context.Context, m manifest.Resolved, dir string) (Result, *saturation.Drain, error) {
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	drained := make(chan *analysis.Drain, 1)
+	drained := make(chan *saturation.Drain, 1)
 	go func() { drained <- watchDrain(wctx, dir, m.Load.DrainTimeout+5*time.Second) }()
 	res, err := Run(ctx, Options{Manifest: m, Dir: dir, Fetcher: rn.env.Fetcher, Out: rn.env.Out, Logger: rn.env.Logger,
 		Version: rn.env.Version, StartTimeout: rn.env.StartTimeout, Hard: rn.env.Hard})
@@ -113,7 +114,7 @@ func (rn *runner) runFresh(ctx context.Context, m manifest.Resolved, dir string)
 // (Drained, Seconds after the load end), the nodes stop answering, limit
 // passes after the load end, or ctx ends (not Drained, Seconds as far as
 // it watched). It returns nil when it never saw the load end.
-func watchDrain(ctx context.Context, dir string, limit time.Duration) *analysis.Drain {
+func watchDrain(ctx context.Context, dir string, limit time.Duration) *saturation.Drain {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	var nodes []*rpc.Client
@@ -144,15 +145,15 @@ func watchDrain(ctx context.Context, dir string, limit time.Duration) *analysis.
 			now := time.Now()
 			switch {
 			case answered && empty:
-				return &analysis.Drain{Seconds: max(0, now.Sub(loadEnd).Seconds()), Drained: true, Source: analysis.DrainFromRPC}
+				return &saturation.Drain{Seconds: max(0, now.Sub(loadEnd).Seconds()), Drained: true, Source: saturation.DrainFromRPC}
 			case answered:
 				lastOK = now
 			case !lastOK.IsZero():
 				// The nodes stopped before their mempools emptied.
-				return &analysis.Drain{Seconds: lastOK.Sub(loadEnd).Seconds(), Source: analysis.DrainFromRPC}
+				return &saturation.Drain{Seconds: lastOK.Sub(loadEnd).Seconds(), Source: saturation.DrainFromRPC}
 			}
 			if now.Sub(loadEnd) > limit {
-				return &analysis.Drain{Seconds: now.Sub(loadEnd).Seconds(), Source: analysis.DrainFromRPC}
+				return &saturation.Drain{Seconds: now.Sub(loadEnd).Seconds(), Source: saturation.DrainFromRPC}
 			}
 		}
 		select {
@@ -160,7 +161,7 @@ func watchDrain(ctx context.Context, dir string, limit time.Duration) *analysis.
 			if loadEnd.IsZero() || lastOK.IsZero() {
 				return nil
 			}
-			return &analysis.Drain{Seconds: lastOK.Sub(loadEnd).Seconds(), Source: analysis.DrainFromRPC}
+			return &saturation.Drain{Seconds: lastOK.Sub(loadEnd).Seconds(), Source: saturation.DrainFromRPC}
 		case <-t.C:
 		}
 	}
@@ -169,19 +170,19 @@ func watchDrain(ctx context.Context, dir string, limit time.Duration) *analysis.
 // gatherEvidence reads the run directory dir and returns the criterion's
 // evidence; sum is the run's summary when it was computed (else it is
 // computed here).
-func gatherEvidence(crit analysis.Criterion, dir string, sum analysis.Summary, polled *analysis.Drain) (analysis.Evidence, error) {
+func gatherEvidence(crit saturation.Criterion, dir string, sum analysis.Summary, polled *saturation.Drain) (saturation.Evidence, error) {
 	in, err := analysis.ReadInput(dir)
 	if err != nil {
-		return analysis.Evidence{}, err
+		return saturation.Evidence{}, err
 	}
 	if sum.Metrics == nil {
 		sum = analysis.Summarize(in)
 	}
 	metrics, err := results.ReadMetrics(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return analysis.Evidence{}, fmt.Errorf("read %s: %w", results.MetricsFile, err)
+		return saturation.Evidence{}, fmt.Errorf("read %s: %w", results.MetricsFile, err)
 	}
-	return analysis.SaturationEvidence(crit, in, sum, metrics, polled), nil
+	return saturation.EvidenceOf(crit, in, sum, metrics, polled), nil
 }
 
 // setAside moves the run directory of an interrupted (or retried) run out

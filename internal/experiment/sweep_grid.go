@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // gridCell is one cell of a sweep grid before it runs: its id, its
@@ -45,19 +45,19 @@ func CanonicalParam(key string) (string, error) {
 }
 
 // ParseSetFlag parses one --set value, KEY=V1,V2,….
-func ParseSetFlag(s string) (analysis.SweepParam, error) {
+func ParseSetFlag(s string) (results.SweepParam, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || k == "" || v == "" {
-		return analysis.SweepParam{}, fmt.Errorf("--set %q: want KEY=VALUE[,VALUE…]", s)
+		return results.SweepParam{}, fmt.Errorf("--set %q: want KEY=VALUE[,VALUE…]", s)
 	}
 	key, err := CanonicalParam(strings.TrimSpace(k))
 	if err != nil {
-		return analysis.SweepParam{}, fmt.Errorf("--set %w", err)
+		return results.SweepParam{}, fmt.Errorf("--set %w", err)
 	}
-	p := analysis.SweepParam{Key: key}
+	p := results.SweepParam{Key: key}
 	for _, x := range strings.Split(v, ",") {
 		if x = strings.TrimSpace(x); x == "" {
-			return analysis.SweepParam{}, fmt.Errorf("--set %q: empty value", s)
+			return results.SweepParam{}, fmt.Errorf("--set %q: empty value", s)
 		}
 		p.Values = append(p.Values, x)
 	}
@@ -67,7 +67,7 @@ func ParseSetFlag(s string) (analysis.SweepParam, error) {
 // cellID is a cell's stable, readable id: "c2-r400", then "-KEY_VALUE"
 // for each other parameter in grid order, characters other than letters,
 // digits, '.' and '_' replaced by '_'.
-func cellID(c int, r float64, params []analysis.SweepParam, values map[string]string) string {
+func cellID(c int, r float64, params []results.SweepParam, values map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "c%d-r%s", c, strconv.FormatFloat(r, 'f', -1, 64))
 	for _, p := range params {
@@ -89,7 +89,7 @@ func idSafe(s string) string {
 // expandGrid returns the grid's cells (once per id, without repeats) in run
 // order: each combination of params in the order given, then r, then c.
 // Each cell's manifest is base with the cell's settings applied.
-func expandGrid(base manifest.Manifest, conns []int, rates []float64, params []analysis.SweepParam) ([]gridCell, error) {
+func expandGrid(base manifest.Manifest, conns []int, rates []float64, params []results.SweepParam) ([]gridCell, error) {
 	var cells []gridCell
 	var errs []error
 	var walk func(i int, m manifest.Manifest, values map[string]string)
@@ -246,8 +246,8 @@ func testnetKey(r manifest.Resolved) string {
 }
 
 // testnetInfo describes r for reports.
-func testnetInfo(r manifest.Resolved) analysis.TestnetInfo {
-	ti := analysis.TestnetInfo{Name: r.Name, CometBFTVersion: r.CometBFTVersion, App: r.App, Nodes: len(r.Nodes),
+func testnetInfo(r manifest.Resolved) results.TestnetInfo {
+	ti := results.TestnetInfo{Name: r.Name, CometBFTVersion: r.CometBFTVersion, App: r.App, Nodes: len(r.Nodes),
 		TxSize: r.Load.Size, Pacing: r.Load.Pacing}
 	if ti.CometBFTVersion == "" {
 		ti.CometBFTVersion = "binary " + r.CometBFTBinary

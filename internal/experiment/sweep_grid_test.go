@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 func TestCanonicalParam(t *testing.T) {
@@ -54,7 +54,7 @@ func TestParseSetFlag(t *testing.T) {
 func TestExpandGrid(t *testing.T) {
 	base := manifest.Default()
 	base.Config = map[string]any{"mempool": map[string]any{"size": int64(5000), "recheck": true}}
-	params := []analysis.SweepParam{{Key: "mempool.size", Values: []string{"1000", "2000"}}, {Key: "load.size", Values: []string{"512"}}}
+	params := []results.SweepParam{{Key: "mempool.size", Values: []string{"1000", "2000"}}, {Key: "load.size", Values: []string{"512"}}}
 	cells, err := expandGrid(base, []int{1, 2}, []float64{200, 12.5}, params)
 	if err != nil {
 		t.Fatal(err)
@@ -101,14 +101,14 @@ func TestExpandGrid(t *testing.T) {
 	}
 
 	// Validators; a bad value names the flag.
-	cells, err = expandGrid(manifest.Default(), []int{1}, []float64{100}, []analysis.SweepParam{{Key: "validators", Values: []string{"3", "5"}}})
+	cells, err = expandGrid(manifest.Default(), []int{1}, []float64{100}, []results.SweepParam{{Key: "validators", Values: []string{"3", "5"}}})
 	if err != nil || len(cells) != 2 || len(cells[0].manifest.Nodes) != 3 || len(cells[1].manifest.Nodes) != 5 {
 		t.Fatalf("validators: %v", err)
 	}
 	if ti := testnetInfo(cells[0].manifest); ti.Validators != 3 || ti.Nodes != 3 || ti.TxSize != 1024 {
 		t.Errorf("testnet info %+v", ti)
 	}
-	_, err = expandGrid(manifest.Default(), []int{1}, []float64{100}, []analysis.SweepParam{{Key: "validators", Values: []string{"0"}}})
+	_, err = expandGrid(manifest.Default(), []int{1}, []float64{100}, []results.SweepParam{{Key: "validators", Values: []string{"0"}}})
 	if err == nil || !strings.Contains(err.Error(), "--validators") {
 		t.Errorf("validators=0: %v", err)
 	}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
+	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
@@ -136,7 +136,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // for m's testnet settings, or the last one died), in the run directory
 // dir: the same run directory as a fresh run's, but its nodes' homes and
 // logs are the shared testnet's.
-func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string) (Result, *analysis.Drain, error) {
+func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string) (Result, *saturation.Drain, error) {
 	out, logger := rn.out, rn.env.Logger
 	if logger == nil {
 		logger = discardLogger()
@@ -200,7 +200,7 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	_ = rd.update(func(r *results.Run) { r.Nodes, r.CometBFTVersion, r.Endpoint = nodes, s.version, ep })
 
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	drained := make(chan *analysis.Drain, 1)
+	drained := make(chan *saturation.Drain, 1)
 	go func() { drained <- watchDrain(wctx, dir, m.Load.DrainTimeout+5*time.Second) }()
 	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: s.endpoints, readback: true}

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
@@ -59,7 +59,7 @@ func shortManifest(t *testing.T) manifest.Manifest {
 }
 
 // checkCell checks a finished cell's record and run directory.
-func checkCell(t *testing.T, dir string, c analysis.SweepCell) {
+func checkCell(t *testing.T, dir string, c saturation.SweepCell) {
 	t.Helper()
 	if c.Status != results.StatusComplete || c.Evidence == nil || c.Verdict == nil || c.Error != "" {
 		t.Errorf("cell %s: status %s, error %q, evidence %v", c.ID, c.Status, c.Error, c.Evidence != nil)
@@ -84,7 +84,7 @@ func checkCell(t *testing.T, dir string, c analysis.SweepCell) {
 // checkSweepReport checks sweep.md's table and the curve.
 func checkSweepReport(t *testing.T, dir string, want ...string) {
 	t.Helper()
-	md, err := os.ReadFile(filepath.Join(dir, analysis.SweepReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, results.SweepReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func checkSweepReport(t *testing.T, dir string, want ...string) {
 			t.Errorf("sweep.md lacks %q", w)
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(analysis.LatencyThroughputPlot)))
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func checkSweepReport(t *testing.T, dir string, want ...string) {
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("plot: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, analysis.SweepHTMLFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, results.SweepHTMLFile)); err != nil {
 		t.Error(err)
 	}
 }
@@ -115,13 +115,13 @@ func TestSweepTwoCellsReuse(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sweep")
 	var out syncBuffer
 	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: shortManifest(t), Connections: []int{1, 2},
-		Rates: []float64{100}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: analysis.DefaultCriterion(), Dir: dir,
+		Rates: []float64{100}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: saturation.DefaultCriterion(), Dir: dir,
 		Env: sweepEnv(t, &out)})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Status != results.StatusComplete || len(rec.Cells) != 2 || rec.Mode != analysis.ModeReuse {
+	if rec.Status != results.StatusComplete || len(rec.Cells) != 2 || rec.Mode != results.ModeReuse {
 		t.Fatalf("status %s, %d cells, mode %s", rec.Status, len(rec.Cells), rec.Mode)
 	}
 	for i, id := range []string{"c1-r100", "c2-r100"} {
@@ -136,7 +136,7 @@ func TestSweepTwoCellsReuse(t *testing.T) {
 	if !strings.Contains(out.String(), "cooling down") {
 		t.Error("no cool-down between the cells")
 	}
-	onDisk, err := analysis.ReadSweep(dir)
+	onDisk, err := saturation.ReadSweep(dir)
 	if err != nil || onDisk.Status != results.StatusComplete || len(onDisk.Cells) != 2 {
 		t.Errorf("sweep.json: %v, %+v", err, onDisk)
 	}
@@ -160,12 +160,12 @@ func TestSweepResume(t *testing.T) {
 		}
 	}
 	rec, err := experiment.Sweep(ctx, experiment.SweepOptions{Manifest: shortManifest(t), Rates: []float64{100, 150}, Repeat: 1,
-		Criterion: analysis.DefaultCriterion(), Dir: dir, Env: env})
+		Criterion: saturation.DefaultCriterion(), Dir: dir, Env: env})
 	t.Log(out.String())
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	if rec.Status != analysis.StatusInterrupted || rec.Cells[0].Status != results.StatusComplete || rec.Cells[1].Status != analysis.StatusPending {
+	if rec.Status != results.StatusInterrupted || rec.Cells[0].Status != results.StatusComplete || rec.Cells[1].Status != results.StatusPending {
 		t.Fatalf("after the interrupt: status %s, cells %s, %s", rec.Status, rec.Cells[0].Status, rec.Cells[1].Status)
 	}
 	first, err := results.ReadRun(filepath.Join(dir, "cells", "c1-r100-0"))

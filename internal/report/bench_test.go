@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
-	"github.com/cometlab/cometlab/internal/analysis/runtest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 var (
@@ -20,12 +20,12 @@ var (
 // benchSpec is the run BenchmarkReport reports on: 4 validators, 4
 // connections, 1 KiB transactions, a block a second, metrics and /proc
 // samples every second; 1,000,000 transactions over an hour with -large.
-func benchSpec() runtest.Spec {
+func benchSpec() resultstest.Spec {
 	n, dur := 100_000.0, 6*time.Minute
 	if *large {
 		n, dur = 1_000_000, time.Hour
 	}
-	return runtest.Spec{
+	return resultstest.Spec{
 		Nodes: 4, Connections: 4, Rate: n / 4 / dur.Seconds(), Duration: dur, Size: 1024,
 		RejectEvery: 9973, MissingEvery: 19997, DuplicateEvery: 49999, NoReplyEvery: 7919, UnsentEvery: 99991,
 		MultiRoundEvery: 97, After: 30 * time.Second,
@@ -43,7 +43,7 @@ func benchRun(b *testing.B) string {
 		return dir
 	}
 	start := time.Now()
-	if _, err := runtest.WriteRun(dir, benchSpec()); err != nil {
+	if _, err := resultstest.WriteRun(dir, benchSpec()); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("generated %s in %v", dir, time.Since(start).Round(time.Millisecond))

@@ -12,14 +12,8 @@ import (
 	"strings"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
-)
-
-// Files of a comparison directory.
-const (
-	CompareMD   = "compare.md"
-	CompareHTML = "compare.html"
-	CompareJSON = "compare.json"
 )
 
 // CompareOptions tune WriteCompare.
@@ -36,7 +30,7 @@ type CompareOptions struct {
 // Compare took them) into dir, creating it: compare.md, compare.html (the
 // same, self-contained), compare.json (c itself) and the overlay plots
 // under plots/. Every file is written atomically.
-func WriteCompare(dir string, c analysis.Comparison, sides []analysis.CompareSide, opts CompareOptions) error {
+func WriteCompare(dir string, c compare.Result, sides []compare.Side, opts CompareOptions) error {
 	if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
@@ -53,23 +47,23 @@ func WriteCompare(dir string, c analysis.Comparison, sides []analysis.CompareSid
 // other comparisons' compare.md point to their compare.html) and the JSON
 // of v.
 func writeCompareFiles(dir, title string, md []byte, v any) error {
-	if err := results.WriteFileAtomic(filepath.Join(dir, CompareMD), md); err != nil {
-		return fmt.Errorf("compare: write %s: %w", CompareMD, err)
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.CompareMD), md); err != nil {
+		return fmt.Errorf("compare: write %s: %w", results.CompareMD, err)
 	}
-	page, err := HTML(title, bytes.ReplaceAll(md, []byte("/"+CompareMD+")"), []byte("/"+CompareHTML+")")), dir)
+	page, err := HTML(title, bytes.ReplaceAll(md, []byte("/"+results.CompareMD+")"), []byte("/"+results.CompareHTML+")")), dir)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, CompareHTML), page); err != nil {
-		return fmt.Errorf("compare: write %s: %w", CompareHTML, err)
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.CompareHTML), page); err != nil {
+		return fmt.Errorf("compare: write %s: %w", results.CompareHTML, err)
 	}
-	if err := results.WriteJSON(filepath.Join(dir, CompareJSON), v); err != nil {
-		return fmt.Errorf("compare: write %s: %w", CompareJSON, err)
+	if err := results.WriteJSON(filepath.Join(dir, results.CompareJSON), v); err != nil {
+		return fmt.Errorf("compare: write %s: %w", results.CompareJSON, err)
 	}
 	return nil
 }
 
-func compareTitle(c analysis.Comparison) string {
+func compareTitle(c compare.Result) string {
 	var labels []string
 	for _, s := range c.Candidates {
 		labels = append(labels, s.Label)
@@ -78,19 +72,19 @@ func compareTitle(c analysis.Comparison) string {
 }
 
 // VerdictText is how reports write a verdict.
-func VerdictText(v analysis.CompareVerdict) string {
+func VerdictText(v compare.Verdict) string {
 	switch v {
-	case analysis.CompareBetter:
+	case compare.Better:
 		return "better"
-	case analysis.CompareWorse:
+	case compare.Worse:
 		return "worse"
-	case analysis.CompareNoChange:
+	case compare.NoChange:
 		return "no significant change"
-	case analysis.CompareNotJudged:
+	case compare.NotJudged:
 		return "not judged"
-	case analysis.CompareNotComparable:
+	case compare.NotComparable:
 		return "not comparable"
-	case analysis.CompareMissing:
+	case compare.Missing:
 		return "missing"
 	}
 	return string(v)
@@ -98,19 +92,19 @@ func VerdictText(v analysis.CompareVerdict) string {
 
 // cellVerdict is the short verdict of a table cell: changes in bold, and
 // "no significant change" split by why.
-func cellVerdict(c analysis.CompareCell) string {
+func cellVerdict(c compare.Cell) string {
 	switch {
-	case c.Verdict == analysis.CompareWorse:
+	case c.Verdict == compare.Worse:
 		return "**worse**"
-	case c.Verdict == analysis.CompareBetter:
+	case c.Verdict == compare.Better:
 		return "**better**"
-	case c.Verdict == analysis.CompareNoChange && c.Beyond && c.Tested:
+	case c.Verdict == compare.NoChange && c.Beyond && c.Tested:
 		return "not significant"
-	case c.Verdict == analysis.CompareNoChange && c.Beyond:
+	case c.Verdict == compare.NoChange && c.Beyond:
 		return "untested"
-	case c.Verdict == analysis.CompareNoChange:
+	case c.Verdict == compare.NoChange:
 		return "no change"
-	case c.Verdict == analysis.CompareNotJudged:
+	case c.Verdict == compare.NotJudged:
 		return "—"
 	}
 	return VerdictText(c.Verdict)
@@ -129,7 +123,7 @@ func signed(m analysis.Metric, v float64) string {
 }
 
 // pctText formats Δ % ("+12.3 %"), or says why there is none.
-func pctText(c analysis.CompareCell) string {
+func pctText(c compare.Cell) string {
 	switch {
 	case c.Delta == nil:
 		return ""
@@ -154,7 +148,7 @@ func pText(p *float64) string {
 	return strconv.FormatFloat(*p, 'f', 3, 64)
 }
 
-func ciText(m analysis.Metric, iv *analysis.Interval) string {
+func ciText(m analysis.Metric, iv *compare.Interval) string {
 	if iv == nil {
 		return ""
 	}
@@ -171,7 +165,7 @@ func valueText(m analysis.Metric, v *float64) string {
 // compareMarkdown writes compare.md: verdict, what was compared, the
 // differences between the runs, warnings, metric tables by group, the
 // changes with their reasons, the distributions, the plots and the method.
-func compareMarkdown(w io.Writer, c analysis.Comparison, plots []comparePlot, command string) {
+func compareMarkdown(w io.Writer, c compare.Result, plots []comparePlot, command string) {
 	m := mdWriter{w: w}
 	th := c.Method.Thresholds
 	m.f("# Comparison: %s\n\n", compareTitle(c))
@@ -187,7 +181,7 @@ func compareMarkdown(w io.Writer, c analysis.Comparison, plots []comparePlot, co
 
 	m.f("## What was compared\n\n")
 	var rows [][]string
-	for i, s := range append([]analysis.SideInfo{c.Baseline}, c.Candidates...) {
+	for i, s := range append([]compare.SideInfo{c.Baseline}, c.Candidates...) {
 		role := "candidate"
 		if i == 0 {
 			role = "baseline"
@@ -237,7 +231,7 @@ func compareMarkdown(w io.Writer, c analysis.Comparison, plots []comparePlot, co
 
 // compareTables writes one table per metric group, in the dictionary's
 // order; groups without a metric in the inputs are left out.
-func compareTables(m mdWriter, c analysis.Comparison) {
+func compareTables(m mdWriter, c compare.Result) {
 	groups := analysis.Groups()
 	for _, r := range c.Metrics {
 		if !slices.Contains(groups, r.Group) {
@@ -285,13 +279,13 @@ func compareTables(m mdWriter, c analysis.Comparison) {
 
 // compareChanges lists every change beyond its threshold, with the reason
 // of its verdict and the test.
-func compareChanges(m mdWriter, c analysis.Comparison) {
+func compareChanges(m mdWriter, c compare.Result) {
 	m.f("## Changes beyond the threshold\n\n")
 	n := 0
 	for ci, s := range c.Candidates {
 		for _, r := range c.Metrics {
 			cell := r.Candidates[ci]
-			if !cell.Beyond || cell.Verdict == analysis.CompareNotJudged {
+			if !cell.Beyond || cell.Verdict == compare.NotJudged {
 				continue
 			}
 			n++
@@ -308,7 +302,7 @@ func compareChanges(m mdWriter, c analysis.Comparison) {
 	m.f("\n")
 }
 
-func compareDistributions(m mdWriter, c analysis.Comparison) {
+func compareDistributions(m mdWriter, c compare.Result) {
 	if len(c.Distributions) == 0 {
 		return
 	}
@@ -319,7 +313,7 @@ func compareDistributions(m mdWriter, c analysis.Comparison) {
 	var rows [][]string
 	for _, d := range c.Distributions {
 		mt := analysis.Metric{Unit: d.Unit}
-		stats := func(s *analysis.DistStats) []string {
+		stats := func(s *compare.DistStats) []string {
 			if s == nil {
 				return []string{"", "0", "—", "—", "—"}
 			}
@@ -328,7 +322,7 @@ func compareDistributions(m mdWriter, c analysis.Comparison) {
 		title := d.Title + " (" + d.Unit + ")"
 		rows = append(rows, append(append([]string{title, c.Baseline.Label}, stats(d.Baseline)...), "", "", "", "", ""))
 		for ci, cell := range d.Candidates {
-			dd := func(x *analysis.DistDelta) string {
+			dd := func(x *compare.DistDelta) string {
 				if x == nil {
 					return ""
 				}
@@ -344,13 +338,13 @@ func compareDistributions(m mdWriter, c analysis.Comparison) {
 	}
 	m.table(head, "llrrrrrrrrrl", rows)
 	var defs []string
-	for _, d := range analysis.Distributions() {
+	for _, d := range compare.Distributions() {
 		defs = append(defs, fmt.Sprintf("*%s*: %s.", d.Title, d.Definition))
 	}
 	m.f("%s\n\n", strings.Join(defs, " "))
 }
 
-func compareMethod(m mdWriter, c analysis.Comparison) {
+func compareMethod(m mdWriter, c compare.Result) {
 	th := c.Method.Thresholds
 	m.f("## Method\n\n")
 	m.f("- **Values.** Every figure is recomputed from each run's records with this cometlab's metric dictionary " +
@@ -402,14 +396,14 @@ func CompareTableIDs() []string {
 // CompareTable writes the key figures of a comparison as an aligned text
 // table for a terminal: per metric the baseline, and per candidate the
 // value, Δ % and verdict; then the overall verdict.
-func CompareTable(w io.Writer, c analysis.Comparison) {
+func CompareTable(w io.Writer, c compare.Result) {
 	head := []string{"", c.Baseline.Label}
 	for _, s := range c.Candidates {
 		head = append(head, s.Label, "Δ %", "verdict")
 	}
 	rows := [][]string{head}
 	for _, id := range CompareTableIDs() {
-		i := slices.IndexFunc(c.Metrics, func(r analysis.CompareRow) bool { return r.ID == id })
+		i := slices.IndexFunc(c.Metrics, func(r compare.Row) bool { return r.ID == id })
 		if i < 0 {
 			continue
 		}

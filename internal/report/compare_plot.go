@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -109,7 +109,7 @@ func addLine(p *plot.Plot, pts plotter.XYs, col color.NRGBA, label string, dashe
 // dir/plots and returns them in report order: the block-latency and
 // adoption CDFs (each side's runs pooled), then the time series (one line
 // per run, a side's repeats dashed).
-func writeComparePlots(dir string, sides []analysis.CompareSide, opts CompareOptions) ([]comparePlot, error) {
+func writeComparePlots(dir string, sides []compare.Side, opts CompareOptions) ([]comparePlot, error) {
 	var out []comparePlot
 	save := func(p *plot.Plot, name, title, caption string) error {
 		b, err := encodePlot(p, opts.PlotWidth, opts.PlotHeight)
@@ -127,9 +127,9 @@ func writeComparePlots(dir string, sides []analysis.CompareSide, opts CompareOpt
 	for _, cdf := range []struct {
 		dist, name, title, xlabel, caption string
 	}{
-		{analysis.DistBlockLatency, "latency_cdf", "Block latency CDF", "block latency (ms)",
+		{compare.DistBlockLatency, "latency_cdf", "Block latency CDF", "block latency (ms)",
 			"Fraction of the committed transactions whose block latency is at most x; each side's runs pooled."},
-		{analysis.DistAdoption, "adoption_cdf", "Block adoption CDF", "time after the first node committed the height (ms)",
+		{compare.DistAdoption, "adoption_cdf", "Block adoption CDF", "time after the first node committed the height (ms)",
 			"Fraction of the node commits (every height, every node but the first to commit it) that came at most x after the first node's, by the clock of the host running cometlab."},
 	} {
 		p := newComparePlot(cdf.title, cdf.xlabel, "fraction")
@@ -162,10 +162,10 @@ func writeComparePlots(dir string, sides []analysis.CompareSide, opts CompareOpt
 	for _, tr := range []struct {
 		name, title, ylabel, caption string
 	}{
-		{analysis.TraceBlocksPerMin, "Blocks per minute", "blocks/min", "Blocks committed (by commit time) in 5-second windows from the load start, as a rate per minute; one line per run."},
-		{analysis.TraceTxsPerMin, "Transactions per minute", "txs/min", "Run transactions committed in 5-second windows from the load start, as a rate per minute; one line per run."},
-		{analysis.TraceMempool, "Mempool size", "transactions (mean over nodes)", "Each node's mempool size (Prometheus `mempool_size`, from metrics.csv), averaged over the nodes each second; one line per run."},
-		{analysis.TraceRSS, "Resident memory", "MiB (mean over nodes)", "Resident set size of the node processes (resources.csv), averaged over the nodes each second; one line per run."},
+		{compare.TraceBlocksPerMin, "Blocks per minute", "blocks/min", "Blocks committed (by commit time) in 5-second windows from the load start, as a rate per minute; one line per run."},
+		{compare.TraceTxsPerMin, "Transactions per minute", "txs/min", "Run transactions committed in 5-second windows from the load start, as a rate per minute; one line per run."},
+		{compare.TraceMempool, "Mempool size", "transactions (mean over nodes)", "Each node's mempool size (Prometheus `mempool_size`, from metrics.csv), averaged over the nodes each second; one line per run."},
+		{compare.TraceRSS, "Resident memory", "MiB (mean over nodes)", "Resident set size of the node processes (resources.csv), averaged over the nodes each second; one line per run."},
 	} {
 		p := newComparePlot(tr.title, "time since load start (s)", tr.ylabel)
 		drawn, ymax := 0, 0.0

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // SweepCellCompare is one cell of a sweep comparison.
@@ -20,31 +21,18 @@ type SweepCellCompare struct {
 	Missing []string `json:"missing,omitempty"`
 	// Problems are runs of the cell that could not be read (a failed
 	// cell), skipped.
-	Problems   []string                `json:"problems,omitempty"`
-	Comparison *analysis.Comparison    `json:"-"`
-	Verdict    analysis.CompareVerdict `json:"verdict,omitempty"`
-	Candidates []analysis.SideInfo     `json:"candidates,omitempty"`
+	Problems   []string           `json:"problems,omitempty"`
+	Comparison *compare.Result    `json:"-"`
+	Verdict    compare.Verdict    `json:"verdict,omitempty"`
+	Candidates []compare.SideInfo `json:"candidates,omitempty"`
 }
 
 // SweepCompare is compare.json of a sweep comparison.
 type SweepCompare struct {
-	Baseline   string                  `json:"baseline"`
-	Candidates []string                `json:"candidates"`
-	Verdict    analysis.CompareVerdict `json:"verdict"`
-	Cells      []SweepCellCompare      `json:"cells"`
-}
-
-// CellDir is the directory, relative to a sweep comparison's, of the
-// comparison of the cell id: cells/<id> with every character but letters,
-// digits, '.', '-' and '_' replaced by '_'.
-func CellDir(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	return "cells/" + string(b)
+	Baseline   string             `json:"baseline"`
+	Candidates []string           `json:"candidates"`
+	Verdict    compare.Verdict    `json:"verdict"`
+	Cells      []SweepCellCompare `json:"cells"`
 }
 
 // sweepKeyIDs are the metrics whose Δ % the sweep overview shows.
@@ -59,7 +47,7 @@ func WriteSweepCompare(dir string, s SweepCompare, command string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
-	s.Verdict = analysis.CompareNoChange
+	s.Verdict = compare.NoChange
 	for i := range s.Cells {
 		c := &s.Cells[i]
 		if c.Comparison == nil {
@@ -67,10 +55,10 @@ func WriteSweepCompare(dir string, s SweepCompare, command string) error {
 		}
 		c.Verdict, c.Candidates = c.Comparison.Verdict, c.Comparison.Candidates
 		switch {
-		case c.Verdict == analysis.CompareWorse:
-			s.Verdict = analysis.CompareWorse
-		case c.Verdict == analysis.CompareBetter && s.Verdict != analysis.CompareWorse:
-			s.Verdict = analysis.CompareBetter
+		case c.Verdict == compare.Worse:
+			s.Verdict = compare.Worse
+		case c.Verdict == compare.Better && s.Verdict != compare.Worse:
+			s.Verdict = compare.Better
 		}
 	}
 	var b bytes.Buffer
@@ -98,18 +86,18 @@ func WriteSweepCompare(dir string, s SweepCompare, command string) error {
 			unmatched = append(unmatched, fmt.Sprintf("`%s` (no readable run: %s)", c.ID, strings.Join(c.Problems, "; ")))
 			continue
 		}
-		row := []string{fmt.Sprintf("[%s](%s/%s)", c.ID, c.Dir, CompareMD)}
+		row := []string{fmt.Sprintf("[%s](%s/%s)", c.ID, c.Dir, results.CompareMD)}
 		for ci, side := range c.Comparison.Candidates {
 			row = append(row, fmt.Sprintf("%s (%d worse, %d better)", VerdictText(side.Verdict), side.Worse, side.Better))
 			for _, id := range sweepKeyIDs {
-				i := slices.IndexFunc(c.Comparison.Metrics, func(r analysis.CompareRow) bool { return r.ID == id })
+				i := slices.IndexFunc(c.Comparison.Metrics, func(r compare.Row) bool { return r.ID == id })
 				if i < 0 {
 					row = append(row, "—")
 					continue
 				}
 				cell := c.Comparison.Metrics[i].Candidates[ci]
 				t := pctText(cell)
-				if cell.Verdict == analysis.CompareWorse || cell.Verdict == analysis.CompareBetter {
+				if cell.Verdict == compare.Worse || cell.Verdict == compare.Better {
 					t = "**" + t + "** " + VerdictText(cell.Verdict)
 				}
 				row = append(row, t)

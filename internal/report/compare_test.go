@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -19,12 +19,12 @@ const compareGolden = "../../testdata/compare/report/compare.md"
 
 // fixtureRun is a deterministic run for comparison reports: 60 blocks of
 // 50 transactions whose block latency is about mean ms.
-func fixtureRun(seed uint64, version string, mean float64, status string) analysis.CompareRun {
+func fixtureRun(seed uint64, version string, mean float64, status string) compare.Run {
 	r := rand.New(rand.NewPCG(seed, 1))
-	lat := analysis.DistSample{}
-	tps := analysis.DistSample{}
-	adopt := analysis.DistSample{}
-	var blocks, txs analysis.Trace
+	lat := compare.DistSample{}
+	tps := compare.DistSample{}
+	adopt := compare.DistSample{}
+	var blocks, txs compare.Trace
 	for b := range 60 {
 		off := r.NormFloat64() * mean / 20
 		for range 50 {
@@ -41,33 +41,33 @@ func fixtureRun(seed uint64, version string, mean float64, status string) analys
 		blocks.X, blocks.Y = append(blocks.X, 2.5+5*float64(k)), append(blocks.Y, 60*1000/mean+r.NormFloat64())
 		txs.X, txs.Y = append(txs.X, 2.5+5*float64(k)), append(txs.Y, 3000+r.NormFloat64()*50)
 	}
-	run := analysis.CompareRun{
+	run := compare.Run{
 		Dir:     "runs/" + version + "-" + string(rune('a'+seed)),
 		Run:     results.Run{ID: "id-" + version, Status: status, Load: results.Load{Connections: 1, Rate: 50, Size: 1024, DurationS: 60, Pacing: "even"}},
-		Samples: map[string]analysis.DistSample{analysis.DistBlockLatency: lat, analysis.DistTPS: tps, analysis.DistAdoption: adopt},
-		Traces:  map[string]analysis.Trace{analysis.TraceBlocksPerMin: blocks, analysis.TraceTxsPerMin: txs},
+		Samples: map[string]compare.DistSample{compare.DistBlockLatency: lat, compare.DistTPS: tps, compare.DistAdoption: adopt},
+		Traces:  map[string]compare.Trace{compare.TraceBlocksPerMin: blocks, compare.TraceTxsPerMin: txs},
 		Metrics: map[string]float64{"expected_txs": 3000, "sent_txs": 3000, "committed_txs": 3000, "missing_txs": 0, "throughput_ratio": 1, "rounds_max": 0},
 	}
 	for i := range 4 {
 		run.Run.Nodes = append(run.Run.Nodes, results.Node{Name: "validator0" + string(rune('1'+i)), Mode: "validator", Version: version})
 	}
 	for _, st := range []string{"mean", "p50", "p99", "max"} {
-		run.Metrics["block_latency_"+st+"_ms"] = analysis.Stat(st).Of(lat.Values)
+		run.Metrics["block_latency_"+st+"_ms"] = compare.Stat(st).Of(lat.Values)
 	}
-	run.Metrics["tps_mean"] = analysis.StatMean.Of(tps.Values)
-	run.Settings = analysis.RunSettings(run.Run)
+	run.Metrics["tps_mean"] = compare.StatMean.Of(tps.Values)
+	run.Settings = compare.RunSettings(run.Run)
 	run.Settings["config.p2p.flush_throttle_timeout"] = map[string]string{"v0.38.26": `"100ms"`, "v0.40.0": `"10ms"`}[version]
 	return run
 }
 
-func compareFixture(t *testing.T) (analysis.Comparison, []analysis.CompareSide) {
+func compareFixture(t *testing.T) (compare.Result, []compare.Side) {
 	t.Helper()
-	sides := []analysis.CompareSide{
-		{Runs: []analysis.CompareRun{fixtureRun(1, "v0.38.26", 800, results.StatusComplete)}},
-		{Runs: []analysis.CompareRun{fixtureRun(2, "v0.40.0", 1000, results.StatusPartial)}},
+	sides := []compare.Side{
+		{Runs: []compare.Run{fixtureRun(1, "v0.38.26", 800, results.StatusComplete)}},
+		{Runs: []compare.Run{fixtureRun(2, "v0.40.0", 1000, results.StatusPartial)}},
 	}
-	analysis.DefaultLabels(sides)
-	c, err := analysis.Compare(sides[0], sides[1:], analysis.CompareOptions{Seed: 1, Resamples: 500})
+	compare.DefaultLabels(sides)
+	c, err := compare.Sides(sides[0], sides[1:], compare.Options{Seed: 1, Resamples: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestWriteCompare(t *testing.T) {
 	if err := WriteCompare(dir, c, sides, CompareOptions{Command: "cometlab compare a b", PlotWidth: 400, PlotHeight: 250}); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, CompareMD))
+	md, err := os.ReadFile(filepath.Join(dir, results.CompareMD))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,15 +109,15 @@ func TestWriteCompare(t *testing.T) {
 	if bytes.Contains(md, []byte("NaN")) {
 		t.Error("compare.md has NaN")
 	}
-	page, err := os.ReadFile(filepath.Join(dir, CompareHTML))
+	page, err := os.ReadFile(filepath.Join(dir, results.CompareHTML))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(page, []byte(`<img src="data:image/png;base64,`)) || bytes.Contains(page, []byte(`src="plots/`)) {
 		t.Error("compare.html does not inline its plots")
 	}
-	var back analysis.Comparison
-	b, _ := os.ReadFile(filepath.Join(dir, CompareJSON))
+	var back compare.Result
+	b, _ := os.ReadFile(filepath.Join(dir, results.CompareJSON))
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -145,18 +145,18 @@ func TestCompareTable(t *testing.T) {
 func TestWriteSweepCompare(t *testing.T) {
 	c, sides := compareFixture(t)
 	dir := t.TempDir()
-	if err := WriteCompare(filepath.Join(dir, CellDir("r=50")), c, sides, CompareOptions{PlotWidth: 300, PlotHeight: 200}); err != nil {
+	if err := WriteCompare(filepath.Join(dir, results.CompareCellDir("r=50")), c, sides, CompareOptions{PlotWidth: 300, PlotHeight: 200}); err != nil {
 		t.Fatal(err)
 	}
 	s := SweepCompare{Baseline: "base", Candidates: []string{"cand"}, Cells: []SweepCellCompare{
-		{ID: "r=50", Dir: CellDir("r=50"), Comparison: &c},
+		{ID: "r=50", Dir: results.CompareCellDir("r=50"), Comparison: &c},
 		{ID: "r=100", Missing: []string{"cand"}},
 	}}
 	if err := WriteSweepCompare(dir, s, ""); err != nil {
 		t.Fatal(err)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, CompareMD))
-	page, _ := os.ReadFile(filepath.Join(dir, CompareHTML))
+	md, _ := os.ReadFile(filepath.Join(dir, results.CompareMD))
+	page, _ := os.ReadFile(filepath.Join(dir, results.CompareHTML))
 	for _, w := range []string{"[r=50](cells/r_50/compare.md)", "**Verdict: WORSE.**", "`r=100` (not in cand)"} {
 		if !bytes.Contains(md, []byte(w)) {
 			t.Errorf("sweep compare.md lacks %q:\n%s", w, md)
@@ -166,8 +166,8 @@ func TestWriteSweepCompare(t *testing.T) {
 		t.Error("the HTML overview does not link the cell's compare.html")
 	}
 	var back SweepCompare
-	b, _ := os.ReadFile(filepath.Join(dir, CompareJSON))
-	if err := json.Unmarshal(b, &back); err != nil || back.Verdict != analysis.CompareWorse || len(back.Cells) != 2 || back.Cells[0].Verdict != analysis.CompareWorse {
+	b, _ := os.ReadFile(filepath.Join(dir, results.CompareJSON))
+	if err := json.Unmarshal(b, &back); err != nil || back.Verdict != compare.Worse || len(back.Cells) != 2 || back.Cells[0].Verdict != compare.Worse {
 		t.Errorf("sweep compare.json: %+v %v", back, err)
 	}
 }

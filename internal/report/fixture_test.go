@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis/runtest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // smallRun is the fixture run directory, shared with other packages'
@@ -50,7 +50,7 @@ mode = "validator"
 // missing, conn 0 seq 15 got no reply but was committed, conn 0 seq 3 was
 // committed twice, and conn 1 seq 12 was sent 180 ms late. The target has
 // no adoption row for one height. The nodes' metrics and resources come
-// from runtest.Nodes.
+// from resultstest.Nodes.
 func writeSmallRun(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -164,7 +164,7 @@ func writeSmallRun(t testing.TB, dir string) {
 	// What the two nodes exposed meanwhile: metrics every 500 ms from 2 s
 	// before the load to 2 s after the last block; validator01's mempool
 	// keeps 3 transactions after the load.
-	nodes := &runtest.Nodes{Names: []string{"validator00", "validator01"}, ChainID: "small", From: start - 2000*ms, To: T[len(T)-1] + 2000*ms,
+	nodes := &resultstest.Nodes{Names: []string{"validator00", "validator01"}, ChainID: "small", From: start - 2000*ms, To: T[len(T)-1] + 2000*ms,
 		Step: 500 * ms, LoadStart: start, LoadEnd: start + 3000*ms, TxSize: 256, Blocks: blocks,
 		Leftover: map[string]int{"validator01": 3}, Rejected: map[string]int{"validator00": 1}}
 	var metrics []results.Metric
@@ -185,8 +185,8 @@ func writeSmallRun(t testing.TB, dir string) {
 // regenerates it with qaSpec; metrics.csv and replies.csv are gzipped.
 const qaRun = "../../testdata/runs/qa"
 
-func qaSpec() runtest.Spec {
-	return runtest.Spec{ID: "2b7e1516-28ae-4d2a-a6f7-15880c2f3c4e", Nodes: 4, Connections: 2, Rate: 10, Duration: 60 * time.Second, Size: 512,
+func qaSpec() resultstest.Spec {
+	return resultstest.Spec{ID: "2b7e1516-28ae-4d2a-a6f7-15880c2f3c4e", Nodes: 4, Connections: 2, Rate: 10, Duration: 60 * time.Second, Size: 512,
 		MultiRoundEvery: 17, RejectEvery: 400, MissingEvery: 997, DuplicateEvery: 499, Leftover: map[string]int{"validator03": 12}}
 }
 
@@ -195,7 +195,7 @@ func writeQARun(t testing.TB, dir string) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runtest.WriteRun(dir, qaSpec()); err != nil {
+	if _, err := resultstest.WriteRun(dir, qaSpec()); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{results.MetricsFile, results.RepliesFile} {

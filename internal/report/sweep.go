@@ -12,6 +12,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // WriteSweep writes the sweep report of the sweep directory dir from rec
@@ -22,8 +23,8 @@ import (
 // beside the expected load and the ratio, the curve, each cell's key
 // figures and, with repeats, each cell's mean and 95 % interval. The same
 // record always gives the same files.
-func WriteSweep(dir string, rec analysis.SweepRecord, opts Options) error {
-	tables := analysis.SaturationTables(rec.GridCells())
+func WriteSweep(dir string, rec saturation.SweepRecord, opts Options) error {
+	tables := saturation.Tables(rec.GridCells())
 	plotted, err := writeCurve(dir, fmt.Sprintf("Latency vs throughput — %s", rec.Testnet.Name), sweepCurve(tables), opts)
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func WriteSweep(dir string, rec analysis.SweepRecord, opts Options) error {
 		md.sweepRepeats(tables)
 	}
 	md.saturationDictionary()
-	return writeDoc(dir, analysis.SweepReportFile, analysis.SweepHTMLFile, "cometlab sweep "+rec.ID, b.Bytes())
+	return writeDoc(dir, results.SweepReportFile, results.SweepHTMLFile, "cometlab sweep "+rec.ID, b.Bytes())
 }
 
 // writeCurve draws the curve into dir/plots; false when there is nothing
@@ -56,7 +57,7 @@ func writeCurve(dir, title string, series []CurveSeries, opts Options) (bool, er
 	if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
 		return false, fmt.Errorf("report: %w", err)
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(analysis.LatencyThroughputPlot)), png.Bytes()); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)), png.Bytes()); err != nil {
 		return false, fmt.Errorf("report: write plot: %w", err)
 	}
 	return true, nil
@@ -78,7 +79,7 @@ func writeDoc(dir, mdName, htmlName, title string, md []byte) error {
 }
 
 // sweepCurve is one series per connection count, over every group's cells.
-func sweepCurve(tables []*analysis.SatTable) []CurveSeries {
+func sweepCurve(tables []*saturation.Table) []CurveSeries {
 	var out []CurveSeries
 	for _, t := range tables {
 		for _, c := range t.Conns {
@@ -99,7 +100,7 @@ func sweepCurve(tables []*analysis.SatTable) []CurveSeries {
 	return out
 }
 
-func (m mdWriter) sweepHeader(rec analysis.SweepRecord, tables []*analysis.SatTable) {
+func (m mdWriter) sweepHeader(rec saturation.SweepRecord, tables []*saturation.Table) {
 	m.f("# Sweep %s — %s\n\n", rec.ID, rec.Status)
 	for _, t := range tables {
 		if t.Group != "" {
@@ -110,7 +111,7 @@ func (m mdWriter) sweepHeader(rec analysis.SweepRecord, tables []*analysis.SatTa
 }
 
 // diagonalSentence says where the table's saturation diagonal is.
-func diagonalSentence(t *analysis.SatTable) string {
+func diagonalSentence(t *saturation.Table) string {
 	var on []string
 	for _, r := range t.Rates {
 		for _, c := range t.Conns {
@@ -138,7 +139,7 @@ func diagonalSentence(t *analysis.SatTable) string {
 	return s
 }
 
-func (m mdWriter) sweepExperiment(rec analysis.SweepRecord) {
+func (m mdWriter) sweepExperiment(rec saturation.SweepRecord) {
 	m.f("## Experiment\n\n")
 	g := rec.Grid
 	var params []string
@@ -146,14 +147,14 @@ func (m mdWriter) sweepExperiment(rec analysis.SweepRecord) {
 		params = append(params, fmt.Sprintf("`%s` ∈ {%s}", p.Key, strings.Join(p.Values, ", ")))
 	}
 	mode := "a fresh testnet per cell (independent cells)"
-	if rec.Mode == analysis.ModeReuse {
+	if rec.Mode == results.ModeReuse {
 		mode = fmt.Sprintf("one testnet for consecutive cells with the same testnet settings, mempools drained and %s s of cool-down between cells",
 			fmtFloat(rec.CoolDownS))
 	}
 	finished, failed := 0, 0
 	var first, last time.Time
 	for _, c := range rec.Cells {
-		if analysis.Finished(c.Status) {
+		if results.Finished(c.Status) {
 			finished++
 		}
 		if c.Status == results.StatusFailed {
@@ -188,7 +189,7 @@ func (m mdWriter) sweepExperiment(rec analysis.SweepRecord) {
 	)
 	m.table([]string{"", ""}, "ll", rows)
 	m.f("Each cell is an ordinary run directory (`%s/<cell>-<repeat>/`) with its own report; the resolved manifest of each cell is in `%s/`.\n\n",
-		analysis.CellsDir, analysis.ManifestsDir)
+		results.CellsDir, results.ManifestsDir)
 }
 
 func wallTime(first, last time.Time) string {
@@ -198,7 +199,7 @@ func wallTime(first, last time.Time) string {
 	return last.Sub(first).Round(time.Second).String()
 }
 
-func (m mdWriter) criterion(c analysis.Criterion, extra string) {
+func (m mdWriter) criterion(c saturation.Criterion, extra string) {
 	m.f("## Saturation criterion\n\nA run keeps up with its load when every check passes:\n\n")
 	for _, s := range c.Describe() {
 		m.f("- %s\n", s)
@@ -209,7 +210,7 @@ func (m mdWriter) criterion(c analysis.Criterion, extra string) {
 // satRows returns one row per rate of t, "r=RATE" and then one cell per
 // connection count: "" where the grid has no such cell, none where no
 // repeat of it finished, else val of the cell.
-func satRows(t *analysis.SatTable, none string, val func(*analysis.SatCell) string) [][]string {
+func satRows(t *saturation.Table, none string, val func(*saturation.Cell) string) [][]string {
 	var rows [][]string
 	for _, r := range t.Rates {
 		row := []string{"r=" + fmtFloat(r)}
@@ -230,7 +231,7 @@ func satRows(t *analysis.SatTable, none string, val func(*analysis.SatCell) stri
 
 // saturationTable writes the table in the seeds' form, then the expected
 // load and the ratio in the same shape.
-func (m mdWriter) saturationTable(rec analysis.SweepRecord, t *analysis.SatTable) {
+func (m mdWriter) saturationTable(rec saturation.SweepRecord, t *saturation.Table) {
 	title := "Saturation table"
 	if t.Group != "" {
 		title += " — " + t.Group
@@ -244,8 +245,8 @@ func (m mdWriter) saturationTable(rec analysis.SweepRecord, t *analysis.SatTable
 		head = append(head, "c="+strconv.Itoa(c))
 		align += "r"
 	}
-	grid := func(val func(*analysis.SatCell) string) [][]string { return satRows(t, "—", val) }
-	mark := func(cell *analysis.SatCell, s string) string {
+	grid := func(val func(*saturation.Cell) string) [][]string { return satRows(t, "—", val) }
+	mark := func(cell *saturation.Cell, s string) string {
 		switch {
 		case cell.OnDiagonal:
 			return "**" + s + "**"
@@ -254,11 +255,11 @@ func (m mdWriter) saturationTable(rec analysis.SweepRecord, t *analysis.SatTable
 		}
 		return s
 	}
-	m.table(head, align, grid(func(c *analysis.SatCell) string { return mark(c, groupDigits(c.Committed.Mean)) }))
+	m.table(head, align, grid(func(c *saturation.Cell) string { return mark(c, groupDigits(c.Committed.Mean)) }))
 	m.f("Expected transactions, c × r × duration:\n\n")
-	m.table(head, align, grid(func(c *analysis.SatCell) string { return groupDigits(c.Expected.Mean) }))
+	m.table(head, align, grid(func(c *saturation.Cell) string { return groupDigits(c.Expected.Mean) }))
 	m.f("Throughput ratio, committed ÷ expected:\n\n")
-	m.table(head, align, grid(func(c *analysis.SatCell) string {
+	m.table(head, align, grid(func(c *saturation.Cell) string {
 		if c.Ratio.N == 0 {
 			return "n/a"
 		}
@@ -273,13 +274,13 @@ func (m mdWriter) curve(plotted bool, caption string) {
 		m.f("No plot yet: no finished run with latencies.\n\n")
 		return
 	}
-	m.f("![Latency vs throughput](%s)\n\n%s\n\n", analysis.LatencyThroughputPlot, caption)
+	m.f("![Latency vs throughput](%s)\n\n%s\n\n", results.LatencyThroughputPlot, caption)
 }
 
 // evidenceColumns are the key figures of one run, for the cell and step
 // tables: expected, committed, ratio, tx/s, latency mean, p99, latency
 // slope (rise), drain, heights after round 0.
-func evidenceColumns(ev *analysis.Evidence) []string {
+func evidenceColumns(ev *saturation.Evidence) []string {
 	if ev == nil {
 		return []string{"—", "—", "—", "—", "—", "—", "—", "—", "—"}
 	}
@@ -318,7 +319,7 @@ func evidenceColumns(ev *analysis.Evidence) []string {
 var evidenceHead = []string{"expected", "committed", "ratio", "tx/s", "latency mean", "latency p99", "latency slope (rise)", "drain", "rounds > 0"}
 
 // verdictText is "pass", "✗ check, check", or the run's status.
-func verdictText(status string, v *analysis.Verdict) string {
+func verdictText(status string, v *saturation.Verdict) string {
 	switch {
 	case v == nil:
 		return status
@@ -328,7 +329,7 @@ func verdictText(status string, v *analysis.Verdict) string {
 	return "✗ " + strings.Join(v.Failed(), ", ")
 }
 
-func (m mdWriter) sweepCells(rec analysis.SweepRecord) {
+func (m mdWriter) sweepCells(rec saturation.SweepRecord) {
 	m.f("## Cells\n\nKey figures of every run (block latency; slope in s/s with the fitted rise over the steady window; drain after the load; heights committed after round 0).\n\n")
 	head := append([]string{"cell", "repeat", "c·r"}, evidenceHead...)
 	head = append(head, "verdict", "run")
@@ -358,9 +359,9 @@ func (m mdWriter) sweepCells(rec analysis.SweepRecord) {
 	}
 }
 
-func (m mdWriter) sweepRepeats(tables []*analysis.SatTable) {
+func (m mdWriter) sweepRepeats(tables []*saturation.Table) {
 	m.f("## Repeats\n\nMean over the finished repeats of each cell, with its 95 %% confidence interval (Student's t, n − 1 degrees of freedom).\n\n")
-	iv := func(v analysis.CellInterval, f func(float64) string) string {
+	iv := func(v saturation.CellInterval, f func(float64) string) string {
 		switch v.N {
 		case 0:
 			return "n/a"
@@ -397,7 +398,7 @@ func (m mdWriter) saturationDictionary() {
 			rows = append(rows, []string{"`" + d.ID + "`", d.Title, d.Unit, d.Better.String(), d.Definition})
 		}
 	}
-	for _, d := range analysis.SaturationDictionary() {
+	for _, d := range saturation.Dictionary() {
 		rows = append(rows, []string{"`" + d.ID + "`", d.Title, d.Unit, d.Better.String(), d.Definition})
 	}
 	m.table([]string{"id", "title", "unit", "better", "definition"}, "lllll", rows)

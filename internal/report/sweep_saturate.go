@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // WriteSaturate writes the report of the saturation search in dir from
@@ -16,7 +16,7 @@ import (
 // latency–throughput plot, each atomically. It states the saturation
 // point, the recommended QA load, the criterion, the search method and
 // the path the search took with the evidence of every step.
-func WriteSaturate(dir string, rec analysis.SaturateRecord, opts Options) error {
+func WriteSaturate(dir string, rec saturation.SearchRecord, opts Options) error {
 	plotted, err := writeCurve(dir, fmt.Sprintf("Latency vs throughput — %s, c=%d", rec.Testnet.Name, rec.Connections), saturateCurve(rec), opts)
 	if err != nil {
 		return err
@@ -31,12 +31,12 @@ func WriteSaturate(dir string, rec analysis.SaturateRecord, opts Options) error 
 	md.curve(plotted, "One point per run: x = committed rate over all connections, y = block latency; solid lines and dots are the mean, "+
 		"dashed lines and crosses the p99; full-length runs and shorter probes are separate series, points joined in order of the rate.")
 	md.saturationDictionary()
-	return writeDoc(dir, analysis.SaturateReportFile, analysis.SaturateHTMLFile, "cometlab saturate "+rec.ID, b.Bytes())
+	return writeDoc(dir, results.SaturateReportFile, results.SaturateHTMLFile, "cometlab saturate "+rec.ID, b.Bytes())
 }
 
 // saturateCurve has one series for the full-length runs and one for the
 // probes.
-func saturateCurve(rec analysis.SaturateRecord) []CurveSeries {
+func saturateCurve(rec saturation.SearchRecord) []CurveSeries {
 	full := CurveSeries{Label: fmt.Sprintf("c=%d, %s s runs", rec.Connections, fmtFloat(rec.Search.DurationS))}
 	probe := CurveSeries{Label: fmt.Sprintf("c=%d, shorter probes", rec.Connections)}
 	for _, s := range rec.Steps {
@@ -54,7 +54,7 @@ func saturateCurve(rec analysis.SaturateRecord) []CurveSeries {
 	return []CurveSeries{full, probe}
 }
 
-func (m mdWriter) saturateHeader(rec analysis.SaturateRecord) {
+func (m mdWriter) saturateHeader(rec saturation.SearchRecord) {
 	status := rec.Status
 	if rec.Outcome != nil {
 		status = rec.Outcome.Status
@@ -93,7 +93,7 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func searchWall(rec analysis.SaturateRecord) string {
+func searchWall(rec saturation.SearchRecord) string {
 	var first, last time.Time
 	for _, s := range rec.Steps {
 		if !s.Started.IsZero() && (first.IsZero() || s.Started.Before(first)) {
@@ -106,10 +106,10 @@ func searchWall(rec analysis.SaturateRecord) string {
 	return wallTime(first, last)
 }
 
-func (m mdWriter) saturateExperiment(rec analysis.SaturateRecord) {
+func (m mdWriter) saturateExperiment(rec saturation.SearchRecord) {
 	m.f("## Experiment\n\n")
 	mode := "a fresh testnet per run (independent runs)"
-	if rec.Mode == analysis.ModeReuse {
+	if rec.Mode == results.ModeReuse {
 		mode = fmt.Sprintf("one testnet for all runs, mempools drained and %s s of cool-down between runs", fmtFloat(rec.CoolDownS))
 	}
 	m.table([]string{"", ""}, "ll", [][]string{
@@ -124,7 +124,7 @@ func (m mdWriter) saturateExperiment(rec analysis.SaturateRecord) {
 	})
 }
 
-func (m mdWriter) searchMethod(s analysis.SearchConfig) {
+func (m mdWriter) searchMethod(s saturation.SearchConfig) {
 	m.f("## Search\n\n")
 	probe := "every run is full length"
 	if s.ProbeDurationS > 0 && s.ProbeDurationS < s.DurationS {
@@ -144,7 +144,7 @@ func (m mdWriter) searchMethod(s analysis.SearchConfig) {
 		"the lowest failure is the top H of the bracket (a probe that fails counts as a failure at full length; a probe that passes " +
 		"does not count as a pass). It then narrows the bracket [L, H], L the highest full-length pass below H, with full-length runs " +
 		"until (H − L)/(H + L) ≤ the resolution, so that the saturation point (L + H)/2 is within ± the resolution. ")
-	if s.Split == analysis.SplitEstimate {
+	if s.Split == saturation.SplitEstimate {
 		m.f("Each failing run estimates the sustainable rate, min(committed rate, r / (1 + latency slope)); the next run goes the " +
 			"margin below that estimate (after a full-length failure at H, no lower than H ÷ q², q = (1 + resolution)/(1 − resolution), " +
 			"from which one more run resolves the bracket whichever way it goes, unless that is within half the margin of the estimate), " +
@@ -156,7 +156,7 @@ func (m mdWriter) searchMethod(s analysis.SearchConfig) {
 	m.f("Runs already made are never repeated; a resumed search replays them.\n\n")
 }
 
-func (m mdWriter) path(rec analysis.SaturateRecord) {
+func (m mdWriter) path(rec saturation.SearchRecord) {
 	m.f("## Path\n\nEach run the search made, in order: why the stepper chose it, its key figures and the verdict.\n\n")
 	head := append([]string{"step", "phase", "r", "c·r", "duration", "why"}, evidenceHead...)
 	head = append(head, "estimate", "verdict", "run")
@@ -175,7 +175,7 @@ func (m mdWriter) path(rec analysis.SaturateRecord) {
 			link = fmt.Sprintf("[%s](%s/%s)", s.Dir, s.Dir, results.ReportFile)
 		}
 		verdict := verdictText(s.Status, s.Verdict)
-		if s.Verdict != nil && !s.Verdict.Pass && s.DurationS < rec.Search.DurationS && analysis.SoftFailure(*s.Verdict) {
+		if s.Verdict != nil && !s.Verdict.Pass && s.DurationS < rec.Search.DurationS && saturation.SoftFailure(*s.Verdict) {
 			verdict += " (soft: a probe, not counted)"
 		}
 		row = append(row, est, verdict, link)

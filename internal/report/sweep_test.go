@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // saturationGolden is where the sweep and search report goldens live;
@@ -21,36 +21,36 @@ func f64(v float64) *float64 { return &v }
 
 // fixtureEvidence is a run at c × r for 60 s that commits tps tx/s with
 // the given latency slope.
-func fixtureEvidence(c int, r, tps, slope, meanMS float64) analysis.Evidence {
+func fixtureEvidence(c int, r, tps, slope, meanMS float64) saturation.Evidence {
 	exp := float64(c) * r * 60
 	committed := min(exp, tps*60)
-	return analysis.Evidence{Connections: c, Rate: r, DurationS: 60, Status: results.StatusComplete,
+	return saturation.Evidence{Connections: c, Rate: r, DurationS: 60, Status: results.StatusComplete,
 		ExpectedTxs: exp, CommittedTxs: committed, ThroughputRatio: f64(committed / exp), CommittedTPS: f64(min(tps, float64(c)*r) * 0.985),
 		LatencyMeanMS: f64(meanMS), LatencyP99MS: f64(meanMS * 1.9),
-		Trend:  &analysis.Trend{Slope: slope, Low: slope - 0.004, High: slope + 0.004, Points: 30, FromS: 12, ToS: 48},
-		Drain:  &analysis.Drain{Seconds: 0.4 + 30*slope, Drained: true, Source: analysis.DrainFromRPC},
-		Rounds: &analysis.Rounds{Heights: 48}}
+		Trend:  &saturation.Trend{Slope: slope, Low: slope - 0.004, High: slope + 0.004, Points: 30, FromS: 12, ToS: 48},
+		Drain:  &saturation.Drain{Seconds: 0.4 + 30*slope, Drained: true, Source: saturation.DrainFromRPC},
+		Rounds: &saturation.Rounds{Heights: 48}}
 }
 
 // fixtureSweep is a 2 × 3 grid with 2 repeats on a network that sustains
 // 1,300 tx/s, one failed run and one cell not run yet.
-func fixtureSweep() analysis.SweepRecord {
+func fixtureSweep() saturation.SweepRecord {
 	t0 := time.Date(2025, 3, 14, 10, 0, 0, 0, time.UTC)
-	crit := analysis.DefaultCriterion()
-	rec := analysis.SweepRecord{ID: "5b0672d9-38f2-4807-8719-0f8af580bef3", Kind: "sweep", Status: results.StatusPartial,
+	crit := saturation.DefaultCriterion()
+	rec := saturation.SweepRecord{ID: "5b0672d9-38f2-4807-8719-0f8af580bef3", Kind: "sweep", Status: results.StatusPartial,
 		CometlabVersion: "v0.1.0", Created: t0, Updated: t0.Add(time.Hour),
 		Host:    results.Host{Hostname: "qa-1", OS: "linux", Arch: "amd64", CPUs: 2},
-		Testnet: analysis.TestnetInfo{Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", Validators: 4, Nodes: 4, TxSize: 1024, Pacing: "even"},
-		Grid:    analysis.SweepGrid{Connections: []int{1, 2}, Rates: []float64{400, 800, 1600}, Repeat: 2, DurationS: 60},
-		Mode:    analysis.ModeFresh, Criterion: crit}
+		Testnet: results.TestnetInfo{Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", Validators: 4, Nodes: 4, TxSize: 1024, Pacing: "even"},
+		Grid:    results.SweepGrid{Connections: []int{1, 2}, Rates: []float64{400, 800, 1600}, Repeat: 2, DurationS: 60},
+		Mode:    results.ModeFresh, Criterion: crit}
 	at := t0
 	for rep := range 2 {
 		for _, r := range []float64{400, 800, 1600} {
 			for _, c := range []int{1, 2} {
 				id := "c" + map[int]string{1: "1", 2: "2"}[c] + "-r" + fmtFloat(r)
-				cell := analysis.SweepCell{ID: id, Params: map[string]string{"c": map[int]string{1: "1", 2: "2"}[c], "r": fmtFloat(r)},
+				cell := saturation.SweepCell{SweepCell: results.SweepCell{ID: id, Params: map[string]string{"c": map[int]string{1: "1", 2: "2"}[c], "r": fmtFloat(r)},
 					Repeat: rep, Dir: "cells/" + id + "-" + map[int]string{0: "0", 1: "1"}[rep], Status: results.StatusComplete,
-					Started: at, Ended: at.Add(70 * time.Second)}
+					Started: at, Ended: at.Add(70 * time.Second)}}
 				at = at.Add(75 * time.Second)
 				load := float64(c) * r
 				slope := 0.002 + float64(rep)*0.001
@@ -61,10 +61,10 @@ func fixtureSweep() analysis.SweepRecord {
 				ev := fixtureEvidence(c, r, tps, slope, 700+load/4+float64(rep)*30)
 				switch {
 				case rep == 1 && id == "c2-r1600":
-					cell.Status, cell.Error, cell.Started, cell.Ended = analysis.StatusPending, "", time.Time{}, time.Time{}
+					cell.Status, cell.Error, cell.Started, cell.Ended = results.StatusPending, "", time.Time{}, time.Time{}
 				case rep == 1 && id == "c1-r400":
 					cell.Status, cell.Error = results.StatusFailed, "testnet start: validator03 did not advance within 1m30s"
-					v := analysis.Verdict{Checks: []analysis.Check{{Name: analysis.CheckRun, Detail: "no evidence"}}}
+					v := saturation.Verdict{Checks: []saturation.Check{{Name: saturation.CheckRun, Detail: "no evidence"}}}
 					cell.Verdict = &v
 				default:
 					v := crit.Judge(ev)
@@ -78,14 +78,14 @@ func fixtureSweep() analysis.SweepRecord {
 	return rec
 }
 
-func fixtureSaturate() analysis.SaturateRecord {
+func fixtureSaturate() saturation.SearchRecord {
 	t0 := time.Date(2025, 3, 14, 12, 0, 0, 0, time.UTC)
-	crit := analysis.DefaultCriterion()
-	rec := analysis.SaturateRecord{ID: "60fee432-24dd-4321-9eec-491a78f97e41", Kind: "saturate", Status: results.StatusComplete,
+	crit := saturation.DefaultCriterion()
+	rec := saturation.SearchRecord{ID: "60fee432-24dd-4321-9eec-491a78f97e41", Kind: "saturate", Status: results.StatusComplete,
 		CometlabVersion: "v0.1.0", Created: t0, Updated: t0.Add(10 * time.Minute),
 		Host:        results.Host{Hostname: "qa-1", OS: "linux", Arch: "amd64", CPUs: 2},
-		Testnet:     analysis.TestnetInfo{Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", Validators: 4, Nodes: 4, TxSize: 1024, Pacing: "even"},
-		Connections: 1, Mode: analysis.ModeFresh, Search: analysis.DefaultSearch(400, 60), Criterion: crit}
+		Testnet:     results.TestnetInfo{Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", Validators: 4, Nodes: 4, TxSize: 1024, Pacing: "even"},
+		Connections: 1, Mode: results.ModeFresh, Search: saturation.DefaultSearch(400, 60), Criterion: crit}
 	rec.Search.Growth, rec.Search.ProbeDurationS, rec.Search.Margin = 2, 20, 0.05
 	at := t0
 	for _, run := range []struct {
@@ -100,7 +100,7 @@ func fixtureSaturate() analysis.SaturateRecord {
 		ev.Trend.ToS, ev.Trend.FromS = run.dur*0.8, run.dur*0.2
 		v := crit.Judge(ev)
 		n := len(rec.Steps) + 1
-		rec.Steps = append(rec.Steps, analysis.SearchStep{N: n, Step: step, Dir: "steps/s0" + fmtFloat(float64(n)) + "-r" + fmtFloat(run.rate) + "-" + fmtFloat(run.dur) + "s",
+		rec.Steps = append(rec.Steps, saturation.SearchStep{N: n, Step: step, Dir: "steps/s0" + fmtFloat(float64(n)) + "-r" + fmtFloat(run.rate) + "-" + fmtFloat(run.dur) + "s",
 			Status: results.StatusComplete, Started: at, Ended: at.Add(time.Duration(run.dur+10) * time.Second), Evidence: &ev, Verdict: &v})
 		at = at.Add(time.Duration(run.dur+12) * time.Second)
 	}
@@ -133,7 +133,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 
 func checkPlot(t *testing.T, dir string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(analysis.LatencyThroughputPlot)))
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,19 +153,19 @@ func TestWriteSweepGolden(t *testing.T) {
 	if err := WriteSweep(dir, rec, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, analysis.SweepReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, results.SweepReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "sweep.golden.md", md)
 	checkPlot(t, dir)
-	page, err := os.ReadFile(filepath.Join(dir, analysis.SweepHTMLFile))
+	page, err := os.ReadFile(filepath.Join(dir, results.SweepHTMLFile))
 	if err != nil || !bytes.Contains(page, []byte("data:image/png;base64,")) {
 		t.Errorf("sweep.html without the inlined plot (%v)", err)
 	}
 	if *update {
 		// The plot, for a look with an image viewer.
-		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(analysis.LatencyThroughputPlot)))
+		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)))
 		os.WriteFile(filepath.Join(saturationGolden, "sweep.golden.png"), b, 0o644)
 	}
 
@@ -180,7 +180,7 @@ func TestWriteSaturateGolden(t *testing.T) {
 	if err := WriteSaturate(dir, rec, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, analysis.SaturateReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, results.SaturateReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,19 +197,19 @@ func TestWriteSweepEmpty(t *testing.T) {
 	dir := t.TempDir()
 	rec := fixtureSweep()
 	for i := range rec.Cells {
-		rec.Cells[i] = analysis.SweepCell{ID: rec.Cells[i].ID, Params: rec.Cells[i].Params, Repeat: rec.Cells[i].Repeat,
-			Dir: rec.Cells[i].Dir, Status: analysis.StatusPending}
+		c := rec.Cells[i].SweepCell
+		rec.Cells[i] = saturation.SweepCell{SweepCell: results.SweepCell{ID: c.ID, Params: c.Params, Repeat: c.Repeat, Dir: c.Dir, Status: results.StatusPending}}
 	}
 	if err := WriteSweep(dir, rec, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, analysis.SweepReportFile))
+	md, _ := os.ReadFile(filepath.Join(dir, results.SweepReportFile))
 	for _, w := range []string{"No cell has finished yet.", "No plot yet", "| r=400 | — | — |"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("sweep.md lacks %q", w)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(analysis.LatencyThroughputPlot))); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot))); err == nil {
 		t.Error("a plot without data")
 	}
 }

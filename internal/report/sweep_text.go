@@ -6,16 +6,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // SweepText writes a sweep's saturation tables for a terminal: committed
 // transactions per cell, "*" after a cell on the saturation diagonal, "x"
 // after a saturated one, then where the diagonal is.
-func SweepText(w io.Writer, rec analysis.SweepRecord) {
+func SweepText(w io.Writer, rec saturation.SweepRecord) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sweep %s (%s): committed transactions per cell (* saturation diagonal, x saturated)\n", rec.ID, rec.Status)
-	for _, t := range analysis.SaturationTables(rec.GridCells()) {
+	for _, t := range saturation.Tables(rec.GridCells()) {
 		b.WriteByte('\n')
 		if t.Group != "" {
 			fmt.Fprintf(&b, "%s\n", t.Group)
@@ -24,7 +24,7 @@ func SweepText(w io.Writer, rec analysis.SweepRecord) {
 		for _, c := range t.Conns {
 			rows[0] = append(rows[0], "c="+strconv.Itoa(c))
 		}
-		rows = append(rows, satRows(t, "-  ", func(cell *analysis.SatCell) string {
+		rows = append(rows, satRows(t, "-  ", func(cell *saturation.Cell) string {
 			switch {
 			case cell.OnDiagonal:
 				return groupDigits(cell.Committed.Mean) + " *"
@@ -40,7 +40,7 @@ func SweepText(w io.Writer, rec analysis.SweepRecord) {
 }
 
 // SaturateText writes a search's path and outcome for a terminal.
-func SaturateText(w io.Writer, rec analysis.SaturateRecord) {
+func SaturateText(w io.Writer, rec saturation.SearchRecord) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "saturation search %s (%s), c=%d\n\n", rec.ID, rec.Status, rec.Connections)
 	rows := [][]string{{"step", "phase", "r", "T", "ratio", "tx/s", "lat mean", "lat p99", "slope", "verdict"}}

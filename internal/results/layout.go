@@ -71,6 +71,13 @@ func (l Load) ExpectedTxs() int64 {
 	return int64(float64(l.Connections) * l.Rate * l.DurationS)
 }
 
+// Nanoseconds per second and per millisecond: the run directory keeps
+// times as Unix nanoseconds and durations in float seconds or milliseconds.
+const (
+	NsPerS  = 1e9
+	NsPerMs = 1e6
+)
+
 // Seconds is a duration the records keep in float seconds (duration_s,
 // cool_down_s, …) as a time.Duration.
 func Seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

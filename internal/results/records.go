@@ -163,6 +163,15 @@ type Block struct {
 	Proposer   string
 }
 
+// Committed is when the block was committed: its commit time (block
+// Height+1's time under BFT time) when known, else its own header time.
+func (k *Block) Committed() int64 {
+	if k.CommitTime != 0 {
+		return k.CommitTime
+	}
+	return k.Time
+}
+
 // BlocksHeader is the header row of blocks.csv.
 const BlocksHeader = "height,time_ns,commit_time_ns,txs,run_txs,tx_bytes,round,proposer"
 

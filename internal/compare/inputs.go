@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -180,7 +181,7 @@ type SettingDiff struct {
 // settingDiffs returns the settings that differ between sides or between
 // the runs of a side, and the always-shown ones, sorted by key with the
 // run.* keys first.
-func settingDiffs(sides []CompareSide) []SettingDiff {
+func settingDiffs(sides []Side) []SettingDiff {
 	keys := map[string]bool{}
 	for _, s := range sides {
 		for _, r := range s.Runs {
@@ -229,7 +230,7 @@ func settingDiffs(sides []CompareSide) []SettingDiff {
 }
 
 // loadsOf returns the distinct loads of a side's runs.
-func loadsOf(s CompareSide) []results.Load {
+func loadsOf(s Side) []results.Load {
 	var out []results.Load
 	for _, r := range s.Runs {
 		if !slices.Contains(out, r.Run.Load) {
@@ -242,7 +243,7 @@ func loadsOf(s CompareSide) []results.Load {
 // incomparable says why metric m cannot be compared between base and
 // cand ("" when it can): absolute counts need the same expected load,
 // rates the same offered rate (c·r), block counts the same duration.
-func incomparable(m Metric, base, cand CompareSide) string {
+func incomparable(m analysis.Metric, base, cand Side) string {
 	bl, cl := loadsOf(base), loadsOf(cand)
 	differ := func(f func(results.Load) float64) (string, bool) {
 		for _, b := range bl {
@@ -255,15 +256,15 @@ func incomparable(m Metric, base, cand CompareSide) string {
 		return "", false
 	}
 	switch m.Unit {
-	case UnitTxs:
+	case analysis.UnitTxs:
 		if s, ok := differ(func(l results.Load) float64 { return float64(l.ExpectedTxs()) }); ok {
 			return "the loads differ (expected txs " + s + "): counts are not comparable"
 		}
-	case UnitTPS:
+	case analysis.UnitTPS:
 		if s, ok := differ(func(l results.Load) float64 { return float64(l.Connections) * l.Rate }); ok {
 			return "the offered rates differ (c·r = " + s + " tx/s): rates are not comparable"
 		}
-	case UnitBlocks:
+	case analysis.UnitBlocks:
 		if s, ok := differ(func(l results.Load) float64 { return l.DurationS }); ok {
 			return "the load durations differ (" + s + " s): block counts are not comparable"
 		}
@@ -275,9 +276,9 @@ func incomparable(m Metric, base, cand CompareSide) string {
 // runs that did not complete, missing files, different loads, hosts or
 // cometlab versions, metrics this cometlab does not know, the same run
 // on two sides.
-func inputWarnings(base CompareSide, cands []CompareSide) []string {
+func inputWarnings(base Side, cands []Side) []string {
 	var w []string
-	sides := append([]CompareSide{base}, cands...)
+	sides := append([]Side{base}, cands...)
 	name := func(i int) string {
 		if i == 0 {
 			return "baseline " + strconv.Quote(base.Label)

@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -112,7 +113,7 @@ func ParseThresholds(name string, data []byte) (Thresholds, error) {
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		if _, ok := Lookup(id); !ok {
+		if _, ok := analysis.Lookup(id); !ok {
 			errs = append(errs, fmt.Errorf("%s: [metric.%s]: no metric with this id in the metric dictionary", name, id))
 			continue
 		}

@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"math"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -104,7 +106,7 @@ func TestTTest(t *testing.T) {
 	if math.Abs(p-want.P) > 1e-9 {
 		t.Errorf("Welch p = %v, moremath says %v", p, want.P)
 	}
-	d := Mean(y) - Mean(x)
+	d := analysis.Mean(y) - analysis.Mean(x)
 	if math.Abs((iv.Lo+iv.Hi)/2-d) > 1e-9 || iv.Excludes(d) || !iv.Excludes(0) {
 		t.Errorf("interval %v around %v", iv, d)
 	}
@@ -208,8 +210,8 @@ func TestParseThresholds(t *testing.T) {
 // those the summary's figures are statistics of.
 func TestCompareSamplesMatchSummary(t *testing.T) {
 	in := synthetic(3, 400, 50, true)
-	s := Summarize(in)
-	d := CompareSamples(in)
+	s := analysis.Summarize(in)
+	d := Samples(in)
 	for _, c := range []struct {
 		id   string
 		dist string
@@ -244,26 +246,33 @@ func TestCompareSamplesMatchSummary(t *testing.T) {
 }
 
 func BenchmarkCompare1M(b *testing.B) {
-	gen := func(seed uint64, mean float64) CompareRun {
+	gen := func(seed uint64, mean float64) Run {
 		r := rand.New(rand.NewPCG(seed, 0))
 		s := DistSample{Values: make([]float64, 1_000_000), Cluster: make([]int32, 1_000_000)}
 		for i := range s.Values {
 			s.Values[i], s.Cluster[i] = mean+r.NormFloat64()*100, int32(i/200)
 		}
-		run := CompareRun{Dir: "x", Samples: map[string]DistSample{DistBlockLatency: s}, Metrics: map[string]float64{}}
-		for _, m := range Dictionary() {
+		run := Run{Dir: "x", Samples: map[string]DistSample{DistBlockLatency: s}, Metrics: map[string]float64{}}
+		for _, m := range analysis.Dictionary() {
 			if ev := evidenceOf(m.ID); ev.dist == DistBlockLatency && ev.stat != "" {
 				run.Metrics[m.ID] = ev.stat.Of(s.Values)
 			}
 		}
 		return run
 	}
-	base := CompareSide{Label: "a", Runs: []CompareRun{gen(1, 800)}}
-	cand := []CompareSide{{Label: "b", Runs: []CompareRun{gen(2, 810)}}}
+	base := Side{Label: "a", Runs: []Run{gen(1, 800)}}
+	cand := []Side{{Label: "b", Runs: []Run{gen(2, 810)}}}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Compare(base, cand, CompareOptions{Seed: 1}); err != nil {
+		if _, err := Sides(base, cand, Options{Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// synthetic is resultstest.Synthetic as an analysis.Input.
+func synthetic(conns, perConn int, rate float64, dups bool) analysis.Input {
+	r := resultstest.Synthetic(conns, perConn, rate, dups)
+	return analysis.Input{Run: r.Run, Sent: r.Sent, Replies: r.Replies, Txs: r.Txs, Blocks: r.Blocks, Adoption: r.Adoption,
+		Metrics: analysis.NewSeriesSet(r.Metrics), Resources: r.Resources}
 }

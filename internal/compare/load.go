@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -30,19 +31,19 @@ type LoadOptions struct {
 // config.toml and genesis.json for the settings; metrics.csv and
 // resources.csv, when there, for the time series. Missing optional files
 // are listed in the run's Notes.
-func LoadRun(dir string, opts LoadOptions) (CompareRun, error) {
-	in, err := ReadInput(dir)
+func LoadRun(dir string, opts LoadOptions) (Run, error) {
+	in, err := analysis.ReadInput(dir)
 	if err != nil {
-		return CompareRun{}, err
+		return Run{}, err
 	}
-	r := CompareRun{Dir: dir, Run: in.Run}
+	r := Run{Dir: dir, Run: in.Run}
 	for _, f := range in.Missing {
 		r.Notes = append(r.Notes, fmt.Sprintf("no %s: the figures and distributions that need it are missing", f))
 	}
-	r.Metrics = Summarize(in).Metrics
+	r.Metrics = analysis.Summarize(in).Metrics
 	mergeSummary(&r, dir)
 
-	r.Samples = CompareSamples(in)
+	r.Samples = Samples(in)
 	var mp []results.Metric
 	err = results.ScanMetrics(dir, func(m *results.Metric) error {
 		if IsMempoolSize(m.Name) {
@@ -57,7 +58,7 @@ func LoadRun(dir string, opts LoadOptions) (CompareRun, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s unreadable (%v): no resource series", results.ResourceFile, err))
 	}
-	r.Traces = CompareTraces(in, mp, res)
+	r.Traces = Traces(in, mp, res)
 
 	r.Settings = RunSettings(in.Run)
 	if b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile)); err != nil {
@@ -74,8 +75,8 @@ func LoadRun(dir string, opts LoadOptions) (CompareRun, error) {
 // mergeSummary adds the figures of dir/summary.json that the
 // recomputation did not give (a newer or older cometlab's), and notes the
 // figures whose recorded values differ from the recomputed ones.
-func mergeSummary(r *CompareRun, dir string) {
-	var s Summary
+func mergeSummary(r *Run, dir string) {
+	var s analysis.Summary
 	if err := results.ReadJSON(filepath.Join(dir, results.SummaryFile), &s); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s unreadable (%v): only recomputed figures", results.SummaryFile, err))
@@ -88,7 +89,7 @@ func mergeSummary(r *CompareRun, dir string) {
 		switch {
 		case !ok:
 			r.Metrics[id] = v
-			if _, known := Lookup(id); !known {
+			if _, known := analysis.Lookup(id); !known {
 				r.Foreign = append(r.Foreign, id)
 			} else {
 				taken = append(taken, id)
@@ -178,8 +179,8 @@ func nodeSettings(dir string, run results.Run, opts LoadOptions) map[string]stri
 
 // LoadSide reads the run directories dirs (repeats of one setup) as one
 // side of a comparison. Every unreadable run is reported.
-func LoadSide(label string, dirs []string, opts LoadOptions) (CompareSide, error) {
-	s := CompareSide{Label: label}
+func LoadSide(label string, dirs []string, opts LoadOptions) (Side, error) {
+	s := Side{Label: label}
 	var errs []error
 	for _, d := range dirs {
 		r, err := LoadRun(d, opts)
@@ -196,7 +197,7 @@ func LoadSide(label string, dirs []string, opts LoadOptions) (CompareSide, error
 // versions of their runs when those tell the sides apart, otherwise by
 // the base name of their first run directory (with "×n" for n repeats);
 // a label already taken gets "#2", "#3", ….
-func DefaultLabels(sides []CompareSide) {
+func DefaultLabels(sides []Side) {
 	versions := map[string]bool{}
 	for _, s := range sides {
 		vs := map[string]bool{}

@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -25,7 +26,7 @@ type DistInfo struct {
 	Title      string
 	Unit       string
 	Definition string
-	Better     Better // for the mean and percentiles
+	Better     analysis.Better // for the mean and percentiles
 	// Per names the units the bootstrap resamples and the rank test
 	// ranks: "blocks" for values clustered by height.
 	Per string
@@ -35,12 +36,12 @@ type DistInfo struct {
 // order.
 func Distributions() []DistInfo {
 	return []DistInfo{
-		{DistBlockLatency, "Block latency", UnitMS, "per committed transaction (duplicates excluded): commit time of its block − send time; clusters are heights", LowerIsBetter, "blocks"},
-		{DistObservedLatency, "Observed latency", UnitMS, "per committed transaction: when the target node committed its height (cometlab's clock) − send time; clusters are heights", LowerIsBetter, "blocks"},
-		{DistTPS, "Committed tx/s", UnitTPS, "run transactions committed in each 1-second window from the load start (as tps_mean)", HigherIsBetter, "1-s windows"},
-		{DistBlocksPerS, "Blocks/s", UnitBPS, "blocks committed in each 1-second window (as blocks_per_s_mean)", Neutral, "1-s windows"},
-		{DistBlockInterval, "Block interval", UnitS, "header time(H+1) − header time(H) over consecutive heights of the run", Neutral, "intervals"},
-		{DistAdoption, "Block adoption lag", UnitMS, "for each height and each node but the first to commit it: its local commit time − the first node's; clusters are heights", LowerIsBetter, "blocks"},
+		{DistBlockLatency, "Block latency", analysis.UnitMS, "per committed transaction (duplicates excluded): commit time of its block − send time; clusters are heights", analysis.LowerIsBetter, "blocks"},
+		{DistObservedLatency, "Observed latency", analysis.UnitMS, "per committed transaction: when the target node committed its height (cometlab's clock) − send time; clusters are heights", analysis.LowerIsBetter, "blocks"},
+		{DistTPS, "Committed tx/s", analysis.UnitTPS, "run transactions committed in each 1-second window from the load start (as tps_mean)", analysis.HigherIsBetter, "1-s windows"},
+		{DistBlocksPerS, "Blocks/s", analysis.UnitBPS, "blocks committed in each 1-second window (as blocks_per_s_mean)", analysis.Neutral, "1-s windows"},
+		{DistBlockInterval, "Block interval", analysis.UnitS, "header time(H+1) − header time(H) over consecutive heights of the run", analysis.Neutral, "intervals"},
+		{DistAdoption, "Block adoption lag", analysis.UnitMS, "for each height and each node but the first to commit it: its local commit time − the first node's; clusters are heights", analysis.LowerIsBetter, "blocks"},
 	}
 }
 
@@ -105,7 +106,7 @@ func evidenceOf(id string) evidence {
 
 // loadStartOf returns the load start (Unix ns): run.json's, else the first
 // scheduled send, else 0.
-func loadStartOf(in Input) int64 {
+func loadStartOf(in analysis.Input) int64 {
 	if !in.Run.LoadStart.IsZero() {
 		return in.Run.LoadStart.UnixNano()
 	}
@@ -122,7 +123,7 @@ func loadStartOf(in Input) int64 {
 // tests (see Distributions), computed as Summarize computes the
 // corresponding figures; a distribution without data is left out. It is
 // pure.
-func CompareSamples(in Input) map[string]DistSample {
+func Samples(in analysis.Input) map[string]DistSample {
 	out := map[string]DistSample{}
 	put := func(name string, s DistSample) {
 		if s.Len() > 0 {
@@ -146,11 +147,11 @@ func CompareSamples(in Input) map[string]DistSample {
 			continue
 		}
 		if t.CommitTime != 0 {
-			lat.Values = append(lat.Values, float64(t.Latency())/nsPerMs)
+			lat.Values = append(lat.Values, float64(t.Latency())/results.NsPerMs)
 			lat.Cluster = append(lat.Cluster, int32(t.Height))
 		}
 		if at, ok := target[t.Height]; ok {
-			obs.Values = append(obs.Values, float64(at-t.Sent)/nsPerMs)
+			obs.Values = append(obs.Values, float64(at-t.Sent)/results.NsPerMs)
 			obs.Cluster = append(obs.Cluster, int32(t.Height))
 		}
 	}
@@ -158,11 +159,11 @@ func CompareSamples(in Input) map[string]DistSample {
 	put(DistObservedLatency, obs)
 
 	// Per-second windows and block intervals, as blocks() computes them.
-	ks := runBlocks(in)
+	ks := in.RunBlocks()
 	var iv DistSample
 	for i := 1; i < len(ks); i++ {
 		if ks[i-1].Height+1 == ks[i].Height {
-			iv.Values = append(iv.Values, float64(ks[i].Time-ks[i-1].Time)/nsPerS)
+			iv.Values = append(iv.Values, float64(ks[i].Time-ks[i-1].Time)/results.NsPerS)
 		}
 	}
 	put(DistBlockInterval, iv)
@@ -171,20 +172,20 @@ func CompareSamples(in Input) map[string]DistSample {
 		txs := make([]float64, len(ks))
 		var lastRun int64
 		for i := range ks {
-			times[i] = blockTime(&ks[i])
+			times[i] = ks[i].Committed()
 			txs[i] = float64(ks[i].RunTxs)
 			if ks[i].RunTxs > 0 {
 				lastRun = max(lastRun, times[i])
 			}
 		}
-		const sec = int64(nsPerS)
-		n := int((int64(in.Run.Load.DurationS*nsPerS) + sec - 1) / sec)
+		const sec = int64(results.NsPerS)
+		n := int((int64(in.Run.Load.DurationS*results.NsPerS) + sec - 1) / sec)
 		if lastRun >= start {
 			n = max(n, int((lastRun-start)/sec)+1)
 		}
 		if n > 0 {
-			put(DistTPS, DistSample{Values: WindowCounts(times, txs, start, sec, n)})
-			put(DistBlocksPerS, DistSample{Values: WindowCounts(times, nil, start, sec, n)})
+			put(DistTPS, DistSample{Values: analysis.WindowCounts(times, txs, start, sec, n)})
+			put(DistBlocksPerS, DistSample{Values: analysis.WindowCounts(times, nil, start, sec, n)})
 		}
 	}
 
@@ -195,7 +196,7 @@ func CompareSamples(in Input) map[string]DistSample {
 // adoptionLags returns, for each height of the run's range and each node
 // but the first to commit it, how long after the first node it committed
 // (ms), clustered by height.
-func adoptionLagSample(in Input) DistSample {
+func adoptionLagSample(in analysis.Input) DistSample {
 	rows := make([]results.Adoption, 0, len(in.Adoption))
 	for _, a := range in.Adoption {
 		if (in.Run.FirstHeight != 0 && a.Height < in.Run.FirstHeight) || (in.Run.LastHeight != 0 && a.Height > in.Run.LastHeight) {
@@ -216,7 +217,7 @@ func adoptionLagSample(in Input) DistSample {
 			}
 			seen[rows[j].Node] = true
 			if j > i {
-				s.Values = append(s.Values, float64(rows[j].At-rows[i].At)/nsPerMs)
+				s.Values = append(s.Values, float64(rows[j].At-rows[i].At)/results.NsPerMs)
 				s.Cluster = append(s.Cluster, int32(rows[i].Height))
 			}
 		}
@@ -241,36 +242,36 @@ type Trace struct {
 }
 
 // traceWindow is the window of the per-minute traces.
-const traceWindow = 5 * int64(nsPerS)
+const traceWindow = 5 * int64(results.NsPerS)
 
 // CompareTraces returns the time series of a run for the comparison's
 // overlay plots: blocks/min and txs/min from blocks.csv, and the mempool
 // size and RSS when metrics (rows of metrics.csv, any series; only those
 // named <namespace>_mempool_size are used) and resources are given. A
 // trace without data is left out. It is pure.
-func CompareTraces(in Input, metrics []results.Metric, resources []results.Resource) map[string]Trace {
+func Traces(in analysis.Input, metrics []results.Metric, resources []results.Resource) map[string]Trace {
 	out := map[string]Trace{}
 	start := loadStartOf(in)
-	ks := runBlocks(in)
+	ks := in.RunBlocks()
 	if start != 0 && len(ks) > 0 {
 		times := make([]int64, len(ks))
 		txs := make([]float64, len(ks))
 		end := start
 		for i := range ks {
-			times[i] = blockTime(&ks[i])
+			times[i] = ks[i].Committed()
 			txs[i] = float64(ks[i].RunTxs)
 			end = max(end, times[i])
 		}
 		n := int((end-start)/traceWindow) + 1
-		perMin := float64(60*nsPerS) / float64(traceWindow)
+		perMin := float64(60*results.NsPerS) / float64(traceWindow)
 		for _, tr := range []struct {
 			name string
 			w    []float64
 		}{{TraceBlocksPerMin, nil}, {TraceTxsPerMin, txs}} {
-			counts := WindowCounts(times, tr.w, start, traceWindow, n)
+			counts := analysis.WindowCounts(times, tr.w, start, traceWindow, n)
 			var t Trace
 			for k, c := range counts {
-				t.X = append(t.X, (float64(k)+0.5)*float64(traceWindow)/nsPerS) // window middle
+				t.X = append(t.X, (float64(k)+0.5)*float64(traceWindow)/results.NsPerS) // window middle
 				t.Y = append(t.Y, c*perMin)
 			}
 			out[tr.name] = t
@@ -323,7 +324,7 @@ func meanOverSeries(vs []timedValue, start int64) Trace {
 			start = min(start, v.t)
 		}
 	}
-	const sec = int64(nsPerS)
+	const sec = int64(results.NsPerS)
 	type bk struct {
 		b   int64
 		key string

@@ -1,4 +1,4 @@
-package analysis
+package saturation
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -97,7 +98,7 @@ func (ev Evidence) TotalRate() float64 { return float64(ev.Connections) * ev.Rat
 // empty after the load, else from polled, else from the chain (the last
 // commit of a run transaction). A run whose run.json says the mempools did
 // not drain is never counted as drained. It is pure.
-func SaturationEvidence(c Criterion, in Input, s Summary, metrics []results.Metric, polled *Drain) Evidence {
+func EvidenceOf(c Criterion, in analysis.Input, s analysis.Summary, metrics []results.Metric, polled *Drain) Evidence {
 	l := in.Run.Load
 	ev := Evidence{Connections: l.Connections, Rate: l.Rate, DurationS: l.DurationS, Status: in.Run.Status,
 		ExpectedTxs: s.Metrics["expected_txs"], CommittedTxs: s.Metrics["committed_txs"]}
@@ -163,7 +164,7 @@ func SaturationEvidence(c Criterion, in Input, s Summary, metrics []results.Metr
 // (or all x equal) the slope is 0 and the interval is [0, 0].
 func LatencyTrend(txs []results.Tx, start int64, fromS, toS float64) Trend {
 	tr := Trend{FromS: fromS, ToS: toS}
-	lo, hi := start+int64(fromS*nsPerS), start+int64(toS*nsPerS)
+	lo, hi := start+int64(fromS*results.NsPerS), start+int64(toS*results.NsPerS)
 	type acc struct {
 		sx, sy float64
 		n      int
@@ -179,8 +180,8 @@ func LatencyTrend(txs []results.Tx, start int64, fromS, toS float64) Trend {
 			a = &acc{}
 			byHeight[t.Height] = a
 		}
-		a.sx += float64(t.Sent-start) / nsPerS
-		a.sy += float64(t.Latency()) / nsPerS
+		a.sx += float64(t.Sent-start) / results.NsPerS
+		a.sy += float64(t.Latency()) / results.NsPerS
 		a.n++
 	}
 	heights := make([]int64, 0, len(byHeight))
@@ -214,7 +215,7 @@ func olsSlope(xs, ys []float64) (b, se float64, ok bool) {
 	if n < 3 {
 		return 0, 0, false
 	}
-	mx, my := Mean(xs), Mean(ys)
+	mx, my := analysis.Mean(xs), analysis.Mean(ys)
 	var sxx, sxy float64
 	for i := range xs {
 		dx := xs[i] - mx
@@ -304,13 +305,13 @@ func DrainOfMetrics(rows []results.Metric, loadEnd int64) (Drain, bool) {
 			empty = empty && v == 0
 		}
 		if empty {
-			return Drain{Seconds: float64(s.t-loadEnd) / nsPerS, Drained: true, Source: DrainFromMetrics}, true
+			return Drain{Seconds: float64(s.t-loadEnd) / results.NsPerS, Drained: true, Source: DrainFromMetrics}, true
 		}
 	}
 	if len(seenAfter) == 0 {
 		return Drain{}, false
 	}
-	return Drain{Seconds: float64(last-loadEnd) / nsPerS, Drained: false, Source: DrainFromMetrics}, true
+	return Drain{Seconds: float64(last-loadEnd) / results.NsPerS, Drained: false, Source: DrainFromMetrics}, true
 }
 
 // DrainOfChain is the chain's view of the drain: the commit time of the
@@ -332,5 +333,5 @@ func DrainOfChain(blocks []results.Block, loadEnd int64) (Drain, bool) {
 	if last == 0 {
 		return Drain{}, false
 	}
-	return Drain{Seconds: max(0, float64(last-loadEnd)/nsPerS), Drained: true, Source: DrainFromChain}, true
+	return Drain{Seconds: max(0, float64(last-loadEnd)/results.NsPerS), Drained: true, Source: DrainFromChain}, true
 }

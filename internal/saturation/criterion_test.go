@@ -1,4 +1,4 @@
-package analysis
+package saturation
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -213,12 +214,12 @@ func TestEvidenceFromRecords(t *testing.T) {
 		{Height: 12, Time: 1003 * s, CommitTime: 1065 * s, RunTxs: 5},
 		{Height: 13, Time: 1065 * s, CommitTime: 1066 * s},
 	}
-	in := Input{Run: results.Run{Status: results.StatusComplete, LoadStart: start, LoadEnd: start.Add(60 * time.Second),
+	in := analysis.Input{Run: results.Run{Status: results.StatusComplete, LoadStart: start, LoadEnd: start.Add(60 * time.Second),
 		FirstHeight: 10, LastHeight: 13, Load: results.Load{Connections: 2, Rate: 100, DurationS: 60}}, Blocks: blocks}
-	sum := Summary{Metrics: map[string]float64{"expected_txs": 12000, "committed_txs": 6000, "throughput_ratio": 0.5, "committed_tps": 100}}
+	sum := analysis.Summary{Metrics: map[string]float64{"expected_txs": 12000, "committed_txs": 6000, "throughput_ratio": 0.5, "committed_tps": 100}}
 	c := DefaultCriterion()
 
-	ev := SaturationEvidence(c, in, sum, nil, nil)
+	ev := EvidenceOf(c, in, sum, nil, nil)
 	if ev.Rounds == nil || *ev.Rounds != (Rounds{Heights: 4, Late: 1, MaxRound: 1}) {
 		t.Errorf("rounds %+v", ev.Rounds)
 	}
@@ -233,19 +234,19 @@ func TestEvidenceFromRecords(t *testing.T) {
 	}
 
 	polled := &Drain{Seconds: 4.2, Drained: true, Source: DrainFromRPC}
-	if ev := SaturationEvidence(c, in, sum, nil, polled); ev.Drain != polled {
+	if ev := EvidenceOf(c, in, sum, nil, polled); ev.Drain != polled {
 		t.Errorf("polled drain not used: %+v", ev.Drain)
 	}
 	metrics := []results.Metric{{Time: start.Add(61 * time.Second).UnixNano(), Node: "a", Name: "cometbft_mempool_size"}}
-	if ev := SaturationEvidence(c, in, sum, metrics, polled); ev.Drain == nil || ev.Drain.Source != DrainFromMetrics || ev.Drain.Seconds != 1 {
+	if ev := EvidenceOf(c, in, sum, metrics, polled); ev.Drain == nil || ev.Drain.Source != DrainFromMetrics || ev.Drain.Seconds != 1 {
 		t.Errorf("metrics drain not preferred: %+v", ev.Drain)
 	}
 	in.Run.Errors = []string{"mempools not empty after the drain timeout 1m0s:  a: 3 txs;"}
-	if ev := SaturationEvidence(c, in, sum, nil, polled); ev.Drain == nil || ev.Drain.Drained {
+	if ev := EvidenceOf(c, in, sum, nil, polled); ev.Drain == nil || ev.Drain.Drained {
 		t.Errorf("run.json says not drained, evidence says %+v", ev.Drain)
 	}
 	in.Run.Errors = []string{"interrupted"}
-	if ev := SaturationEvidence(c, in, sum, nil, nil); !ev.Interrupted {
+	if ev := EvidenceOf(c, in, sum, nil, nil); !ev.Interrupted {
 		t.Error("interrupted run not marked")
 	}
 
@@ -299,7 +300,7 @@ func TestSaturationTablesSeeds(t *testing.T) {
 		{1, 800}: 36831, {2, 800}: 38686, {4, 800}: 40816,
 		{1, 1600}: 40600, {2, 1600}: 45034, {4, 1600}: 39830,
 	}
-	tables := SaturationTables(seedCells(v38))
+	tables := Tables(seedCells(v38))
 	if len(tables) != 1 {
 		t.Fatalf("%d tables", len(tables))
 	}
@@ -327,7 +328,7 @@ func TestSaturationTablesSeeds(t *testing.T) {
 		{1, 100}: 8900, {2, 100}: 17800, {4, 100}: 35600,
 		{1, 200}: 17800, {2, 200}: 35600, {4, 200}: 38660,
 	}
-	tb = SaturationTables(seedCells(v34))[0]
+	tb = Tables(seedCells(v34))[0]
 	if tb.Diagonal != 400 || tb.Next != 800 || !tb.Cell(2, 200).OnDiagonal || !tb.Cell(4, 100).OnDiagonal || !tb.Cell(4, 200).Saturated {
 		t.Errorf("v0.34: diagonal %v next %v", tb.Diagonal, tb.Next)
 	}
@@ -344,7 +345,7 @@ func TestSaturationTablesEdges(t *testing.T) {
 		}
 		return gc
 	}
-	tables := SaturationTables([]GridCell{
+	tables := Tables([]GridCell{
 		cell("g=1", 1, 100, true), cell("g=1", 1, 200, true, false), cell("g=1", 1, 400, false, false, true),
 		cell("g=2", 1, 100, false), cell("g=2", 1, 200),
 		cell("g=3", 1, 100, true, true),
@@ -364,7 +365,7 @@ func TestSaturationTablesEdges(t *testing.T) {
 	}
 	// Two cells of the same load, one saturated: that load is not the
 	// diagonal.
-	tb := SaturationTables([]GridCell{cell("", 1, 100, true), cell("", 1, 200, true), cell("", 2, 100, false)})[0]
+	tb := Tables([]GridCell{cell("", 1, 100, true), cell("", 1, 200, true), cell("", 2, 100, false)})[0]
 	if tb.Diagonal != 100 || tb.Next != 200 || tb.Cell(1, 200).OnDiagonal {
 		t.Errorf("same load: diagonal %v next %v", tb.Diagonal, tb.Next)
 	}
@@ -372,15 +373,15 @@ func TestSaturationTablesEdges(t *testing.T) {
 
 func TestSaturationDictionary(t *testing.T) {
 	seen := map[string]bool{}
-	for _, m := range Dictionary() {
+	for _, m := range analysis.Dictionary() {
 		seen[m.ID] = true
 	}
-	for _, m := range SaturationDictionary() {
+	for _, m := range Dictionary() {
 		if seen[m.ID] {
 			t.Errorf("%s is in both dictionaries", m.ID)
 		}
 		seen[m.ID] = true
-		if m.Title == "" || m.Definition == "" || m.Better.String() == "unknown" || !slices.Contains(Groups(), m.Group) {
+		if m.Title == "" || m.Definition == "" || m.Better.String() == "unknown" || !slices.Contains(analysis.Groups(), m.Group) {
 			t.Errorf("incomplete entry %+v", m)
 		}
 	}
@@ -431,12 +432,12 @@ func TestSoftFailure(t *testing.T) {
 }
 
 func TestObservations(t *testing.T) {
-	rec := SaturateRecord{Steps: []SearchStep{
+	rec := SearchRecord{Steps: []SearchStep{
 		{N: 1, Step: Step{Rate: 200, DurationS: 20}, Status: results.StatusComplete, Verdict: &Verdict{Pass: true}, Evidence: &Evidence{}},
 		{N: 2, Step: Step{Rate: 400, DurationS: 20}, Status: results.StatusComplete, Verdict: &Verdict{},
 			Evidence: &Evidence{Connections: 2, CommittedTPS: fp(700)}},
 		{N: 3, Step: Step{Rate: 300, DurationS: 60}, Status: results.StatusFailed},
-		{N: 4, Step: Step{Rate: 250, DurationS: 60}, Status: StatusInterrupted},
+		{N: 4, Step: Step{Rate: 250, DurationS: 60}, Status: results.StatusInterrupted},
 		{N: 5, Step: Step{Rate: 800, DurationS: 10}, Status: results.StatusComplete, Verdict: &Verdict{Checks: []Check{
 			{Name: CheckThroughput, Pass: true}, {Name: CheckLatency}, {Name: CheckRounds}}}},
 	}}

@@ -1,15 +1,17 @@
-package analysis
+package compare
 
 import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/cometlab/cometlab/internal/analysis"
 )
 
 // test fills the cell's interval, p-value and test name from the
 // strongest evidence there is (see Compare).
-func (c *comparer) test(cell *CompareCell, m Metric, bv, cv []float64, ci int) {
+func (c *comparer) test(cell *Cell, m analysis.Metric, bv, cv []float64, ci int) {
 	conf := c.opts.Confidence
 	if len(bv) >= 2 || len(cv) >= 2 {
 		if iv, p, ok := tTest(bv, cv, conf); ok {
@@ -68,7 +70,7 @@ type bootResult struct {
 
 // pooled returns the pooled sample of dist over a side's runs and how many
 // runs have it.
-func pooled(s CompareSide, dist string) (DistSample, int) {
+func pooled(s Side, dist string) (DistSample, int) {
 	var ss []DistSample
 	for _, r := range s.Runs {
 		if d, ok := r.Samples[dist]; ok && d.Len() > 0 {

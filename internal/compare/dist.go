@@ -1,6 +1,10 @@
-package analysis
+package compare
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+)
 
 // DistRow compares one distribution (see Distributions) between the
 // baseline and each candidate.
@@ -43,12 +47,12 @@ func distStats(s DistSample, runs int) *DistStats {
 	if s.Len() == 0 {
 		return nil
 	}
-	d := Describe(s.Values)
+	d := analysis.Describe(s.Values)
 	return &DistStats{Runs: runs, N: d.N, Mean: d.Mean, Median: d.Percentile(50), P99: d.Percentile(99)}
 }
 
 // perRun returns stat of dist for each run of s that has it.
-func perRun(s CompareSide, dist string, st Stat) []float64 {
+func perRun(s Side, dist string, st Stat) []float64 {
 	var out []float64
 	for _, r := range s.Runs {
 		if d, ok := r.Samples[dist]; ok && d.Len() > 0 {

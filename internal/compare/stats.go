@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/cometlab/cometlab/internal/analysis"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -108,18 +109,18 @@ func (s Stat) resamplable() bool {
 func (s Stat) Of(values []float64) float64 {
 	switch s {
 	case StatMean:
-		return Mean(values)
+		return analysis.Mean(values)
 	case "stddev":
-		return StdDev(values)
+		return analysis.StdDev(values)
 	case "min":
-		return Min(values)
+		return analysis.Min(values)
 	case "max":
-		return Max(values)
+		return analysis.Max(values)
 	}
 	if p, ok := s.percentile(); ok {
 		sorted := slices.Clone(values)
 		slices.Sort(sorted)
-		return Percentile(sorted, p)
+		return analysis.Percentile(sorted, p)
 	}
 	return math.NaN()
 }
@@ -326,7 +327,7 @@ func bootstrapDiff(base, cand DistSample, ss []Stat, b int, conf float64, r *ran
 			continue
 		}
 		slices.Sort(diffs[i])
-		ivs[i] = Interval{Lo: Percentile(diffs[i], 100*alpha) + shift[i], Hi: Percentile(diffs[i], 100*(1-alpha)) + shift[i]}
+		ivs[i] = Interval{Lo: analysis.Percentile(diffs[i], 100*alpha) + shift[i], Hi: analysis.Percentile(diffs[i], 100*(1-alpha)) + shift[i]}
 		ok[i] = true
 	}
 	return ivs, ok
@@ -368,7 +369,7 @@ func tTest(x, y []float64, conf float64) (iv Interval, p float64, ok bool) {
 	if nx == 0 || ny == 0 || nx+ny < 3 {
 		return iv, 0, false
 	}
-	mx, my := Mean(x), Mean(y)
+	mx, my := analysis.Mean(x), analysis.Mean(y)
 	d := my - mx
 	var se2, nu float64
 	switch {
@@ -404,7 +405,7 @@ func sampleVariance(xs []float64) float64 {
 	if len(xs) < 2 {
 		return 0
 	}
-	s := StdDev(xs)
+	s := analysis.StdDev(xs)
 	return s * s
 }
 

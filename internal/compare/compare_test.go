@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -100,7 +101,7 @@ func (s cmpCaseSample) build() DistSample {
 // build makes the run; metrics that are a statistic of a given sample
 // (block_latency_p99_ms of block_latency) are derived from it unless the
 // case sets them.
-func (cr cmpCaseRun) build() CompareRun {
+func (cr cmpCaseRun) build() Run {
 	load := results.Load{Connections: 1, Rate: 100, Size: 1024, DurationS: 60, Pacing: "even"}
 	if cr.Load != nil {
 		load.Connections, load.Rate, load.DurationS = cr.Load.C, cr.Load.R, cr.Load.T
@@ -109,7 +110,7 @@ func (cr cmpCaseRun) build() CompareRun {
 	if status == "" {
 		status = results.StatusComplete
 	}
-	r := CompareRun{Dir: cr.Dir, Run: results.Run{ID: cr.Dir, Status: status, Load: load, Started: time.Unix(0, 0)},
+	r := Run{Dir: cr.Dir, Run: results.Run{ID: cr.Dir, Status: status, Load: load, Started: time.Unix(0, 0)},
 		Metrics: map[string]float64{}, Samples: map[string]DistSample{}, Foreign: cr.Foreign, Notes: cr.Missing}
 	for _, v := range cr.Versions {
 		r.Run.Nodes = append(r.Run.Nodes, results.Node{Name: fmt.Sprintf("n%d", len(r.Run.Nodes)), Mode: "validator", Version: v})
@@ -117,7 +118,7 @@ func (cr cmpCaseRun) build() CompareRun {
 	for name, s := range cr.Samples {
 		r.Samples[name] = s.build()
 	}
-	for _, m := range Dictionary() {
+	for _, m := range analysis.Dictionary() {
 		ev := evidenceOf(m.ID)
 		if s, ok := r.Samples[ev.dist]; ok && ev.stat != "" {
 			r.Metrics[m.ID] = ev.stat.Of(s.Values)
@@ -130,7 +131,7 @@ func (cr cmpCaseRun) build() CompareRun {
 	return r
 }
 
-func loadCase(t *testing.T, path string) (cmpCase, CompareSide, []CompareSide, CompareOptions) {
+func loadCase(t *testing.T, path string) (cmpCase, Side, []Side, Options) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -140,14 +141,14 @@ func loadCase(t *testing.T, path string) (cmpCase, CompareSide, []CompareSide, C
 	if err := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields().Decode(&c); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	sides := map[string]*CompareSide{}
+	sides := map[string]*Side{}
 	var order []string
 	for i, cr := range c.Run {
 		if cr.Dir == "" {
 			cr.Dir = fmt.Sprintf("%s-%d", cr.Side, i)
 		}
 		if sides[cr.Side] == nil {
-			sides[cr.Side] = &CompareSide{Label: cr.Side}
+			sides[cr.Side] = &Side{Label: cr.Side}
 			if cr.Side != "base" {
 				order = append(order, cr.Side)
 			}
@@ -157,11 +158,11 @@ func loadCase(t *testing.T, path string) (cmpCase, CompareSide, []CompareSide, C
 	if sides["base"] == nil {
 		t.Fatalf("%s: no base run", path)
 	}
-	var cands []CompareSide
+	var cands []Side
 	for _, s := range order {
 		cands = append(cands, *sides[s])
 	}
-	opts := CompareOptions{Seed: c.Options.Seed, Resamples: c.Options.Resamples, Thresholds: DefaultThresholds()}
+	opts := Options{Seed: c.Options.Seed, Resamples: c.Options.Resamples, Thresholds: DefaultThresholds()}
 	if c.Options.ThresholdPct != nil {
 		opts.Thresholds.DefaultPct = *c.Options.ThresholdPct
 	}
@@ -180,7 +181,7 @@ func TestCompareCases(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".toml")
 		t.Run(name, func(t *testing.T) {
 			c, base, cands, opts := loadCase(t, path)
-			got, err := Compare(base, cands, opts)
+			got, err := Sides(base, cands, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +189,7 @@ func TestCompareCases(t *testing.T) {
 				t.Errorf("verdict %s, want %s", got.Verdict, c.Expect.Verdict)
 			}
 			for id, want := range c.Expect.Metrics {
-				i := slices.IndexFunc(got.Metrics, func(r CompareRow) bool { return r.ID == id })
+				i := slices.IndexFunc(got.Metrics, func(r Row) bool { return r.ID == id })
 				if i < 0 {
 					t.Errorf("%s: no row", id)
 					continue
@@ -225,7 +226,7 @@ func TestCompareCases(t *testing.T) {
 				t.Errorf("output differs from %s (rewrite with -update-compare):\n%s", golden, text)
 			}
 			// Deterministic: the same inputs and seed give the same output.
-			again, _ := Compare(base, cands, opts)
+			again, _ := Sides(base, cands, opts)
 			if renderCase(again) != text {
 				t.Error("a second Compare gave another result")
 			}
@@ -234,7 +235,7 @@ func TestCompareCases(t *testing.T) {
 }
 
 // renderCase prints a comparison compactly for the golden files.
-func renderCase(c Comparison) string {
+func renderCase(c Result) string {
 	var b strings.Builder
 	f := func(p *float64) string {
 		if p == nil {
@@ -282,18 +283,18 @@ func renderCase(c Comparison) string {
 }
 
 func TestCompareErrors(t *testing.T) {
-	one := CompareSide{Label: "a", Runs: []CompareRun{{Dir: "a"}}}
+	one := Side{Label: "a", Runs: []Run{{Dir: "a"}}}
 	for _, c := range []struct {
 		name  string
-		base  CompareSide
-		cands []CompareSide
+		base  Side
+		cands []Side
 	}{
-		{"no baseline run", CompareSide{Label: "a"}, []CompareSide{one}},
+		{"no baseline run", Side{Label: "a"}, []Side{one}},
 		{"no candidate", one, nil},
-		{"empty candidate", one, []CompareSide{{Label: "b"}}},
+		{"empty candidate", one, []Side{{Label: "b"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := Compare(c.base, c.cands, CompareOptions{}); err == nil {
+			if _, err := Sides(c.base, c.cands, Options{}); err == nil {
 				t.Error("no error")
 			}
 		})
@@ -304,7 +305,7 @@ func TestCompareErrors(t *testing.T) {
 func TestComparePure(t *testing.T) {
 	_, base, cands, opts := loadCase(t, filepath.Join(compareCases, "shift-worse.toml"))
 	before := slices.Clone(base.Runs[0].Samples[DistBlockLatency].Values)
-	if _, err := Compare(base, cands, opts); err != nil {
+	if _, err := Sides(base, cands, opts); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(before, base.Runs[0].Samples[DistBlockLatency].Values) {
@@ -316,7 +317,7 @@ func TestNoNaNInComparison(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(compareCases, "*.toml"))
 	for _, path := range paths {
 		_, base, cands, opts := loadCase(t, path)
-		got, _ := Compare(base, cands, opts)
+		got, _ := Sides(base, cands, opts)
 		for _, r := range got.Metrics {
 			for _, cell := range r.Candidates {
 				for _, p := range []*float64{r.Baseline, cell.Value, cell.Delta, cell.DeltaPct, cell.P} {

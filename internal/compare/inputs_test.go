@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -50,11 +51,11 @@ func TestFlattenTOML(t *testing.T) {
 }
 
 func TestSettingDiffs(t *testing.T) {
-	run := func(s map[string]string) CompareRun { return CompareRun{Settings: s} }
-	sides := []CompareSide{
-		{Label: "a", Runs: []CompareRun{run(map[string]string{SettingVersions: "v1", "config.x": "1", "config.same": "s"}),
+	run := func(s map[string]string) Run { return Run{Settings: s} }
+	sides := []Side{
+		{Label: "a", Runs: []Run{run(map[string]string{SettingVersions: "v1", "config.x": "1", "config.same": "s"}),
 			run(map[string]string{SettingVersions: "v1", "config.x": "2", "config.same": "s"})}},
-		{Label: "b", Runs: []CompareRun{run(map[string]string{SettingVersions: "v2", "config.same": "s", "manifest.y": "3"})}},
+		{Label: "b", Runs: []Run{run(map[string]string{SettingVersions: "v2", "config.same": "s", "manifest.y": "3"})}},
 	}
 	var keys []string
 	for _, d := range settingDiffs(sides) {
@@ -67,19 +68,19 @@ func TestSettingDiffs(t *testing.T) {
 }
 
 func TestDefaultLabels(t *testing.T) {
-	run := func(dir, v string) CompareRun {
-		return CompareRun{Dir: dir, Run: results.Run{Nodes: []results.Node{{Version: v}}}}
+	run := func(dir, v string) Run {
+		return Run{Dir: dir, Run: results.Run{Nodes: []results.Node{{Version: v}}}}
 	}
-	sides := []CompareSide{
-		{Runs: []CompareRun{run("runs/a1", "v0.38.26"), run("runs/a2", "v0.38.26")}},
-		{Runs: []CompareRun{run("runs/b", "v0.40.0")}},
-		{Label: "mine", Runs: []CompareRun{run("runs/c", "v0.40.1")}},
+	sides := []Side{
+		{Runs: []Run{run("runs/a1", "v0.38.26"), run("runs/a2", "v0.38.26")}},
+		{Runs: []Run{run("runs/b", "v0.40.0")}},
+		{Label: "mine", Runs: []Run{run("runs/c", "v0.40.1")}},
 	}
 	DefaultLabels(sides)
 	if got := []string{sides[0].Label, sides[1].Label, sides[2].Label}; !slices.Equal(got, []string{"v0.38.26 ×2", "v0.40.0", "mine"}) {
 		t.Errorf("labels %q", got)
 	}
-	same := []CompareSide{{Runs: []CompareRun{run("runs/x/", "v1")}}, {Runs: []CompareRun{run("other/x", "v1")}}}
+	same := []Side{{Runs: []Run{run("runs/x/", "v1")}}, {Runs: []Run{run("other/x", "v1")}}}
 	DefaultLabels(same)
 	if same[0].Label != "x" || same[1].Label != "x #2" {
 		t.Errorf("labels %q %q", same[0].Label, same[1].Label)
@@ -87,7 +88,7 @@ func TestDefaultLabels(t *testing.T) {
 }
 
 func TestMatchCells(t *testing.T) {
-	got := MatchCells([][]CellRef{
+	got := MatchCells([][]results.SweepCell{
 		{{ID: "c1", Dir: "a/1"}, {ID: "c2", Dir: "a/2"}},
 		{{ID: "c2", Dir: "b/2"}, {ID: "c3", Dir: "b/3"}, {ID: "c2", Dir: "b/2r", Repeat: 1}},
 	})
@@ -99,17 +100,17 @@ func TestMatchCells(t *testing.T) {
 func TestLoadCellRefs(t *testing.T) {
 	dir := t.TempDir()
 	write := func(doc string) {
-		if err := os.WriteFile(filepath.Join(dir, SweepIndexFile), []byte(doc), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, results.SweepFile), []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	write(`{"id":"s","cells":[{"id":"c1-r100","dir":"cells/c1-r100-0","params":{"r":"100"},"repeat":0,"status":"complete"},
 		{"id":"c1-r100","dir":"cells/c1-r100-1","repeat":1},{"id":"c1-r200","dir":"/abs/r200"}]}`)
-	cells, err := LoadCellRefs(dir)
+	cells, err := results.ReadSweepCells(dir)
 	if err != nil || len(cells) != 3 || cells[0].Dir != filepath.Join(dir, "cells/c1-r100-0") || cells[1].Repeat != 1 || cells[2].Dir != "/abs/r200" || cells[0].Status != "complete" {
 		t.Errorf("LoadCellRefs = %+v, %v", cells, err)
 	}
-	if !IsSweepDir(dir) || IsSweepDir(t.TempDir()) {
+	if !results.IsSweepDir(dir) || results.IsSweepDir(t.TempDir()) {
 		t.Error("IsSweepDir")
 	}
 	for doc, want := range map[string]string{
@@ -119,11 +120,11 @@ func TestLoadCellRefs(t *testing.T) {
 		`{"cells":`:                                             "decode",
 	} {
 		write(doc)
-		if _, err := LoadCellRefs(dir); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := results.ReadSweepCells(dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", doc, err, want)
 		}
 	}
-	if _, err := LoadCellRefs(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a sweep directory") {
+	if _, err := results.ReadSweepCells(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a sweep directory") {
 		t.Errorf("no sweep.json: %v", err)
 	}
 }
@@ -148,7 +149,7 @@ func TestLoadRun(t *testing.T) {
 		w.Write(&in.Txs[i])
 	}
 	w.Close()
-	results.WriteJSON(filepath.Join(dir, results.SummaryFile), Summary{Metrics: map[string]float64{"from_the_future": 1, "tps_mean": 12345}})
+	results.WriteJSON(filepath.Join(dir, results.SummaryFile), analysis.Summary{Metrics: map[string]float64{"from_the_future": 1, "tps_mean": 12345}})
 	os.MkdirAll(filepath.Join(dir, "nodes/n0/config"), 0o755)
 	os.WriteFile(filepath.Join(dir, "nodes/n0/config/config.toml"), []byte("moniker = \"n0\"\n[mempool]\nsize = 5000\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte("name = \"t\"\n[load]\nrate = 20.0\n"), 0o644)

@@ -1,16 +1,17 @@
-package analysis
+package compare
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
 // CompareRun is what a comparison needs from one run directory. LoadRun
 // reads it; tests build it by hand.
-type CompareRun struct {
+type Run struct {
 	Dir string      // as given by the user
 	Run results.Run // run.json
 	// Metrics are the run's figures by dictionary id: recomputed from the
@@ -32,13 +33,13 @@ type CompareRun struct {
 
 // CompareSide is one side of a comparison: the runs of one setup (one run,
 // or repeats whose spread estimates the run-to-run noise).
-type CompareSide struct {
+type Side struct {
 	Label string
-	Runs  []CompareRun
+	Runs  []Run
 }
 
 // CompareOptions tune Compare.
-type CompareOptions struct {
+type Options struct {
 	Thresholds Thresholds // DefaultThresholds() when zero
 	Confidence float64    // of the intervals; 0 means 1 − Thresholds.Alpha
 	Resamples  int        // bootstrap resamples; 0 means 2000
@@ -46,38 +47,38 @@ type CompareOptions struct {
 }
 
 // CompareVerdict is the judgement of one metric (or of a whole comparison).
-type CompareVerdict string
+type Verdict string
 
 // Verdicts. Only Better and Worse are changes; Worse in any metric makes a
 // comparison a regression.
 const (
-	CompareBetter        CompareVerdict = "better"
-	CompareWorse         CompareVerdict = "worse"
-	CompareNoChange      CompareVerdict = "no_change"      // within the threshold, or not significant
-	CompareNotJudged     CompareVerdict = "not_judged"     // neutral, unknown or ignored metric
-	CompareNotComparable CompareVerdict = "not_comparable" // the loads differ, so the figure means something else
-	CompareMissing       CompareVerdict = "missing"        // absent on one side
+	Better        Verdict = "better"
+	Worse         Verdict = "worse"
+	NoChange      Verdict = "no_change"      // within the threshold, or not significant
+	NotJudged     Verdict = "not_judged"     // neutral, unknown or ignored metric
+	NotComparable Verdict = "not_comparable" // the loads differ, so the figure means something else
+	Missing       Verdict = "missing"        // absent on one side
 )
 
 // Comparison is the result of Compare; compare.json holds it.
-type Comparison struct {
-	Baseline      SideInfo       `json:"baseline"`
-	Candidates    []SideInfo     `json:"candidates"`
-	Method        Method         `json:"method"`
-	Differences   []SettingDiff  `json:"differences"`
-	Warnings      []string       `json:"warnings"`
-	Metrics       []CompareRow   `json:"metrics"`
-	Distributions []DistRow      `json:"distributions"`
-	Verdict       CompareVerdict `json:"verdict"`
+type Result struct {
+	Baseline      SideInfo      `json:"baseline"`
+	Candidates    []SideInfo    `json:"candidates"`
+	Method        Method        `json:"method"`
+	Differences   []SettingDiff `json:"differences"`
+	Warnings      []string      `json:"warnings"`
+	Metrics       []Row         `json:"metrics"`
+	Distributions []DistRow     `json:"distributions"`
+	Verdict       Verdict       `json:"verdict"`
 }
 
 // SideInfo describes one side.
 type SideInfo struct {
-	Label   string         `json:"label"`
-	Runs    []RunInfo      `json:"runs"`
-	Verdict CompareVerdict `json:"verdict,omitempty"` // candidates: against the baseline
-	Better  int            `json:"better,omitempty"`  // candidates: metrics better
-	Worse   int            `json:"worse,omitempty"`   // candidates: metrics worse
+	Label   string    `json:"label"`
+	Runs    []RunInfo `json:"runs"`
+	Verdict Verdict   `json:"verdict,omitempty"` // candidates: against the baseline
+	Better  int       `json:"better,omitempty"`  // candidates: metrics better
+	Worse   int       `json:"worse,omitempty"`   // candidates: metrics worse
 }
 
 // RunInfo identifies one run of a side.
@@ -97,20 +98,20 @@ type Method struct {
 }
 
 // CompareRow is one metric: the baseline and each candidate.
-type CompareRow struct {
-	ID           string        `json:"id"`
-	Title        string        `json:"title"`
-	Unit         string        `json:"unit"`
-	Group        string        `json:"group"`
-	Better       string        `json:"better"`
-	InDictionary bool          `json:"in_dictionary"`
-	Baseline     *float64      `json:"baseline"`
-	BaselineRuns []float64     `json:"baseline_runs,omitempty"`
-	Candidates   []CompareCell `json:"candidates"`
+type Row struct {
+	ID           string    `json:"id"`
+	Title        string    `json:"title"`
+	Unit         string    `json:"unit"`
+	Group        string    `json:"group"`
+	Better       string    `json:"better"`
+	InDictionary bool      `json:"in_dictionary"`
+	Baseline     *float64  `json:"baseline"`
+	BaselineRuns []float64 `json:"baseline_runs,omitempty"`
+	Candidates   []Cell    `json:"candidates"`
 }
 
 // CompareCell is one candidate's value of a metric against the baseline.
-type CompareCell struct {
+type Cell struct {
 	Value *float64  `json:"value"`
 	Runs  []float64 `json:"runs,omitempty"` // per-run values when a side has repeats
 	Delta *float64  `json:"delta"`          // candidate − baseline
@@ -121,10 +122,10 @@ type CompareCell struct {
 	Test     string    `json:"test,omitempty"`
 	// Beyond is set when the change reaches the threshold (and floor);
 	// Tested when there was evidence to judge its significance.
-	Beyond  bool           `json:"beyond_threshold,omitempty"`
-	Tested  bool           `json:"tested,omitempty"`
-	Verdict CompareVerdict `json:"verdict"`
-	Reason  string         `json:"reason"`
+	Beyond  bool    `json:"beyond_threshold,omitempty"`
+	Tested  bool    `json:"tested,omitempty"`
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason"`
 }
 
 // Compare compares each candidate with the baseline, metric by metric and
@@ -145,16 +146,16 @@ type CompareCell struct {
 // A counted, significant change in the metric's better direction is
 // CompareBetter, in the other CompareWorse; anything else CompareNoChange,
 // with the reason.
-func Compare(base CompareSide, cands []CompareSide, opts CompareOptions) (Comparison, error) {
+func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	if len(base.Runs) == 0 {
-		return Comparison{}, fmt.Errorf("the baseline has no run")
+		return Result{}, fmt.Errorf("the baseline has no run")
 	}
 	if len(cands) == 0 {
-		return Comparison{}, fmt.Errorf("no candidate to compare with the baseline")
+		return Result{}, fmt.Errorf("no candidate to compare with the baseline")
 	}
 	for _, c := range cands {
 		if len(c.Runs) == 0 {
-			return Comparison{}, fmt.Errorf("candidate %q has no run", c.Label)
+			return Result{}, fmt.Errorf("candidate %q has no run", c.Label)
 		}
 	}
 	if opts.Thresholds.DefaultPct == 0 && opts.Thresholds.Alpha == 0 && opts.Thresholds.Metric == nil {
@@ -170,46 +171,46 @@ func Compare(base CompareSide, cands []CompareSide, opts CompareOptions) (Compar
 		opts.Resamples = 2000
 	}
 	c := comparer{opts: opts, base: base, cands: cands, boot: map[bootKey]bootResult{}}
-	out := Comparison{
+	out := Result{
 		Baseline: sideInfo(base),
 		Method:   Method{Thresholds: opts.Thresholds, Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed},
 	}
 	for _, s := range cands {
 		out.Candidates = append(out.Candidates, sideInfo(s))
 	}
-	out.Differences = settingDiffs(append([]CompareSide{base}, cands...))
+	out.Differences = settingDiffs(append([]Side{base}, cands...))
 	out.Warnings = inputWarnings(base, cands)
 	out.Metrics = c.rows()
 	out.Distributions = c.distRows()
 
-	out.Verdict = CompareNoChange
+	out.Verdict = NoChange
 	for i := range out.Candidates {
 		ci := &out.Candidates[i]
 		for _, r := range out.Metrics {
 			switch r.Candidates[i].Verdict {
-			case CompareBetter:
+			case Better:
 				ci.Better++
-			case CompareWorse:
+			case Worse:
 				ci.Worse++
 			}
 		}
 		switch {
 		case ci.Worse > 0:
-			ci.Verdict = CompareWorse
-			out.Verdict = CompareWorse
+			ci.Verdict = Worse
+			out.Verdict = Worse
 		case ci.Better > 0:
-			ci.Verdict = CompareBetter
-			if out.Verdict != CompareWorse {
-				out.Verdict = CompareBetter
+			ci.Verdict = Better
+			if out.Verdict != Worse {
+				out.Verdict = Better
 			}
 		default:
-			ci.Verdict = CompareNoChange
+			ci.Verdict = NoChange
 		}
 	}
 	return out, nil
 }
 
-func sideInfo(s CompareSide) SideInfo {
+func sideInfo(s Side) SideInfo {
 	si := SideInfo{Label: s.Label}
 	for _, r := range s.Runs {
 		si.Runs = append(si.Runs, RunInfo{Dir: r.Dir, ID: r.Run.ID, Status: r.Run.Status, Version: NodeVersions(r.Run)})
@@ -218,14 +219,14 @@ func sideInfo(s CompareSide) SideInfo {
 }
 
 type comparer struct {
-	opts  CompareOptions
-	base  CompareSide
-	cands []CompareSide
+	opts  Options
+	base  Side
+	cands []Side
 	boot  map[bootKey]bootResult
 }
 
 // metricValues returns the values of id in the runs that have it.
-func metricValues(s CompareSide, id string) []float64 {
+func metricValues(s Side, id string) []float64 {
 	var vs []float64
 	for _, r := range s.Runs {
 		if v, ok := r.Metrics[id]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -237,17 +238,17 @@ func metricValues(s CompareSide, id string) []float64 {
 
 // rows returns one row per metric any run has: dictionary metrics in
 // dictionary order, then the others sorted by id.
-func (c *comparer) rows() []CompareRow {
+func (c *comparer) rows() []Row {
 	have := map[string]bool{}
-	for _, s := range append([]CompareSide{c.base}, c.cands...) {
+	for _, s := range append([]Side{c.base}, c.cands...) {
 		for _, r := range s.Runs {
 			for id := range r.Metrics {
 				have[id] = true
 			}
 		}
 	}
-	var rows []CompareRow
-	for _, m := range Dictionary() {
+	var rows []Row
+	for _, m := range analysis.Dictionary() {
 		if have[m.ID] {
 			rows = append(rows, c.row(m, true))
 			delete(have, m.ID)
@@ -259,7 +260,7 @@ func (c *comparer) rows() []CompareRow {
 	}
 	slices.Sort(other)
 	for _, id := range other {
-		rows = append(rows, c.row(Metric{ID: id, Title: id, Group: GroupOther, Better: Neutral}, false))
+		rows = append(rows, c.row(analysis.Metric{ID: id, Title: id, Group: GroupOther, Better: analysis.Neutral}, false))
 	}
 	return rows
 }
@@ -268,11 +269,11 @@ func (c *comparer) rows() []CompareRow {
 // does not know (a run from another cometlab version).
 const GroupOther = "not in this cometlab's dictionary"
 
-func (c *comparer) row(m Metric, known bool) CompareRow {
-	r := CompareRow{ID: m.ID, Title: m.Title, Unit: m.Unit, Group: m.Group, Better: m.Better.String(), InDictionary: known}
+func (c *comparer) row(m analysis.Metric, known bool) Row {
+	r := Row{ID: m.ID, Title: m.Title, Unit: m.Unit, Group: m.Group, Better: m.Better.String(), InDictionary: known}
 	bv := metricValues(c.base, m.ID)
 	if len(bv) > 0 {
-		r.Baseline = ptr(Mean(bv))
+		r.Baseline = ptr(analysis.Mean(bv))
 	}
 	if len(c.base.Runs) > 1 {
 		r.BaselineRuns = bv
@@ -285,35 +286,35 @@ func (c *comparer) row(m Metric, known bool) CompareRow {
 
 func ptr(v float64) *float64 { return &v }
 
-func (c *comparer) cell(m Metric, known bool, bv []float64, ci int) CompareCell {
+func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cell {
 	cand := c.cands[ci]
 	cv := metricValues(cand, m.ID)
-	var cell CompareCell
+	var cell Cell
 	if len(cand.Runs) > 1 {
 		cell.Runs = cv
 	}
 	if len(cv) > 0 {
-		cell.Value = ptr(Mean(cv))
+		cell.Value = ptr(analysis.Mean(cv))
 	}
 	switch {
 	case len(bv) == 0 && len(cv) == 0:
-		cell.Verdict, cell.Reason = CompareMissing, "in neither side"
+		cell.Verdict, cell.Reason = Missing, "in neither side"
 		return cell
 	case len(bv) == 0:
-		cell.Verdict, cell.Reason = CompareMissing, "not in the baseline"
+		cell.Verdict, cell.Reason = Missing, "not in the baseline"
 		return cell
 	case len(cv) == 0:
-		cell.Verdict, cell.Reason = CompareMissing, "not in the candidate"
+		cell.Verdict, cell.Reason = Missing, "not in the candidate"
 		return cell
 	}
-	b, v := Mean(bv), Mean(cv)
+	b, v := analysis.Mean(bv), analysis.Mean(cv)
 	d := v - b
 	cell.Delta = ptr(d)
 	if b != 0 {
 		cell.DeltaPct = ptr(100 * d / math.Abs(b))
 	}
 	if why := incomparable(m, c.base, cand); why != "" {
-		cell.Verdict, cell.Reason = CompareNotComparable, why
+		cell.Verdict, cell.Reason = NotComparable, why
 		return cell
 	}
 	c.test(&cell, m, bv, cv, ci)
@@ -321,16 +322,16 @@ func (c *comparer) cell(m Metric, known bool, bv []float64, ci int) CompareCell 
 	pct, floor, ignore := c.opts.Thresholds.For(m.ID)
 	switch {
 	case !known:
-		cell.Verdict, cell.Reason = CompareNotJudged, "not in this cometlab's metric dictionary: better direction unknown"
+		cell.Verdict, cell.Reason = NotJudged, "not in this cometlab's metric dictionary: better direction unknown"
 		return cell
-	case m.Better == Neutral:
-		cell.Verdict, cell.Reason = CompareNotJudged, "describes the run; neither direction is better"
+	case m.Better == analysis.Neutral:
+		cell.Verdict, cell.Reason = NotJudged, "describes the run; neither direction is better"
 		return cell
 	case ignore:
-		cell.Verdict, cell.Reason = CompareNotJudged, "ignored by the thresholds file"
+		cell.Verdict, cell.Reason = NotJudged, "ignored by the thresholds file"
 		return cell
 	}
-	cell.Verdict = CompareNoChange
+	cell.Verdict = NoChange
 	material := d != 0 && math.Abs(d) >= floor
 	var beyond, within string
 	if cell.DeltaPct != nil {
@@ -364,16 +365,16 @@ func (c *comparer) cell(m Metric, known bool, bv []float64, ci int) CompareCell 
 		cell.Reason = beyond + ", but not significant (" + c.evidenceText(cell) + ")"
 		return cell
 	}
-	good := (m.Better == HigherIsBetter) == (d > 0)
-	cell.Verdict = CompareWorse
+	good := (m.Better == analysis.HigherIsBetter) == (d > 0)
+	cell.Verdict = Worse
 	if good {
-		cell.Verdict = CompareBetter
+		cell.Verdict = Better
 	}
 	cell.Reason = beyond + " and significant (" + c.evidenceText(cell) + ")"
 	return cell
 }
 
-func (c *comparer) evidenceText(cell CompareCell) string {
+func (c *comparer) evidenceText(cell Cell) string {
 	var parts []string
 	if cell.P != nil {
 		parts = append(parts, "p "+fmtP(*cell.P))

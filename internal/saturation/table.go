@@ -1,10 +1,11 @@
-package analysis
+package saturation
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -42,18 +43,18 @@ func CellMeanInterval(xs []float64) CellInterval {
 	if iv.N == 0 {
 		return iv
 	}
-	iv.Mean = Mean(xs)
+	iv.Mean = analysis.Mean(xs)
 	iv.Low, iv.High = iv.Mean, iv.Mean
 	if iv.N >= 2 {
 		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(iv.N - 1)}.Quantile(0.975)
-		h := q * StdDev(xs) / math.Sqrt(float64(iv.N))
+		h := q * analysis.StdDev(xs) / math.Sqrt(float64(iv.N))
 		iv.Low, iv.High = iv.Mean-h, iv.Mean+h
 	}
 	return iv
 }
 
 // SatCell is one cell of a saturation table, over its finished repeats.
-type SatCell struct {
+type Cell struct {
 	ID          string
 	Connections int
 	Rate        float64
@@ -70,15 +71,15 @@ type SatCell struct {
 }
 
 // Load is the cell's offered load c·r in tx/s.
-func (c SatCell) Load() float64 { return float64(c.Connections) * c.Rate }
+func (c Cell) Load() float64 { return float64(c.Connections) * c.Rate }
 
 // SatTable is the saturation table of one group of a sweep: rows are the
 // rates r, columns the connections c, as CometBFT's QA reports lay it out.
-type SatTable struct {
+type Table struct {
 	Group string
 	Rates []float64 // ascending
 	Conns []int     // ascending
-	Cells map[GridKey]*SatCell
+	Cells map[GridKey]*Cell
 
 	// Diagonal is the saturation diagonal: the highest load c·r such that
 	// no cell with that load or less is saturated (the cells along it are
@@ -100,17 +101,17 @@ type GridKey struct {
 }
 
 // Cell returns the cell at (c, r), or nil.
-func (t *SatTable) Cell(c int, r float64) *SatCell { return t.Cells[GridKey{c, r}] }
+func (t *Table) Cell(c int, r float64) *Cell { return t.Cells[GridKey{c, r}] }
 
 // SaturationTables builds one saturation table per group, groups in order
 // of first appearance. It is pure.
-func SaturationTables(cells []GridCell) []*SatTable {
-	var tables []*SatTable
-	byGroup := map[string]*SatTable{}
+func Tables(cells []GridCell) []*Table {
+	var tables []*Table
+	byGroup := map[string]*Table{}
 	for _, gc := range cells {
 		t := byGroup[gc.Group]
 		if t == nil {
-			t = &SatTable{Group: gc.Group, Cells: map[GridKey]*SatCell{}}
+			t = &Table{Group: gc.Group, Cells: map[GridKey]*Cell{}}
 			byGroup[gc.Group] = t
 			tables = append(tables, t)
 		}
@@ -130,8 +131,8 @@ func SaturationTables(cells []GridCell) []*SatTable {
 	return tables
 }
 
-func tableCell(gc GridCell) *SatCell {
-	c := &SatCell{ID: gc.ID, Connections: gc.Connections, Rate: gc.Rate, Runs: len(gc.Runs)}
+func tableCell(gc GridCell) *Cell {
+	c := &Cell{ID: gc.ID, Connections: gc.Connections, Rate: gc.Rate, Runs: len(gc.Runs)}
 	var committed, expected, ratio, tps, mean, p99 []float64
 	add := func(xs *[]float64, v *float64) {
 		if v != nil {
@@ -158,14 +159,14 @@ func tableCell(gc GridCell) *SatCell {
 
 // diagonal finds the saturation diagonal and the saturated cells' median
 // committed rate.
-func (t *SatTable) diagonal() {
-	var cells []*SatCell
+func (t *Table) diagonal() {
+	var cells []*Cell
 	for _, c := range t.Cells {
 		if c.Runs > 0 {
 			cells = append(cells, c)
 		}
 	}
-	slices.SortFunc(cells, func(a, b *SatCell) int {
+	slices.SortFunc(cells, func(a, b *Cell) int {
 		return cmp.Or(cmp.Compare(a.Load(), b.Load()), cmp.Compare(a.Connections, b.Connections))
 	})
 	var sat []float64
@@ -176,7 +177,7 @@ func (t *SatTable) diagonal() {
 	}
 	if len(sat) > 0 {
 		slices.Sort(sat)
-		t.SaturatedTPS = Percentile(sat, 50)
+		t.SaturatedTPS = analysis.Percentile(sat, 50)
 	}
 	for i, c := range cells {
 		if c.Saturated {
