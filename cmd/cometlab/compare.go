@@ -84,29 +84,23 @@ written.`,
 	return cmd
 }
 
-// sideArg is one BASE or CAND argument: an optional label and its dirs.
-type sideArg struct {
-	label string
-	dirs  []string
-}
-
 // parseSideArg splits "LABEL=dir1,dir2" (the label is optional; an
 // argument that is an existing path is taken whole).
-func parseSideArg(arg string) (sideArg, error) {
+func parseSideArg(arg string) (compare.SideDirs, error) {
 	if _, err := os.Stat(arg); err == nil {
-		return sideArg{dirs: []string{arg}}, nil
+		return compare.SideDirs{Dirs: []string{arg}}, nil
 	}
-	var s sideArg
+	var s compare.SideDirs
 	rest := arg
 	if l, r, ok := strings.Cut(arg, "="); ok && !strings.ContainsAny(l, `/\,`) {
-		s.label, rest = l, r
+		s.Label, rest = l, r
 	}
 	for _, d := range strings.Split(rest, ",") {
 		if d = strings.TrimSpace(d); d != "" {
-			s.dirs = append(s.dirs, d)
+			s.Dirs = append(s.Dirs, d)
 		}
 	}
-	if len(s.dirs) == 0 {
+	if len(s.Dirs) == 0 {
 		return s, fmt.Errorf("%q names no run directory", arg)
 	}
 	return s, nil
@@ -132,7 +126,7 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 	if f.resamples < 100 {
 		return usageError{fmt.Errorf("--resamples %d: want at least 100", f.resamples)}
 	}
-	var sides []sideArg
+	var sides []compare.SideDirs
 	for _, a := range args {
 		s, err := parseSideArg(a)
 		if err != nil {
@@ -146,7 +140,7 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 
 	sweeps := 0
 	for _, s := range sides {
-		if len(s.dirs) == 1 && results.IsSweepDir(s.dirs[0]) {
+		if len(s.Dirs) == 1 && results.IsSweepDir(s.Dirs[0]) {
 			sweeps++
 		}
 	}
@@ -157,21 +151,11 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 		return usageError{errors.New("compare either run directories or sweep directories (with sweep.json), not both")}
 	}
 
-	cs := make([]compare.Side, len(sides))
-	var errs []error
-	for i, s := range sides {
-		var err error
-		if cs[i], err = compare.LoadSide(s.label, s.dirs, load); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return usageError{fmt.Errorf("unusable input: %w", err)}
-	}
-	compare.DefaultLabels(cs)
-	c, err := compare.Sides(cs[0], cs[1:], opts)
-	if err != nil {
+	c, cs, err := compare.Runs(sides, opts, load)
+	if ie := (compare.InputError{}); errors.As(err, &ie) {
 		return usageError{err}
+	} else if err != nil {
+		return err
 	}
 	if err := report.WriteCompare(f.out, c, cs, ropts); err != nil {
 		return err
@@ -184,89 +168,32 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 	return nil
 }
 
-// compareSweeps compares sweep directories cell by cell.
-func compareSweeps(st *state, sides []sideArg, out string, opts compare.Options, load compare.LoadOptions, ropts report.CompareOptions) error {
-	var refs [][]results.SweepCell
-	var errs []error
-	for _, s := range sides {
-		r, err := results.ReadSweepCells(s.dirs[0])
-		if err != nil {
-			errs = append(errs, err)
-		}
-		refs = append(refs, r)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return usageError{fmt.Errorf("unusable input: %w", err)}
-	}
-	labels := make([]string, len(sides))
-	for i, s := range sides {
-		labels[i] = s.label
-		if labels[i] == "" {
-			labels[i] = filepath.Base(filepath.Clean(s.dirs[0]))
-		}
-	}
-	sc := report.SweepCompare{Baseline: labels[0], Candidates: labels[1:]}
-	compared := 0
-	for _, m := range compare.MatchCells(refs) {
-		cell := report.SweepCellCompare{ID: m.ID}
-		for i, d := range m.Dirs {
-			if len(d) == 0 {
-				cell.Missing = append(cell.Missing, labels[i])
-			}
-		}
-		if !m.Complete() {
-			sc.Cells = append(sc.Cells, cell)
-			continue
-		}
-		// A cell's unreadable runs (a failed cell) are skipped and
-		// flagged; a side left without a run leaves the cell out.
-		cs := make([]compare.Side, len(m.Dirs))
-		usable := true
-		for i, dirs := range m.Dirs {
-			side, err := compare.LoadSide(labels[i], dirs, load)
-			if err != nil {
-				cell.Problems = append(cell.Problems, fmt.Sprintf("%s: skipped: %v", labels[i], err))
-			}
-			usable = usable && len(side.Runs) > 0
-			cs[i] = side
-		}
-		if !usable {
-			sc.Cells = append(sc.Cells, cell)
-			continue
-		}
-		c, err := compare.Sides(cs[0], cs[1:], opts)
-		if err != nil {
-			return usageError{fmt.Errorf("cell %s: %w", m.ID, err)}
-		}
-		c.Warnings = append(c.Warnings, cell.Problems...)
-		cell.Dir, cell.Comparison = results.CompareCellDir(m.ID), &c
-		if err := report.WriteCompare(filepath.Join(out, filepath.FromSlash(cell.Dir)), c, cs, ropts); err != nil {
-			return err
-		}
-		sc.Cells = append(sc.Cells, cell)
-		compared++
-	}
-	if compared == 0 {
-		return usageError{errors.New("unusable input: the sweeps have no cell in common with a readable run on every side")}
-	}
-	if err := report.WriteSweepCompare(out, sc, ropts.Command); err != nil {
+// compareSweeps compares sweep directories cell by cell, writing each
+// cell's comparison as it is made, then the overview.
+func compareSweeps(st *state, sides []compare.SideDirs, out string, opts compare.Options, load compare.LoadOptions, ropts report.CompareOptions) error {
+	sr, err := compare.Sweeps(sides, opts, load, func(cell compare.CellResult, cs []compare.Side) error {
+		return report.WriteCompare(filepath.Join(out, filepath.FromSlash(cell.Dir)), *cell.Result, cs, ropts)
+	})
+	if ie := (compare.InputError{}); errors.As(err, &ie) {
+		return usageError{err}
+	} else if err != nil {
 		return err
 	}
-	worse := false
-	for _, c := range sc.Cells {
+	if err := report.WriteSweepCompare(out, sr, ropts.Command); err != nil {
+		return err
+	}
+	for _, c := range sr.Cells {
 		switch {
-		case c.Comparison == nil && len(c.Missing) > 0:
+		case c.Result == nil && len(c.Missing) > 0:
 			fmt.Fprintf(st.stdout, "cell %s: not compared (not in %s)\n", c.ID, strings.Join(c.Missing, ", "))
-			continue
-		case c.Comparison == nil:
+		case c.Result == nil:
 			fmt.Fprintf(st.stdout, "cell %s: not compared (%s)\n", c.ID, strings.Join(c.Problems, "; "))
-			continue
+		default:
+			fmt.Fprintf(st.stdout, "cell %s: %s\n", c.ID, report.VerdictText(c.Verdict))
 		}
-		fmt.Fprintf(st.stdout, "cell %s: %s\n", c.ID, report.VerdictText(c.Comparison.Verdict))
-		worse = worse || c.Comparison.Verdict == compare.Worse
 	}
 	fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(out, results.CompareMD))
-	if worse {
+	if sr.Verdict == compare.Worse {
 		return errRegression
 	}
 	return nil

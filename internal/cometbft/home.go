@@ -19,6 +19,22 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
+// Paths inside a node's home, as CometBFT lays it out.
+
+// ConfigFile is the node's config.toml.
+func ConfigFile(home string) string { return filepath.Join(home, "config", "config.toml") }
+
+// GenesisFile is the node's genesis.json.
+func GenesisFile(home string) string { return filepath.Join(home, "config", "genesis.json") }
+
+// NodeKeyFile is the node's p2p key, node_key.json.
+func NodeKeyFile(home string) string { return filepath.Join(home, "config", "node_key.json") }
+
+// PrivValidatorKeyFile is the node's validator key, priv_validator_key.json.
+func PrivValidatorKeyFile(home string) string {
+	return filepath.Join(home, "config", "priv_validator_key.json")
+}
+
 // Node modes.
 const (
 	ModeValidator = "validator"
@@ -137,7 +153,7 @@ func nodeID(home string) (string, error) {
 	var nk struct {
 		PrivKey keyJSON `json:"priv_key"`
 	}
-	b, err := os.ReadFile(filepath.Join(home, "config", "node_key.json"))
+	b, err := os.ReadFile(NodeKeyFile(home))
 	if err != nil {
 		return "", err
 	}
@@ -162,7 +178,7 @@ func writeGenesis(spec Spec, homes []Home) error {
 			src = i
 		}
 	}
-	path0 := filepath.Join(homes[src].Dir, "config", "genesis.json")
+	path0 := GenesisFile(homes[src].Dir)
 	b, err := os.ReadFile(path0)
 	if err != nil {
 		return err
@@ -182,7 +198,7 @@ func writeGenesis(spec Spec, homes []Home) error {
 			Address string  `json:"address"`
 			PubKey  keyJSON `json:"pub_key"`
 		}
-		pb, err := os.ReadFile(filepath.Join(homes[i].Dir, "config", "priv_validator_key.json"))
+		pb, err := os.ReadFile(PrivValidatorKeyFile(homes[i].Dir))
 		if err != nil {
 			return err
 		}
@@ -207,7 +223,7 @@ func writeGenesis(spec Spec, homes []Home) error {
 		return err
 	}
 	for _, h := range homes {
-		if err := os.WriteFile(filepath.Join(h.Dir, "config", "genesis.json"), out, 0o644); err != nil {
+		if err := os.WriteFile(GenesisFile(h.Dir), out, 0o644); err != nil {
 			return err
 		}
 	}
@@ -216,7 +232,7 @@ func writeGenesis(spec Spec, homes []Home) error {
 
 func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	h := homes[i]
-	path := filepath.Join(h.Dir, "config", "config.toml")
+	path := ConfigFile(h.Dir)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
-// CompareRun is what a comparison needs from one run directory. LoadRun
+// Run is what a comparison needs from one run directory. LoadRun
 // reads it; tests build it by hand.
 type Run struct {
 	Dir string      // as given by the user
@@ -20,7 +20,7 @@ type Run struct {
 	Metrics map[string]float64
 	Foreign []string
 	// Samples are the distributions tested (see Distributions), Traces
-	// the time series plotted (see CompareTraces).
+	// the time series plotted (see Traces).
 	Samples map[string]DistSample
 	Traces  map[string]Trace
 	// Settings describe what was run, flattened to dotted keys: run.*
@@ -31,14 +31,14 @@ type Run struct {
 	Notes []string
 }
 
-// CompareSide is one side of a comparison: the runs of one setup (one run,
+// Side is one side of a comparison: the runs of one setup (one run,
 // or repeats whose spread estimates the run-to-run noise).
 type Side struct {
 	Label string
 	Runs  []Run
 }
 
-// CompareOptions tune Compare.
+// Options tune Sides.
 type Options struct {
 	Thresholds Thresholds // DefaultThresholds() when zero
 	Confidence float64    // of the intervals; 0 means 1 − Thresholds.Alpha
@@ -46,7 +46,7 @@ type Options struct {
 	Seed       uint64     // of the bootstrap; the same seed gives the same intervals
 }
 
-// CompareVerdict is the judgement of one metric (or of a whole comparison).
+// Verdict is the judgement of one metric (or of a whole comparison).
 type Verdict string
 
 // Verdicts. Only Better and Worse are changes; Worse in any metric makes a
@@ -60,7 +60,7 @@ const (
 	Missing       Verdict = "missing"        // absent on one side
 )
 
-// Comparison is the result of Compare; compare.json holds it.
+// Result is the result of Sides; compare.json holds it.
 type Result struct {
 	Baseline      SideInfo      `json:"baseline"`
 	Candidates    []SideInfo    `json:"candidates"`
@@ -97,7 +97,7 @@ type Method struct {
 	Seed       uint64     `json:"seed"`
 }
 
-// CompareRow is one metric: the baseline and each candidate.
+// Row is one metric: the baseline and each candidate.
 type Row struct {
 	ID           string    `json:"id"`
 	Title        string    `json:"title"`
@@ -110,7 +110,7 @@ type Row struct {
 	Candidates   []Cell    `json:"candidates"`
 }
 
-// CompareCell is one candidate's value of a metric against the baseline.
+// Cell is one candidate's value of a metric against the baseline.
 type Cell struct {
 	Value *float64  `json:"value"`
 	Runs  []float64 `json:"runs,omitempty"` // per-run values when a side has repeats
@@ -128,7 +128,7 @@ type Cell struct {
 	Reason  string  `json:"reason"`
 }
 
-// Compare compares each candidate with the baseline, metric by metric and
+// Sides compares each candidate with the baseline, metric by metric and
 // distribution by distribution, and judges every change. It is pure and
 // deterministic: the bootstrap draws from a generator seeded by
 // opts.Seed, the distribution and the candidate.
@@ -144,7 +144,7 @@ type Cell struct {
 //   - otherwise none, and the change is reported but not judged.
 //
 // A counted, significant change in the metric's better direction is
-// CompareBetter, in the other CompareWorse; anything else CompareNoChange,
+// Better, in the other Worse; anything else NoChange,
 // with the reason.
 func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	if len(base.Runs) == 0 {

@@ -301,7 +301,7 @@ func TestCompareErrors(t *testing.T) {
 	}
 }
 
-// TestComparePure checks that Compare leaves its inputs alone.
+// TestComparePure checks that Sides leaves its inputs alone.
 func TestComparePure(t *testing.T) {
 	_, base, cands, opts := loadCase(t, filepath.Join(compareCases, "shift-worse.toml"))
 	before := slices.Clone(base.Runs[0].Samples[DistBlockLatency].Values)

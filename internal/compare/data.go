@@ -10,7 +10,7 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
-// Distributions a comparison tests, by name (CompareRun.Samples).
+// Distributions a comparison tests, by name (Run.Samples).
 const (
 	DistBlockLatency    = "block_latency"    // ms per committed transaction, clustered by height
 	DistObservedLatency = "observed_latency" // ms per committed transaction, clustered by height
@@ -119,7 +119,7 @@ func loadStartOf(in analysis.Input) int64 {
 	return first
 }
 
-// CompareSamples returns the distributions of a run that a comparison
+// Samples returns the distributions of a run that a comparison
 // tests (see Distributions), computed as Summarize computes the
 // corresponding figures; a distribution without data is left out. It is
 // pure.
@@ -226,7 +226,7 @@ func adoptionLagSample(in analysis.Input) DistSample {
 	return s
 }
 
-// Traces a comparison plots, by name (CompareRun.Traces).
+// Traces a comparison plots, by name (Run.Traces).
 const (
 	TraceBlocksPerMin = "blocks_per_min" // blocks committed, per minute, in 5-s windows
 	TraceTxsPerMin    = "txs_per_min"    // run transactions committed, per minute, in 5-s windows
@@ -244,7 +244,7 @@ type Trace struct {
 // traceWindow is the window of the per-minute traces.
 const traceWindow = 5 * int64(results.NsPerS)
 
-// CompareTraces returns the time series of a run for the comparison's
+// Traces returns the time series of a run for the comparison's
 // overlay plots: blocks/min and txs/min from blocks.csv, and the mempool
 // size and RSS when metrics (rows of metrics.csv, any series; only those
 // named <namespace>_mempool_size are used) and resources are given. A

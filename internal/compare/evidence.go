@@ -10,7 +10,7 @@ import (
 )
 
 // test fills the cell's interval, p-value and test name from the
-// strongest evidence there is (see Compare).
+// strongest evidence there is (see Sides).
 func (c *comparer) test(cell *Cell, m analysis.Metric, bv, cv []float64, ci int) {
 	conf := c.opts.Confidence
 	if len(bv) >= 2 || len(cv) >= 2 {

@@ -58,7 +58,7 @@ const (
 )
 
 // RunSettings describes a run from its run.json as flat settings (see
-// CompareRun.Settings): node versions, what the target reported, app,
+// Run.Settings): node versions, what the target reported, app,
 // load, nodes, host and cometlab version.
 func RunSettings(run results.Run) map[string]string {
 	modes := map[string]int{}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -128,7 +129,7 @@ func nodeSettings(dir string, run results.Run, opts LoadOptions) map[string]stri
 			continue
 		}
 		home := filepath.Join(dir, filepath.FromSlash(n.Home))
-		if b, err := os.ReadFile(filepath.Join(home, "config", "config.toml")); err == nil {
+		if b, err := os.ReadFile(cometbft.ConfigFile(home)); err == nil {
 			if m, err := FlattenTOML("", b); err == nil {
 				for k, v := range m {
 					if ignore[k] {
@@ -142,7 +143,7 @@ func nodeSettings(dir string, run results.Run, opts LoadOptions) map[string]stri
 			}
 		}
 		if i == 0 {
-			if b, err := os.ReadFile(filepath.Join(home, "config", "genesis.json")); err == nil {
+			if b, err := os.ReadFile(cometbft.GenesisFile(home)); err == nil {
 				if m, err := FlattenJSON("", b); err == nil {
 					for k, v := range m {
 						if strings.HasPrefix(k, "consensus_params.") {

@@ -27,7 +27,7 @@ type CompareOptions struct {
 }
 
 // WriteCompare writes the comparison c of sides (baseline first, as
-// Compare took them) into dir, creating it: compare.md, compare.html (the
+// compare.Sides took them) into dir, creating it: compare.md, compare.html (the
 // same, self-contained), compare.json (c itself) and the overlay plots
 // under plots/. Every file is written atomically.
 func WriteCompare(dir string, c compare.Result, sides []compare.Side, opts CompareOptions) error {

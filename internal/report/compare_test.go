@@ -148,10 +148,11 @@ func TestWriteSweepCompare(t *testing.T) {
 	if err := WriteCompare(filepath.Join(dir, results.CompareCellDir("r=50")), c, sides, CompareOptions{PlotWidth: 300, PlotHeight: 200}); err != nil {
 		t.Fatal(err)
 	}
-	s := SweepCompare{Baseline: "base", Candidates: []string{"cand"}, Cells: []SweepCellCompare{
-		{ID: "r=50", Dir: results.CompareCellDir("r=50"), Comparison: &c},
+	s := compare.SweepResult{Baseline: "base", Candidates: []string{"cand"}, Cells: []compare.CellResult{
+		{ID: "r=50", Dir: results.CompareCellDir("r=50"), Result: &c},
 		{ID: "r=100", Missing: []string{"cand"}},
 	}}
+	s.Conclude()
 	if err := WriteSweepCompare(dir, s, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestWriteSweepCompare(t *testing.T) {
 	if !bytes.Contains(page, []byte(`href="cells/r_50/compare.html"`)) {
 		t.Error("the HTML overview does not link the cell's compare.html")
 	}
-	var back SweepCompare
+	var back compare.SweepResult
 	b, _ := os.ReadFile(filepath.Join(dir, results.CompareJSON))
 	if err := json.Unmarshal(b, &back); err != nil || back.Verdict != compare.Worse || len(back.Cells) != 2 || back.Cells[0].Verdict != compare.Worse {
 		t.Errorf("sweep compare.json: %+v %v", back, err)

@@ -2,7 +2,7 @@ package saturation
 
 import "github.com/cometlab/cometlab/internal/analysis"
 
-// SaturationDictionary returns the figures that sweeps and saturation
+// Dictionary returns the figures that sweeps and saturation
 // searches add to the metric dictionary: the per-run evidence of the
 // saturation criterion (in sweep.json and saturate.json, per cell or
 // step) and the results of a sweep or a search (their "figures" maps).

@@ -91,7 +91,7 @@ func (ev Evidence) Estimate() float64 {
 // TotalRate is the offered load c × r in tx/s.
 func (ev Evidence) TotalRate() float64 { return float64(ev.Connections) * ev.Rate }
 
-// SaturationEvidence gathers the criterion's evidence from a run's records
+// EvidenceOf gathers the criterion's evidence from a run's records
 // and summary. metrics are the rows of metrics.csv (nil when there is
 // none); polled is a drain measured while the run went on (nil when not
 // measured). The drain comes from metrics.csv when it shows the mempools

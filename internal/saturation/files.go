@@ -23,7 +23,7 @@ type SweepRecord struct {
 	CoolDownS       float64             `json:"cool_down_s,omitempty"`
 	Criterion       Criterion           `json:"criterion"`
 	Cells           []SweepCell         `json:"cells"`
-	// Figures are the sweep's results keyed by SaturationDictionary id
+	// Figures are the sweep's results keyed by Dictionary id
 	// (saturation_diagonal_tps, saturated_tps), for the first group.
 	Figures map[string]float64 `json:"figures,omitempty"`
 }
@@ -36,7 +36,7 @@ type SweepCell struct {
 	Verdict  *Verdict  `json:"verdict,omitempty"`
 }
 
-// SaturateRecord is saturate.json.
+// SearchRecord is saturate.json.
 type SearchRecord struct {
 	ID              string              `json:"id"`
 	Kind            string              `json:"kind"`   // "saturate"
@@ -53,7 +53,7 @@ type SearchRecord struct {
 	Criterion       Criterion           `json:"criterion"`
 	Steps           []SearchStep        `json:"steps"`
 	Outcome         *Outcome            `json:"outcome,omitempty"`
-	// Figures are the search's results keyed by SaturationDictionary id
+	// Figures are the search's results keyed by Dictionary id
 	// (saturation_tps, recommended_tps), in tx/s over all connections.
 	Figures map[string]float64 `json:"figures,omitempty"`
 }
@@ -114,14 +114,14 @@ func ReadSweep(dir string) (SweepRecord, error) {
 	return r, err
 }
 
-// ReadSaturate reads dir/saturate.json.
+// ReadSearch reads dir/saturate.json.
 func ReadSearch(dir string) (SearchRecord, error) {
 	var r SearchRecord
 	err := results.ReadJSON(filepath.Join(dir, results.SaturateFile), &r)
 	return r, err
 }
 
-// GridCells returns the sweep's cells for SaturationTables: one per id,
+// GridCells returns the sweep's cells for Tables: one per id,
 // with the evidence and verdict of every finished repeat that has them.
 // The group of a cell is its SweepParam values ("mempool.size=1000").
 func (r SweepRecord) GridCells() []GridCell {

@@ -53,7 +53,7 @@ func CellMeanInterval(xs []float64) CellInterval {
 	return iv
 }
 
-// SatCell is one cell of a saturation table, over its finished repeats.
+// Cell is one cell of a saturation table, over its finished repeats.
 type Cell struct {
 	ID          string
 	Connections int
@@ -73,7 +73,7 @@ type Cell struct {
 // Load is the cell's offered load c·r in tx/s.
 func (c Cell) Load() float64 { return float64(c.Connections) * c.Rate }
 
-// SatTable is the saturation table of one group of a sweep: rows are the
+// Table is the saturation table of one group of a sweep: rows are the
 // rates r, columns the connections c, as CometBFT's QA reports lay it out.
 type Table struct {
 	Group string
@@ -94,7 +94,7 @@ type Table struct {
 	SaturatedTPS float64
 }
 
-// GridKey addresses a cell of a SatTable.
+// GridKey addresses a cell of a Table.
 type GridKey struct {
 	Connections int
 	Rate        float64
@@ -103,7 +103,7 @@ type GridKey struct {
 // Cell returns the cell at (c, r), or nil.
 func (t *Table) Cell(c int, r float64) *Cell { return t.Cells[GridKey{c, r}] }
 
-// SaturationTables builds one saturation table per group, groups in order
+// Tables builds one saturation table per group, groups in order
 // of first appearance. It is pure.
 func Tables(cells []GridCell) []*Table {
 	var tables []*Table
