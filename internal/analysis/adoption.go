@@ -184,9 +184,9 @@ func (a *AdoptionStats) SpreadsBFT(f float64) []float64 {
 	return ns
 }
 
-// adoptionNodes returns the nodes expected to commit every block: the
+// AdoptionNodes returns the nodes expected to commit every block: the
 // run's nodes except seeds.
-func adoptionNodes(run results.Run) []string {
+func AdoptionNodes(run results.Run) []string {
 	var out []string
 	for _, n := range run.Nodes {
 		if n.Mode != "seed" {
@@ -201,7 +201,7 @@ func adoption(in Input, b *builder, noAdoption, noBlocks bool) {
 	if noAdoption {
 		return
 	}
-	st := AnalyzeAdoption(in.Adoption, in.Blocks, adoptionNodes(in.Run), in.Run.FirstHeight, in.Run.LastHeight)
+	st := AnalyzeAdoption(in.Adoption, in.Blocks, AdoptionNodes(in.Run), in.Run.FirstHeight, in.Run.LastHeight)
 	b.put("adoption_blocks", float64(len(st.Blocks)), "")
 	if len(st.Blocks) == 0 {
 		b.note("adoption.csv has no row in the run's height range: block adoption not computed")

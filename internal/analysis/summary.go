@@ -138,9 +138,9 @@ func (b *builder) anomaly(format string, a ...any) {
 	b.s.Anomalies = append(b.s.Anomalies, fmt.Sprintf(format, a...))
 }
 
-// loadStart returns the load's start (Unix ns) from run.json, falling back
+// LoadStart returns the load's start (Unix ns) from run.json, falling back
 // to the first scheduled send; 0 when neither is known.
-func loadStart(in Input, b *builder) int64 {
+func (in Input) LoadStart() int64 {
 	if !in.Run.LoadStart.IsZero() {
 		return in.Run.LoadStart.UnixNano()
 	}
@@ -150,12 +150,20 @@ func loadStart(in Input, b *builder) int64 {
 			first = t
 		}
 	}
-	if first == 0 {
-		b.note("run.json has no load_start and no send has a scheduled time: per-second figures not computed")
-		return 0
-	}
-	b.note("run.json has no load_start: using the first scheduled send, %s", time.Unix(0, first).UTC().Format(time.RFC3339Nano))
 	return first
+}
+
+// loadStart is in.LoadStart, with a note when run.json does not say.
+func loadStart(in Input, b *builder) int64 {
+	start := in.LoadStart()
+	switch {
+	case !in.Run.LoadStart.IsZero():
+	case start == 0:
+		b.note("run.json has no load_start and no send has a scheduled time: per-second figures not computed")
+	default:
+		b.note("run.json has no load_start: using the first scheduled send, %s", time.Unix(0, start).UTC().Format(time.RFC3339Nano))
+	}
+	return start
 }
 
 // commitTime is when a transaction's block was committed: the time of

@@ -104,21 +104,6 @@ func evidenceOf(id string) evidence {
 	return evidence{}
 }
 
-// loadStartOf returns the load start (Unix ns): run.json's, else the first
-// scheduled send, else 0.
-func loadStartOf(in analysis.Input) int64 {
-	if !in.Run.LoadStart.IsZero() {
-		return in.Run.LoadStart.UnixNano()
-	}
-	var first int64
-	for i := range in.Sent {
-		if t := in.Sent[i].Intended; t > 0 && (first == 0 || t < first) {
-			first = t
-		}
-	}
-	return first
-}
-
 // Samples returns the distributions of a run that a comparison
 // tests (see Distributions), computed as Summarize computes the
 // corresponding figures; a distribution without data is left out. It is
@@ -167,7 +152,7 @@ func Samples(in analysis.Input) map[string]DistSample {
 		}
 	}
 	put(DistBlockInterval, iv)
-	if start := loadStartOf(in); start != 0 && len(ks) > 0 {
+	if start := in.LoadStart(); start != 0 && len(ks) > 0 {
 		times := make([]int64, len(ks))
 		txs := make([]float64, len(ks))
 		var lastRun int64
@@ -251,7 +236,7 @@ const traceWindow = 5 * int64(results.NsPerS)
 // trace without data is left out. It is pure.
 func Traces(in analysis.Input, metrics []results.Metric, resources []results.Resource) map[string]Trace {
 	out := map[string]Trace{}
-	start := loadStartOf(in)
+	start := in.LoadStart()
 	ks := in.RunBlocks()
 	if start != 0 && len(ks) > 0 {
 		times := make([]int64, len(ks))

@@ -296,7 +296,7 @@ func (d *plotData) adoptionCDF() ([]byte, error) {
 
 // adoption returns the run's adoption statistics.
 func (d *plotData) adoption() analysis.AdoptionStats {
-	return analysis.AnalyzeAdoption(d.in.Adoption, d.in.Blocks, adoptionNodes(d.run), d.run.FirstHeight, d.run.LastHeight)
+	return analysis.AnalyzeAdoption(d.in.Adoption, d.in.Blocks, analysis.AdoptionNodes(d.run), d.run.FirstHeight, d.run.LastHeight)
 }
 
 // stepMean is the mean duration of one consensus step at one node.

@@ -176,7 +176,7 @@ func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.R
 	if _, ok := s.Metrics["adoption_blocks"]; !ok {
 		return
 	}
-	n := len(analysis.AnalyzeAdoption(in.Adoption, nil, adoptionNodes(run), run.FirstHeight, run.LastHeight).Nodes)
+	n := len(analysis.AnalyzeAdoption(in.Adoption, nil, analysis.AdoptionNodes(run), run.FirstHeight, run.LastHeight).Nodes)
 	var rows [][]string
 	for _, f := range analysis.AdoptionFractions() {
 		id := fmt.Sprintf("adoption_p%d", int(f*100+0.5))
@@ -191,15 +191,4 @@ func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.R
 	m.table([]string{"", "nodes", "mean", "p99", "mean from BFT time"}, "lrrrr", rows)
 	m.f("Each node's lag behind the first node to commit a block, and the heights it was not seen committing:\n\n")
 	m.nodeTable(s, analysis.RunNodes(*in), []string{"adoption_lag_mean_ms", "adoption_lag_p99_ms", "adoption_lag_max_ms", "adoption_missing_heights"})
-}
-
-// adoptionNodes returns the run's nodes that commit blocks (not seeds).
-func adoptionNodes(run results.Run) []string {
-	var out []string
-	for _, n := range run.Nodes {
-		if n.Mode != "seed" {
-			out = append(out, n.Name)
-		}
-	}
-	return out
 }
