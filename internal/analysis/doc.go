@@ -1,4 +1,4 @@
-// Package analysis turns a run directory's records into figures: pure
+// Package analysis turns one run directory's records into figures: pure
 // statistics (mean, sample standard deviation, percentiles, fixed-width
 // time windows), the metric dictionary that names every figure cometlab
 // reports, and Summarize, which reconciles the send log with the chain and
@@ -18,6 +18,8 @@
 // Everything here but Analyze, ReadInput, ReadFiles and ReadSeries is
 // pure: values in, values out, no I/O and no clock. Those are the edge that
 // reads a run directory (package results) and writes its summary.json.
+// Judging runs against a saturation criterion is package saturation's;
+// comparing runs, package compare's.
 //
 // Conventions: times are Unix nanoseconds as in the run directory; a figure
 // that cannot be computed (no data, or a division by zero) is left out of

@@ -97,8 +97,8 @@ func evidenceOf(id string) evidence {
 		return evidence{count: "committed_txs"}
 	}
 	// None for the rest, notably: the adoption figures (spreads over the
-	// nodes of one host, whose run-to-run noise — measured up to 25 %
-	// between runs of one version — a within-run test cannot see), and
+	// nodes of one host, whose run-to-run noise — see the README's
+	// "Comparing runs" — a within-run test cannot see), and
 	// the generator's own counts (late_sends, unsent_txs, unanswered_txs:
 	// bursty, so a proportion test would call noise significant).
 	return evidence{}

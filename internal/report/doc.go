@@ -11,6 +11,12 @@
 // of every sent transaction, and a data dictionary of every figure
 // (generated from analysis.Dictionary) and every plot (plotSpecs).
 //
+// The same kit writes the reports over several runs: a sweep (WriteSweep:
+// the saturation table and the latency–throughput curve), a saturation
+// search (WriteSaturate: the path, the criterion and the outcome), and
+// comparisons (WriteCompare: Δ tables and overlays of the distributions
+// and time series; WriteSweepCompare: the overview of a sweep comparison).
+//
 // Plots use gonum.org/v1/plot in one style: axes with units, one colour
 // per node with a legend, the average over nodes as a red dashed line,
 // time as seconds since the load start with the load window shaded. A plot

@@ -26,15 +26,12 @@ import (
 //     the offered rate λ exceeds the service rate μ gives a slope of
 //     (λ − μ)/μ, so 0.04 flags loads about 4 % over capacity. It is not
 //     set lower because latency drifts up below the knee too: as the
-//     application state grows, blocks take longer, and on CometBFT
-//     v0.40.0 (kvstore, 1 KiB, 2 cores) runs that committed every
-//     transaction showed slopes rising smoothly with the load, 0.01 at
-//     1,100 tx/s to 0.02–0.03 at 1,300–1,500 tx/s; at 0.02 the check
-//     judged that drift, failing loads anywhere from 1,300 to 1,500 tx/s
-//     from one testnet to the next, while the throughput knee held at
-//     1,460–1,550. (CometBFT's mempool is bounded, so overload mostly
-//     shows as transactions not committed, not as latency without
-//     bound.) The rise floor keeps the start-up transient of a short run
+//     application state grows, blocks take longer, and a lower bound
+//     judges that drift rather than saturation (the README's
+//     "Saturation" section gives the slopes measured). CometBFT's mempool
+//     is bounded, so overload mostly shows as transactions not
+//     committed, not as latency without bound. The rise floor keeps the
+//     start-up transient of a short run
 //     (latency grows with block size in the first seconds) from counting
 //     as a backlog;
 //   - drain: every mempool is empty within MaxDrainS seconds of the end of

@@ -62,11 +62,11 @@ type SearchConfig struct {
 	// (fraction). A failing run's committed rate is what the network
 	// delivers overloaded, in bigger and cheaper blocks than a network
 	// that keeps up; a load that passes the criterion (ratio ≥ 0.98,
-	// latency not rising) sits at or below it. Measured on CometBFT
-	// v0.40.0 (2 cores, 3 and 4 validators), 60 s failures estimated
-	// 1.0–1.12 × the highest passing rate, so the default, 15 %, puts the
-	// next run under the knee, where it passes, rather than at it, where
-	// the verdict is a coin toss and a miss costs a run; after a
+	// latency not rising) sits at or below it. The default, 15 %, is
+	// above the overshoot of the estimates measured (README, "Saturation"),
+	// so that it puts the next run under the knee, where it passes, rather
+	// than at it, where the verdict is a coin toss and a miss costs a run;
+	// after a
 	// full-length failure the H/q² floor (see Next) keeps it from going so
 	// low that the bracket needs two more runs.
 	Margin  float64 `json:"margin"`
@@ -82,9 +82,9 @@ type SearchConfig struct {
 // well over capacity does within seconds (the mempool fills, latency
 // climbs); the full-length runs decide the bracket. Growing ×4 reaches a
 // failure in half the probes of ×2, and the failing probe's estimate
-// brings the next run near the knee whatever the overshoot. On a 2-core
-// machine whose knee is about 7× the start, this makes 3 probes and 2–3
-// full-length runs (testdata/saturation/search_simulate.txt).
+// brings the next run near the knee whatever the overshoot: with a knee
+// about 7× the start, 3 probes and 2–3 full-length runs
+// (testdata/saturation/search_simulate.txt).
 func DefaultSearch(start, durationS float64) SearchConfig {
 	probe := math.Round(durationS / 6)
 	if probe < 10 {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// allowedImports is the package graph of DESIGN.md: for each package under
+// internal/, the internal packages its non-test files may import. The run
+// analysis chain points one way, results ← analysis ← {saturation,
+// compare} ← report ← experiment ← cmd, and nothing imports experiment.
+// A new edge is a design decision: add it here and to DESIGN.md.
+var allowedImports = map[string][]string{
+	"results":             {},
+	"results/resultstest": {"results"},
+	"rpc":                 {},
+	"payload":             {},
+	"cometbft":            {},
+	"manifest":            {"cometbft", "payload"},
+	"testnet":             {"cometbft", "rpc"},
+	"testnet/testnettest": {"testnet"},
+	"load":                {"payload", "results"},
+	"collect":             {"payload", "results", "rpc"},
+	"analysis":            {"results"},
+	"saturation":          {"analysis", "results"},
+	"compare":             {"analysis", "cometbft", "results"},
+	"report":              {"analysis", "compare", "results", "saturation"},
+	"experiment":          {"analysis", "collect", "cometbft", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
+}
+
+// TestImportDirection checks every package's imports against
+// allowedImports, and that no production package imports "testing".
+func TestImportDirection(t *testing.T) {
+	const module = "github.com/cometlab/cometlab/internal/"
+	root := filepath.Join("..", "..", "internal")
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, root+string(filepath.Separator))))
+		seen[pkg] = true
+		allowed, ok := allowedImports[pkg]
+		if !ok {
+			t.Errorf("package %s is not in allowedImports", pkg)
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, is := range f.Imports {
+			imp, _ := strconv.Unquote(is.Path.Value)
+			switch {
+			case imp == "testing" && !strings.HasSuffix(pkg, "test"):
+				t.Errorf("%s: a production package imports testing", path)
+			case strings.HasPrefix(imp, module) && !slices.Contains(allowed, strings.TrimPrefix(imp, module)):
+				t.Errorf("%s imports %s: not an allowed edge of the package graph", path, strings.TrimPrefix(imp, module))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 10 {
+		t.Fatalf("found only %d packages under %s", len(seen), root)
+	}
+}
