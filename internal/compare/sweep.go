@@ -43,44 +43,6 @@ func (m CellMatch) Complete() bool {
 	return !slices.ContainsFunc(m.Dirs, func(d []string) bool { return len(d) == 0 })
 }
 
-// InputError is an error in what a comparison was given (a directory that
-// cannot be read, sides that cannot be matched): nothing was compared.
-type InputError struct{ Err error }
-
-func (e InputError) Error() string { return e.Err.Error() }
-func (e InputError) Unwrap() error { return e.Err }
-
-// SideDirs is one side of a comparison as given: a label ("" for a
-// default) and its directories: run directories (the repeats of one
-// setup), or one sweep directory.
-type SideDirs struct {
-	Label string
-	Dirs  []string
-}
-
-// Runs compares run directories: the first side is the baseline. Sides
-// without a label get DefaultLabels. It returns the result and the sides
-// as read (for plots); errors in the inputs are InputErrors.
-func Runs(given []SideDirs, opts Options, load LoadOptions) (Result, []Side, error) {
-	sides := make([]Side, len(given))
-	var errs []error
-	for i, g := range given {
-		var err error
-		if sides[i], err = LoadSide(g.Label, g.Dirs, load); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return Result{}, nil, InputError{fmt.Errorf("unusable input: %w", err)}
-	}
-	DefaultLabels(sides)
-	c, err := Sides(sides[0], sides[1:], opts)
-	if err != nil {
-		return Result{}, nil, InputError{err}
-	}
-	return c, sides, nil
-}
-
 // CellResult is one cell of a sweep comparison.
 type CellResult struct {
 	ID string `json:"id"`
