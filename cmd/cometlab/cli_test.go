@@ -64,6 +64,15 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--frobnicate"}, []string{"unknown flag"}},
 		{[]string{"load", "-r", "10"}, []string{"endpoint"}},
 		{[]string{"analyze"}, []string{"accepts 1 arg"}},
+		// cobra's own complaints: unknown commands, argument counts, required flags
+		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "cometlab"`}},
+		{[]string{"run", "extra"}, []string{`unknown command "extra" for "cometlab run"`}},
+		{[]string{"analyze", "a", "b"}, []string{"accepts 1 arg(s), received 2"}},
+		{[]string{"testnet", "down", "a", "b"}, []string{"accepts at most 1 arg(s), received 2"}},
+		{[]string{"compare", "one"}, []string{"requires at least 2 arg(s), only received 1"}},
+		{[]string{"load"}, []string{`required flag(s) "endpoint" not set`}},
+		{[]string{"completion", "bash", "extra"}, []string{`unknown command "extra" for "cometlab completion bash"`}},
+		{[]string{"__complete"}, []string{"requires at least 1 arg(s), only received 0"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, _, stderr := run(t, c.args...)
