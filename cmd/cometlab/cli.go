@@ -13,21 +13,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 )
 
 // version is cometlab's version, set at build time with -ldflags.
 var version = "dev"
-
-// Exit codes, documented in the README and in `cometlab --help`.
-const (
-	exitOK          = 0   // the run completed
-	exitFailed      = 1   // the run (or command) failed; see the error and run.json
-	exitUsage       = 2   // bad flags, manifest or arguments: nothing was run
-	exitPartial     = 3   // the run finished but is partial (e.g. the mempools never drained)
-	exitRegression  = 4   // compare: some metric of some candidate is worse than the baseline
-	exitInterrupted = 130 // interrupted (Ctrl-C or SIGTERM); what was gathered is on disk
-)
 
 // state is the process state a command sees, injectable for in-process
 // tests of whole commands.
@@ -37,15 +28,12 @@ type state struct {
 	hard           context.Context // a second interrupt
 }
 
-// usageError marks errors in what the user asked for (exit 2).
-type usageError struct{ err error }
+// errPartial marks a run that ended partial (exit 3).
+var errPartial = exitcode.With(errors.New("the run is partial"), exitcode.Partial)
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// partialError marks a run that ended partial (exit 3).
-var errPartial = errors.New("the run is partial")
-
+// execute runs the command line in st and returns the exit code: the one
+// the error carries (see package exitcode), Interrupted once ctx is done,
+// Failed for an error without one.
 func execute(ctx context.Context, st *state) int {
 	root := newRoot(st)
 	root.SetArgs(st.args)
@@ -54,23 +42,19 @@ func execute(ctx context.Context, st *state) int {
 	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
-		return exitOK
+		return exitcode.OK
 	case ctx.Err() != nil:
 		fmt.Fprintln(st.stderr, "cometlab: interrupted:", err)
-		return exitInterrupted
-	case errors.Is(err, errPartial):
-		fmt.Fprintln(st.stderr, "cometlab:", err)
-		return exitPartial
-	case errors.Is(err, errRegression):
-		fmt.Fprintln(st.stderr, "cometlab:", err)
-		return exitRegression
+		return exitcode.Interrupted
 	}
 	fmt.Fprintln(st.stderr, "cometlab:", err)
-	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		return exitUsage
+	if code, ok := exitcode.Of(err); ok {
+		return code
 	}
-	return exitFailed
+	if isCobraUsage(err) {
+		return exitcode.Usage
+	}
+	return exitcode.Failed
 }
 
 // isCobraUsage recognises cobra's own usage errors that do not pass through
@@ -103,7 +87,7 @@ metric worse than the baseline; 130 interrupted.`,
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.With(err, exitcode.Usage) })
 	root.AddCommand(newRunCmd(st), newLoadCmd(st), newAnalyzeCmd(st), newReportCmd(st), newReadbackCmd(st), newTestnetCmd(st))
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
@@ -136,7 +120,7 @@ func (f *loadFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 	if fs.Changed("rate") {
 		r, err := manifest.ParseRate(f.rate)
 		if err != nil {
-			return usageError{fmt.Errorf("--rate: %w", err)}
+			return exitcode.With(fmt.Errorf("--rate: %w", err), exitcode.Usage)
 		}
 		o.Rate = &r
 	}
@@ -178,7 +162,7 @@ func (f *testnetFlags) load() (manifest.Manifest, error) {
 	}
 	m, err := manifest.Load(f.manifest)
 	if err != nil {
-		return m, usageError{err}
+		return m, exitcode.With(err, exitcode.Usage)
 	}
 	return m, nil
 }
@@ -212,11 +196,11 @@ func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*man
 		extra(&o)
 	}
 	if err := m.Apply(o); err != nil {
-		return manifest.Resolved{}, usageError{err}
+		return manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
 	}
 	r, err := m.Resolve()
 	if err != nil {
-		return manifest.Resolved{}, usageError{err}
+		return manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
 	}
 	return r, nil
 }

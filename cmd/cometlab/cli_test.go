@@ -3,11 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -26,7 +34,7 @@ func TestHelpGolden(t *testing.T) {
 		name := strings.Join(append([]string{"cometlab"}, args...), "_")
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := run(t, append(args, "--help")...)
-			if code != exitOK {
+			if code != exitcode.OK {
 				t.Fatalf("exit %d", code)
 			}
 			path := filepath.Join("testdata", "help", name+".txt")
@@ -76,8 +84,8 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, _, stderr := run(t, c.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			if code != exitcode.Usage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitcode.Usage, stderr)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(stderr, w) {
@@ -90,7 +98,45 @@ func TestUsageErrors(t *testing.T) {
 
 func TestAnalyzeMissingRun(t *testing.T) {
 	code, _, stderr := run(t, "analyze", filepath.Join(t.TempDir(), "nothing"))
-	if code != exitFailed || !strings.Contains(stderr, "nothing") {
+	if code != exitcode.Failed || !strings.Contains(stderr, "nothing") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestEndCodes maps how a run or sweep ended to the code its error carries.
+func TestEndCodes(t *testing.T) {
+	st := &state{stdout: io.Discard, stderr: io.Discard}
+	partial := experiment.Result{Dir: "d", Run: results.Run{Status: results.StatusPartial, Errors: []string{"mempools not empty"}}}
+	for _, c := range []struct {
+		name string
+		err  error
+		code int
+		ok   bool
+	}{
+		{"complete", printResult(st, experiment.Result{Run: results.Run{Status: results.StatusComplete}}, nil), 0, false},
+		{"partial", printResult(st, partial, nil), exitcode.Partial, true},
+		{"failed", printResult(st, partial, errors.New("testnet start: timeout")), 0, false},
+		{"some cells failed", sweepResult(st, analysis.SweepRecord{}, "d", fmt.Errorf("2 of 6: %w", experiment.ErrSomeFailed)), exitcode.Partial, true},
+		{"sweep failed", sweepResult(st, analysis.SweepRecord{}, "d", errors.New("fetch")), 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, ok := exitcode.Of(c.err)
+			if code != c.code || ok != c.ok {
+				t.Errorf("%v: code %d, %v; want %d, %v", c.err, code, ok, c.code, c.ok)
+			}
+		})
+	}
+	if err := printResult(st, partial, nil); !strings.HasPrefix(err.Error(), "the run is partial: [mempools not empty]") {
+		t.Errorf("message %q", err)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var e bytes.Buffer
+	code := execute(ctx, &state{stdout: io.Discard, stderr: &e, args: []string{"analyze", filepath.Join(t.TempDir(), "nothing")}, hard: ctx})
+	if code != exitcode.Interrupted || !strings.HasPrefix(e.String(), "cometlab: interrupted: ") {
+		t.Errorf("exit %d, stderr %q", code, e.String())
 	}
 }

@@ -12,11 +12,12 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/report"
 )
 
 // errRegression marks a comparison in which some metric is worse (exit 4).
-var errRegression = errors.New("a metric is worse than the baseline")
+var errRegression = exitcode.With(errors.New("a metric is worse than the baseline"), exitcode.Regression)
 
 // compareFlags are the options of `cometlab compare`.
 type compareFlags struct {
@@ -116,26 +117,26 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 	if f.thresholds != "" {
 		b, err := os.ReadFile(f.thresholds)
 		if err != nil {
-			return usageError{fmt.Errorf("--thresholds: %w", err)}
+			return exitcode.With(fmt.Errorf("--thresholds: %w", err), exitcode.Usage)
 		}
 		if th, err = analysis.ParseThresholds(f.thresholds, b); err != nil {
-			return usageError{err}
+			return exitcode.With(err, exitcode.Usage)
 		}
 	}
 	if cmd.Flags().Changed("threshold") {
 		if f.threshold < 0 {
-			return usageError{fmt.Errorf("--threshold %v: want ≥ 0", f.threshold)}
+			return exitcode.With(fmt.Errorf("--threshold %v: want ≥ 0", f.threshold), exitcode.Usage)
 		}
 		th.DefaultPct = f.threshold
 	}
 	if f.resamples < 100 {
-		return usageError{fmt.Errorf("--resamples %d: want at least 100", f.resamples)}
+		return exitcode.With(fmt.Errorf("--resamples %d: want at least 100", f.resamples), exitcode.Usage)
 	}
 	var sides []sideArg
 	for _, a := range args {
 		s, err := parseSideArg(a)
 		if err != nil {
-			return usageError{err}
+			return exitcode.With(err, exitcode.Usage)
 		}
 		sides = append(sides, s)
 	}
@@ -153,7 +154,7 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 	case sweeps == len(sides):
 		return compareSweeps(st, sides, f.out, opts, load, ropts)
 	case sweeps > 0:
-		return usageError{errors.New("compare either run directories or sweep directories (with sweep.json), not both")}
+		return exitcode.With(errors.New("compare either run directories or sweep directories (with sweep.json), not both"), exitcode.Usage)
 	}
 
 	cs := make([]analysis.CompareSide, len(sides))
@@ -165,12 +166,12 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return usageError{fmt.Errorf("unusable input: %w", err)}
+		return exitcode.With(fmt.Errorf("unusable input: %w", err), exitcode.Usage)
 	}
 	analysis.DefaultLabels(cs)
 	c, err := analysis.Compare(cs[0], cs[1:], opts)
 	if err != nil {
-		return usageError{err}
+		return exitcode.With(err, exitcode.Usage)
 	}
 	if err := report.WriteCompare(f.out, c, cs, ropts); err != nil {
 		return err
@@ -195,7 +196,7 @@ func compareSweeps(st *state, sides []sideArg, out string, opts analysis.Compare
 		refs = append(refs, r)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return usageError{fmt.Errorf("unusable input: %w", err)}
+		return exitcode.With(fmt.Errorf("unusable input: %w", err), exitcode.Usage)
 	}
 	labels := make([]string, len(sides))
 	for i, s := range sides {
@@ -235,7 +236,7 @@ func compareSweeps(st *state, sides []sideArg, out string, opts analysis.Compare
 		}
 		c, err := analysis.Compare(cs[0], cs[1:], opts)
 		if err != nil {
-			return usageError{fmt.Errorf("cell %s: %w", m.ID, err)}
+			return exitcode.With(fmt.Errorf("cell %s: %w", m.ID, err), exitcode.Usage)
 		}
 		c.Warnings = append(c.Warnings, cell.Problems...)
 		cell.Dir, cell.Comparison = report.CellDir(m.ID), &c
@@ -246,7 +247,7 @@ func compareSweeps(st *state, sides []sideArg, out string, opts analysis.Compare
 		compared++
 	}
 	if compared == 0 {
-		return usageError{errors.New("unusable input: the sweeps have no cell in common with a readable run on every side")}
+		return exitcode.With(errors.New("unusable input: the sweeps have no cell in common with a readable run on every side"), exitcode.Usage)
 	}
 	if err := report.WriteSweepCompare(out, sc, ropts.Command); err != nil {
 		return err
