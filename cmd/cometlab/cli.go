@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,14 +30,12 @@ type state struct {
 // errPartial marks a run that ended partial (exit 3).
 var errPartial = exitcode.With(errors.New("the run is partial"), exitcode.Partial)
 
-// execute runs the command line in st and returns the exit code: the one
-// the error carries (see package exitcode), Interrupted once ctx is done,
-// Failed for an error without one.
+// execute runs the command line in st and returns the exit code:
+// Interrupted once ctx is done, else the one the error carries (see package
+// exitcode), Usage for a command line cobra rejected where no hook sees it
+// (rejectedUnhooked), Failed for any other error.
 func execute(ctx context.Context, st *state) int {
 	root := newRoot(st)
-	root.SetArgs(st.args)
-	root.SetOut(st.stdout)
-	root.SetErr(st.stderr)
 	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
@@ -51,24 +48,76 @@ func execute(ctx context.Context, st *state) int {
 	if code, ok := exitcode.Of(err); ok {
 		return code
 	}
-	if isCobraUsage(err) {
+	if rejectedUnhooked(root, st.args) {
 		return exitcode.Usage
 	}
 	return exitcode.Failed
 }
 
-// isCobraUsage recognises cobra's own usage errors that do not pass through
-// the flag-error hook: argument counts, required flags, unknown commands.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires ", "required flag(s)"} {
-		if strings.HasPrefix(msg, p) {
-			return true
+// codeUsage makes cobra's own complaints about the command line carry exit
+// code 2 where cobra makes them, in every command under root: the Args
+// validators (argument counts, and NoArgs's "unknown command"), and the
+// required flags and flag groups, which cobra checks after PreRunE and
+// which a PreRunE in front now checks first, with cobra's own functions and
+// messages. (Flag parsing errors get the code from the root's flag error
+// function.) The help and completion commands, which cobra would add only
+// once it executes, are added first so that theirs are covered too; as the
+// completion commands keep the writer they are made with, codeUsage comes
+// after SetOut.
+func codeUsage(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if args := c.Args; args != nil {
+			c.Args = func(cmd *cobra.Command, a []string) error {
+				return exitcode.With(args(cmd, a), exitcode.Usage)
+			}
+		}
+		pre, preE := c.PreRun, c.PreRunE
+		c.PreRun = nil
+		c.PreRunE = func(cmd *cobra.Command, a []string) error {
+			if err := cmd.ValidateRequiredFlags(); err != nil {
+				return exitcode.With(err, exitcode.Usage)
+			}
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return exitcode.With(err, exitcode.Usage)
+			}
+			if preE != nil {
+				return preE(cmd, a)
+			}
+			if pre != nil {
+				pre(cmd, a)
+			}
+			return nil
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
 		}
 	}
-	return false
+	walk(root)
 }
 
+// rejectedUnhooked reports whether cobra rejected the command line where
+// no hook of codeUsage runs, by asking cobra again (its answers depend on
+// the command tree and the command line alone): an unknown command at the
+// root, which Find reports itself while the root has no Args (an Args of
+// the root's own would never be called, as the root runs nothing), and the
+// arguments of a command that cobra adds only while it executes (the
+// hidden __complete of shell completion).
+func rejectedUnhooked(root *cobra.Command, args []string) bool {
+	c, rest, err := root.Find(args)
+	if err != nil {
+		return true
+	}
+	if !c.DisableFlagParsing {
+		rest = c.Flags().Args()
+	}
+	return c.ValidateArgs(rest) != nil
+}
+
+// newRoot builds the command tree, reading st's command line and writing to
+// st's stdout and stderr.
 func newRoot(st *state) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cometlab",
@@ -92,6 +141,10 @@ metric worse than the baseline; 130 interrupted.`,
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
 	root.AddCommand(newCompareCmd(st))
+	root.SetArgs(st.args)
+	root.SetOut(st.stdout)
+	root.SetErr(st.stderr)
+	codeUsage(root)
 	return root
 }
 

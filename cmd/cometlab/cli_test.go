@@ -140,3 +140,45 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, e.String())
 	}
 }
+
+// TestCobraUsageCoded: the usage errors cobra makes in a command carry exit
+// code 2 themselves; only those it makes where no hook runs (an unknown
+// command at the root, the arguments of __complete) are recognised after
+// the fact, by asking cobra again.
+func TestCobraUsageCoded(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		coded bool
+	}{
+		{[]string{"run", "extra"}, true},
+		{[]string{"run", "--frobnicate"}, true},
+		{[]string{"analyze", "a", "b"}, true},
+		{[]string{"testnet", "down", "a", "b"}, true},
+		{[]string{"compare", "one"}, true},
+		{[]string{"load"}, true},
+		{[]string{"completion", "bash", "extra"}, true},
+		{[]string{"help", "run", "--frobnicate"}, true},
+		{[]string{"frobnicate"}, false},
+		{[]string{"__complete"}, false},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			root := newRoot(&state{stdout: io.Discard, stderr: io.Discard, args: c.args, hard: context.Background()})
+			err := root.Execute()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if code, ok := exitcode.Of(err); ok != c.coded || ok && code != exitcode.Usage {
+				t.Errorf("%v: code %d, %v; want carried: %v", err, code, ok, c.coded)
+			}
+			if !c.coded && !rejectedUnhooked(root, c.args) {
+				t.Errorf("%v: not recognised as a rejected command line", err)
+			}
+		})
+	}
+	// A command's own failure is not a usage error.
+	args := []string{"analyze", filepath.Join(t.TempDir(), "nothing")}
+	root := newRoot(&state{stdout: io.Discard, stderr: io.Discard, args: args, hard: context.Background()})
+	if err := root.Execute(); err == nil || rejectedUnhooked(root, args) {
+		t.Errorf("analyze of a missing run: %v, rejected: %v", err, rejectedUnhooked(root, args))
+	}
+}
