@@ -30,24 +30,19 @@ func createRunDir(dir string, run results.Run) (*runDir, error) {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
 	rd := &runDir{dir: dir, run: run}
-	return rd, rd.save()
+	return rd, rd.update(func(*results.Run) {})
 }
 
 func (rd *runDir) path(name string) string { return filepath.Join(rd.dir, name) }
 
-// update changes run.json under a lock and writes it out atomically.
+// update applies fn to the run and writes run.json out atomically, both
+// under the lock, so that run.json is written in the order of the changes:
+// the last write holds every change.
 func (rd *runDir) update(fn func(r *results.Run)) error {
 	rd.mu.Lock()
+	defer rd.mu.Unlock()
 	fn(&rd.run)
-	rd.mu.Unlock()
-	return rd.save()
-}
-
-func (rd *runDir) save() error {
-	rd.mu.Lock()
-	r := rd.run
-	rd.mu.Unlock()
-	return results.WriteJSON(rd.path(results.RunFile), r)
+	return results.WriteJSON(rd.path(results.RunFile), rd.run)
 }
 
 // fail records err in run.json.
