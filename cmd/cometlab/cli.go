@@ -6,28 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 )
 
 // version is cometlab's version, set at build time with -ldflags.
 var version = "dev"
-
-// Exit codes, documented in the README and in `cometlab --help`.
-const (
-	exitOK          = 0   // the run completed
-	exitFailed      = 1   // the run (or command) failed; see the error and run.json
-	exitUsage       = 2   // bad flags, manifest or arguments: nothing was run
-	exitPartial     = 3   // the run finished but is partial (e.g. the mempools never drained)
-	exitRegression  = 4   // compare: some metric of some candidate is worse than the baseline
-	exitInterrupted = 130 // interrupted (Ctrl-C or SIGTERM); what was gathered is on disk
-)
 
 // state is the process state a command sees, injectable for in-process
 // tests of whole commands.
@@ -37,54 +27,97 @@ type state struct {
 	hard           context.Context // a second interrupt
 }
 
-// usageError marks errors in what the user asked for (exit 2).
-type usageError struct{ err error }
+// errPartial marks a run that ended partial (exit 3).
+var errPartial = exitcode.With(errors.New("the run is partial"), exitcode.Partial)
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// partialError marks a run that ended partial (exit 3).
-var errPartial = errors.New("the run is partial")
-
+// execute runs the command line in st and returns the exit code:
+// Interrupted once ctx is done, else the one the error carries (see package
+// exitcode), Usage for a command line cobra rejected where no hook sees it
+// (rejectedUnhooked), Failed for any other error.
 func execute(ctx context.Context, st *state) int {
 	root := newRoot(st)
-	root.SetArgs(st.args)
-	root.SetOut(st.stdout)
-	root.SetErr(st.stderr)
 	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
-		return exitOK
+		return exitcode.OK
 	case ctx.Err() != nil:
 		fmt.Fprintln(st.stderr, "cometlab: interrupted:", err)
-		return exitInterrupted
-	case errors.Is(err, errPartial):
-		fmt.Fprintln(st.stderr, "cometlab:", err)
-		return exitPartial
-	case errors.Is(err, errRegression):
-		fmt.Fprintln(st.stderr, "cometlab:", err)
-		return exitRegression
+		return exitcode.Interrupted
 	}
 	fmt.Fprintln(st.stderr, "cometlab:", err)
-	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		return exitUsage
+	if code, ok := exitcode.Of(err); ok {
+		return code
 	}
-	return exitFailed
+	if rejectedUnhooked(root, st.args) {
+		return exitcode.Usage
+	}
+	return exitcode.Failed
 }
 
-// isCobraUsage recognises cobra's own usage errors that do not pass through
-// the flag-error hook: argument counts, required flags, unknown commands.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires ", "required flag(s)"} {
-		if strings.HasPrefix(msg, p) {
-			return true
+// codeUsage makes cobra's own complaints about the command line carry exit
+// code 2 where cobra makes them, in every command under root: the Args
+// validators (argument counts, and NoArgs's "unknown command"), and the
+// required flags and flag groups, which cobra checks after PreRunE and
+// which a PreRunE in front now checks first, with cobra's own functions and
+// messages. (Flag parsing errors get the code from the root's flag error
+// function.) The help and completion commands, which cobra would add only
+// once it executes, are added first so that theirs are covered too; as the
+// completion commands keep the writer they are made with, codeUsage comes
+// after SetOut.
+func codeUsage(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if args := c.Args; args != nil {
+			c.Args = func(cmd *cobra.Command, a []string) error {
+				return exitcode.With(args(cmd, a), exitcode.Usage)
+			}
+		}
+		pre, preE := c.PreRun, c.PreRunE
+		c.PreRun = nil
+		c.PreRunE = func(cmd *cobra.Command, a []string) error {
+			if err := cmd.ValidateRequiredFlags(); err != nil {
+				return exitcode.With(err, exitcode.Usage)
+			}
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return exitcode.With(err, exitcode.Usage)
+			}
+			if preE != nil {
+				return preE(cmd, a)
+			}
+			if pre != nil {
+				pre(cmd, a)
+			}
+			return nil
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
 		}
 	}
-	return false
+	walk(root)
 }
 
+// rejectedUnhooked reports whether cobra rejected the command line where
+// no hook of codeUsage runs, by asking cobra again (its answers depend on
+// the command tree and the command line alone): an unknown command at the
+// root, which Find reports itself while the root has no Args (an Args of
+// the root's own would never be called, as the root runs nothing), and the
+// arguments of a command that cobra adds only while it executes (the
+// hidden __complete of shell completion).
+func rejectedUnhooked(root *cobra.Command, args []string) bool {
+	c, rest, err := root.Find(args)
+	if err != nil {
+		return true
+	}
+	if !c.DisableFlagParsing {
+		rest = c.Flags().Args()
+	}
+	return c.ValidateArgs(rest) != nil
+}
+
+// newRoot builds the command tree, reading st's command line and writing to
+// st's stdout and stderr.
 func newRoot(st *state) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cometlab",
@@ -103,11 +136,15 @@ metric worse than the baseline; 130 interrupted.`,
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.With(err, exitcode.Usage) })
 	root.AddCommand(newRunCmd(st), newLoadCmd(st), newAnalyzeCmd(st), newReportCmd(st), newReadbackCmd(st), newTestnetCmd(st))
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
 	root.AddCommand(newCompareCmd(st))
+	root.SetArgs(st.args)
+	root.SetOut(st.stdout)
+	root.SetErr(st.stderr)
+	codeUsage(root)
 	return root
 }
 
@@ -136,7 +173,7 @@ func (f *loadFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 	if fs.Changed("rate") {
 		r, err := manifest.ParseRate(f.rate)
 		if err != nil {
-			return usageError{fmt.Errorf("--rate: %w", err)}
+			return exitcode.With(fmt.Errorf("--rate: %w", err), exitcode.Usage)
 		}
 		o.Rate = &r
 	}
@@ -178,7 +215,7 @@ func (f *testnetFlags) load() (manifest.Manifest, error) {
 	}
 	m, err := manifest.Load(f.manifest)
 	if err != nil {
-		return m, usageError{err}
+		return m, exitcode.With(err, exitcode.Usage)
 	}
 	return m, nil
 }
@@ -212,11 +249,11 @@ func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*man
 		extra(&o)
 	}
 	if err := m.Apply(o); err != nil {
-		return manifest.Resolved{}, usageError{err}
+		return manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
 	}
 	r, err := m.Resolve()
 	if err != nil {
-		return manifest.Resolved{}, usageError{err}
+		return manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
 	}
 	return r, nil
 }

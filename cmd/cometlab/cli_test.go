@@ -3,11 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -26,7 +34,7 @@ func TestHelpGolden(t *testing.T) {
 		name := strings.Join(append([]string{"cometlab"}, args...), "_")
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := run(t, append(args, "--help")...)
-			if code != exitOK {
+			if code != exitcode.OK {
 				t.Fatalf("exit %d", code)
 			}
 			path := filepath.Join("testdata", "help", name+".txt")
@@ -64,11 +72,20 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--frobnicate"}, []string{"unknown flag"}},
 		{[]string{"load", "-r", "10"}, []string{"endpoint"}},
 		{[]string{"analyze"}, []string{"accepts 1 arg"}},
+		// cobra's own complaints: unknown commands, argument counts, required flags
+		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "cometlab"`}},
+		{[]string{"run", "extra"}, []string{`unknown command "extra" for "cometlab run"`}},
+		{[]string{"analyze", "a", "b"}, []string{"accepts 1 arg(s), received 2"}},
+		{[]string{"testnet", "down", "a", "b"}, []string{"accepts at most 1 arg(s), received 2"}},
+		{[]string{"compare", "one"}, []string{"requires at least 2 arg(s), only received 1"}},
+		{[]string{"load"}, []string{`required flag(s) "endpoint" not set`}},
+		{[]string{"completion", "bash", "extra"}, []string{`unknown command "extra" for "cometlab completion bash"`}},
+		{[]string{"__complete"}, []string{"requires at least 1 arg(s), only received 0"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, _, stderr := run(t, c.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			if code != exitcode.Usage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitcode.Usage, stderr)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(stderr, w) {
@@ -81,7 +98,87 @@ func TestUsageErrors(t *testing.T) {
 
 func TestAnalyzeMissingRun(t *testing.T) {
 	code, _, stderr := run(t, "analyze", filepath.Join(t.TempDir(), "nothing"))
-	if code != exitFailed || !strings.Contains(stderr, "nothing") {
+	if code != exitcode.Failed || !strings.Contains(stderr, "nothing") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestEndCodes maps how a run or sweep ended to the code its error carries.
+func TestEndCodes(t *testing.T) {
+	st := &state{stdout: io.Discard, stderr: io.Discard}
+	partial := experiment.Result{Dir: "d", Run: results.Run{Status: results.StatusPartial, Errors: []string{"mempools not empty"}}}
+	for _, c := range []struct {
+		name string
+		err  error
+		code int
+		ok   bool
+	}{
+		{"complete", printResult(st, experiment.Result{Run: results.Run{Status: results.StatusComplete}}, nil), 0, false},
+		{"partial", printResult(st, partial, nil), exitcode.Partial, true},
+		{"failed", printResult(st, partial, errors.New("testnet start: timeout")), 0, false},
+		{"some cells failed", sweepResult(st, saturation.SweepRecord{}, "d", fmt.Errorf("2 of 6: %w", experiment.ErrSomeFailed)), exitcode.Partial, true},
+		{"sweep failed", sweepResult(st, saturation.SweepRecord{}, "d", errors.New("fetch")), 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, ok := exitcode.Of(c.err)
+			if code != c.code || ok != c.ok {
+				t.Errorf("%v: code %d, %v; want %d, %v", c.err, code, ok, c.code, c.ok)
+			}
+		})
+	}
+	if err := printResult(st, partial, nil); !strings.HasPrefix(err.Error(), "the run is partial: [mempools not empty]") {
+		t.Errorf("message %q", err)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var e bytes.Buffer
+	code := execute(ctx, &state{stdout: io.Discard, stderr: &e, args: []string{"analyze", filepath.Join(t.TempDir(), "nothing")}, hard: ctx})
+	if code != exitcode.Interrupted || !strings.HasPrefix(e.String(), "cometlab: interrupted: ") {
+		t.Errorf("exit %d, stderr %q", code, e.String())
+	}
+}
+
+// TestCobraUsageCoded: the usage errors cobra makes in a command carry exit
+// code 2 themselves; only those it makes where no hook runs (an unknown
+// command at the root, the arguments of __complete) are recognised after
+// the fact, by asking cobra again.
+func TestCobraUsageCoded(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		coded bool
+	}{
+		{[]string{"run", "extra"}, true},
+		{[]string{"run", "--frobnicate"}, true},
+		{[]string{"analyze", "a", "b"}, true},
+		{[]string{"testnet", "down", "a", "b"}, true},
+		{[]string{"compare", "one"}, true},
+		{[]string{"load"}, true},
+		{[]string{"completion", "bash", "extra"}, true},
+		{[]string{"help", "run", "--frobnicate"}, true},
+		{[]string{"frobnicate"}, false},
+		{[]string{"__complete"}, false},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			root := newRoot(&state{stdout: io.Discard, stderr: io.Discard, args: c.args, hard: context.Background()})
+			err := root.Execute()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if code, ok := exitcode.Of(err); ok != c.coded || ok && code != exitcode.Usage {
+				t.Errorf("%v: code %d, %v; want carried: %v", err, code, ok, c.coded)
+			}
+			if !c.coded && !rejectedUnhooked(root, c.args) {
+				t.Errorf("%v: not recognised as a rejected command line", err)
+			}
+		})
+	}
+	// A command's own failure is not a usage error.
+	args := []string{"analyze", filepath.Join(t.TempDir(), "nothing")}
+	root := newRoot(&state{stdout: io.Discard, stderr: io.Discard, args: args, hard: context.Background()})
+	if err := root.Execute(); err == nil || rejectedUnhooked(root, args) {
+		t.Errorf("analyze of a missing run: %v, rejected: %v", err, rejectedUnhooked(root, args))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
@@ -118,7 +119,7 @@ gateways that are not CometBFT nodes).`,
 			if manPath != "" {
 				var err error
 				if m, err = manifest.Load(manPath); err != nil {
-					return usageError{err}
+					return exitcode.With(err, exitcode.Usage)
 				}
 			}
 			var o manifest.Overrides
@@ -126,11 +127,11 @@ gateways that are not CometBFT nodes).`,
 				return err
 			}
 			if err := m.Apply(o); err != nil {
-				return usageError{err}
+				return exitcode.With(err, exitcode.Usage)
 			}
 			r, err := m.Resolve()
 			if err != nil {
-				return usageError{err}
+				return exitcode.With(err, exitcode.Usage)
 			}
 			w := r.Load
 			if cmd.Flags().Changed("drain-timeout") {
@@ -236,13 +237,13 @@ func (f *metricsFlags) check(run bool) error {
 	case f.metrics == experiment.MetricsNone && run:
 	case f.metrics == experiment.MetricsDefault, f.metrics == experiment.MetricsAll:
 	default:
-		return usageError{fmt.Errorf("--metrics %q: want default, all or none", f.metrics)}
+		return exitcode.With(fmt.Errorf("--metrics %q: want default, all or none", f.metrics), exitcode.Usage)
 	}
 	if f.interval <= 0 {
-		return usageError{fmt.Errorf("--scrape-interval %s: want a positive duration", f.interval)}
+		return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", f.interval), exitcode.Usage)
 	}
 	if f.prometheus != "" && f.metrics == experiment.MetricsNone {
-		return usageError{errors.New("--prometheus and --metrics none contradict each other")}
+		return exitcode.With(errors.New("--prometheus and --metrics none contradict each other"), exitcode.Usage)
 	}
 	return nil
 }

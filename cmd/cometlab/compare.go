@@ -12,12 +12,13 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
 // errRegression marks a comparison in which some metric is worse (exit 4).
-var errRegression = errors.New("a metric is worse than the baseline")
+var errRegression = exitcode.With(errors.New("a metric is worse than the baseline"), exitcode.Regression)
 
 // compareFlags are the options of `cometlab compare`.
 type compareFlags struct {
@@ -111,26 +112,26 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 	if f.thresholds != "" {
 		b, err := os.ReadFile(f.thresholds)
 		if err != nil {
-			return usageError{fmt.Errorf("--thresholds: %w", err)}
+			return exitcode.With(fmt.Errorf("--thresholds: %w", err), exitcode.Usage)
 		}
 		if th, err = compare.ParseThresholds(f.thresholds, b); err != nil {
-			return usageError{err}
+			return exitcode.With(err, exitcode.Usage)
 		}
 	}
 	if cmd.Flags().Changed("threshold") {
 		if f.threshold < 0 {
-			return usageError{fmt.Errorf("--threshold %v: want ≥ 0", f.threshold)}
+			return exitcode.With(fmt.Errorf("--threshold %v: want ≥ 0", f.threshold), exitcode.Usage)
 		}
 		th.DefaultPct = f.threshold
 	}
 	if f.resamples < 100 {
-		return usageError{fmt.Errorf("--resamples %d: want at least 100", f.resamples)}
+		return exitcode.With(fmt.Errorf("--resamples %d: want at least 100", f.resamples), exitcode.Usage)
 	}
 	var sides []compare.SideDirs
 	for _, a := range args {
 		s, err := parseSideArg(a)
 		if err != nil {
-			return usageError{err}
+			return exitcode.With(err, exitcode.Usage)
 		}
 		sides = append(sides, s)
 	}
@@ -148,14 +149,12 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 	case sweeps == len(sides):
 		return compareSweeps(st, sides, f.out, opts, load, ropts)
 	case sweeps > 0:
-		return usageError{errors.New("compare either run directories or sweep directories (with sweep.json), not both")}
+		return exitcode.With(errors.New("compare either run directories or sweep directories (with sweep.json), not both"), exitcode.Usage)
 	}
 
 	c, cs, err := compare.Runs(sides, opts, load)
-	if ie := (compare.InputError{}); errors.As(err, &ie) {
-		return usageError{err}
-	} else if err != nil {
-		return err
+	if err != nil {
+		return err // an InputError carries exit code 2
 	}
 	if err := report.WriteCompare(f.out, c, cs, ropts); err != nil {
 		return err
@@ -174,10 +173,8 @@ func compareSweeps(st *state, sides []compare.SideDirs, out string, opts compare
 	sr, err := compare.Sweeps(sides, opts, load, func(cell compare.CellResult, cs []compare.Side) error {
 		return report.WriteCompare(filepath.Join(out, filepath.FromSlash(cell.Dir)), *cell.Result, cs, ropts)
 	})
-	if ie := (compare.InputError{}); errors.As(err, &ie) {
-		return usageError{err}
-	} else if err != nil {
-		return err
+	if err != nil {
+		return err // an InputError carries exit code 2
 	}
 	if err := report.WriteSweepCompare(out, sr, ropts.Command); err != nil {
 		return err

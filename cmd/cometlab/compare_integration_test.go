@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet"
 )
@@ -34,7 +35,7 @@ func TestCompareRealRuns(t *testing.T) {
 		args []string
 	}{{base, nil}, {slow, []string{"--manifest", manifest}}} {
 		code, stdout, stderr := run(t, append([]string{"run", "-r", "100", "-T", "15s", "--out", r.dir}, r.args...)...)
-		if code != exitOK {
+		if code != exitcode.OK {
 			t.Fatalf("run %s: exit %d\n%s\n%s", r.dir, code, stdout, stderr)
 		}
 	}
@@ -42,8 +43,8 @@ func TestCompareRealRuns(t *testing.T) {
 	out := filepath.Join(tmp, "cmp")
 	code, stdout, stderr := run(t, "compare", base, slow, "--out", out)
 	t.Log(stdout)
-	if code != exitRegression {
-		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitRegression, stdout, stderr)
+	if code != exitcode.Regression {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitcode.Regression, stdout, stderr)
 	}
 	var c compare.Result
 	b, err := os.ReadFile(filepath.Join(out, results.CompareJSON))
@@ -86,7 +87,7 @@ func TestCompareRealRuns(t *testing.T) {
 	th := filepath.Join(tmp, "thresholds.toml")
 	os.WriteFile(th, []byte("threshold_pct = 1000\n[metric.tps_stddev]\nignore = true\n"), 0o644)
 	code, stdout, stderr = run(t, "compare", base, slow, "--out", filepath.Join(tmp, "cmp2"), "--thresholds", th)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Errorf("with a 1000 %% threshold: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

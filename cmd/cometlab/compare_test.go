@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -101,7 +102,7 @@ func TestCompareRuns(t *testing.T) {
 
 	out := filepath.Join(tmp, "same")
 	code, stdout, stderr := run(t, "compare", a1, a2, "--out", out)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("same network: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, f := range []string{results.CompareMD, results.CompareHTML, results.CompareJSON, "plots/compare_latency_cdf.png", "plots/compare_adoption_cdf.png", "plots/compare_blocks_per_min.png"} {
@@ -112,8 +113,8 @@ func TestCompareRuns(t *testing.T) {
 
 	out = filepath.Join(tmp, "slower")
 	code, stdout, stderr = run(t, "compare", a1, b1, "--out", out)
-	if code != exitRegression {
-		t.Fatalf("slower blocks: exit %d, want %d\n%s\n%s", code, exitRegression, stdout, stderr)
+	if code != exitcode.Regression {
+		t.Fatalf("slower blocks: exit %d, want %d\n%s\n%s", code, exitcode.Regression, stdout, stderr)
 	}
 	if !strings.Contains(stderr, "worse than the baseline") || !strings.Contains(stdout, "v0.40.0") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
@@ -139,7 +140,7 @@ func TestCompareRuns(t *testing.T) {
 	// (tx/s stddev grows 4-fold: 1.5-s blocks leave every other second empty).
 	out = filepath.Join(tmp, "repeats")
 	code, stdout, stderr = run(t, "compare", "old="+a1+","+a2, "new="+b1+","+b2, "--out", out, "--threshold", "1000")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("repeats, threshold 1000 %%: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	b, _ = os.ReadFile(filepath.Join(out, results.CompareJSON))
@@ -178,8 +179,8 @@ func TestCompareUsageErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
 			code, _, stderr := run(t, append(c.args, "--out", filepath.Join(tmp, "out"))...)
-			if code != exitUsage || !strings.Contains(stderr, c.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, c.want)
+			if code != exitcode.Usage || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitcode.Usage, c.want)
 			}
 		})
 	}
@@ -235,7 +236,7 @@ func TestCompareSweeps(t *testing.T) {
 	})
 	out := filepath.Join(tmp, "out")
 	code, stdout, stderr := run(t, "compare", base, cand, "--out", out)
-	if code != exitRegression {
+	if code != exitcode.Regression {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, w := range []string{"cell c1-r50: no significant change", "cell c1-r100: worse", "cell c4-r50: not compared (not in base)",

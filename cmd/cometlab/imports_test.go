@@ -22,6 +22,7 @@ var allowedImports = map[string][]string{
 	"rpc":                 {},
 	"payload":             {},
 	"cometbft":            {},
+	"exitcode":            {},
 	"manifest":            {"cometbft", "payload"},
 	"testnet":             {"cometbft", "rpc"},
 	"testnet/testnettest": {"testnet"},
@@ -29,7 +30,7 @@ var allowedImports = map[string][]string{
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
 	"saturation":          {"analysis", "results"},
-	"compare":             {"analysis", "cometbft", "results"},
+	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
 	"experiment":          {"analysis", "collect", "cometbft", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
 }

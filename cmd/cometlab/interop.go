@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -45,7 +46,7 @@ http://127.0.0.1:9090 RUN_DIR' (or 'cometlab run --prometheus URL').`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(testnets)+len(manifests) == 0 {
-				return usageError{errors.New("name at least one --testnet DIR or --manifest FILE")}
+				return exitcode.With(errors.New("name at least one --testnet DIR or --manifest FILE"), exitcode.Usage)
 			}
 			var jobs []collect.PromJob
 			for _, dir := range testnets {
@@ -58,7 +59,7 @@ http://127.0.0.1:9090 RUN_DIR' (or 'cometlab run --prometheus URL').`,
 			for _, path := range manifests {
 				j, err := manifestJob(path)
 				if err != nil {
-					return usageError{err}
+					return exitcode.With(err, exitcode.Usage)
 				}
 				jobs = append(jobs, j)
 			}

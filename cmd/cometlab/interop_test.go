@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -30,12 +31,12 @@ func TestPrometheusConfigCmd(t *testing.T) {
 		code int
 		want []string // in stdout (or stderr when code != 0)
 	}{
-		{"manifest", []string{"--manifest", pinned}, exitOK, nil},
-		{"testnet", []string{"--testnet", tn}, exitOK, []string{`job_name: "cometlab-1234"`, `targets: ["127.0.0.1:40002"]`, `node: "validator02"`}},
-		{"both, 2 s", []string{"--testnet", tn, "--manifest", pinned, "--scrape-interval", "2s"}, exitOK, []string{`"cometlab-1234"`, `"cometlab-pinned"`, "scrape_interval: 2s"}},
-		{"unpinned", []string{"--manifest", filepath.Join("..", "..", "testdata", "prometheus", "unpinned.toml")}, exitUsage, []string{"[validator02] do not pin"}},
-		{"nothing", nil, exitUsage, []string{"--testnet DIR or --manifest FILE"}},
-		{"no testnet", []string{"--testnet", filepath.Join(dir, "none")}, exitFailed, []string{"no running testnet"}},
+		{"manifest", []string{"--manifest", pinned}, exitcode.OK, nil},
+		{"testnet", []string{"--testnet", tn}, exitcode.OK, []string{`job_name: "cometlab-1234"`, `targets: ["127.0.0.1:40002"]`, `node: "validator02"`}},
+		{"both, 2 s", []string{"--testnet", tn, "--manifest", pinned, "--scrape-interval", "2s"}, exitcode.OK, []string{`"cometlab-1234"`, `"cometlab-pinned"`, "scrape_interval: 2s"}},
+		{"unpinned", []string{"--manifest", filepath.Join("..", "..", "testdata", "prometheus", "unpinned.toml")}, exitcode.Usage, []string{"[validator02] do not pin"}},
+		{"nothing", nil, exitcode.Usage, []string{"--testnet DIR or --manifest FILE"}},
+		{"no testnet", []string{"--testnet", filepath.Join(dir, "none")}, exitcode.Failed, []string{"no running testnet"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +44,7 @@ func TestPrometheusConfigCmd(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d: %s", code, tt.code, errOut)
 			}
-			if code != exitOK {
+			if code != exitcode.OK {
 				out = errOut
 			}
 			for _, w := range tt.want {
@@ -62,7 +63,7 @@ func TestPrometheusConfigCmd(t *testing.T) {
 		})
 	}
 	path := filepath.Join(dir, "prometheus.yml")
-	if code, _, e := run(t, "prometheus-config", "--testnet", tn, "-o", path); code != exitOK {
+	if code, _, e := run(t, "prometheus-config", "--testnet", tn, "-o", path); code != exitcode.OK {
 		t.Fatal(e)
 	}
 	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), "validator01") {
@@ -72,7 +73,7 @@ func TestPrometheusConfigCmd(t *testing.T) {
 
 func TestGrafanaDashboardCmd(t *testing.T) {
 	code, out, e := run(t, "grafana-dashboard", "--namespace", "chain", "--title", "T")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatal(e)
 	}
 	var d struct {
@@ -97,8 +98,8 @@ func TestMetricsFlagErrors(t *testing.T) {
 		{[]string{"report", "--metrics", "none", t.TempDir()}, `--metrics "none"`},
 	} {
 		code, _, e := run(t, c.args...)
-		if code != exitUsage || !strings.Contains(e, c.want) {
-			t.Errorf("%v: exit %d, %q; want exit %d mentioning %q", c.args, code, e, exitUsage, c.want)
+		if code != exitcode.Usage || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d mentioning %q", c.args, code, e, exitcode.Usage, c.want)
 		}
 	}
 }

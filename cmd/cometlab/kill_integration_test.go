@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/testnet"
@@ -112,7 +113,7 @@ func TestSweepKilledResumes(t *testing.T) {
 	}
 
 	code, stdout, stderr := run(t, "sweep", "--resume", dir)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if strings.Count(stderr, "sweep: cell ") != 2 { // "cell 2/2 …" and its outcome
@@ -173,7 +174,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 	}
 
 	code, stdout, stderr := run(t, "saturate", "--resume", dir)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	rec, err = saturation.ReadSearch(dir)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
@@ -35,7 +36,7 @@ func (f *criterionFlags) register(fs *pflag.FlagSet) {
 func (f *criterionFlags) criterion() (saturation.Criterion, error) {
 	f.c.MaxDrainS, f.c.MinLatencyRiseS = f.maxDrain.Seconds(), f.rise.Seconds()
 	if err := f.c.Validate(); err != nil {
-		return f.c, usageError{fmt.Errorf("criterion: %w", err)}
+		return f.c, exitcode.With(fmt.Errorf("criterion: %w", err), exitcode.Usage)
 	}
 	return f.c, nil
 }
@@ -79,10 +80,10 @@ func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manife
 		o.Pacing = &sf.pacing
 	}
 	if err := m.Apply(o); err != nil {
-		return m, usageError{err}
+		return m, exitcode.With(err, exitcode.Usage)
 	}
 	if err := m.Validate(); err != nil {
-		return m, usageError{err}
+		return m, exitcode.With(err, exitcode.Usage)
 	}
 	return m, nil
 }
@@ -99,7 +100,7 @@ func resumeConflicts(fs *pflag.FlagSet) error {
 		}
 	})
 	if len(set) > 0 {
-		return usageError{fmt.Errorf("--resume takes the settings from the directory; drop %v", set)}
+		return exitcode.With(fmt.Errorf("--resume takes the settings from the directory; drop %v", set), exitcode.Usage)
 	}
 	return nil
 }
@@ -181,30 +182,30 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			for _, s := range rates {
 				r, err := manifest.ParseRate(s)
 				if err != nil {
-					return usageError{fmt.Errorf("--rates %q: %w", s, err)}
+					return exitcode.With(fmt.Errorf("--rates %q: %w", s, err), exitcode.Usage)
 				}
 				rs = append(rs, r)
 			}
 			for _, c := range conns {
 				if c < 1 {
-					return usageError{fmt.Errorf("--connections: must be >= 1, got %d", c)}
+					return exitcode.With(fmt.Errorf("--connections: must be >= 1, got %d", c), exitcode.Usage)
 				}
 			}
 			var params []results.SweepParam
 			for _, s := range sets {
 				p, err := experiment.ParseSetFlag(s)
 				if err != nil {
-					return usageError{err}
+					return exitcode.With(err, exitcode.Usage)
 				}
 				params = append(params, p)
 			}
 			if repeat < 1 {
-				return usageError{fmt.Errorf("--repeat: must be >= 1, got %d", repeat)}
+				return exitcode.With(fmt.Errorf("--repeat: must be >= 1, got %d", repeat), exitcode.Usage)
 			}
 			rec, err = experiment.Sweep(cmd.Context(), experiment.SweepOptions{Manifest: m, Connections: conns, Rates: rs,
 				Params: params, Repeat: repeat, Reuse: sf.reuse, CoolDown: sf.coolDown, Criterion: crit, Dir: sf.out, Env: env})
 			if errors.Is(err, experiment.ErrInvalid) {
-				return usageError{err} // nothing ran: the grid, a manifest or the criterion is wrong
+				return exitcode.With(err, exitcode.Usage) // nothing ran: the grid, a manifest or the criterion is wrong
 			}
 			dir := sf.out
 			if dir == "" {
@@ -303,13 +304,13 @@ continues with --resume DIR.`,
 			}
 			r, err := m.Resolve()
 			if err != nil {
-				return usageError{err}
+				return exitcode.With(err, exitcode.Usage)
 			}
 			search := sc
 			search.Start, search.DurationS = r.Load.Rate, r.Load.Duration.Seconds()
 			if fs.Changed("start") {
 				if search.Start, err = manifest.ParseRate(start); err != nil {
-					return usageError{fmt.Errorf("--start: %w", err)}
+					return exitcode.With(fmt.Errorf("--start: %w", err), exitcode.Usage)
 				}
 			}
 			search.ProbeDurationS = saturation.DefaultSearch(search.Start, search.DurationS).ProbeDurationS
@@ -320,12 +321,12 @@ continues with --resume DIR.`,
 				search.MinRate = min(search.MinRate, search.Start)
 			}
 			if err := search.Validate(); err != nil {
-				return usageError{fmt.Errorf("search: %w", err)}
+				return exitcode.With(fmt.Errorf("search: %w", err), exitcode.Usage)
 			}
 			rec, err := experiment.Saturate(cmd.Context(), experiment.SaturateOptions{Manifest: r, Search: search, Criterion: crit,
 				Reuse: sf.reuse, CoolDown: sf.coolDown, Dir: sf.out, Env: env})
 			if errors.Is(err, experiment.ErrInvalid) {
-				return usageError{err}
+				return exitcode.With(err, exitcode.Usage)
 			}
 			dir := sf.out
 			if dir == "" {

@@ -13,15 +13,20 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
 // InputError is an error in what a comparison was given (a directory that
-// cannot be read, sides that cannot be matched): nothing was compared.
+// cannot be read, sides that cannot be matched): nothing was compared, and
+// the command exits with exitcode.Usage.
 type InputError struct{ Err error }
 
 func (e InputError) Error() string { return e.Err.Error() }
 func (e InputError) Unwrap() error { return e.Err }
+
+// ExitCode is exitcode.Usage: the input was wrong, nothing was run.
+func (e InputError) ExitCode() int { return exitcode.Usage }
 
 // SideDirs is one side of a comparison as given: a label ("" for a
 // default) and its directories: run directories (the repeats of one

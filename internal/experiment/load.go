@@ -113,13 +113,13 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
 		lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
 	loadStart := time.Now()
-	_ = lp.rd.update(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
+	lp.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
 	pctx, pstop := context.WithCancel(ctx)
 	go lp.progress(pctx, gen, heights, loadStart)
 	loadErr := gen.Run(ctx)
 	pstop()
 	loadEnd := time.Now()
-	_ = lp.rd.update(func(r *results.Run) { r.LoadEnd = loadEnd })
+	lp.rd.set(func(r *results.Run) { r.LoadEnd = loadEnd })
 	st := gen.Stats()
 	lp.out.Phase("load: done in %s: sent %d, not sent %d, replies %d (%d errors), late %d",
 		loadEnd.Sub(loadStart).Round(time.Millisecond), st.Sent, st.Unsent, st.Replies, st.Errors, st.Late)
@@ -262,11 +262,12 @@ func (lp *loadPhase) readBack(ctx context.Context, first int64) error {
 	if err := waitHeight(ctx, lp.target, last+1, 30*time.Second); err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
+	lp.rd.set(func(r *results.Run) { r.LastHeight = last })
 	return walkChain(ctx, lp.rd, lp.out, lp.target, lp.id, first, last)
 }
 
 // walkChain reads heights first…last of the run's chain into txs.csv and
-// blocks.csv (replacing them) and records the last height in run.json.
+// blocks.csv (replacing them).
 func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, first, last int64) error {
 	txs, err := results.Create(rd.path(results.TxsFile), results.TxsHeader)
 	if err != nil {
@@ -281,7 +282,6 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 	out.Phase("read-back: walking heights %d…%d", first, last)
 	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id,
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
-	_ = rd.update(func(r *results.Run) { r.LastHeight = last })
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}

@@ -211,7 +211,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		ID: id.String(), Status: results.StatusRunning, CometlabVersion: opts.Version,
 		CometBFTVersion: m.CometBFTVersion, App: m.App, Host: hostInfo(), Target: m.Load.Target,
 		Load: workloadRecord(m.Load), Started: time.Now(),
-	})
+	}, logger)
 	if err != nil {
 		return Result{}, err
 	}
@@ -245,7 +245,7 @@ func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slo
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}
 	}
-	_ = rd.update(func(r *results.Run) { r.Nodes = nodes })
+	rd.set(func(r *results.Run) { r.Nodes = nodes })
 
 	out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), rd.path(results.LogsDir))
 	if err := tn.Start(testnet.Options{LogDir: rd.path(results.LogsDir)}); err != nil {
@@ -268,11 +268,11 @@ func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slo
 		return false, fmt.Errorf("load target %q is not a node of the testnet", m.Load.Target)
 	}
 	if st, err := target.RPC.Status(ctx); err == nil {
-		_ = rd.update(func(r *results.Run) { r.CometBFTVersion = reportedVersion(m, st.NodeInfo.Version) })
+		rd.set(func(r *results.Run) { r.CometBFTVersion = reportedVersion(m, st.NodeInfo.Version) })
 	}
 	out.Phase("testnet: %d nodes up and advancing after %s", len(homes), since(start))
 	ep := rpc.WSAddr(target.RPCAddr())
-	_ = rd.update(func(r *results.Run) { r.Endpoint = ep })
+	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: endpoints, readback: true}
@@ -322,12 +322,14 @@ func finish(ctx context.Context, rd *runDir, out *printer, runErr error, loadSta
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		rd.fail(runErr)
 	}
-	_ = rd.update(func(r *results.Run) {
+	if err := rd.end(func(r *results.Run) {
 		if status == results.StatusComplete && len(r.Errors) > 0 {
 			status = results.StatusPartial // e.g. the mempools did not drain
 		}
 		r.Status, r.Ended = status, time.Now()
-	})
+	}); err != nil {
+		runErr = errors.Join(runErr, err)
+	}
 	res := Result{Dir: rd.dir, Run: rd.run}
 	if !loadStarted {
 		return res, runErr

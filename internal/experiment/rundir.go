@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,43 +17,59 @@ import (
 // runDir is an open run directory with its run.json kept up to date.
 type runDir struct {
 	dir string
+	log *slog.Logger // failed writes of run.json by set; nil discards
 	mu  sync.Mutex
 	run results.Run
 }
 
 // createRunDir creates dir (which must not hold a run already) and writes
-// the first run.json.
-func createRunDir(dir string, run results.Run) (*runDir, error) {
+// the first run.json; log receives the writes set could not make.
+func createRunDir(dir string, run results.Run, log *slog.Logger) (*runDir, error) {
 	if _, err := os.Stat(filepath.Join(dir, results.RunFile)); err == nil {
 		return nil, fmt.Errorf("run directory %s already holds a run; choose another --out", dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	rd := &runDir{dir: dir, run: run}
-	return rd, rd.save()
+	rd := &runDir{dir: dir, log: log, run: run}
+	return rd, rd.update(func(*results.Run) {})
 }
 
 func (rd *runDir) path(name string) string { return filepath.Join(rd.dir, name) }
 
-// update changes run.json under a lock and writes it out atomically.
+// update applies fn to the run and writes run.json out atomically, both
+// under the lock, so that run.json is written in the order of the changes:
+// the last write holds every change.
 func (rd *runDir) update(fn func(r *results.Run)) error {
 	rd.mu.Lock()
+	defer rd.mu.Unlock()
 	fn(&rd.run)
-	rd.mu.Unlock()
-	return rd.save()
+	return results.WriteJSON(rd.path(results.RunFile), rd.run)
 }
 
-func (rd *runDir) save() error {
-	rd.mu.Lock()
-	r := rd.run
-	rd.mu.Unlock()
-	return results.WriteJSON(rd.path(results.RunFile), r)
+// set records a change to the run on the way (a node list, a time, a
+// height) in run.json, and logs a failed write instead of returning it: the
+// change stays in memory, and the next write that succeeds carries it — at
+// the latest the one of the run's status at its end (end), whose failure
+// fails the run.
+func (rd *runDir) set(fn func(r *results.Run)) {
+	if err := rd.update(fn); err != nil && rd.log != nil {
+		rd.log.Warn("run.json not written; the next write will carry the change", "path", rd.path(results.RunFile), "err", err)
+	}
 }
 
-// fail records err in run.json.
+// end records how the run ended in run.json; unlike set, it returns a
+// failed write, as nothing would carry the change any more.
+func (rd *runDir) end(fn func(r *results.Run)) error {
+	if err := rd.update(fn); err != nil {
+		return fmt.Errorf("record the end of the run in %s: %w", results.RunFile, err)
+	}
+	return nil
+}
+
+// fail records err in run.json (through set).
 func (rd *runDir) fail(err error) {
-	_ = rd.update(func(r *results.Run) { r.Errors = append(r.Errors, err.Error()) })
+	rd.set(func(r *results.Run) { r.Errors = append(r.Errors, err.Error()) })
 }
 
 // hostInfo describes this machine.

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -54,7 +55,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	rd, err := createRunDir(dir, results.Run{
 		ID: id.String(), Status: results.StatusRunning, CometlabVersion: opts.Version, Host: hostInfo(),
 		Target: "target", Endpoint: ep, Load: workloadRecord(opts.Workload), Started: time.Now(),
-	})
+	}, logger)
 	if err != nil {
 		return Result{}, err
 	}
@@ -66,7 +67,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 			err = fmt.Errorf("endpoint %s does not answer /status (use --readback=false for a non-CometBFT endpoint): %w", opts.Endpoint, err)
 			return finish(ctx, rd, out, err, false)
 		}
-		_ = rd.update(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
+		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
 	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: opts.Workload, endpoint: ep,
 		target: target, readback: opts.Readback}
@@ -90,7 +91,9 @@ func finishSendOnly(ctx context.Context, rd *runDir, out *printer, runErr error)
 		status = results.StatusFailed
 		rd.fail(runErr)
 	}
-	_ = rd.update(func(r *results.Run) { r.Status, r.Ended = status, time.Now() })
+	if err := rd.end(func(r *results.Run) { r.Status, r.Ended = status, time.Now() }); err != nil {
+		runErr = errors.Join(runErr, err)
+	}
 	out.Phase("send log: %s", rd.path(results.SentFile))
 	return Result{Dir: rd.dir, Run: rd.run}, runErr
 }

@@ -162,7 +162,7 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	id := uuid.New()
 	rd, err := createRunDir(dir, results.Run{ID: id.String(), Status: results.StatusRunning, CometlabVersion: rn.env.Version,
 		CometBFTVersion: m.CometBFTVersion, App: m.App, Host: hostInfo(), Target: m.Load.Target,
-		Load: workloadRecord(m.Load), Started: time.Now()})
+		Load: workloadRecord(m.Load), Started: time.Now()}, logger)
 	if err != nil {
 		return Result{}, nil, err
 	}
@@ -197,7 +197,7 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 		return res, nil, err
 	}
 	ep := rpc.WSAddr(target.RPCAddr())
-	_ = rd.update(func(r *results.Run) { r.Nodes, r.CometBFTVersion, r.Endpoint = nodes, s.version, ep })
+	rd.set(func(r *results.Run) { r.Nodes, r.CometBFTVersion, r.Endpoint = nodes, s.version, ep })
 
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	drained := make(chan *saturation.Drain, 1)
