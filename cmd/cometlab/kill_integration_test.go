@@ -12,7 +12,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // mainEnv makes the test binary run main() instead of the tests, so a test
@@ -73,7 +73,7 @@ func noProcessesLeft(t *testing.T, dir string) {
 	t.Helper()
 	var left []string
 	for range 50 {
-		if left = testnet.ProcessesUnder(dir); len(left) == 0 {
+		if left = testnettest.ProcessesUnder(t, dir); len(left) == 0 {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -89,7 +89,7 @@ func TestSweepKilledResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	cmd, out := startCometlab(t, "sweep", "-r", "100,150", "-T", "10s", "--validators", "3", "--out", dir)
 	second := filepath.Join(dir, "cells", "c1-r150-0")
@@ -147,7 +147,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	dir := filepath.Join(t.TempDir(), "search")
 	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "10s", "--max-runs", "3", "--validators", "3", "--out", dir)
 	killWhen(t, cmd, out, 3*time.Minute, func() bool {

@@ -1,22 +1,25 @@
 package testnet
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"syscall"
-	"testing"
 )
 
-// LockForTest serialises tests that start node processes across test
-// binaries: `go test ./...` runs packages in parallel, and two testnets on
-// a small machine would distort each other's timings. It takes an
-// exclusive flock on a file in the temp directory and releases it when the
-// test ends; tests that start nodes call it first.
-func LockForTest(tb testing.TB) {
+// LockForTest is testnettest.LockForTest for the one caller that cannot
+// move yet (cmd/cometlab/compare_integration_test.go, being restructured);
+// it takes the same lock. It does not import "testing": tb is any
+// testing.TB.
+//
+// Deprecated: use testnettest.LockForTest. This goes once its last caller
+// has moved.
+func LockForTest(tb interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}) {
 	tb.Helper()
-	path := filepath.Join(os.TempDir(), "cometlab-test-nodes.lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "cometlab-test-nodes.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		tb.Fatalf("test lock: %v", err)
 	}
@@ -24,23 +27,5 @@ func LockForTest(tb testing.TB) {
 		f.Close()
 		tb.Fatalf("test lock: %v", err)
 	}
-	tb.Cleanup(func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	})
-}
-
-// ProcessesUnder lists the pids of the processes whose command line
-// mentions dir (nodes are started with --home under their testnet
-// directory): tests use it to check that nothing was left running.
-func ProcessesUnder(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var pids []string
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(dir)) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
+	tb.Cleanup(func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() })
 }

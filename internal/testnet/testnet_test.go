@@ -12,6 +12,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // binary returns the default cometbft binary, building it if needed.
@@ -20,7 +21,7 @@ func binary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	dir, err := cometbft.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,30 @@
+package testnettest
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// LockForTest serialises tests that start node processes across test
+// binaries: `go test ./...` runs packages in parallel, and two testnets on
+// a small machine would distort each other's timings. It takes an
+// exclusive flock on a file in the temp directory and releases it when the
+// test ends; tests that start nodes call it first.
+func LockForTest(tb testing.TB) {
+	tb.Helper()
+	path := filepath.Join(os.TempDir(), "cometlab-test-nodes.lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		tb.Fatalf("test lock: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		tb.Fatalf("test lock: %v", err)
+	}
+	tb.Cleanup(func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
+}
