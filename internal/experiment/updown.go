@@ -64,11 +64,7 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 	if err := tn.Start(testnet.Options{LogDir: filepath.Join(opts.Dir, results.LogsDir), Detach: true}); err != nil {
 		return UpState{}, err
 	}
-	timeout := opts.StartTimeout
-	if timeout == 0 {
-		timeout = 90 * time.Second
-	}
-	if err := tn.WaitHealthy(ctx, timeout); err != nil {
+	if err := waitStarted(ctx, tn, opts.StartTimeout); err != nil {
 		tn.Stop(10 * time.Second)
 		return UpState{}, err
 	}
