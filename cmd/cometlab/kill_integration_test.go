@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,6 +67,15 @@ func killWhen(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, timeout time.Durat
 	<-done
 }
 
+// skipUnlessPdeathsig skips a test that kills cometlab where its nodes do
+// not die with it: only Linux has the parent-death signal.
+func skipUnlessPdeathsig(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("nodes die with a killed cometlab only on Linux (Pdeathsig)")
+	}
+}
+
 // noProcessesLeft waits up to 10 s for every process whose command line
 // names dir to go: the nodes of a killed cometlab die with it (their
 // parent-death signal), they are not left running.
@@ -89,6 +99,7 @@ func TestSweepKilledResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
+	skipUnlessPdeathsig(t)
 	testnettest.LockForTest(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	cmd, out := startCometlab(t, "sweep", "-r", "100,150", "-T", "10s", "--validators", "3", "--out", dir)
@@ -147,6 +158,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
+	skipUnlessPdeathsig(t)
 	testnettest.LockForTest(t)
 	dir := filepath.Join(t.TempDir(), "search")
 	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "10s", "--max-runs", "3", "--validators", "3", "--out", dir)

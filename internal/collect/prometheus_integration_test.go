@@ -363,7 +363,7 @@ func startPrometheus(t *testing.T, bin, cfg, data string) string {
 	}
 	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+data, "--web.listen-address="+addr, "--log.level=warn")
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = testnettest.ChildAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

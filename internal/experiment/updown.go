@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -93,19 +91,11 @@ func Down(dir string, grace time.Duration, out io.Writer) error {
 	p := newPrinter(out)
 	var pids []int
 	for _, n := range st.Nodes {
-		if ownsPID(n.PID, n.Home) {
+		if testnet.NodeRunning(n.PID, n.Home) {
 			pids = append(pids, n.PID)
 		}
 	}
 	testnet.StopPIDs(pids, grace)
 	p.Phase("testnet down: stopped %d node processes", len(pids))
 	return os.Rename(path, path+".down")
-}
-
-func ownsPID(pid int, home string) bool {
-	if pid <= 0 || syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return err == nil && strings.Contains(string(b), home)
 }

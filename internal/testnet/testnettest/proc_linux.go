@@ -4,8 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
+
+// ChildAttr is for a server process a test starts: its own process group,
+// and SIGKILL when the test binary dies without stopping it.
+func ChildAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
 
 // ProcessesUnder lists the pids of the processes whose command line
 // mentions dir (nodes are started with --home under their testnet

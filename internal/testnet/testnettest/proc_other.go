@@ -7,8 +7,16 @@ import (
 	"bytes"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
+
+// ChildAttr is for a server process a test starts: its own process group.
+// Without Linux's parent-death signal it outlives a test binary that dies
+// without stopping it.
+func ChildAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
 
 // ProcessesUnder lists the pids of the processes whose command line
 // mentions dir (nodes are started with --home under their testnet
