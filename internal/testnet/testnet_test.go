@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -130,5 +131,37 @@ func TestPortInUse(t *testing.T) {
 		if alive(pid) {
 			t.Errorf("pid %d still running", pid)
 		}
+	}
+}
+
+// TestNodeRunning: a live process whose command line names the home is
+// the node; one that does not, or has ended, is not.
+func TestNodeRunning(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sleep(1): %v", err)
+	}
+	pid := cmd.Process.Pid
+	// Right after the exec its command line may still be empty.
+	found := false
+	for range 100 {
+		if found = testnet.NodeRunning(pid, "sleep"); found {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !found {
+		t.Errorf("pid %d running sleep: not found", pid)
+	}
+	if testnet.NodeRunning(pid, "/no/such/home") {
+		t.Errorf("pid %d taken for a node it does not run", pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if testnet.NodeRunning(pid, "sleep") {
+		t.Errorf("pid %d still taken for a node after it ended", pid)
+	}
+	if testnet.NodeRunning(0, "sleep") || testnet.NodeRunning(-1, "sleep") {
+		t.Error("pid ≤ 0 taken for a node")
 	}
 }
