@@ -67,13 +67,19 @@ func killWhen(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, timeout time.Durat
 	<-done
 }
 
-// skipUnlessPdeathsig skips a test that kills cometlab where its nodes do
-// not die with it: only Linux has the parent-death signal.
-func skipUnlessPdeathsig(t *testing.T) {
+// killTest starts a test that runs real testnets and kills cometlab: it
+// skips it in -short mode and where nodes do not die with a killed
+// cometlab (only Linux has the parent-death signal), then takes the
+// node-test lock.
+func killTest(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real testnets")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("nodes die with a killed cometlab only on Linux (Pdeathsig)")
 	}
+	testnettest.LockForTest(t)
 }
 
 // noProcessesLeft waits up to 10 s for every process whose command line
@@ -96,11 +102,7 @@ func noProcessesLeft(t *testing.T, dir string) {
 // `--resume`: the finished cell is kept (same run id), the killed one is
 // set aside as DIR.interrupted with what it had written, and run again.
 func TestSweepKilledResumes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real testnets")
-	}
-	skipUnlessPdeathsig(t)
-	testnettest.LockForTest(t)
+	killTest(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	cmd, out := startCometlab(t, "sweep", "-r", "100,150", "-T", "10s", "--validators", "3", "--out", dir)
 	second := filepath.Join(dir, "cells", "c1-r150-0")
@@ -155,11 +157,7 @@ func TestSweepKilledResumes(t *testing.T) {
 // run and resumes the search: the first run is kept, the killed one set
 // aside and the search goes on to its budget of 3 runs.
 func TestSaturateKilledResumes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real testnets")
-	}
-	skipUnlessPdeathsig(t)
-	testnettest.LockForTest(t)
+	killTest(t)
 	dir := filepath.Join(t.TempDir(), "search")
 	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "10s", "--max-runs", "3", "--validators", "3", "--out", dir)
 	killWhen(t, cmd, out, 3*time.Minute, func() bool {
