@@ -20,6 +20,17 @@
 # achieved ≥ 99.5 % of target, ≤ 0.5 % of a core at 400 tx/s. Anchors:
 # loadtime tops out near 21k tx/s (~48 µs CPU per tx), ~2 % at 400 tx/s.
 #
+# Measured on the 2-core development VM (2026-11-21; the README's table
+# holds the latest run): when internal/load was tuned, a context switch cost
+# 10–20 µs and a write to a loopback socket 20–40 µs (it runs the
+# receiver's TCP stack and wakes it), which is why it batches writes and
+# reads replies when the sender wakes; one connection then sent 150,000
+# 1 KiB tx/s at about 2.3 µs of CPU each, and at 400 tx/s even pacing cost
+# about 2 % of a core, nearly all of it the 400 wake-ups per second, and
+# burst pacing 0.15 %. Go's timers woke about 0.5 ms late (the runtime
+# poller waits in whole ms), which shows as send lateness of that order at
+# low rates.
+#
 # The generator is `cometlab load --readback=false`; if cmd/cometlab cannot
 # be built or that run fails, bench/loadgen (the same internal/load package
 # without the CLI) is used instead and the table says so. Set DRIVER=loadgen

@@ -10,7 +10,7 @@ import (
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // TestCompareRealRuns runs two real 15-s runs of a 4-validator testnet at
@@ -23,7 +23,7 @@ func TestCompareRealRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two real 4-validator testnets")
 	}
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	tmp := t.TempDir()
 	base, slow := filepath.Join(tmp, "base"), filepath.Join(tmp, "slow")
 	manifest := filepath.Join(tmp, "slow.toml")

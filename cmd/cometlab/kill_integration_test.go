@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,7 +14,7 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // mainEnv makes the test binary run main() instead of the tests, so a test
@@ -67,6 +68,21 @@ func killWhen(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, timeout time.Durat
 	<-done
 }
 
+// killTest starts a test that runs real testnets and kills cometlab: it
+// skips it in -short mode and where nodes do not die with a killed
+// cometlab (only Linux has the parent-death signal), then takes the
+// node-test lock.
+func killTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real testnets")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("nodes die with a killed cometlab only on Linux (Pdeathsig)")
+	}
+	testnettest.LockForTest(t)
+}
+
 // noProcessesLeft waits up to 10 s for every process whose command line
 // names dir to go: the nodes of a killed cometlab die with it (their
 // parent-death signal), they are not left running.
@@ -74,7 +90,7 @@ func noProcessesLeft(t *testing.T, dir string) {
 	t.Helper()
 	var left []string
 	for range 50 {
-		if left = testnet.ProcessesUnder(dir); len(left) == 0 {
+		if left = testnettest.ProcessesUnder(t, dir); len(left) == 0 {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -87,10 +103,7 @@ func noProcessesLeft(t *testing.T, dir string) {
 // `--resume`: the finished cell is kept (same run id), the killed one is
 // set aside as DIR.interrupted with what it had written, and run again.
 func TestSweepKilledResumes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real testnets")
-	}
-	testnet.LockForTest(t)
+	killTest(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	cmd, out := startCometlab(t, "sweep", "-r", "100,150", "-T", "10s", "--validators", "3", "--out", dir)
 	second := filepath.Join(dir, "cells", "c1-r150-0")
@@ -145,10 +158,7 @@ func TestSweepKilledResumes(t *testing.T) {
 // run and resumes the search: the first run is kept, the killed one set
 // aside and the search goes on to its budget of 3 runs.
 func TestSaturateKilledResumes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real testnets")
-	}
-	testnet.LockForTest(t)
+	killTest(t)
 	dir := filepath.Join(t.TempDir(), "search")
 	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "10s", "--max-runs", "3", "--validators", "3", "--out", dir)
 	killWhen(t, cmd, out, 3*time.Minute, func() bool {

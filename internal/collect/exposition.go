@@ -25,8 +25,8 @@ const maxInterned = 1 << 14
 // (one per node).
 //
 // Only the lines of kept families reach the standard parser
-// (expfmt.TextParser): a CometBFT node exposes ~500 lines of which the
-// default series are ~15 %, and most of the rest are histogram buckets.
+// (expfmt.TextParser): the default series are a small part of what a
+// CometBFT node exposes, most of the rest histogram buckets.
 type Exposition struct {
 	series   *Series
 	parser   expfmt.TextParser

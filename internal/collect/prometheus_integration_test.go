@@ -25,7 +25,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // prometheusForTest returns the Prometheus server binary for a test that
@@ -40,7 +40,7 @@ func prometheusForTest(t *testing.T) string {
 	if bin == "" {
 		t.Skip("COMETLAB_PROMETHEUS is not set: no Prometheus server to test against (.ci/run installs Debian's prometheus package and sets it)")
 	}
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	return bin
 }
 
@@ -75,7 +75,7 @@ func TestPrometheusMatchesScraper(t *testing.T) {
 		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
 			t.Error(err)
 		}
-		if left := testnet.ProcessesUnder(tnDir); len(left) > 0 {
+		if left := testnettest.ProcessesUnder(t, tnDir); len(left) > 0 {
 			t.Errorf("node processes left behind: %v", left)
 		}
 	})
@@ -363,7 +363,7 @@ func startPrometheus(t *testing.T, bin, cfg, data string) string {
 	}
 	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+data, "--web.listen-address="+addr, "--log.level=warn")
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = testnettest.ChildAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

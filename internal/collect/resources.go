@@ -30,11 +30,8 @@ type ResourceConfig struct {
 	// DataInterval is the least time between two walks of a data directory;
 	// 0 means adaptive: walk at most every Interval, and never spend more
 	// than 0.01 % of a core per node walking (the next walk waits at least
-	// 10,000 × the last walk's duration: a fresh node's data directory
-	// walks in ~0.1 ms, so every second; after a few minutes of load, ~40
-	// files, in ~0.3 ms, so every 3 s; ~600 MB of goleveldb index, ~330
-	// files, in ~1.2 ms, so every 12 s). Between walks, rows repeat the
-	// last size.
+	// 10,000 × the last walk's duration, so a directory that grows is
+	// walked less often). Between walks, rows repeat the last size.
 	DataInterval time.Duration
 	// ProcDir is the proc file system; "" means /proc.
 	ProcDir string

@@ -14,7 +14,7 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // shortRun is a 3-validator manifest with 10 s of load at 100 tx/s; pin,
@@ -60,7 +60,7 @@ func checkCollected(t *testing.T, res experiment.Result, err error, out string) 
 	if res.Run.Status != results.StatusComplete {
 		t.Errorf("status %s: %v", res.Run.Status, res.Run.Errors)
 	}
-	if left := testnet.ProcessesUnder(res.Dir); len(left) > 0 {
+	if left := testnettest.ProcessesUnder(t, res.Dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 	metrics, resources := map[string]int{}, map[string]int{}
@@ -91,7 +91,7 @@ func TestRunCollects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shortRun(t, nil),
 		Dir: filepath.Join(t.TempDir(), "run"), Fetcher: fetcher(t), Out: &out, Version: "test"})

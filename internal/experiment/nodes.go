@@ -2,9 +2,13 @@ package experiment
 
 import (
 	"context"
+	"time"
 
+	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet"
 )
 
 // testnetSpec turns a resolved manifest into what cometbft.Generate takes:
@@ -46,4 +50,33 @@ func nodeVersion(m manifest.Resolved, n manifest.Node) string {
 		return "binary " + m.CometBFTBinary
 	}
 	return m.CometBFTVersion
+}
+
+// nodeRecords are the nodes of m's testnet generated as homes, for
+// run.json (Home is the absolute home directory), and the RPC endpoints of
+// those that run consensus (every mode but seed).
+func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []collect.Endpoint) {
+	var nodes []results.Node
+	var endpoints []collect.Endpoint
+	for i, h := range homes {
+		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
+			Metrics: h.MetricsAddr(), Home: h.Dir})
+		if h.Mode != cometbft.ModeSeed {
+			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
+		}
+	}
+	return nodes, endpoints
+}
+
+// defaultStartTimeout bounds the wait for a new testnet's nodes to advance
+// when the options leave it 0.
+const defaultStartTimeout = 90 * time.Second
+
+// waitStarted waits until every node of tn advances (testnet.WaitHealthy)
+// for at most timeout, or defaultStartTimeout when timeout is 0.
+func waitStarted(ctx context.Context, tn *testnet.Testnet, timeout time.Duration) error {
+	if timeout == 0 {
+		timeout = defaultStartTimeout
+	}
+	return tn.WaitHealthy(ctx, timeout)
 }

@@ -189,45 +189,71 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	default:
 		return Result{}, fmt.Errorf("metrics %q: want %s, %s or %s", opts.Metrics, MetricsDefault, MetricsAll, MetricsNone)
 	}
-	hard := opts.Hard
-	if hard == nil {
-		hard = context.Background()
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	out := newPrinter(opts.Out)
-	id := uuid.New()
-	dir := opts.Dir
-	if dir == "" {
-		dir = DefaultRunDir(id.String())
-	}
-	manifestText, err := manifest.Encode(m)
+	rd, err := s.createOnTestnet(opts.Version, m)
 	if err != nil {
 		return Result{}, err
 	}
-	rd, err := createRunDir(dir, results.Run{
-		ID: id.String(), Status: results.StatusRunning, CometlabVersion: opts.Version,
-		CometBFTVersion: m.CometBFTVersion, App: m.App, Host: hostInfo(), Target: m.Load.Target,
-		Load: workloadRecord(m.Load), Started: time.Now(),
-	}, logger)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := results.WriteFileAtomic(rd.path(results.ManifestFile), manifestText); err != nil {
-		return Result{}, err
-	}
-	out.Phase("run %s → %s", id, dir)
+	out.Phase("run %s → %s", s.id, s.dir)
 
-	loadStarted, err := runTestnet(ctx, hard, rd, out, logger, opts, id)
+	loadStarted, err := runTestnet(ctx, s, rd, out, opts)
 	return finish(ctx, rd, out, err, loadStarted)
 }
 
+// runStart is what every run (Run, Load, a run on a shared testnet) begins
+// with: its id and the options every run shares, defaults applied.
+type runStart struct {
+	id     uuid.UUID
+	dir    string          // the run directory
+	hard   context.Context // never nil
+	logger *slog.Logger    // never nil
+}
+
+// beginRun draws a run's id and applies, in one place, the defaults of the
+// options every run shares: dir "" means runs/<run-id>, a nil hard context
+// never ends, a nil logger discards.
+func beginRun(dir string, hard context.Context, logger *slog.Logger) runStart {
+	s := runStart{id: uuid.New(), dir: dir, hard: hard, logger: logger}
+	if s.dir == "" {
+		s.dir = DefaultRunDir(s.id.String())
+	}
+	if s.hard == nil {
+		s.hard = context.Background()
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// record is the run's first run.json: running since now on this host,
+// with the load w.
+func (s runStart) record(version string, w manifest.Workload) results.Run {
+	return results.Run{ID: s.id.String(), Status: results.StatusRunning, CometlabVersion: version, Host: hostInfo(),
+		Load: workloadRecord(w), Started: time.Now()}
+}
+
+// createOnTestnet creates the run directory of a run on a testnet of m:
+// its first run.json and the resolved manifest.toml.
+func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir, error) {
+	text, err := manifest.Encode(m)
+	if err != nil {
+		return nil, err
+	}
+	r := s.record(version, m.Load)
+	r.CometBFTVersion, r.App, r.Target = m.CometBFTVersion, m.App, m.Load.Target
+	rd, err := createRunDir(s.dir, r, s.logger)
+	if err != nil {
+		return nil, err
+	}
+	return rd, results.WriteFileAtomic(rd.path(results.ManifestFile), text)
+}
+
 // runTestnet brings the testnet up, runs the load phase and brings it down.
-func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slog.Logger, opts Options, id uuid.UUID) (loadStarted bool, err error) {
+func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options) (loadStarted bool, err error) {
 	m := opts.Manifest
-	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+id.String()[:8])
+	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+s.id.String()[:8])
 	if err != nil {
 		return false, err
 	}
@@ -235,15 +261,10 @@ func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slo
 	if err != nil {
 		return false, fmt.Errorf("generate node homes: %w", err)
 	}
-	tn := testnet.New(homes, logger)
-	var nodes []results.Node
-	var endpoints []collect.Endpoint
-	for i, h := range homes {
-		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
-			Metrics: h.MetricsAddr(), Home: results.NodesDir + "/" + h.Name})
-		if h.Mode != cometbft.ModeSeed {
-			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
-		}
+	tn := testnet.New(homes, s.logger)
+	nodes, endpoints := nodeRecords(m, homes)
+	for i := range nodes {
+		nodes[i].Home = relDir(rd.dir, nodes[i].Home)
 	}
 	rd.set(func(r *results.Run) { r.Nodes = nodes })
 
@@ -256,11 +277,7 @@ func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slo
 		tn.Stop(10 * time.Second)
 	}()
 	start := time.Now()
-	timeout := opts.StartTimeout
-	if timeout == 0 {
-		timeout = 90 * time.Second
-	}
-	if err := tn.WaitHealthy(ctx, timeout); err != nil {
+	if err := waitStarted(ctx, tn, opts.StartTimeout); err != nil {
 		return false, fmt.Errorf("testnet start: %w", err)
 	}
 	target := tn.Node(m.Load.Target)
@@ -274,10 +291,10 @@ func runTestnet(ctx, hard context.Context, rd *runDir, out *printer, logger *slo
 	ep := rpc.WSAddr(target.RPCAddr())
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
-	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: m.Load, endpoint: ep,
+	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: endpoints, readback: true}
 	lp.setCollectors(opts, tn)
-	return true, lp.run(ctx, hard)
+	return true, lp.run(ctx, s.hard)
 }
 
 // reportedVersion records the requested release and, when it differs, what

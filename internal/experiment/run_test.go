@@ -13,14 +13,14 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // fetcher returns the binary fetcher; every test that uses it starts nodes,
 // so it also takes the cross-package test lock.
 func fetcher(t *testing.T) *cometbft.Fetcher {
 	t.Helper()
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	dir, err := cometbft.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 	if res.Run.Status != results.StatusComplete {
@@ -137,7 +137,7 @@ func TestRunNodeFailsToStart(t *testing.T) {
 	if run.Status != results.StatusFailed || len(run.Errors) == 0 {
 		t.Errorf("run.json status %s errors %v", run.Status, run.Errors)
 	}
-	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 }
@@ -177,7 +177,7 @@ func TestRunInterrupted(t *testing.T) {
 	if res.Run.Status != results.StatusPartial {
 		t.Errorf("status %q, want partial", res.Run.Status)
 	}
-	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 	m := res.Summary.Metrics

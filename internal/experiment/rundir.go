@@ -6,9 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
@@ -76,13 +74,7 @@ func (rd *runDir) fail(err error) {
 func hostInfo() results.Host {
 	h := results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version()}
 	h.Hostname, _ = os.Hostname()
-	var si syscall.Sysinfo_t
-	if syscall.Sysinfo(&si) == nil {
-		h.MemBytes = int64(si.Totalram) * int64(si.Unit)
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h.Kernel = strings.TrimSpace(string(b))
-	}
+	h.MemBytes, h.Kernel = hostMemory(), hostKernel()
 	return h
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // TestSaturateTinyBudget runs a search with a budget of 3 runs of 10 s and
@@ -62,7 +62,7 @@ func TestSaturateTinyBudget(t *testing.T) {
 			t.Errorf("saturate.md lacks %q", w)
 		}
 	}
-	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -34,32 +32,19 @@ type LoadOptions struct {
 // Load drives load into an endpoint cometlab did not start, and (with
 // Readback) reads the chain back and reports, like a run without a testnet.
 func Load(ctx context.Context, opts LoadOptions) (Result, error) {
-	hard := opts.Hard
-	if hard == nil {
-		hard = context.Background()
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	out := newPrinter(opts.Out)
-	id := uuid.New()
-	dir := opts.Dir
-	if dir == "" {
-		dir = DefaultRunDir(id.String())
-	}
 	ep := rpc.WSAddr(opts.Endpoint)
 	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
 		ep = opts.Endpoint // a non-standard path, e.g. a gateway
 	}
-	rd, err := createRunDir(dir, results.Run{
-		ID: id.String(), Status: results.StatusRunning, CometlabVersion: opts.Version, Host: hostInfo(),
-		Target: "target", Endpoint: ep, Load: workloadRecord(opts.Workload), Started: time.Now(),
-	}, logger)
+	r := s.record(opts.Version, opts.Workload)
+	r.Target, r.Endpoint = "target", ep
+	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return Result{}, err
 	}
-	out.Phase("load run %s → %s", id, dir)
+	out.Phase("load run %s → %s", s.id, s.dir)
 	target := rpc.New(opts.Endpoint)
 	if opts.Readback {
 		st, err := target.Status(ctx)
@@ -69,12 +54,12 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		}
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
-	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: opts.Workload, endpoint: ep,
+	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: opts.Workload, endpoint: ep,
 		target: target, readback: opts.Readback}
 	if opts.Readback {
 		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
 	}
-	err = lp.run(ctx, hard)
+	err = lp.run(ctx, s.hard)
 	if !opts.Readback {
 		return finishSendOnly(ctx, rd, out, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -302,8 +301,6 @@ func sortedUnique[T int | float64](xs []T) []T {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // describeMode is the mode in words, for progress lines.
 func describeMode(mode string) string {

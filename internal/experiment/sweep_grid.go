@@ -5,7 +5,6 @@ import (
 	"maps"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -20,28 +19,14 @@ type gridCell struct {
 }
 
 // CanonicalParam checks a swept setting's key and returns its canonical
-// form: "validators", "cometbft_version", "log_level", "load.size",
-// "load.duration", "load.pacing", "load.target", "load.drain_timeout",
-// "load.late_threshold" (the load keys also without "load."), or a
-// config.toml path ("mempool.size", also written "config.mempool.size").
-// c and r are swept with their own flags, not here.
+// form (see manifest.SettableKey). c and r are swept with their own flags,
+// not here.
 func CanonicalParam(key string) (string, error) {
 	switch key {
-	case "validators", "cometbft_version", "log_level":
-		return key, nil
 	case "c", "r", "connections", "rate", "load.connections", "load.rate":
 		return "", fmt.Errorf("%s: sweep connections and rates with --connections and --rates", key)
-	case "size", "duration", "pacing", "target", "drain_timeout", "late_threshold":
-		return "load." + key, nil
-	case "load.size", "load.duration", "load.pacing", "load.target", "load.drain_timeout", "load.late_threshold":
-		return key, nil
 	}
-	path := strings.TrimPrefix(key, "config.")
-	if !strings.Contains(path, ".") || strings.HasPrefix(key, "load.") || strings.Contains(path, "..") ||
-		strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") {
-		return "", fmt.Errorf("%s: not a manifest key or a config.toml path (section.key)", key)
-	}
-	return path, nil
+	return manifest.SettableKey(key)
 }
 
 // ParseSetFlag parses one --set value, KEY=V1,V2,….
@@ -97,8 +82,8 @@ func expandGrid(base manifest.Manifest, conns []int, rates []float64, params []r
 		if i < len(params) {
 			for _, v := range params[i].Values {
 				mm := m
-				if err := applyParam(&mm, params[i].Key, v); err != nil {
-					errs = append(errs, err)
+				if err := mm.Set(params[i].Key, v); err != nil {
+					errs = append(errs, fmt.Errorf("--set %s=%s: %w", params[i].Key, v, err))
 					continue
 				}
 				vv := maps.Clone(values)
@@ -131,107 +116,6 @@ func expandGrid(base manifest.Manifest, conns []int, rates []float64, params []r
 		return nil, joinUnique(errs)
 	}
 	return cells, nil
-}
-
-// applyParam sets one swept setting on m (a copy: maps are cloned before
-// they change).
-func applyParam(m *manifest.Manifest, key, val string) error {
-	bad := func(err error) error { return fmt.Errorf("--set %s=%s: %w", key, val, err) }
-	var o manifest.Overrides
-	switch key {
-	case "validators":
-		n, err := strconv.Atoi(val)
-		if err != nil {
-			return bad(err)
-		}
-		o.Validators = &n
-	case "cometbft_version":
-		o.CometBFTVersion = &val
-	case "log_level":
-		m.LogLevel = val
-		return nil
-	case "load.size":
-		n, err := strconv.Atoi(val)
-		if err != nil {
-			return bad(err)
-		}
-		o.Size = &n
-	case "load.duration":
-		d, err := time.ParseDuration(val)
-		if err != nil {
-			return bad(err)
-		}
-		o.Duration = &d
-	case "load.pacing":
-		o.Pacing = &val
-	case "load.target":
-		o.Target = &val
-	case "load.drain_timeout":
-		m.Load.DrainTimeout = val
-		return nil
-	case "load.late_threshold":
-		m.Load.LateThreshold = val
-		return nil
-	default:
-		m.Config = withConfig(m.Config, key, configValue(val))
-		return nil
-	}
-	if err := m.Apply(o); err != nil {
-		return bad(err)
-	}
-	return nil
-}
-
-// configValue types a config value as TOML would: an integer, a float, a
-// boolean, or else a string ("1s").
-func configValue(s string) any {
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return i
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return f
-	}
-	if b, err := strconv.ParseBool(s); err == nil {
-		return b
-	}
-	return s
-}
-
-// withConfig returns a deep copy of the [config] table cfg with the
-// config.toml path set to v as a quoted dotted key, after removing any
-// other spelling of the same path (nested tables, partly dotted keys).
-func withConfig(cfg map[string]any, path string, v any) map[string]any {
-	out := cloneTable(cfg)
-	var drop func(prefix string, t map[string]any)
-	drop = func(prefix string, t map[string]any) {
-		for k, x := range t {
-			p := k
-			if prefix != "" {
-				p = prefix + "." + k
-			}
-			if p == path {
-				delete(t, k)
-				continue
-			}
-			if sub, ok := x.(map[string]any); ok && strings.HasPrefix(path, p+".") {
-				drop(p, sub)
-			}
-		}
-	}
-	drop("", out)
-	out[path] = v
-	return out
-}
-
-func cloneTable(t map[string]any) map[string]any {
-	out := make(map[string]any, len(t)+1)
-	for k, v := range t {
-		if sub, ok := v.(map[string]any); ok {
-			v = cloneTable(sub)
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // testnetKey identifies the testnet a cell runs on: its resolved manifest

@@ -43,22 +43,12 @@ func (rn *runner) startShared(ctx context.Context, m manifest.Resolved, dir stri
 		return nil, fmt.Errorf("generate node homes: %w", err)
 	}
 	s := &sharedNet{key: testnetKey(m), dir: dir, tn: testnet.New(homes, rn.env.Logger)}
-	for i, h := range homes {
-		s.nodes = append(s.nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
-			Metrics: h.MetricsAddr(), Home: h.Dir})
-		if h.Mode != cometbft.ModeSeed {
-			s.endpoints = append(s.endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
-		}
-	}
+	s.nodes, s.endpoints = nodeRecords(m, homes)
 	rn.out.Phase("reuse: starting a shared testnet of %d nodes in %s", len(homes), dir)
 	if err := s.tn.Start(testnet.Options{LogDir: filepath.Join(dir, results.LogsDir)}); err != nil {
 		return nil, err
 	}
-	timeout := rn.env.StartTimeout
-	if timeout == 0 {
-		timeout = 90 * time.Second
-	}
-	if err := s.tn.WaitHealthy(ctx, timeout); err != nil {
+	if err := waitStarted(ctx, s.tn, rn.env.StartTimeout); err != nil {
 		s.stop()
 		return nil, fmt.Errorf("testnet start: %w", err)
 	}
@@ -137,10 +127,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // dir: the same run directory as a fresh run's, but its nodes' homes and
 // logs are the shared testnet's.
 func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string) (Result, *saturation.Drain, error) {
-	out, logger := rn.out, rn.env.Logger
-	if logger == nil {
-		logger = discardLogger()
-	}
+	out := rn.out
 	if s := rn.shared; s != nil && (s.key != testnetKey(m) || !s.alive()) {
 		s.stop()
 		rn.shared = nil
@@ -155,21 +142,12 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 			out.Phase("reuse: the shared testnet is unhealthy (%v); starting a new one", err)
 		}
 	}
-	manifestText, err := manifest.Encode(m)
+	st := beginRun(dir, rn.env.Hard, rn.env.Logger)
+	rd, err := st.createOnTestnet(rn.env.Version, m)
 	if err != nil {
 		return Result{}, nil, err
 	}
-	id := uuid.New()
-	rd, err := createRunDir(dir, results.Run{ID: id.String(), Status: results.StatusRunning, CometlabVersion: rn.env.Version,
-		CometBFTVersion: m.CometBFTVersion, App: m.App, Host: hostInfo(), Target: m.Load.Target,
-		Load: workloadRecord(m.Load), Started: time.Now()}, logger)
-	if err != nil {
-		return Result{}, nil, err
-	}
-	if err := results.WriteFileAtomic(rd.path(results.ManifestFile), manifestText); err != nil {
-		return Result{}, nil, err
-	}
-	out.Phase("run %s → %s (shared testnet)", id, dir)
+	out.Phase("run %s → %s (shared testnet)", st.id, dir)
 	if rn.shared == nil {
 		// A fresh directory: a resumed sweep finds the old testnets' there.
 		tdir := ""
@@ -202,13 +180,9 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	drained := make(chan *saturation.Drain, 1)
 	go func() { drained <- watchDrain(wctx, dir, m.Load.DrainTimeout+5*time.Second) }()
-	lp := &loadPhase{rd: rd, out: out, logger: logger, id: id, work: m.Load, endpoint: ep,
+	lp := &loadPhase{rd: rd, out: out, logger: st.logger, id: st.id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: s.endpoints, readback: true}
-	hard := rn.env.Hard
-	if hard == nil {
-		hard = context.Background()
-	}
-	runErr := lp.run(ctx, hard)
+	runErr := lp.run(ctx, st.hard)
 	res, err := finish(ctx, rd, out, runErr, true)
 	stop()
 	d := <-drained

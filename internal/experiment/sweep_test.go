@@ -17,7 +17,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
-	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the progress writers of runs.
@@ -76,7 +76,7 @@ func checkCell(t *testing.T, dir string, c saturation.SweepCell) {
 			t.Errorf("cell %s: %v", c.ID, err)
 		}
 	}
-	if left := testnet.ProcessesUnder(dir); len(left) > 0 {
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
 }

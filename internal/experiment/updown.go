@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,11 +62,7 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 	if err := tn.Start(testnet.Options{LogDir: filepath.Join(opts.Dir, results.LogsDir), Detach: true}); err != nil {
 		return UpState{}, err
 	}
-	timeout := opts.StartTimeout
-	if timeout == 0 {
-		timeout = 90 * time.Second
-	}
-	if err := tn.WaitHealthy(ctx, timeout); err != nil {
+	if err := waitStarted(ctx, tn, opts.StartTimeout); err != nil {
 		tn.Stop(10 * time.Second)
 		return UpState{}, err
 	}
@@ -97,19 +91,11 @@ func Down(dir string, grace time.Duration, out io.Writer) error {
 	p := newPrinter(out)
 	var pids []int
 	for _, n := range st.Nodes {
-		if ownsPID(n.PID, n.Home) {
+		if testnet.NodeRunning(n.PID, n.Home) {
 			pids = append(pids, n.PID)
 		}
 	}
 	testnet.StopPIDs(pids, grace)
 	p.Phase("testnet down: stopped %d node processes", len(pids))
 	return os.Rename(path, path+".down")
-}
-
-func ownsPID(pid int, home string) bool {
-	if pid <= 0 || syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return err == nil && strings.Contains(string(b), home)
 }

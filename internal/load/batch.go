@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// The cost of a send is mostly system calls and wake-ups, not Go code: on
-// the 2-core VM this was tuned on, a context switch costs 10–20 µs and a
-// write to a loopback socket 20–40 µs (it runs the receiver's TCP stack and
-// wakes it). batchConn, the TCP connection beneath each websocket, cuts both.
+// The cost of a send is mostly system calls and wake-ups, not Go code:
+// context switches, and writes to a loopback socket (each runs the
+// receiver's TCP stack and wakes it). batchConn, the TCP connection beneath
+// each websocket, cuts both; bench/loadgen.sh measures what is left.
 //
 // Write coalescing. The sender hands each request to the websocket as usual,
 // but the frames are buffered here and written together. The sender flushes

@@ -13,14 +13,14 @@
 //
 // Pacers are pure functions of the send number; the generator is the only
 // part that reads a clock. A sender sleeps until a send is due unless it is
-// due within 50 µs; Go's timers wake about 0.5 ms late on Linux (the poller
-// waits in whole ms), which shows as lateness of that order at low rates.
+// due within 50 µs; Go's timers wake late by up to the runtime poller's
+// resolution (whole milliseconds on Linux), which shows as lateness of that
+// order at low rates.
 //
 // What a send costs is mostly system calls and wake-ups (see batch.go):
 // requests are written in batches when the rate allows, and at ≥ 100 tx/s
 // per connection replies are read when the sender wakes rather than when
-// they arrive. On a 2-core VM one connection sends 150,000 1 KiB tx/s at
-// about 2.3 µs of CPU each; at 400 tx/s even pacing costs about 2 % of a
-// core, nearly all of it the 400 wake-ups per second, and burst pacing
-// 0.15 % (bench/loadgen.sh).
+// they arrive. At low rates even pacing's cost is its wake-ups, one per
+// send, and burst pacing's one per second. bench/loadgen.sh measures what a
+// send costs, against CometBFT's loadtime.
 package load

@@ -149,6 +149,16 @@ func newLogs(t *testing.T) *logs {
 	return l
 }
 
+// generator returns a generator of cfg writing to the logs.
+func (l *logs) generator(t *testing.T, cfg Config) *Generator {
+	t.Helper()
+	g, err := New(cfg, l.sent, l.replies, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // read closes the logs and reads them back, failing on any send logged
 // twice.
 func (l *logs) read(t *testing.T) {

@@ -15,10 +15,7 @@ func TestRun(t *testing.T) {
 	f := newFakeNode(t, nil)
 	l := newLogs(t)
 	cfg := Config{Endpoint: f.endpoint(), Connections: 2, Rate: 200, Size: 256, Duration: 500 * time.Millisecond}
-	g, err := New(cfg, l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, cfg)
 	// Stats may be read while the load runs.
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -34,7 +31,7 @@ func TestRun(t *testing.T) {
 			}
 		}
 	})
-	err = g.Run(t.Context())
+	err := g.Run(t.Context())
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -80,11 +77,7 @@ func TestRunErrorReplies(t *testing.T) {
 	checkNoLeak(t)
 	f := newFakeNode(t, func(f *fakeNode) { f.errorFor = func(id uint64) bool { return id%4 == 0 } })
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 100, Size: 512, Duration: 500 * time.Millisecond},
-		l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 1, Rate: 100, Size: 512, Duration: 500 * time.Millisecond})
 	if err := g.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -115,11 +108,7 @@ func TestRunReconnects(t *testing.T) {
 	checkNoLeak(t)
 	f := newFakeNode(t, func(f *fakeNode) { f.dropAfter = 20 })
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 50, Size: 256, Duration: 1600 * time.Millisecond},
-		l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 1, Rate: 50, Size: 256, Duration: 1600 * time.Millisecond})
 	if err := g.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +153,7 @@ func TestRunEndpointGone(t *testing.T) {
 	var f *fakeNode
 	f = newFakeNode(t, func(f *fakeNode) { f.dropAfter = 10 })
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 50, Size: 256, Duration: 1500 * time.Millisecond},
-		l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 1, Rate: 50, Size: 256, Duration: 1500 * time.Millisecond})
 	time.AfterFunc(300*time.Millisecond, f.srv.Close)
 	if err := g.Run(t.Context()); err != nil {
 		t.Fatal(err)
@@ -197,12 +182,8 @@ func TestRunDialFails(t *testing.T) {
 		{strings.TrimSuffix(f.endpoint(), "/websocket") + "/nope", []string{"bad handshake", "404"}},
 	} {
 		l := newLogs(t)
-		g, err := New(Config{Endpoint: tt.endpoint, Connections: 3, Rate: 10, Size: 256, Duration: time.Second},
-			l.sent, l.replies, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = g.Run(t.Context())
+		g := l.generator(t, Config{Endpoint: tt.endpoint, Connections: 3, Rate: 10, Size: 256, Duration: time.Second})
+		err := g.Run(t.Context())
 		want := append(tt.want, "dial "+tt.endpoint+": ")
 		for _, w := range want {
 			if err == nil || !strings.Contains(err.Error(), w) {
@@ -221,15 +202,11 @@ func TestRunCancel(t *testing.T) {
 			checkNoLeak(t)
 			f := newFakeNode(t, func(f *fakeNode) { f.silent = silent })
 			l := newLogs(t)
-			g, err := New(Config{Endpoint: f.endpoint(), Connections: 2, Rate: 100, Size: 256, Duration: 10 * time.Second},
-				l.sent, l.replies, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 2, Rate: 100, Size: 256, Duration: 10 * time.Second})
 			ctx, cancel := context.WithCancel(t.Context())
 			time.AfterFunc(300*time.Millisecond, cancel)
 			start := time.Now()
-			err = g.Run(ctx)
+			err := g.Run(ctx)
 			took := time.Since(start)
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("Run = %v, want context.Canceled", err)
@@ -268,11 +245,7 @@ func TestRunCatchesUp(t *testing.T) {
 	checkNoLeak(t)
 	f := newFakeNode(t, nil)
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 100, Size: 256, Duration: time.Second},
-		l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 1, Rate: 100, Size: 256, Duration: time.Second})
 	if err := g.run(t.Context(), time.Now().Add(-600*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
@@ -299,11 +272,7 @@ func TestRunCatchesUp(t *testing.T) {
 func TestRunDropsImpossible(t *testing.T) {
 	checkNoLeak(t)
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: closedPort(t), Connections: 2, Rate: 100, Size: 256, Duration: time.Second},
-		l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: closedPort(t), Connections: 2, Rate: 100, Size: 256, Duration: time.Second})
 	if err := g.run(t.Context(), time.Now().Add(-5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -325,11 +294,8 @@ func TestRunLateBurst(t *testing.T) {
 	checkNoLeak(t)
 	f := newFakeNode(t, nil)
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 3000, Size: 1024, Duration: time.Second,
-		Pacing: PacingBurst, LateThreshold: time.Millisecond}, l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 1, Rate: 3000, Size: 1024, Duration: time.Second,
+		Pacing: PacingBurst, LateThreshold: time.Millisecond})
 	if err := g.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -397,11 +363,7 @@ func TestRunHighRate(t *testing.T) {
 	checkNoLeak(t)
 	f := newFakeNode(t, nil)
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: f.endpoint(), Connections: 2, Rate: 10000, Size: 1024, Duration: 300 * time.Millisecond},
-		l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 2, Rate: 10000, Size: 1024, Duration: 300 * time.Millisecond})
 	if !g.pollReplies {
 		t.Fatal("replies not polled at 10000 tx/s")
 	}
@@ -421,11 +383,7 @@ func TestRunLargeReplies(t *testing.T) {
 	checkNoLeak(t)
 	f := newFakeNode(t, func(f *fakeNode) { f.logPad = 8 << 10 })
 	l := newLogs(t)
-	g, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 2000, Size: 256, Duration: 500 * time.Millisecond},
-		l.sent, l.replies, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := l.generator(t, Config{Endpoint: f.endpoint(), Connections: 1, Rate: 2000, Size: 256, Duration: 500 * time.Millisecond})
 	if err := g.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}

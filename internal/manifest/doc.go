@@ -15,6 +15,10 @@
 //     [errors.Join]), each one an [*Error] naming the file, line and key —
 //     or the command-line flag, when the value came from [Manifest.Apply].
 //
+// [Manifest.Set] sets one setting named by its key from its text (a sweep's
+// --set KEY=V1,V2); [SettableKey] lists which keys it takes. [ParseRate]
+// reads a rate as people write it ("400/s", "24000/m").
+//
 // [Encode] writes a Resolved back as TOML (the run directory's
 // manifest.toml); parsing that file resolves to the same Resolved.
 //

@@ -13,7 +13,8 @@ const encodeHeader = "# cometlab resolved manifest: every default filled in, nod
 	"# Parsing this file resolves to the same testnet and load.\n\n"
 
 // encoded is the file layout Encode writes: the Manifest layout without
-// validators (nodes are explicit) and with every value present.
+// validators (nodes are explicit) and with every value present; [load] is
+// the Manifest's own table.
 type encoded struct {
 	Name            string                 `toml:"name"`
 	CometBFTVersion string                 `toml:"cometbft_version"`
@@ -21,19 +22,8 @@ type encoded struct {
 	App             string                 `toml:"app"`
 	LogLevel        string                 `toml:"log_level"`
 	Config          map[string]any         `toml:"config"`
-	Load            encodedLoad            `toml:"load"`
+	Load            ManifestLoad           `toml:"load"`
 	Nodes           map[string]encodedNode `toml:"node"`
-}
-
-type encodedLoad struct {
-	Connections   int     `toml:"connections"`
-	Rate          float64 `toml:"rate"`
-	Size          int     `toml:"size"`
-	Duration      string  `toml:"duration"`
-	Pacing        string  `toml:"pacing"`
-	Target        string  `toml:"target"`
-	DrainTimeout  string  `toml:"drain_timeout"`
-	LateThreshold string  `toml:"late_threshold"`
 }
 
 type encodedNode struct {
@@ -56,7 +46,7 @@ func Encode(r Resolved) ([]byte, error) {
 		App:             r.App,
 		LogLevel:        r.LogLevel,
 		Config:          r.Config,
-		Load: encodedLoad{
+		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
 			Rate:          r.Load.Rate,
 			Size:          r.Load.Size,

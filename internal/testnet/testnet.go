@@ -96,9 +96,10 @@ func (n *Node) start(opts Options) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {
 		// Own process group: a terminal's Ctrl-C reaches cometlab only, which
-		// stops the nodes in order. Pdeathsig kills the node if cometlab
-		// itself dies without stopping it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		// stops the nodes in order. The parent-death signal (Linux) kills the
+		// node if cometlab itself dies without stopping it.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		dieWithParent(cmd.SysProcAttr)
 	}
 	if err := cmd.Start(); err != nil {
 		f.Close()
@@ -280,6 +281,17 @@ func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+// NodeRunning reports whether process pid runs and its command line names
+// home, the node's home directory: a pid that another process reuses after
+// the node ended is not taken for the node.
+func NodeRunning(pid int, home string) bool {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	cmdline, err := commandLine(pid)
+	return err == nil && strings.Contains(cmdline, home)
 }
 
 // StopPIDs stops processes that are not children of this process (a

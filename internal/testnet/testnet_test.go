@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // binary returns the default cometbft binary, building it if needed.
@@ -20,7 +22,7 @@ func binary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
-	testnet.LockForTest(t)
+	testnettest.LockForTest(t)
 	dir, err := cometbft.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -129,5 +131,37 @@ func TestPortInUse(t *testing.T) {
 		if alive(pid) {
 			t.Errorf("pid %d still running", pid)
 		}
+	}
+}
+
+// TestNodeRunning: a live process whose command line names the home is
+// the node; one that does not, or has ended, is not.
+func TestNodeRunning(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sleep(1): %v", err)
+	}
+	pid := cmd.Process.Pid
+	// Right after the exec its command line may still be empty.
+	found := false
+	for range 100 {
+		if found = testnet.NodeRunning(pid, "sleep"); found {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !found {
+		t.Errorf("pid %d running sleep: not found", pid)
+	}
+	if testnet.NodeRunning(pid, "/no/such/home") {
+		t.Errorf("pid %d taken for a node it does not run", pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if testnet.NodeRunning(pid, "sleep") {
+		t.Errorf("pid %d still taken for a node after it ended", pid)
+	}
+	if testnet.NodeRunning(0, "sleep") || testnet.NodeRunning(-1, "sleep") {
+		t.Error("pid ≤ 0 taken for a node")
 	}
 }

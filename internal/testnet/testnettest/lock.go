@@ -1,7 +1,6 @@
-package testnet
+package testnettest
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -28,19 +27,4 @@ func LockForTest(tb testing.TB) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	})
-}
-
-// ProcessesUnder lists the pids of the processes whose command line
-// mentions dir (nodes are started with --home under their testnet
-// directory): tests use it to check that nothing was left running.
-func ProcessesUnder(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var pids []string
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(dir)) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }

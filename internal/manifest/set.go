@@ -1,0 +1,139 @@
+package manifest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// setter returns how [Manifest.Set] sets the named setting key (in
+// canonical form) from its text, or nil when key is not one. This switch is
+// the one list of the settings a sweep varies by name (--set KEY=V1,V2);
+// load.connections and load.rate are not among them: [Overrides] sets them
+// (a sweep's own --connections and --rates). Values that [Overrides] checks
+// go through [Manifest.Apply], so errors about them name its flag.
+func setter(key string) func(m *Manifest, v string) error {
+	apply := func(parse func(v string) (Overrides, error)) func(m *Manifest, v string) error {
+		return func(m *Manifest, v string) error {
+			o, err := parse(v)
+			if err != nil {
+				return err
+			}
+			return m.Apply(o)
+		}
+	}
+	switch key {
+	case "validators":
+		return apply(func(v string) (Overrides, error) { n, err := strconv.Atoi(v); return Overrides{Validators: &n}, err })
+	case "cometbft_version":
+		return apply(func(v string) (Overrides, error) { return Overrides{CometBFTVersion: &v}, nil })
+	case "log_level":
+		return func(m *Manifest, v string) error { m.LogLevel = v; return nil }
+	case "load.size":
+		return apply(func(v string) (Overrides, error) { n, err := strconv.Atoi(v); return Overrides{Size: &n}, err })
+	case "load.duration":
+		return apply(func(v string) (Overrides, error) {
+			d, err := time.ParseDuration(v)
+			return Overrides{Duration: &d}, err
+		})
+	case "load.pacing":
+		return apply(func(v string) (Overrides, error) { return Overrides{Pacing: &v}, nil })
+	case "load.target":
+		return apply(func(v string) (Overrides, error) { return Overrides{Target: &v}, nil })
+	case "load.drain_timeout":
+		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
+	case "load.late_threshold":
+		return func(m *Manifest, v string) error { m.Load.LateThreshold = v; return nil }
+	}
+	return nil
+}
+
+// SettableKey checks that [Manifest.Set] takes key and returns its
+// canonical form: "validators", "cometbft_version", "log_level",
+// "load.size", "load.duration", "load.pacing", "load.target",
+// "load.drain_timeout", "load.late_threshold" (the [load] keys also
+// without "load."), or a config.toml path ("mempool.size", also written
+// "config.mempool.size").
+func SettableKey(key string) (string, error) {
+	for _, k := range []string{key, "load." + key} {
+		if setter(k) != nil {
+			return k, nil
+		}
+	}
+	path := strings.TrimPrefix(key, "config.")
+	if !strings.Contains(path, ".") || strings.HasPrefix(key, "load.") || strings.Contains(path, "..") ||
+		strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") {
+		return "", fmt.Errorf("%s: not a manifest key or a config.toml path (section.key)", key)
+	}
+	return path, nil
+}
+
+// Set sets one setting of m, named as [SettableKey] takes it, from its text:
+// a number, a duration or a string as the key wants; a config.toml path's
+// value is typed as TOML would type it (see configValue). Maps are cloned
+// before they change, so a copy of m made before Set is unaffected. On
+// error m is unchanged.
+func (m *Manifest) Set(key, value string) error {
+	k, err := SettableKey(key)
+	if err != nil {
+		return err
+	}
+	if set := setter(k); set != nil {
+		return set(m, value)
+	}
+	m.Config = withConfig(m.Config, k, configValue(value))
+	return nil
+}
+
+// configValue types a config value as TOML would: an integer, a float, a
+// boolean, or else a string ("1s").
+func configValue(s string) any {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return f
+	}
+	if b, err := strconv.ParseBool(s); err == nil {
+		return b
+	}
+	return s
+}
+
+// withConfig returns a deep copy of the [config] table cfg with the
+// config.toml path set to v as a quoted dotted key, after removing any
+// other spelling of the same path (nested tables, partly dotted keys).
+func withConfig(cfg map[string]any, path string, v any) map[string]any {
+	out := cloneTable(cfg)
+	var drop func(prefix string, t map[string]any)
+	drop = func(prefix string, t map[string]any) {
+		for k, x := range t {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			if p == path {
+				delete(t, k)
+				continue
+			}
+			if sub, ok := x.(map[string]any); ok && strings.HasPrefix(path, p+".") {
+				drop(p, sub)
+			}
+		}
+	}
+	drop("", out)
+	out[path] = v
+	return out
+}
+
+func cloneTable(t map[string]any) map[string]any {
+	out := make(map[string]any, len(t)+1)
+	for k, v := range t {
+		if sub, ok := v.(map[string]any); ok {
+			v = cloneTable(sub)
+		}
+		out[k] = v
+	}
+	return out
+}

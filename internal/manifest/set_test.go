@@ -1,0 +1,74 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSettableKey(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"validators", "validators", ""},
+		{"size", "load.size", ""},
+		{"load.duration", "load.duration", ""},
+		{"drain_timeout", "load.drain_timeout", ""},
+		{"mempool.size", "mempool.size", ""},
+		{"config.consensus.timeout_commit", "consensus.timeout_commit", ""},
+		{"load.rate", "", "not a manifest key"},
+		{"load.bogus", "", "not a manifest key"},
+		{"mempool", "", "not a manifest key"},
+		{"mempool..size", "", "not a manifest key"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := SettableKey(tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error %v, want one naming %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("got %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSet(t *testing.T) {
+	m := Default()
+	m.Config = map[string]any{"mempool": map[string]any{"size": int64(5000), "recheck": true}}
+	c := m
+	for k, v := range map[string]string{"validators": "3", "size": "512", "load.duration": "10s", "log_level": "*:info",
+		"drain_timeout": "5s", "config.mempool.size": "1000"} {
+		if err := c.Set(k, v); err != nil {
+			t.Fatalf("%s=%s: %v", k, v, err)
+		}
+	}
+	if c.Validators != 3 || c.Load.Size != 512 || c.Load.Duration != (10*time.Second).String() || c.LogLevel != "*:info" ||
+		c.Load.DrainTimeout != "5s" || c.Config["mempool.size"] != int64(1000) || c.Config["mempool"].(map[string]any)["recheck"] != true {
+		t.Errorf("after Set: %+v", c)
+	}
+	if m.Config["mempool"].(map[string]any)["size"] != int64(5000) {
+		t.Error("Set changed the [config] table of the manifest it was copied from")
+	}
+	for k, v := range map[string]string{"validators": "x", "size": "3", "bogus": "1"} {
+		before := c
+		if err := c.Set(k, v); err == nil {
+			t.Errorf("%s=%s: no error", k, v)
+		}
+		if c.Validators != before.Validators || c.Load.Size != before.Load.Size {
+			t.Errorf("%s=%s: the failed Set changed the manifest", k, v)
+		}
+	}
+	if err := c.Set("validators", "0"); err == nil || !strings.Contains(err.Error(), "--validators") {
+		t.Errorf("validators=0: %v, want an error naming --validators", err)
+	}
+}
+
+func TestConfigValue(t *testing.T) {
+	for in, want := range map[string]any{"1000": int64(1000), "0.5": 0.5, "true": true, "1s": "1s", "v0.38": "v0.38"} {
+		if got := configValue(in); got != want {
+			t.Errorf("%q: %#v, want %#v", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+// Package testnettest holds helpers for tests that start real node
+// processes: a lock that lets one such test run at a time across test
+// binaries (LockForTest), a check that none of a test's node processes
+// outlived it (ProcessesUnder), and the attributes of a server process a
+// test starts (ChildAttr). Only tests import it.
+package testnettest
