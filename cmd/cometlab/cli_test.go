@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/cometlab/cometlab/internal/results/resultstest"
+)
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -29,20 +28,7 @@ func TestHelpGolden(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d", code)
 			}
-			path := filepath.Join("testdata", "help", name+".txt")
-			if *update {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if out != string(want) {
-				t.Errorf("--help differs from %s (run with -update to accept):\n%s", path, out)
-			}
+			resultstest.Golden(t, filepath.Join("testdata", "help", name+".txt"), []byte(out))
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // TestPrometheusConfigCmd writes prometheus.yml from a pinned manifest
@@ -52,12 +53,7 @@ func TestPrometheusConfigCmd(t *testing.T) {
 				}
 			}
 			if tt.name == "manifest" {
-				if *update {
-					os.WriteFile(golden, []byte(out), 0o644)
-				}
-				if want, _ := os.ReadFile(golden); out != string(want) {
-					t.Errorf("prometheus.yml differs from %s (run with -update to accept):\n%s", golden, out)
-				}
+				resultstest.Golden(t, golden, []byte(out))
 			}
 		})
 	}

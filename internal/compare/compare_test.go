@@ -2,7 +2,6 @@ package compare
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,14 +16,12 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
-// updateCompare rewrites testdata/compare/*.golden (the numbers of each
-// case); the verdicts each case expects are hand-written in its .toml and
-// never rewritten. It has its own name so as not to clash with other
-// golden flags of this package's tests.
-var updateCompare = flag.Bool("update-compare", false, "rewrite testdata/compare/*.golden")
-
+// compareCases holds the data-driven cases: NAME.toml, the case and the
+// verdicts it expects (hand-written, never rewritten), and NAME.golden, the
+// figures (go test -update rewrites them).
 const compareCases = "../../testdata/compare"
 
 // cmpCase is one data-driven case: testdata/compare/NAME.toml.
@@ -171,7 +168,7 @@ func loadCase(t *testing.T, path string) (cmpCase, Side, []Side, Options) {
 
 // TestCompareCases runs every testdata/compare/*.toml: the verdicts must
 // be those the case expects (known answers), and the figures those of its
-// .golden file (rewrite with -update-compare).
+// .golden file (rewrite with -update).
 func TestCompareCases(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(compareCases, "*.toml"))
 	if len(paths) == 0 {
@@ -212,19 +209,7 @@ func TestCompareCases(t *testing.T) {
 				t.Errorf("unexpected warnings:\n%s", all)
 			}
 			text := renderCase(got)
-			golden := filepath.Join(compareCases, name+".golden")
-			if *updateCompare {
-				if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update-compare)", err)
-			}
-			if text != string(want) {
-				t.Errorf("output differs from %s (rewrite with -update-compare):\n%s", golden, text)
-			}
+			resultstest.Golden(t, filepath.Join(compareCases, name+".golden"), []byte(text))
 			// Deterministic: the same inputs and seed give the same output.
 			again, _ := Sides(base, cands, opts)
 			if renderCase(again) != text {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // checkPlots checks that every plot of the report is in dir/plots and
@@ -50,7 +51,7 @@ func checkPlots(t *testing.T, dir string) {
 }
 
 func TestQARun(t *testing.T) {
-	if *update {
+	if resultstest.Updating() {
 		writeQARun(t, qaRun)
 	}
 	dir := copyRun(t, qaRun)
@@ -66,7 +67,7 @@ func TestQARun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("qa", f+".golden"), b)
+		resultstest.Golden(t, filepath.Join("testdata", "qa", f+".golden"), b)
 	}
 	checkPlots(t, dir)
 	md, _ := os.ReadFile(filepath.Join(dir, results.ReportFile))
@@ -211,6 +212,6 @@ func TestWriteWithInput(t *testing.T) {
 	ma, _ := os.ReadFile(filepath.Join(a, results.ReportFile))
 	mb, _ := os.ReadFile(filepath.Join(b, results.ReportFile))
 	if len(ma) == 0 || !bytes.Equal(ma, mb) {
-		t.Errorf("report.md differs with Options.Input:\n%s", diff(string(mb), string(ma)))
+		t.Errorf("report.md differs with Options.Input:\n%s", resultstest.Diff(string(mb), string(ma)))
 	}
 }
