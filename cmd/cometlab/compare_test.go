@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,11 +119,7 @@ func TestCompareRuns(t *testing.T) {
 	if !strings.Contains(stderr, "worse than the baseline") || !strings.Contains(stdout, "v0.40.0") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	var c compare.Result
-	b, _ := os.ReadFile(filepath.Join(out, results.CompareJSON))
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := readComparison(t, filepath.Join(out, results.CompareJSON))
 	verdict := map[string]compare.Verdict{}
 	for _, r := range c.Metrics {
 		verdict[r.ID] = r.Candidates[0].Verdict
@@ -142,17 +139,31 @@ func TestCompareRuns(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("repeats, threshold 1000 %%: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	b, _ = os.ReadFile(filepath.Join(out, results.CompareJSON))
-	c = compare.Result{}
-	json.Unmarshal(b, &c)
+	c = readComparison(t, filepath.Join(out, results.CompareJSON))
 	if c.Baseline.Label != "old" || len(c.Baseline.Runs) != 2 || c.Method.Thresholds.DefaultPct != 1000 {
 		t.Errorf("baseline %+v, thresholds %+v", c.Baseline, c.Method.Thresholds)
 	}
-	for _, r := range c.Metrics {
-		if r.ID == "block_latency_mean_ms" && !strings.HasPrefix(r.Candidates[0].Test, "t over runs (2 v 2)") {
-			t.Errorf("repeats tested by %q", r.Candidates[0].Test)
-		}
+	i := slices.IndexFunc(c.Metrics, func(r compare.Row) bool { return r.ID == "block_latency_mean_ms" })
+	if i < 0 {
+		t.Fatal("no block_latency_mean_ms row")
 	}
+	if test := c.Metrics[i].Candidates[0].Test; !strings.HasPrefix(test, "t over runs (2 v 2)") {
+		t.Errorf("repeats tested by %q", test)
+	}
+}
+
+// readComparison reads a compare.json.
+func readComparison(t *testing.T, path string) compare.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c compare.Result
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
 }
 
 func TestCompareUsageErrors(t *testing.T) {
@@ -249,11 +260,7 @@ func TestCompareSweeps(t *testing.T) {
 			t.Errorf("no %s", f)
 		}
 	}
-	var c compare.Result
-	b, _ := os.ReadFile(filepath.Join(out, "cells/c1-r50", results.CompareJSON))
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := readComparison(t, filepath.Join(out, "cells/c1-r50", results.CompareJSON))
 	if len(c.Baseline.Runs) != 2 || len(c.Candidates[0].Runs) != 2 || !strings.Contains(strings.Join(c.Warnings, "\n"), "cand: skipped") {
 		t.Errorf("cell c1-r50: %d v %d runs, warnings %q", len(c.Baseline.Runs), len(c.Candidates[0].Runs), c.Warnings)
 	}

@@ -24,6 +24,20 @@ import (
 // figures (go test -update rewrites them).
 const compareCases = "../../testdata/compare"
 
+// casePaths returns the paths of the cases' .toml files and fails when
+// there is none.
+func casePaths(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(compareCases, "*.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("no case in %s", compareCases)
+	}
+	return paths
+}
+
 // cmpCase is one data-driven case: testdata/compare/NAME.toml.
 type cmpCase struct {
 	Description string
@@ -170,11 +184,7 @@ func loadCase(t *testing.T, path string) (cmpCase, Side, []Side, Options) {
 // be those the case expects (known answers), and the figures those of its
 // .golden file (rewrite with -update).
 func TestCompareCases(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(compareCases, "*.toml"))
-	if len(paths) == 0 {
-		t.Fatal("no cases")
-	}
-	for _, path := range paths {
+	for _, path := range casePaths(t) {
 		name := strings.TrimSuffix(filepath.Base(path), ".toml")
 		t.Run(name, func(t *testing.T) {
 			c, base, cands, opts := loadCase(t, path)
@@ -211,7 +221,10 @@ func TestCompareCases(t *testing.T) {
 			text := renderCase(got)
 			resultstest.Golden(t, filepath.Join(compareCases, name+".golden"), []byte(text))
 			// Deterministic: the same inputs and seed give the same output.
-			again, _ := Sides(base, cands, opts)
+			again, err := Sides(base, cands, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if renderCase(again) != text {
 				t.Error("a second Compare gave another result")
 			}
@@ -298,11 +311,15 @@ func TestComparePure(t *testing.T) {
 	}
 }
 
+// TestNoNaNInComparison checks that no case's comparison has a NaN or an
+// infinity among its figures.
 func TestNoNaNInComparison(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(compareCases, "*.toml"))
-	for _, path := range paths {
+	for _, path := range casePaths(t) {
 		_, base, cands, opts := loadCase(t, path)
-		got, _ := Sides(base, cands, opts)
+		got, err := Sides(base, cands, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
 		for _, r := range got.Metrics {
 			for _, cell := range r.Candidates {
 				for _, p := range []*float64{r.Baseline, cell.Value, cell.Delta, cell.DeltaPct, cell.P} {

@@ -70,7 +70,10 @@ func TestQARun(t *testing.T) {
 		resultstest.Golden(t, filepath.Join("testdata", "qa", f+".golden"), b)
 	}
 	checkPlots(t, dir)
-	md, _ := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if bytes.Contains(md, []byte("No plot")) {
 		t.Errorf("a plot is missing from the QA run's report")
 	}
