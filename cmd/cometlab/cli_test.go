@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,7 +35,7 @@ func TestHelpGolden(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
-	os.WriteFile(bad, []byte("[load]\nrtae = 5\nrate = 0\n"), 0o644)
+	resultstest.WriteFile(t, bad, []byte("[load]\nrtae = 5\nrate = 0\n"))
 	for _, c := range []struct {
 		args []string
 		want []string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/testnet"
 )
 
@@ -84,7 +85,7 @@ func TestCompareRealRuns(t *testing.T) {
 
 	// Thresholds that tolerate the slower commit: exit 0.
 	th := filepath.Join(tmp, "thresholds.toml")
-	os.WriteFile(th, []byte("threshold_pct = 1000\n[metric.tps_stddev]\nignore = true\n"), 0o644)
+	resultstest.WriteFile(t, th, []byte("threshold_pct = 1000\n[metric.tps_stddev]\nignore = true\n"))
 	code, stdout, stderr = run(t, "compare", base, slow, "--out", filepath.Join(tmp, "cmp2"), "--thresholds", th)
 	if code != exitOK {
 		t.Errorf("with a 1000 %% threshold: exit %d\n%s\n%s", code, stdout, stderr)

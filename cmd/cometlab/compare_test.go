@@ -13,6 +13,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // fakeRun describes a synthetic run directory: 1 connection × 50 tx/s for
@@ -44,47 +45,40 @@ func (f fakeRun) write(t *testing.T, dir string) string {
 	for k := 1; k < len(times); k++ {
 		times[k] = max(times[k], times[k-1]+int64(time.Millisecond))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	create := func(name, header string) *results.Writer {
-		w, err := results.Create(filepath.Join(dir, name), header)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
-	sent, replies, txs := create(results.SentFile, results.SentHeader), create(results.RepliesFile, results.RepliesHeader), create(results.TxsFile, results.TxsHeader)
+	var (
+		sent     []results.Sent
+		replies  []results.Reply
+		txs      []results.Tx
+		blocks   []results.Block
+		adoption []results.Adoption
+	)
 	runTxs := make([]int, len(times))
 	for i := range rate * secs {
 		at := t0.Add(time.Duration(i) * time.Second / rate).UnixNano()
-		sent.Write(&results.Sent{Seq: uint64(i), Intended: at, Actual: at + 50_000, Size: 1024})
-		replies.Write(&results.Reply{Seq: uint64(i), At: at + 2_000_000, OK: true})
+		sent = append(sent, results.Sent{Seq: uint64(i), Intended: at, Actual: at + 50_000, Size: 1024})
+		replies = append(replies, results.Reply{Seq: uint64(i), At: at + 2_000_000, OK: true})
 		k := 0
 		for k < len(times)-2 && times[k] < at+int64(150*time.Millisecond) {
 			k++
 		}
-		txs.Write(&results.Tx{Seq: uint64(i), Sent: at + 50_000, Height: int64(k + 1), Index: runTxs[k], BlockTime: times[k], CommitTime: times[k+1]})
+		txs = append(txs, results.Tx{Seq: uint64(i), Sent: at + 50_000, Height: int64(k + 1), Index: runTxs[k], BlockTime: times[k], CommitTime: times[k+1]})
 		runTxs[k]++
 	}
-	blocks, adoption := create(results.BlocksFile, results.BlocksHeader), create(results.AdoptionFile, results.AdoptionHeader)
 	for k := range len(times) - 1 {
-		blocks.Write(&results.Block{Height: int64(k + 1), Time: times[k], CommitTime: times[k+1], Txs: runTxs[k], RunTxs: runTxs[k], Bytes: 1024 * int64(runTxs[k]), Proposer: "P"})
+		blocks = append(blocks, results.Block{Height: int64(k + 1), Time: times[k], CommitTime: times[k+1], Txs: runTxs[k], RunTxs: runTxs[k], Bytes: 1024 * int64(runTxs[k]), Proposer: "P"})
 		for _, n := range run.Nodes {
-			adoption.Write(&results.Adoption{Height: int64(k + 1), Node: n.Name, At: times[k+1] + int64(5+r.ExpFloat64()*10)*int64(time.Millisecond)})
+			adoption = append(adoption, results.Adoption{Height: int64(k + 1), Node: n.Name, At: times[k+1] + int64(5+r.ExpFloat64()*10)*int64(time.Millisecond)})
 		}
-	}
-	for _, w := range []*results.Writer{sent, replies, txs, blocks, adoption} {
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run.FirstHeight, run.LastHeight = 1, int64(len(times)-1)
-	if err := results.WriteJSON(filepath.Join(dir, results.RunFile), run); err != nil {
-		t.Fatal(err)
 	}
 	m := fmt.Sprintf("name = 'default'\ncometbft_version = '%s'\n[load]\nrate = 50.0\nduration = '1m0s'\n", f.version)
-	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(m), 0o644); err != nil {
+	resultstest.WriteFile(t, filepath.Join(dir, results.ManifestFile), []byte(m))
+	resultstest.WriteCSV(t, filepath.Join(dir, results.SentFile), results.SentHeader, sent)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.RepliesFile), results.RepliesHeader, replies)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, txs)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, adoption)
+	run.FirstHeight, run.LastHeight = 1, int64(len(times)-1)
+	if err := results.WriteJSON(filepath.Join(dir, results.RunFile), run); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -170,10 +164,9 @@ func TestCompareUsageErrors(t *testing.T) {
 	tmp := t.TempDir()
 	a := fakeRun{"v0.40.0", time.Second, 1}.write(t, filepath.Join(tmp, "a"))
 	bad := filepath.Join(tmp, "bad.toml")
-	os.WriteFile(bad, []byte("treshold_pct = 5\n"), 0o644)
+	resultstest.WriteFile(t, bad, []byte("treshold_pct = 5\n"))
 	sweep := filepath.Join(tmp, "sweep")
-	os.MkdirAll(sweep, 0o755)
-	os.WriteFile(filepath.Join(sweep, results.SweepFile), []byte(`{"cells":[{"id":"x","dir":"x"}]}`), 0o644)
+	resultstest.WriteFile(t, filepath.Join(sweep, results.SweepFile), []byte(`{"cells":[{"id":"x","dir":"x"}]}`))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -219,7 +212,9 @@ func TestCompareSweeps(t *testing.T) {
 				rel := fmt.Sprintf("cells/%s-%d", c.id, rep)
 				status := "complete"
 				if f.version == "" {
-					os.MkdirAll(filepath.Join(dir, rel), 0o755)
+					if err := os.MkdirAll(filepath.Join(dir, rel), 0o755); err != nil {
+						t.Fatal(err)
+					}
 					status = "failed"
 				} else {
 					f.write(t, filepath.Join(dir, rel))

@@ -18,11 +18,15 @@ import (
 func TestPrometheusConfigCmd(t *testing.T) {
 	dir := t.TempDir()
 	tn := filepath.Join(dir, "tn")
-	os.MkdirAll(tn, 0o755)
-	results.WriteJSON(filepath.Join(tn, experiment.TestnetFile), experiment.UpState{ChainID: "cometlab-1234", Nodes: []experiment.UpNode{
+	if err := os.MkdirAll(tn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteJSON(filepath.Join(tn, experiment.TestnetFile), experiment.UpState{ChainID: "cometlab-1234", Nodes: []experiment.UpNode{
 		{Node: results.Node{Name: "validator01", Metrics: "http://127.0.0.1:40001/metrics"}, PID: 1},
 		{Node: results.Node{Name: "validator02", Metrics: "http://127.0.0.1:40002/metrics"}, PID: 2},
-	}})
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	golden := filepath.Join("..", "..", "testdata", "prometheus", "pinned.prometheus.yml")
 	pinned := filepath.Join("..", "..", "testdata", "prometheus", "pinned.toml")
 	tests := []struct {

@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -80,8 +82,12 @@ func TestQARun(t *testing.T) {
 	if testing.Verbose() {
 		// Keep the plots to look at: go test -v -run TestQARun ./internal/report/
 		out := filepath.Join(os.TempDir(), "cometlab-qa-report")
-		os.RemoveAll(out)
-		os.CopyFS(out, os.DirFS(dir))
+		if err := os.RemoveAll(out); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(out, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
 		t.Logf("report in %s", out)
 	}
 }
@@ -107,10 +113,10 @@ func rewriteCSV(t *testing.T, dir, name string, keep func(fields []string) bool)
 			out.WriteString(l)
 		}
 	}
-	os.Remove(path + ".gz")
-	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+	if err := os.Remove(path + ".gz"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
+	resultstest.WriteFile(t, path, []byte(out.String()))
 }
 
 func TestNodeSeriesGaps(t *testing.T) {
@@ -144,7 +150,10 @@ func TestNodeSeriesGaps(t *testing.T) {
 			name: "node without a metrics endpoint",
 			prepare: func(t *testing.T, dir string) {
 				rewriteCSV(t, dir, results.MetricsFile, func(f []string) bool { return f[1] != "validator01" })
-				r, _ := results.ReadRun(dir)
+				r, err := results.ReadRun(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
 				r.Nodes[1].Metrics = ""
 				if err := results.WriteJSON(filepath.Join(dir, results.RunFile), r); err != nil {
 					t.Fatal(err)
@@ -155,7 +164,9 @@ func TestNodeSeriesGaps(t *testing.T) {
 		{
 			name: "no metrics.csv",
 			prepare: func(t *testing.T, dir string) {
-				os.Remove(filepath.Join(dir, results.MetricsFile+".gz"))
+				if err := os.Remove(filepath.Join(dir, results.MetricsFile+".gz")); err != nil {
+					t.Fatal(err)
+				}
 			},
 			want: []string{
 				"metrics.csv not found: nothing was gathered for it",

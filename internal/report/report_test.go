@@ -96,15 +96,21 @@ func TestSmallRun(t *testing.T) {
 	}
 	if testing.Verbose() {
 		// Keep a copy to look at: go test -v -run TestSmallRun ./internal/report/
-		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(latencyPlot)))
-		os.WriteFile(filepath.Join(os.TempDir(), "cometlab-small-latency.png"), b, 0o644)
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(latencyPlot)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resultstest.WriteFile(t, filepath.Join(os.TempDir(), "cometlab-small-latency.png"), b)
 	}
 }
 
 func TestWriteWithoutOptionalFiles(t *testing.T) {
 	dir := copyRun(t, smallRun)
-	os.Remove(filepath.Join(dir, results.TxsFile))
-	os.Remove(filepath.Join(dir, results.ManifestFile))
+	for _, f := range []string{results.TxsFile, results.ManifestFile} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s, err := analysis.Analyze(dir)
 	if err != nil {
 		t.Fatal(err)
