@@ -9,7 +9,8 @@ import (
 )
 
 // Case is one case of a data-driven test file (testdata/*.txt), in the
-// format of cockroachdb/datadriven that etcd-io/raft's tests use:
+// format of cockroachdb/datadriven that etcd-io/raft's tests use, less its
+// key=(v1, v2) arguments and its ----/---- outputs with blank lines:
 //
 //	# a comment
 //	command key=value …
