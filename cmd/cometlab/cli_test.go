@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,10 +13,9 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -37,20 +34,7 @@ func TestHelpGolden(t *testing.T) {
 			if code != exitcode.OK {
 				t.Fatalf("exit %d", code)
 			}
-			path := filepath.Join("testdata", "help", name+".txt")
-			if *update {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if out != string(want) {
-				t.Errorf("--help differs from %s (run with -update to accept):\n%s", path, out)
-			}
+			resultstest.Golden(t, filepath.Join("testdata", "help", name+".txt"), []byte(out))
 		})
 	}
 }
@@ -58,7 +42,7 @@ func TestHelpGolden(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
-	os.WriteFile(bad, []byte("[load]\nrtae = 5\nrate = 0\n"), 0o644)
+	resultstest.WriteFile(t, bad, []byte("[load]\nrtae = 5\nrate = 0\n"))
 	for _, c := range []struct {
 		args []string
 		want []string

@@ -10,6 +10,7 @@ import (
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -85,7 +86,7 @@ func TestCompareRealRuns(t *testing.T) {
 
 	// Thresholds that tolerate the slower commit: exit 0.
 	th := filepath.Join(tmp, "thresholds.toml")
-	os.WriteFile(th, []byte("threshold_pct = 1000\n[metric.tps_stddev]\nignore = true\n"), 0o644)
+	resultstest.WriteFile(t, th, []byte("threshold_pct = 1000\n[metric.tps_stddev]\nignore = true\n"))
 	code, stdout, stderr = run(t, "compare", base, slow, "--out", filepath.Join(tmp, "cmp2"), "--thresholds", th)
 	if code != exitcode.OK {
 		t.Errorf("with a 1000 %% threshold: exit %d\n%s\n%s", code, stdout, stderr)

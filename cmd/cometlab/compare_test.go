@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // fakeRun describes a synthetic run directory: 1 connection × 50 tx/s for
@@ -44,47 +46,40 @@ func (f fakeRun) write(t *testing.T, dir string) string {
 	for k := 1; k < len(times); k++ {
 		times[k] = max(times[k], times[k-1]+int64(time.Millisecond))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	create := func(name, header string) *results.Writer {
-		w, err := results.Create(filepath.Join(dir, name), header)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
-	sent, replies, txs := create(results.SentFile, results.SentHeader), create(results.RepliesFile, results.RepliesHeader), create(results.TxsFile, results.TxsHeader)
+	var (
+		sent     []results.Sent
+		replies  []results.Reply
+		txs      []results.Tx
+		blocks   []results.Block
+		adoption []results.Adoption
+	)
 	runTxs := make([]int, len(times))
 	for i := range rate * secs {
 		at := t0.Add(time.Duration(i) * time.Second / rate).UnixNano()
-		sent.Write(&results.Sent{Seq: uint64(i), Intended: at, Actual: at + 50_000, Size: 1024})
-		replies.Write(&results.Reply{Seq: uint64(i), At: at + 2_000_000, OK: true})
+		sent = append(sent, results.Sent{Seq: uint64(i), Intended: at, Actual: at + 50_000, Size: 1024})
+		replies = append(replies, results.Reply{Seq: uint64(i), At: at + 2_000_000, OK: true})
 		k := 0
 		for k < len(times)-2 && times[k] < at+int64(150*time.Millisecond) {
 			k++
 		}
-		txs.Write(&results.Tx{Seq: uint64(i), Sent: at + 50_000, Height: int64(k + 1), Index: runTxs[k], BlockTime: times[k], CommitTime: times[k+1]})
+		txs = append(txs, results.Tx{Seq: uint64(i), Sent: at + 50_000, Height: int64(k + 1), Index: runTxs[k], BlockTime: times[k], CommitTime: times[k+1]})
 		runTxs[k]++
 	}
-	blocks, adoption := create(results.BlocksFile, results.BlocksHeader), create(results.AdoptionFile, results.AdoptionHeader)
 	for k := range len(times) - 1 {
-		blocks.Write(&results.Block{Height: int64(k + 1), Time: times[k], CommitTime: times[k+1], Txs: runTxs[k], RunTxs: runTxs[k], Bytes: 1024 * int64(runTxs[k]), Proposer: "P"})
+		blocks = append(blocks, results.Block{Height: int64(k + 1), Time: times[k], CommitTime: times[k+1], Txs: runTxs[k], RunTxs: runTxs[k], Bytes: 1024 * int64(runTxs[k]), Proposer: "P"})
 		for _, n := range run.Nodes {
-			adoption.Write(&results.Adoption{Height: int64(k + 1), Node: n.Name, At: times[k+1] + int64(5+r.ExpFloat64()*10)*int64(time.Millisecond)})
+			adoption = append(adoption, results.Adoption{Height: int64(k + 1), Node: n.Name, At: times[k+1] + int64(5+r.ExpFloat64()*10)*int64(time.Millisecond)})
 		}
-	}
-	for _, w := range []*results.Writer{sent, replies, txs, blocks, adoption} {
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run.FirstHeight, run.LastHeight = 1, int64(len(times)-1)
-	if err := results.WriteJSON(filepath.Join(dir, results.RunFile), run); err != nil {
-		t.Fatal(err)
 	}
 	m := fmt.Sprintf("name = 'default'\ncometbft_version = '%s'\n[load]\nrate = 50.0\nduration = '1m0s'\n", f.version)
-	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(m), 0o644); err != nil {
+	resultstest.WriteFile(t, filepath.Join(dir, results.ManifestFile), []byte(m))
+	resultstest.WriteCSV(t, filepath.Join(dir, results.SentFile), results.SentHeader, sent)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.RepliesFile), results.RepliesHeader, replies)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, txs)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, adoption)
+	run.FirstHeight, run.LastHeight = 1, int64(len(times)-1)
+	if err := results.WriteJSON(filepath.Join(dir, results.RunFile), run); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -119,11 +114,7 @@ func TestCompareRuns(t *testing.T) {
 	if !strings.Contains(stderr, "worse than the baseline") || !strings.Contains(stdout, "v0.40.0") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	var c compare.Result
-	b, _ := os.ReadFile(filepath.Join(out, results.CompareJSON))
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := readComparison(t, filepath.Join(out, results.CompareJSON))
 	verdict := map[string]compare.Verdict{}
 	for _, r := range c.Metrics {
 		verdict[r.ID] = r.Candidates[0].Verdict
@@ -143,27 +134,40 @@ func TestCompareRuns(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("repeats, threshold 1000 %%: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	b, _ = os.ReadFile(filepath.Join(out, results.CompareJSON))
-	c = compare.Result{}
-	json.Unmarshal(b, &c)
+	c = readComparison(t, filepath.Join(out, results.CompareJSON))
 	if c.Baseline.Label != "old" || len(c.Baseline.Runs) != 2 || c.Method.Thresholds.DefaultPct != 1000 {
 		t.Errorf("baseline %+v, thresholds %+v", c.Baseline, c.Method.Thresholds)
 	}
-	for _, r := range c.Metrics {
-		if r.ID == "block_latency_mean_ms" && !strings.HasPrefix(r.Candidates[0].Test, "t over runs (2 v 2)") {
-			t.Errorf("repeats tested by %q", r.Candidates[0].Test)
-		}
+	i := slices.IndexFunc(c.Metrics, func(r compare.Row) bool { return r.ID == "block_latency_mean_ms" })
+	if i < 0 {
+		t.Fatal("no block_latency_mean_ms row")
 	}
+	if test := c.Metrics[i].Candidates[0].Test; !strings.HasPrefix(test, "t over runs (2 v 2)") {
+		t.Errorf("repeats tested by %q", test)
+	}
+}
+
+// readComparison reads a compare.json.
+func readComparison(t *testing.T, path string) compare.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c compare.Result
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
 }
 
 func TestCompareUsageErrors(t *testing.T) {
 	tmp := t.TempDir()
 	a := fakeRun{"v0.40.0", time.Second, 1}.write(t, filepath.Join(tmp, "a"))
 	bad := filepath.Join(tmp, "bad.toml")
-	os.WriteFile(bad, []byte("treshold_pct = 5\n"), 0o644)
+	resultstest.WriteFile(t, bad, []byte("treshold_pct = 5\n"))
 	sweep := filepath.Join(tmp, "sweep")
-	os.MkdirAll(sweep, 0o755)
-	os.WriteFile(filepath.Join(sweep, results.SweepFile), []byte(`{"cells":[{"id":"x","dir":"x"}]}`), 0o644)
+	resultstest.WriteFile(t, filepath.Join(sweep, results.SweepFile), []byte(`{"cells":[{"id":"x","dir":"x"}]}`))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -209,7 +213,9 @@ func TestCompareSweeps(t *testing.T) {
 				rel := fmt.Sprintf("cells/%s-%d", c.id, rep)
 				status := "complete"
 				if f.version == "" {
-					os.MkdirAll(filepath.Join(dir, rel), 0o755)
+					if err := os.MkdirAll(filepath.Join(dir, rel), 0o755); err != nil {
+						t.Fatal(err)
+					}
 					status = "failed"
 				} else {
 					f.write(t, filepath.Join(dir, rel))
@@ -250,11 +256,7 @@ func TestCompareSweeps(t *testing.T) {
 			t.Errorf("no %s", f)
 		}
 	}
-	var c compare.Result
-	b, _ := os.ReadFile(filepath.Join(out, "cells/c1-r50", results.CompareJSON))
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := readComparison(t, filepath.Join(out, "cells/c1-r50", results.CompareJSON))
 	if len(c.Baseline.Runs) != 2 || len(c.Candidates[0].Runs) != 2 || !strings.Contains(strings.Join(c.Warnings, "\n"), "cand: skipped") {
 		t.Errorf("cell c1-r50: %d v %d runs, warnings %q", len(c.Baseline.Runs), len(c.Candidates[0].Runs), c.Warnings)
 	}

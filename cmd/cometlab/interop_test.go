@@ -10,6 +10,7 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // TestPrometheusConfigCmd writes prometheus.yml from a pinned manifest
@@ -18,11 +19,15 @@ import (
 func TestPrometheusConfigCmd(t *testing.T) {
 	dir := t.TempDir()
 	tn := filepath.Join(dir, "tn")
-	os.MkdirAll(tn, 0o755)
-	results.WriteJSON(filepath.Join(tn, experiment.TestnetFile), experiment.UpState{ChainID: "cometlab-1234", Nodes: []experiment.UpNode{
+	if err := os.MkdirAll(tn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteJSON(filepath.Join(tn, experiment.TestnetFile), experiment.UpState{ChainID: "cometlab-1234", Nodes: []experiment.UpNode{
 		{Node: results.Node{Name: "validator01", Metrics: "http://127.0.0.1:40001/metrics"}, PID: 1},
 		{Node: results.Node{Name: "validator02", Metrics: "http://127.0.0.1:40002/metrics"}, PID: 2},
-	}})
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	golden := filepath.Join("..", "..", "testdata", "prometheus", "pinned.prometheus.yml")
 	pinned := filepath.Join("..", "..", "testdata", "prometheus", "pinned.toml")
 	tests := []struct {
@@ -53,12 +58,7 @@ func TestPrometheusConfigCmd(t *testing.T) {
 				}
 			}
 			if tt.name == "manifest" {
-				if *update {
-					os.WriteFile(golden, []byte(out), 0o644)
-				}
-				if want, _ := os.ReadFile(golden); out != string(want) {
-					t.Errorf("prometheus.yml differs from %s (run with -update to accept):\n%s", golden, out)
-				}
+				resultstest.Golden(t, golden, []byte(out))
 			}
 		})
 	}

@@ -1,24 +1,21 @@
 package analysis
 
 import (
-	"bufio"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output of the data-driven tests in testdata/")
-
-// TestAdoptionData runs the cases of testdata/adoption/*.txt: an input
-// (the commands below), a line "----", then the expected output of
-// AnalyzeAdoption (see formatAdoption). Commands, all times in ms:
+// TestAdoptionData runs the cases of testdata/adoption/*.txt (see
+// resultstest.RunFiles). A case is a script whose every line, from the
+// command line on, is one of the commands below (all times in ms); its
+// expected output is that of AnalyzeAdoption (see formatAdoption).
 //
 //	nodes A B …            the nodes expected to commit every block
 //	window FIRST LAST      the run's height range (default: unbounded)
@@ -27,53 +24,29 @@ var update = flag.Bool("update", false, "rewrite the expected output of the data
 //
 // go test -update rewrites the expected outputs.
 func TestAdoptionData(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "adoption", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no test files: %v", err)
-	}
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			input, want, ok := strings.Cut(string(b), "----\n")
-			if !ok {
-				t.Fatalf("no ---- line")
-			}
-			rows, blocks, nodes, first, last := parseAdoptionCase(t, input)
-			got := formatAdoption(AnalyzeAdoption(rows, blocks, nodes, first, last))
-			if *update {
-				if err := os.WriteFile(file, []byte(input+"----\n"+got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	resultstest.RunFiles(t, filepath.Join("testdata", "adoption", "*.txt"), func(t *testing.T, c resultstest.Case) string {
+		rows, blocks, nodes, first, last := parseAdoptionCase(t, c.Pos, append([]string{c.Line}, c.Input...))
+		return formatAdoption(AnalyzeAdoption(rows, blocks, nodes, first, last))
+	})
 }
 
-func parseAdoptionCase(t *testing.T, input string) (rows []results.Adoption, blocks []results.Block, nodes []string, first, last int64) {
+func parseAdoptionCase(t *testing.T, pos string, script []string) (rows []results.Adoption, blocks []results.Block, nodes []string, first, last int64) {
 	ms := func(s string) int64 {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			t.Fatalf("bad time %q", s)
+			t.Fatalf("%s: bad time %q", pos, s)
 		}
 		return int64(math.Round(v * 1e6))
 	}
 	num := func(s string) int64 {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			t.Fatalf("bad number %q", s)
+			t.Fatalf("%s: bad number %q", pos, s)
 		}
 		return v
 	}
-	sc := bufio.NewScanner(strings.NewReader(input))
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
+	for _, line := range script {
+		line, _, _ = strings.Cut(line, "#")
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
@@ -91,7 +64,7 @@ func parseAdoptionCase(t *testing.T, input string) (rows []results.Adoption, blo
 				rows = append(rows, results.Adoption{Height: num(f[1]), Node: n, At: ms(at)})
 			}
 		default:
-			t.Fatalf("unknown command %q", f[0])
+			t.Fatalf("%s: unknown command %q", pos, f[0])
 		}
 	}
 	return rows, blocks, nodes, first, last

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // writeRun writes in as a run directory: run.json and the CSV files.
@@ -18,47 +18,23 @@ func writeRun(t testing.TB, dir string, in Input) {
 	if err := results.WriteJSON(filepath.Join(dir, results.RunFile), in.Run); err != nil {
 		t.Fatal(err)
 	}
-	write := func(file, header string, n int, row func(i int) results.Record) {
-		w, err := results.Create(filepath.Join(dir, file), header)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range n {
-			if err := w.Write(row(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(results.SentFile, results.SentHeader, len(in.Sent), func(i int) results.Record { return &in.Sent[i] })
-	write(results.RepliesFile, results.RepliesHeader, len(in.Replies), func(i int) results.Record { return &in.Replies[i] })
-	write(results.TxsFile, results.TxsHeader, len(in.Txs), func(i int) results.Record { return &in.Txs[i] })
-	write(results.BlocksFile, results.BlocksHeader, len(in.Blocks), func(i int) results.Record { return &in.Blocks[i] })
-	write(results.AdoptionFile, results.AdoptionHeader, len(in.Adoption), func(i int) results.Record { return &in.Adoption[i] })
-	rows := metricRows(in)
-	write(results.MetricsFile, results.MetricsHeader, len(rows), func(i int) results.Record { return &rows[i] })
-	write(results.ResourceFile, results.ResourcesHeader, len(in.Resources), func(i int) results.Record { return &in.Resources[i] })
+	resultstest.WriteCSV(t, filepath.Join(dir, results.SentFile), results.SentHeader, in.Sent)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.RepliesFile), results.RepliesHeader, in.Replies)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, in.Txs)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, in.Blocks)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, in.Adoption)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.MetricsFile), results.MetricsHeader, metricRows(in))
+	resultstest.WriteCSV(t, filepath.Join(dir, results.ResourceFile), results.ResourcesHeader, in.Resources)
 }
 
-func gzipFile(t *testing.T, path string) {
+// remove removes the files of dir named, and fails the test on error.
+func remove(t *testing.T, dir string, names ...string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	for _, n := range names {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	f, err := os.Create(path + ".gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := gzip.NewWriter(f)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	os.Remove(path)
 }
 
 func TestAnalyze(t *testing.T) {
@@ -71,26 +47,23 @@ func TestAnalyze(t *testing.T) {
 	}{
 		{name: "complete", prepare: func(*testing.T, string) {}},
 		{name: "gzipped", prepare: func(t *testing.T, dir string) {
-			gzipFile(t, filepath.Join(dir, results.TxsFile))
-			gzipFile(t, filepath.Join(dir, results.SentFile))
+			resultstest.GzipFile(t, filepath.Join(dir, results.TxsFile))
+			resultstest.GzipFile(t, filepath.Join(dir, results.SentFile))
 		}},
 		{name: "optional files missing", prepare: func(t *testing.T, dir string) {
-			os.Remove(filepath.Join(dir, results.AdoptionFile))
-			os.Remove(filepath.Join(dir, results.RepliesFile))
-			os.Remove(filepath.Join(dir, results.MetricsFile))
-			os.Remove(filepath.Join(dir, results.ResourceFile))
+			remove(t, dir, results.AdoptionFile, results.RepliesFile, results.MetricsFile, results.ResourceFile)
 		}, missing: []string{results.RepliesFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile}},
 		{name: "metrics gzipped", prepare: func(t *testing.T, dir string) {
-			gzipFile(t, filepath.Join(dir, results.MetricsFile))
+			resultstest.GzipFile(t, filepath.Join(dir, results.MetricsFile))
 		}},
 		{name: "no run.json", prepare: func(t *testing.T, dir string) {
-			os.Remove(filepath.Join(dir, results.RunFile))
+			remove(t, dir, results.RunFile)
 		}, wantErr: "read run"},
 		{name: "no sent.csv", prepare: func(t *testing.T, dir string) {
-			os.Remove(filepath.Join(dir, results.SentFile))
+			remove(t, dir, results.SentFile)
 		}, wantErr: "read " + results.SentFile},
 		{name: "bad blocks.csv", prepare: func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, results.BlocksFile), []byte("height,time\n1,2\n"), 0o644)
+			resultstest.WriteFile(t, filepath.Join(dir, results.BlocksFile), []byte("height,time\n1,2\n"))
 		}, wantErr: "blocks.csv: header"},
 	}
 	for _, tt := range tests {

@@ -193,7 +193,9 @@ func BenchmarkReadSeries(b *testing.B) {
 	if err := m.Generate(func(r *results.Metric) error { return w.Write(r) }, nil); err != nil {
 		b.Fatal(err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		set, err := ReadSeries(dir)

@@ -69,14 +69,16 @@ func TestWalk(t *testing.T) {
 	srv := httptest.NewServer(chain)
 	defer srv.Close()
 	dir := t.TempDir()
-	txw, _ := results.Create(filepath.Join(dir, results.TxsFile), results.TxsHeader)
-	bw, _ := results.Create(filepath.Join(dir, results.BlocksFile), results.BlocksHeader)
+	txw, bw := createWalkFiles(t, dir)
 	st, err := Walk(context.Background(), WalkConfig{Client: rpc.New(srv.URL), From: 2, To: 4, RunID: id, Workers: 3}, txw, bw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	txw.Close()
-	bw.Close()
+	for _, w := range []*results.Writer{txw, bw} {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if st.Blocks != 3 || st.Txs != 6 || st.RunTxs != 4 || st.Duplicates != 1 || st.OtherTxs != 2 {
 		t.Errorf("stats %+v", st)
 	}
@@ -123,12 +125,25 @@ func TestWalkMissingBlock(t *testing.T) {
 	srv := httptest.NewServer(chain)
 	defer srv.Close()
 	dir := t.TempDir()
-	txw, _ := results.Create(filepath.Join(dir, results.TxsFile), results.TxsHeader)
-	bw, _ := results.Create(filepath.Join(dir, results.BlocksFile), results.BlocksHeader)
+	txw, bw := createWalkFiles(t, dir)
 	defer txw.Close()
 	defer bw.Close()
 	_, err := Walk(context.Background(), WalkConfig{Client: rpc.New(srv.URL), From: 1, To: 2}, txw, bw)
 	if err == nil || !strings.Contains(err.Error(), "block 3") {
 		t.Errorf("want an error about block 3, got %v", err)
 	}
+}
+
+// createWalkFiles creates the txs.csv and blocks.csv writers Walk fills.
+func createWalkFiles(t *testing.T, dir string) (txw, bw *results.Writer) {
+	t.Helper()
+	txw, err := results.Create(filepath.Join(dir, results.TxsFile), results.TxsHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw, err = results.Create(filepath.Join(dir, results.BlocksFile), results.BlocksHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return txw, bw
 }

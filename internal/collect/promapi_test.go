@@ -93,7 +93,9 @@ func TestPromAPIReadRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	want := []PromStats{{Node: "a", Series: 2, Rows: 3000, MatchBy: "node"}, {Node: "b", Series: 1, Rows: 1500, MatchBy: "instance"}, {Node: "c"}}
 	if fmt.Sprint(stats) != fmt.Sprint(want) {
 		t.Errorf("stats %+v, want %+v", stats, want)
@@ -134,10 +136,13 @@ func TestPromAPIErrors(t *testing.T) {
 		fmt.Fprint(w, `{"status":"error","errorType":"execution","error":"query processing would load too many samples"}`)
 	}))
 	defer srv.Close()
-	w, _ := results.Create(filepath.Join(t.TempDir(), results.MetricsFile), results.MetricsHeader)
+	w, err := results.Create(filepath.Join(t.TempDir(), results.MetricsFile), results.MetricsHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer w.Close()
 	t0 := time.Unix(1_800_000_000, 0)
-	_, err := NewPromAPI(srv.URL, nil).ReadRange(context.Background(), RangeQuery{Nodes: []PromNode{{Name: "a"}}, Start: t0, End: t0.Add(time.Minute)}, w)
+	_, err = NewPromAPI(srv.URL, nil).ReadRange(context.Background(), RangeQuery{Nodes: []PromNode{{Name: "a"}}, Start: t0, End: t0.Add(time.Minute)}, w)
 	if err == nil || !strings.Contains(err.Error(), "too many samples") || !strings.Contains(err.Error(), "422") {
 		t.Errorf("err = %v", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -124,7 +125,9 @@ func TestPrometheusMatchesScraper(t *testing.T) {
 	if err := <-sdone; err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range scraper.Stats() {
 		if s.Failures > 0 || s.Successes < 20 {
 			t.Errorf("embedded scraper: %+v", s)
@@ -170,16 +173,16 @@ func compareReports(t *testing.T, ctx context.Context, runDir, embedded, promURL
 		t.Fatal(err)
 	}
 	promDir := runDir + "-prometheus"
-	os.MkdirAll(promDir, 0o755)
-	ents, _ := os.ReadDir(runDir)
+	ents, err := os.ReadDir(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, e := range ents {
 		if e.Type().IsRegular() {
-			b, _ := os.ReadFile(filepath.Join(runDir, e.Name()))
-			os.WriteFile(filepath.Join(promDir, e.Name()), b, 0o644)
+			copyFile(t, filepath.Join(runDir, e.Name()), filepath.Join(promDir, e.Name()))
 		}
 	}
-	b, _ := os.ReadFile(embedded)
-	os.WriteFile(filepath.Join(runDir, results.MetricsFile), b, 0o644)
+	copyFile(t, embedded, filepath.Join(runDir, results.MetricsFile))
 	stats, err := experiment.ReadPrometheus(ctx, promDir, experiment.PrometheusOptions{URL: promURL})
 	if err != nil {
 		t.Fatal(err)
@@ -416,4 +419,14 @@ func fetcher(t *testing.T) *cometbft.Fetcher {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// copyFile copies the file src to dst, creating dst's directory.
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resultstest.WriteFile(t, dst, b)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // statLine is a /proc/<pid>/stat line with the given comm, state, utime,
@@ -156,14 +157,16 @@ type fakeProc struct {
 
 func (f *fakeProc) set(utime, start, rss uint64, fds int) {
 	d := filepath.Join(f.dir, fmt.Sprint(f.pid))
-	os.RemoveAll(d)
+	if err := os.RemoveAll(d); err != nil {
+		f.t.Fatal(err)
+	}
 	if err := os.MkdirAll(filepath.Join(d, "fd"), 0o755); err != nil {
 		f.t.Fatal(err)
 	}
 	for i := range fds {
-		os.WriteFile(filepath.Join(d, "fd", fmt.Sprint(i)), nil, 0o644)
+		resultstest.WriteFile(f.t, filepath.Join(d, "fd", fmt.Sprint(i)), nil)
 	}
-	os.WriteFile(filepath.Join(d, "stat"), []byte(statLine("cometbft", 'S', utime, 0, start, rss)), 0o644)
+	resultstest.WriteFile(f.t, filepath.Join(d, "stat"), []byte(statLine("cometbft", 'S', utime, 0, start, rss)))
 }
 
 // TestResourcesFake follows one process through a fake /proc: rows after
@@ -172,9 +175,9 @@ func (f *fakeProc) set(utime, start, rss uint64, fds int) {
 func TestResourcesFake(t *testing.T) {
 	dir := t.TempDir()
 	proc := &fakeProc{t: t, dir: dir, pid: 77}
-	os.WriteFile(filepath.Join(dir, "loadavg"), []byte("1.50 1.00 0.50 2/300 999\n"), 0o644)
+	resultstest.WriteFile(t, filepath.Join(dir, "loadavg"), []byte("1.50 1.00 0.50 2/300 999\n"))
 	data := t.TempDir()
-	os.WriteFile(filepath.Join(data, "blockstore.db"), make([]byte, 3000), 0o644)
+	resultstest.WriteFile(t, filepath.Join(data, "blockstore.db"), make([]byte, 3000))
 	out := t.TempDir()
 	w, err := results.Create(filepath.Join(out, results.ResourceFile), results.ResourcesHeader)
 	if err != nil {
@@ -189,12 +192,14 @@ func TestResourcesFake(t *testing.T) {
 	r.sample(t0) // baseline
 	proc.set(150, 5, 20, 4)
 	r.sample(t0.Add(time.Second)) // 50 ticks in 1 s: 50 %
-	os.RemoveAll(filepath.Join(dir, "77"))
+	if err := os.RemoveAll(filepath.Join(dir, "77")); err != nil {
+		t.Fatal(err)
+	}
 	r.sample(t0.Add(2 * time.Second)) // gone: a gap
 	proc.set(10, 6, 30, 5)
 	r.sample(t0.Add(3 * time.Second)) // another process: baseline
 	proc.set(210, 6, 30, 5)
-	os.WriteFile(filepath.Join(data, "more.log"), make([]byte, 500), 0o644)
+	resultstest.WriteFile(t, filepath.Join(data, "more.log"), make([]byte, 500))
 	r.sample(t0.Add(4 * time.Second)) // 200 ticks in 1 s: 200 %
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -235,7 +240,7 @@ func TestResourcesSelf(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
-	os.WriteFile(filepath.Join(data, "x"), make([]byte, 1234), 0o644)
+	resultstest.WriteFile(t, filepath.Join(data, "x"), make([]byte, 1234))
 	r := NewResources([]Proc{{Name: "self", PID: os.Getpid, DataDir: data}}, ResourceConfig{}, w, nil)
 	rusage := func() time.Duration {
 		var ru syscall.Rusage
@@ -251,7 +256,9 @@ func TestResourcesSelf(t *testing.T) {
 	t1 := time.Now()
 	cpu1 := rusage()
 	r.sample(t1)
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := results.ReadResources(out)
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("rows %+v, %v", rows, err)
@@ -276,11 +283,16 @@ func TestResourcesSelf(t *testing.T) {
 // TestResourcesNotRunning: a node with no process is a failure, not a row.
 func TestResourcesNotRunning(t *testing.T) {
 	out := t.TempDir()
-	w, _ := results.Create(filepath.Join(out, results.ResourceFile), results.ResourcesHeader)
+	w, err := results.Create(filepath.Join(out, results.ResourceFile), results.ResourcesHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := NewResources([]Proc{{Name: "n", PID: func() int { return 0 }}}, ResourceConfig{}, w, nil)
 	r.sample(time.Now())
 	r.sample(time.Now())
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if st := r.Stats(); st[0].Failures != 2 || st[0].Samples != 0 {
 		t.Errorf("stats %+v", st)
 	}
@@ -314,16 +326,14 @@ func BenchmarkDirSize(b *testing.B) {
 	dir := b.TempDir()
 	for s := range 5 {
 		d := filepath.Join(dir, fmt.Sprintf("store%d.db", s))
-		os.MkdirAll(d, 0o755)
 		for i := range 60 {
-			os.WriteFile(filepath.Join(d, fmt.Sprintf("%06d.ldb", i)), nil, 0o644)
+			resultstest.WriteFile(b, filepath.Join(d, fmt.Sprintf("%06d.ldb", i)), nil)
 		}
 		for _, f := range []string{"CURRENT", "LOCK", "LOG", "MANIFEST-000002"} {
-			os.WriteFile(filepath.Join(d, f), nil, 0o644)
+			resultstest.WriteFile(b, filepath.Join(d, f), nil)
 		}
 	}
-	os.MkdirAll(filepath.Join(dir, "cs.wal"), 0o755)
-	os.WriteFile(filepath.Join(dir, "cs.wal", "wal"), nil, 0o644)
+	resultstest.WriteFile(b, filepath.Join(dir, "cs.wal", "wal"), nil)
 	for b.Loop() {
 		if _, err := DirSize(dir); err != nil {
 			b.Fatal(err)

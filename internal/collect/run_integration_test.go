@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -34,7 +34,7 @@ func shortRun(t *testing.T, pin []string) manifest.Resolved {
 			fmt.Fprintf(&toml, "[node.validator%02d]\nconfig = { \"instrumentation.prometheus_listen_addr\" = %q }\n", i+1, addr)
 		}
 		path := filepath.Join(t.TempDir(), "pinned.toml")
-		os.WriteFile(path, toml.Bytes(), 0o644)
+		resultstest.WriteFile(t, path, toml.Bytes())
 		var err error
 		if m, err = manifest.Load(path); err != nil {
 			t.Fatal(err)
@@ -124,7 +124,7 @@ func TestRunWithPrometheus(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfgPath := filepath.Join(dir, "prometheus.yml")
-	os.WriteFile(cfgPath, cfg, 0o644)
+	resultstest.WriteFile(t, cfgPath, cfg)
 	promURL := startPrometheus(t, bin, cfgPath, filepath.Join(dir, "data"))
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shortRun(t, pins),

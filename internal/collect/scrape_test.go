@@ -57,7 +57,9 @@ func TestScraper(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	st := s.Stats()
 	if len(st) != 3 || st[0].Node != "good" || st[1].Node != "dying" || st[2].Node != "dead" {

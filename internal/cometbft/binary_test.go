@@ -28,8 +28,12 @@ func TestBinaryNoNetwork(t *testing.T) {
 func TestBinaryCachedAndBadVersion(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "v0.38.1", "cometbft")
-	os.MkdirAll(filepath.Dir(bin), 0o755)
-	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f := &Fetcher{CacheDir: dir}
 	got, err := f.Binary(context.Background(), "v0.38.1")
 	if err != nil || got != bin {

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,15 +16,27 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
-// updateCompare rewrites testdata/compare/*.golden (the numbers of each
-// case); the verdicts each case expects are hand-written in its .toml and
-// never rewritten. It has its own name so as not to clash with other
-// golden flags of this package's tests.
-var updateCompare = flag.Bool("update-compare", false, "rewrite testdata/compare/*.golden")
-
+// compareCases holds the data-driven cases: NAME.toml, the case and the
+// verdicts it expects (hand-written, never rewritten), and NAME.golden, the
+// figures (go test -update rewrites them).
 const compareCases = "../../testdata/compare"
+
+// casePaths returns the paths of the cases' .toml files and fails when
+// there is none.
+func casePaths(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(compareCases, "*.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("no case in %s", compareCases)
+	}
+	return paths
+}
 
 // cmpCase is one data-driven case: testdata/compare/NAME.toml.
 type cmpCase struct {
@@ -171,13 +182,9 @@ func loadCase(t *testing.T, path string) (cmpCase, Side, []Side, Options) {
 
 // TestCompareCases runs every testdata/compare/*.toml: the verdicts must
 // be those the case expects (known answers), and the figures those of its
-// .golden file (rewrite with -update-compare).
+// .golden file (rewrite with -update).
 func TestCompareCases(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(compareCases, "*.toml"))
-	if len(paths) == 0 {
-		t.Fatal("no cases")
-	}
-	for _, path := range paths {
+	for _, path := range casePaths(t) {
 		name := strings.TrimSuffix(filepath.Base(path), ".toml")
 		t.Run(name, func(t *testing.T) {
 			c, base, cands, opts := loadCase(t, path)
@@ -212,21 +219,12 @@ func TestCompareCases(t *testing.T) {
 				t.Errorf("unexpected warnings:\n%s", all)
 			}
 			text := renderCase(got)
-			golden := filepath.Join(compareCases, name+".golden")
-			if *updateCompare {
-				if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update-compare)", err)
-			}
-			if text != string(want) {
-				t.Errorf("output differs from %s (rewrite with -update-compare):\n%s", golden, text)
-			}
+			resultstest.Golden(t, filepath.Join(compareCases, name+".golden"), []byte(text))
 			// Deterministic: the same inputs and seed give the same output.
-			again, _ := Sides(base, cands, opts)
+			again, err := Sides(base, cands, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if renderCase(again) != text {
 				t.Error("a second Compare gave another result")
 			}
@@ -313,11 +311,15 @@ func TestComparePure(t *testing.T) {
 	}
 }
 
+// TestNoNaNInComparison checks that no case's comparison has a NaN or an
+// infinity among its figures.
 func TestNoNaNInComparison(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(compareCases, "*.toml"))
-	for _, path := range paths {
+	for _, path := range casePaths(t) {
 		_, base, cands, opts := loadCase(t, path)
-		got, _ := Sides(base, cands, opts)
+		got, err := Sides(base, cands, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
 		for _, r := range got.Metrics {
 			for _, cell := range r.Candidates {
 				for _, p := range []*float64{r.Baseline, cell.Value, cell.Delta, cell.DeltaPct, cell.P} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 func TestNodeVersions(t *testing.T) {
@@ -139,20 +140,13 @@ func TestLoadRun(t *testing.T) {
 	if err := results.WriteJSON(filepath.Join(dir, results.RunFile), in.Run); err != nil {
 		t.Fatal(err)
 	}
-	w, _ := results.Create(filepath.Join(dir, results.SentFile), results.SentHeader)
-	for i := range in.Sent {
-		w.Write(&in.Sent[i])
+	resultstest.WriteCSV(t, filepath.Join(dir, results.SentFile), results.SentHeader, in.Sent)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, in.Txs)
+	if err := results.WriteJSON(filepath.Join(dir, results.SummaryFile), analysis.Summary{Metrics: map[string]float64{"from_the_future": 1, "tps_mean": 12345}}); err != nil {
+		t.Fatal(err)
 	}
-	w.Close()
-	w, _ = results.Create(filepath.Join(dir, results.TxsFile), results.TxsHeader)
-	for i := range in.Txs {
-		w.Write(&in.Txs[i])
-	}
-	w.Close()
-	results.WriteJSON(filepath.Join(dir, results.SummaryFile), analysis.Summary{Metrics: map[string]float64{"from_the_future": 1, "tps_mean": 12345}})
-	os.MkdirAll(filepath.Join(dir, "nodes/n0/config"), 0o755)
-	os.WriteFile(filepath.Join(dir, "nodes/n0/config/config.toml"), []byte("moniker = \"n0\"\n[mempool]\nsize = 5000\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte("name = \"t\"\n[load]\nrate = 20.0\n"), 0o644)
+	resultstest.WriteFile(t, filepath.Join(dir, "nodes/n0/config/config.toml"), []byte("moniker = \"n0\"\n[mempool]\nsize = 5000\n"))
+	resultstest.WriteFile(t, filepath.Join(dir, results.ManifestFile), []byte("name = \"t\"\n[load]\nrate = 20.0\n"))
 
 	r, err := LoadRun(dir, LoadOptions{IgnoreConfig: []string{"moniker"}})
 	if err != nil {

@@ -197,7 +197,10 @@ func TestParseThresholds(t *testing.T) {
 			}
 		})
 	}
-	th, _ := ParseThresholds("t.toml", []byte("[metric.block_latency_p99_ms]\nthreshold_pct = 20\nmin_delta = 50\n"))
+	th, err := ParseThresholds("t.toml", []byte("[metric.block_latency_p99_ms]\nthreshold_pct = 20\nmin_delta = 50\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if pct, floor, ign := th.For("block_latency_p99_ms"); pct != 20 || floor != 50 || ign {
 		t.Errorf("For = %v %v %v", pct, floor, ign)
 	}

@@ -165,7 +165,10 @@ func TestApplyNamesFlagInLaterErrors(t *testing.T) {
 	}
 
 	// A copy made between two Applies does not see the second's flags.
-	m2, _ := Load(filepath.Join(fixtures, "full.good.toml"))
+	m2, err := Load(filepath.Join(fixtures, "full.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := m2.Apply(Overrides{Rate: ptr(5.0)}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,9 @@ func FuzzParse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	if len(paths) == 0 {
+		f.Fatalf("no fixture in %s", fixtures)
+	}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -3,10 +3,8 @@ package payload_test
 import (
 	"bytes"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,9 +12,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/cometlab/cometlab/internal/payload"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 var (
 	testID   = [16]byte{0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
@@ -205,18 +202,7 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%d padding fields, want %d", n, tt.padding)
 			}
 			path := filepath.Join("testdata", fmt.Sprintf("tx_%d.golden", tt.size))
-			if *update {
-				if err := os.WriteFile(path, tx, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(tx, want) {
-				t.Errorf("Encode = %s\nwant     %s", tx, want)
-			}
+			resultstest.Golden(t, path, tx)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // compareGolden is the golden compare.md of TestWriteCompare (rewrite with
@@ -87,19 +88,7 @@ func TestWriteCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		os.MkdirAll(filepath.Dir(compareGolden), 0o755)
-		if err := os.WriteFile(compareGolden, md, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(compareGolden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(md, want) {
-		t.Errorf("compare.md differs from %s (run with -update to accept):\n%s", compareGolden, md)
-	}
+	resultstest.Golden(t, compareGolden, md)
 	for _, w := range []string{"**Verdict: WORSE.**", "| `config.p2p.flush_throttle_timeout` | \"100ms\" | \"10ms\" |",
 		"is partial", "### Latency", "plots/compare_latency_cdf.png", "plots/compare_blocks_per_min.png", "## Method"} {
 		if !bytes.Contains(md, []byte(w)) {

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -155,11 +153,11 @@ func writeSmallRun(t testing.TB, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(smallManifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeCSV(t, filepath.Join(dir, results.SentFile), results.SentHeader, sent)
-	writeCSV(t, filepath.Join(dir, results.RepliesFile), results.RepliesHeader, replies)
-	writeCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, txs)
-	writeCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks)
-	writeCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, adoption)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.SentFile), results.SentHeader, sent)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.RepliesFile), results.RepliesHeader, replies)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.TxsFile), results.TxsHeader, txs)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, adoption)
 
 	// What the two nodes exposed meanwhile: metrics every 500 ms from 2 s
 	// before the load to 2 s after the last block; validator01's mempool
@@ -173,8 +171,8 @@ func writeSmallRun(t testing.TB, dir string) {
 		func(r *results.Resource) error { resources = append(resources, *r); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	writeCSV(t, filepath.Join(dir, results.MetricsFile), results.MetricsHeader, metrics)
-	writeCSV(t, filepath.Join(dir, results.ResourceFile), results.ResourcesHeader, resources)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.MetricsFile), results.MetricsHeader, metrics)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.ResourceFile), results.ResourcesHeader, resources)
 }
 
 // qaRun is the fixture of a more realistic run, shared like smallRun: 4
@@ -199,47 +197,6 @@ func writeQARun(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{results.MetricsFile, results.RepliesFile} {
-		gzipFile(t, filepath.Join(dir, f))
-	}
-}
-
-// gzipFile replaces path by path.gz.
-func gzipFile(t testing.TB, path string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path+".gz", z.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// writeCSV writes rows to path with the results package's writer.
-func writeCSV[T any, P interface {
-	*T
-	results.Record
-}](t testing.TB, path, header string, rows []T) {
-	t.Helper()
-	w, err := results.Create(path, header)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range rows {
-		if err := w.Write(P(&rows[i])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		resultstest.GzipFile(t, filepath.Join(dir, f))
 	}
 }

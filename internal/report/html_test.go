@@ -1,16 +1,16 @@
 package report
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 func TestHTMLInlinesImages(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "plots"), 0o755)
-	os.WriteFile(filepath.Join(dir, "plots", "a.png"), []byte("\x89PNG fake"), 0o644)
+	resultstest.WriteFile(t, filepath.Join(dir, "plots", "a.png"), []byte("\x89PNG fake"))
 	md := []byte("# T\n\n| a | b |\n| --- | ---: |\n| 1 | 2 |\n\n![x](plots/a.png)\n")
 	out, err := HTML("T <run>", md, dir)
 	if err != nil {

@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // checkPlots checks that every plot of the report is in dir/plots and
@@ -50,7 +53,7 @@ func checkPlots(t *testing.T, dir string) {
 }
 
 func TestQARun(t *testing.T) {
-	if *update {
+	if resultstest.Updating() {
 		writeQARun(t, qaRun)
 	}
 	dir := copyRun(t, qaRun)
@@ -66,18 +69,25 @@ func TestQARun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("qa", f+".golden"), b)
+		resultstest.Golden(t, filepath.Join("testdata", "qa", f+".golden"), b)
 	}
 	checkPlots(t, dir)
-	md, _ := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if bytes.Contains(md, []byte("No plot")) {
 		t.Errorf("a plot is missing from the QA run's report")
 	}
 	if testing.Verbose() {
 		// Keep the plots to look at: go test -v -run TestQARun ./internal/report/
 		out := filepath.Join(os.TempDir(), "cometlab-qa-report")
-		os.RemoveAll(out)
-		os.CopyFS(out, os.DirFS(dir))
+		if err := os.RemoveAll(out); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(out, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
 		t.Logf("report in %s", out)
 	}
 }
@@ -103,10 +113,10 @@ func rewriteCSV(t *testing.T, dir, name string, keep func(fields []string) bool)
 			out.WriteString(l)
 		}
 	}
-	os.Remove(path + ".gz")
-	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+	if err := os.Remove(path + ".gz"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
+	resultstest.WriteFile(t, path, []byte(out.String()))
 }
 
 func TestNodeSeriesGaps(t *testing.T) {
@@ -140,7 +150,10 @@ func TestNodeSeriesGaps(t *testing.T) {
 			name: "node without a metrics endpoint",
 			prepare: func(t *testing.T, dir string) {
 				rewriteCSV(t, dir, results.MetricsFile, func(f []string) bool { return f[1] != "validator01" })
-				r, _ := results.ReadRun(dir)
+				r, err := results.ReadRun(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
 				r.Nodes[1].Metrics = ""
 				if err := results.WriteJSON(filepath.Join(dir, results.RunFile), r); err != nil {
 					t.Fatal(err)
@@ -151,7 +164,9 @@ func TestNodeSeriesGaps(t *testing.T) {
 		{
 			name: "no metrics.csv",
 			prepare: func(t *testing.T, dir string) {
-				os.Remove(filepath.Join(dir, results.MetricsFile+".gz"))
+				if err := os.Remove(filepath.Join(dir, results.MetricsFile+".gz")); err != nil {
+					t.Fatal(err)
+				}
 			},
 			want: []string{
 				"metrics.csv not found: nothing was gathered for it",
@@ -211,6 +226,6 @@ func TestWriteWithInput(t *testing.T) {
 	ma, _ := os.ReadFile(filepath.Join(a, results.ReportFile))
 	mb, _ := os.ReadFile(filepath.Join(b, results.ReportFile))
 	if len(ma) == 0 || !bytes.Equal(ma, mb) {
-		t.Errorf("report.md differs with Options.Input:\n%s", diff(string(mb), string(ma)))
+		t.Errorf("report.md differs with Options.Input:\n%s", resultstest.Diff(string(mb), string(ma)))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // manyTxs returns a run and n committed transactions sent at 1,000 tx/s
@@ -150,7 +151,7 @@ func TestLatencyPNGMillion(t *testing.T) {
 	}
 	t.Logf("1,000,000 points in %v", time.Since(start))
 	if testing.Verbose() {
-		os.WriteFile(filepath.Join(os.TempDir(), "cometlab-million-latency.png"), b.Bytes(), 0o644)
+		resultstest.WriteFile(t, filepath.Join(os.TempDir(), "cometlab-million-latency.png"), b.Bytes())
 	}
 }
 

@@ -2,19 +2,15 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
-
-var update = flag.Bool("update", false, "regenerate the fixture run and the golden files")
 
 // copyRun copies the regular files of the run directory src into a new
 // temporary directory, leaving out what analysis and reports write.
@@ -44,51 +40,8 @@ func copyRun(t *testing.T, src string) string {
 	return dst
 }
 
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, diff(string(want), string(got)))
-	}
-}
-
-// diff shows the first differing lines of want and got.
-func diff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(wl), len(gl)) && shown < 10; i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g + "\n")
-			shown++
-		}
-	}
-	return b.String()
-}
-
 func TestSmallRun(t *testing.T) {
-	if *update {
+	if resultstest.Updating() {
 		if err := os.RemoveAll(smallRun); err != nil {
 			t.Fatal(err)
 		}
@@ -123,11 +76,11 @@ func TestSmallRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("small", f+".golden"), b)
+		resultstest.Golden(t, filepath.Join("testdata", "small", f+".golden"), b)
 	}
 	var table bytes.Buffer
 	Table(&table, s)
-	golden(t, filepath.Join("small", "table.txt.golden"), table.Bytes())
+	resultstest.Golden(t, filepath.Join("testdata", "small", "table.txt.golden"), table.Bytes())
 
 	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(latencyPlot)))
 	if err != nil {
@@ -143,15 +96,21 @@ func TestSmallRun(t *testing.T) {
 	}
 	if testing.Verbose() {
 		// Keep a copy to look at: go test -v -run TestSmallRun ./internal/report/
-		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(latencyPlot)))
-		os.WriteFile(filepath.Join(os.TempDir(), "cometlab-small-latency.png"), b, 0o644)
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(latencyPlot)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resultstest.WriteFile(t, filepath.Join(os.TempDir(), "cometlab-small-latency.png"), b)
 	}
 }
 
 func TestWriteWithoutOptionalFiles(t *testing.T) {
 	dir := copyRun(t, smallRun)
-	os.Remove(filepath.Join(dir, results.TxsFile))
-	os.Remove(filepath.Join(dir, results.ManifestFile))
+	for _, f := range []string{results.TxsFile, results.ManifestFile} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s, err := analysis.Analyze(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
 
@@ -113,24 +114,6 @@ func fixtureSaturate() saturation.SearchRecord {
 	return rec
 }
 
-// checkGolden compares got with the golden file name (or rewrites it).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join(saturationGolden, name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s (run with -update to accept):\n%s", name, path, got)
-	}
-}
-
 func checkPlot(t *testing.T, dir string) {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)))
@@ -157,21 +140,24 @@ func TestWriteSweepGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "sweep.golden.md", md)
+	resultstest.Golden(t, filepath.Join(saturationGolden, "sweep.golden.md"), md)
 	checkPlot(t, dir)
 	page, err := os.ReadFile(filepath.Join(dir, results.SweepHTMLFile))
 	if err != nil || !bytes.Contains(page, []byte("data:image/png;base64,")) {
 		t.Errorf("sweep.html without the inlined plot (%v)", err)
 	}
-	if *update {
-		// The plot, for a look with an image viewer.
-		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)))
-		os.WriteFile(filepath.Join(saturationGolden, "sweep.golden.png"), b, 0o644)
+	if resultstest.Updating() {
+		// The plot, for a look with an image viewer (not compared).
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resultstest.WriteFile(t, filepath.Join(saturationGolden, "sweep.golden.png"), b)
 	}
 
 	var text bytes.Buffer
 	SweepText(&text, rec)
-	checkGolden(t, "sweep.golden.txt", text.Bytes())
+	resultstest.Golden(t, filepath.Join(saturationGolden, "sweep.golden.txt"), text.Bytes())
 }
 
 func TestWriteSaturateGolden(t *testing.T) {
@@ -184,11 +170,11 @@ func TestWriteSaturateGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "saturate.golden.md", md)
+	resultstest.Golden(t, filepath.Join(saturationGolden, "saturate.golden.md"), md)
 	checkPlot(t, dir)
 	var text bytes.Buffer
 	SaturateText(&text, rec)
-	checkGolden(t, "saturate.golden.txt", text.Bytes())
+	resultstest.Golden(t, filepath.Join(saturationGolden, "saturate.golden.txt"), text.Bytes())
 }
 
 // TestWriteSweepEmpty reports a sweep before its first cell: no plot, a

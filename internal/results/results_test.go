@@ -9,6 +9,24 @@ import (
 	"testing"
 )
 
+// writeRecords writes rows to the CSV file path and fails the test on
+// error (resultstest.WriteCSV, which these tests cannot import).
+func writeRecords(t testing.TB, path, header string, rows ...Record) {
+	t.Helper()
+	w, err := Create(path, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	sent := []Sent{{Conn: 0, Seq: 0, Intended: 1, Actual: 2, Size: 1024}, {Conn: 3, Seq: 9, Intended: 5, Size: 1024, Err: `not connected: dial "x", refused`}}
@@ -16,25 +34,11 @@ func TestRoundTrip(t *testing.T) {
 	txs := []Tx{{Conn: 1, Seq: 2, Sent: 10, Height: 5, Index: 3, BlockTime: 20, CommitTime: 30, Duplicate: true}}
 	blocks := []Block{{Height: 5, Time: 20, CommitTime: 30, Txs: 7, RunTxs: 6, Bytes: 7000, Round: 1, Proposer: "ABCD"}}
 	adoption := []Adoption{{Height: 5, Node: "validator01", At: 31}}
-	write := func(name, header string, rows ...Record) {
-		w, err := Create(filepath.Join(dir, name), header)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			if err := w.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(SentFile, SentHeader, &sent[0], &sent[1])
-	write(RepliesFile, RepliesHeader, &replies[0], &replies[1])
-	write(TxsFile, TxsHeader, &txs[0])
-	write(BlocksFile, BlocksHeader, &blocks[0])
-	write(AdoptionFile, AdoptionHeader, &adoption[0])
+	writeRecords(t, filepath.Join(dir, SentFile), SentHeader, &sent[0], &sent[1])
+	writeRecords(t, filepath.Join(dir, RepliesFile), RepliesHeader, &replies[0], &replies[1])
+	writeRecords(t, filepath.Join(dir, TxsFile), TxsHeader, &txs[0])
+	writeRecords(t, filepath.Join(dir, BlocksFile), BlocksHeader, &blocks[0])
+	writeRecords(t, filepath.Join(dir, AdoptionFile), AdoptionHeader, &adoption[0])
 	check := func(name string, got, want any, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -92,11 +96,20 @@ func TestScanTruncatedAndBroken(t *testing.T) {
 
 func TestGzip(t *testing.T) {
 	dir := t.TempDir()
-	f, _ := os.Create(filepath.Join(dir, AdoptionFile+".gz"))
+	f, err := os.Create(filepath.Join(dir, AdoptionFile+".gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	zw := gzip.NewWriter(f)
-	zw.Write([]byte(AdoptionHeader + "\n7,n1,99\n"))
-	zw.Close()
-	f.Close()
+	if _, err := zw.Write([]byte(AdoptionHeader + "\n7,n1,99\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	a, err := ReadAdoption(dir)
 	if err != nil || len(a) != 1 || a[0].Node != "n1" {
 		t.Errorf("got %+v, %v", a, err)
@@ -119,20 +132,22 @@ func FuzzReadReplies(f *testing.F) {
 			return
 		}
 		// What was read writes back and reads again the same.
-		w, _ := Create(filepath.Join(dir, "again.csv"), RepliesHeader)
+		rows := make([]Record, len(rs))
 		for i := range rs {
-			w.Write(&rs[i])
+			rows[i] = &rs[i]
 		}
-		w.Close()
+		writeRecords(t, filepath.Join(dir, "again.csv"), RepliesHeader, rows...)
 		var again []Reply
-		Scan(filepath.Join(dir, "again.csv"), RepliesHeader, func(f []string) error {
+		if err := Scan(filepath.Join(dir, "again.csv"), RepliesHeader, func(f []string) error {
 			var r Reply
 			if err := r.parse(f); err != nil {
 				t.Fatalf("re-read: %v", err)
 			}
 			again = append(again, r)
 			return nil
-		})
+		}); err != nil {
+			t.Fatalf("re-read: %v", err)
+		}
 		if len(again) != len(rs) {
 			t.Fatalf("re-read %d rows, wrote %d", len(again), len(rs))
 		}

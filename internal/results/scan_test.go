@@ -113,7 +113,9 @@ func BenchmarkReadTxs(b *testing.B) {
 	for i := range 1_000_000 {
 		t := Tx{Conn: i % 4, Seq: uint64(i / 4), Sent: 1741946400000000000 + int64(i)*3600000, Height: 100 + int64(i/278), Index: i % 278,
 			BlockTime: 1741946400000000000 + int64(i/278)*1e9, CommitTime: 1741946401000000000 + int64(i/278)*1e9}
-		w.Write(&t)
+		if err := w.Write(&t); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)

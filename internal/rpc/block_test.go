@@ -80,7 +80,10 @@ func TestParseBlockManyTxs(t *testing.T) {
 }
 
 func FuzzParseBlock(f *testing.F) {
-	b, _ := os.ReadFile("testdata/block_v0.40.0.json")
+	b, err := os.ReadFile("testdata/block_v0.40.0.json")
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(b)
 	f.Add([]byte(`{"result":{"block":{"data":{"txs":[]}}}}`))
 	f.Add([]byte(`{"result":{"block":{"data":{"txs":["YQ==",]}}}}`))

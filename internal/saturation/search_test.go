@@ -1,127 +1,27 @@
 package saturation
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
-
-// rewrite regenerates the expected output of the data-driven cases, as
-// cockroachdb/datadriven's -rewrite does (etcd-io/raft's quorum tests).
-var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata/saturation/*.txt")
-
-// ddCase is one case of a data-driven file:
-//
-//	command key=value …
-//	input line
-//	…
-//	----
-//	expected output
-//	(blank line)
-type ddCase struct {
-	pos     string // file:line of the command
-	cmd     string
-	args    map[string]string
-	input   []string
-	want    string
-	start   int // line index of the command
-	outFrom int // line index of the first output line
-	outTo   int // line index after the last output line
-}
-
-// parseDD reads the cases of a data-driven file. Lines starting with '#'
-// outside the output are comments.
-func parseDD(t *testing.T, path string) ([]ddCase, []string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(b), "\n")
-	var cases []ddCase
-	for i := 0; i < len(lines); i++ {
-		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		c := ddCase{pos: fmt.Sprintf("%s:%d", filepath.Base(path), i+1), start: i, args: map[string]string{}}
-		fields := strings.Fields(l)
-		c.cmd = fields[0]
-		for _, f := range fields[1:] {
-			k, v, _ := strings.Cut(f, "=")
-			c.args[k] = v
-		}
-		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "----"; i++ {
-			if s := strings.TrimSpace(lines[i]); s != "" && !strings.HasPrefix(s, "#") {
-				c.input = append(c.input, s)
-			}
-		}
-		if i >= len(lines) {
-			t.Fatalf("%s: no ---- separator", c.pos)
-		}
-		c.outFrom = i + 1
-		var out []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			out = append(out, lines[i])
-		}
-		c.outTo = i
-		c.want = strings.Join(out, "\n")
-		cases = append(cases, c)
-	}
-	return cases, lines
-}
-
-// runDD runs every case of the files matching glob through fn, comparing
-// (or with -rewrite, replacing) the expected output.
-func runDD(t *testing.T, glob string, fn func(t *testing.T, c ddCase) string) {
-	files, err := filepath.Glob(glob)
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no files match %s (%v)", glob, err)
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			cases, lines := parseDD(t, path)
-			var out []string
-			last := 0
-			for _, c := range cases {
-				got := strings.TrimRight(fn(t, c), "\n")
-				if *rewrite {
-					out = append(out, lines[last:c.outFrom]...)
-					out = append(out, strings.Split(got, "\n")...)
-					last = c.outTo
-					continue
-				}
-				if got != c.want {
-					t.Errorf("%s: %s\ngot:\n%s\nwant:\n%s", c.pos, c.cmd, got, c.want)
-				}
-			}
-			if *rewrite {
-				out = append(out, lines[last:]...)
-				if err := os.WriteFile(path, []byte(strings.Join(out, "\n")), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
-	}
-}
 
 // searchConfig builds a SearchConfig from a case's arguments over the
 // data-driven defaults: start=200 dur=60s probe=20s growth=2 res=0.05
 // margin=0.05 runs=8 min=1 max=100000 split=estimate quantum=1 (fixed here, so that
 // the cases do not move with DefaultSearch; "default" takes DefaultSearch).
-func searchConfig(t *testing.T, c ddCase) SearchConfig {
+func searchConfig(t *testing.T, c resultstest.Case) SearchConfig {
 	t.Helper()
 	cfg := DefaultSearch(200, 60)
 	cfg.Growth, cfg.ProbeDurationS, cfg.Margin = 2, 20, 0.05
-	if _, ok := c.args["default"]; ok {
+	if _, ok := c.Args["default"]; ok {
 		cfg = DefaultSearch(200, 60)
 	}
-	for k, v := range c.args {
+	for k, v := range c.Args {
 		var err error
 		switch k {
 		case "start":
@@ -149,14 +49,14 @@ func searchConfig(t *testing.T, c ddCase) SearchConfig {
 		case "knee", "est", "probeest", "shortknee", "flaky", "soft", "default":
 			// simulate's model
 		default:
-			t.Fatalf("%s: unknown argument %q", c.pos, k)
+			t.Fatalf("%s: unknown argument %q", c.Pos, k)
 		}
 		if err != nil {
-			t.Fatalf("%s: %s=%s: %v", c.pos, k, v, err)
+			t.Fatalf("%s: %s=%s: %v", c.Pos, k, v, err)
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		t.Fatalf("%s: %v", c.pos, err)
+		t.Fatalf("%s: %v", c.Pos, err)
 	}
 	return cfg
 }
@@ -233,13 +133,13 @@ func fmtOutcome(o Outcome) string {
 //	                     overloaded network commits at most what it is
 //	                     sent. Prints the path and the outcome.
 func TestSearchDataDriven(t *testing.T) {
-	runDD(t, "../../testdata/saturation/search*.txt", func(t *testing.T, c ddCase) string {
+	resultstest.RunFiles(t, "../../testdata/saturation/search*.txt", func(t *testing.T, c resultstest.Case) string {
 		cfg := searchConfig(t, c)
-		switch c.cmd {
+		switch c.Cmd {
 		case "next":
 			var obs []Observation
-			for _, l := range c.input {
-				obs = append(obs, parseObservation(t, c.pos, l))
+			for _, l := range c.Input {
+				obs = append(obs, parseObservation(t, c.Pos, l))
 			}
 			step, done := cfg.Next(obs)
 			if done {
@@ -249,36 +149,36 @@ func TestSearchDataDriven(t *testing.T) {
 		case "simulate":
 			return simulate(t, c, cfg)
 		}
-		t.Fatalf("%s: unknown command %q", c.pos, c.cmd)
+		t.Fatalf("%s: unknown command %q", c.Pos, c.Cmd)
 		return ""
 	})
 }
 
-func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
+func simulate(t *testing.T, c resultstest.Case, cfg SearchConfig) string {
 	num := func(k string, def float64) float64 {
-		v, ok := c.args[k]
+		v, ok := c.Args[k]
 		if !ok {
 			return def
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			t.Fatalf("%s: %s: %v", c.pos, k, err)
+			t.Fatalf("%s: %s: %v", c.Pos, k, err)
 		}
 		return f
 	}
 	knee := num("knee", 0)
 	if knee <= 0 {
-		t.Fatalf("%s: simulate needs knee=", c.pos)
+		t.Fatalf("%s: simulate needs knee=", c.Pos)
 	}
 	estF, shortKnee := num("est", 1), num("shortknee", knee)
 	probeF := num("probeest", estF)
-	softFlaky := c.args["soft"] == "true"
+	softFlaky := c.Args["soft"] == "true"
 	flaky := map[float64]bool{}
-	if v := c.args["flaky"]; v != "" {
+	if v := c.Args["flaky"]; v != "" {
 		for _, s := range strings.Split(v, ",") {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				t.Fatalf("%s: flaky: %v", c.pos, err)
+				t.Fatalf("%s: flaky: %v", c.Pos, err)
 			}
 			flaky[f] = true
 		}
@@ -291,7 +191,7 @@ func simulate(t *testing.T, c ddCase, cfg SearchConfig) string {
 			break
 		}
 		if i > 100 {
-			t.Fatalf("%s: the search does not end", c.pos)
+			t.Fatalf("%s: the search does not end", c.Pos)
 		}
 		k, f := knee, estF
 		if step.DurationS < cfg.DurationS {

@@ -1,8 +1,3 @@
-// Package resultstest generates synthetic, deterministic run-directory records
-// for tests and benchmarks of analysis and report: what a testnet's nodes
-// would have exposed while a given chain was produced (metrics.csv,
-// resources.csv, adoption.csv), and whole run directories of any size
-// (WriteRun). Nothing here is used by cometlab itself.
 package resultstest
 
 import (

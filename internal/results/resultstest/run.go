@@ -156,10 +156,10 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 	if s.RejectEvery > 0 {
 		nodes.Rejected["validator00"] = s.Connections * int(s.Rate*s.Duration.Seconds()) / s.RejectEvery
 	}
-	if err := writeRows(dir, results.BlocksFile, results.BlocksHeader, blocks); err != nil {
+	if err := writeRows(filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks); err != nil {
 		return run, err
 	}
-	if err := writeRows(dir, results.AdoptionFile, results.AdoptionHeader, nodes.Adoption()); err != nil {
+	if err := writeRows(filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, nodes.Adoption()); err != nil {
 		return run, err
 	}
 	mw, err := results.Create(filepath.Join(dir, results.MetricsFile), results.MetricsHeader)
@@ -266,12 +266,13 @@ func writeTxs(dir string, s Spec, start int64, blocks []results.Block, times []i
 	return nil
 }
 
-// writeRows writes rows to dir/name.
+// writeRows writes rows to the CSV file path with the results package's
+// writer.
 func writeRows[T any, P interface {
 	*T
 	results.Record
-}](dir, name, header string, rows []T) error {
-	w, err := results.Create(filepath.Join(dir, name), header)
+}](path, header string, rows []T) error {
+	w, err := results.Create(path, header)
 	if err != nil {
 		return err
 	}
