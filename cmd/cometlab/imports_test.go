@@ -32,7 +32,7 @@ var allowedImports = map[string][]string{
 	"saturation":          {"analysis", "results"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -205,7 +205,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			rec, err = experiment.Sweep(cmd.Context(), experiment.SweepOptions{Manifest: m, Connections: conns, Rates: rs,
 				Params: params, Repeat: repeat, Reuse: sf.reuse, CoolDown: sf.coolDown, Criterion: crit, Dir: sf.out, Env: env})
 			if errors.Is(err, experiment.ErrInvalid) {
-				return exitcode.With(err, exitcode.Usage) // nothing ran: the grid, a manifest or the criterion is wrong
+				return err // nothing ran: the grid, a manifest or the criterion is wrong (exit 2)
 			}
 			dir := sf.out
 			if dir == "" {
@@ -326,7 +326,7 @@ continues with --resume DIR.`,
 			rec, err := experiment.Saturate(cmd.Context(), experiment.SaturateOptions{Manifest: r, Search: search, Criterion: crit,
 				Reuse: sf.reuse, CoolDown: sf.coolDown, Dir: sf.out, Env: env})
 			if errors.Is(err, experiment.ErrInvalid) {
-				return exitcode.With(err, exitcode.Usage)
+				return err // exit 2
 			}
 			dir := sf.out
 			if dir == "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
@@ -49,8 +50,8 @@ func DefaultSweepDir(id string) string { return filepath.Join("sweeps", id) }
 
 // ErrInvalid marks a sweep or search that could not start because what
 // was asked for is wrong (a grid value, a manifest, the criterion): nothing
-// ran.
-var ErrInvalid = errors.New("invalid")
+// ran. It carries exitcode.Usage.
+var ErrInvalid = exitcode.With(errors.New("invalid"), exitcode.Usage)
 
 // ErrSomeFailed reports a sweep or search in which some run failed (it was
 // recorded and skipped).
