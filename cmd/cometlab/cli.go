@@ -64,6 +64,10 @@ func execute(ctx context.Context, st *state) int {
 	case errors.Is(err, errRegression):
 		fmt.Fprintln(st.stderr, "cometlab:", err)
 		return exitRegression
+	case errors.Is(err, cometbft.ErrNotBuildable):
+		// A release that cannot be built is bad input: nothing was run.
+		fmt.Fprintln(st.stderr, "cometlab:", err)
+		return exitUsage
 	}
 	fmt.Fprintln(st.stderr, "cometlab:", err)
 	var ue usageError
@@ -165,7 +169,7 @@ type testnetFlags struct {
 func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.manifest, "manifest", "", "TOML manifest describing the testnet and the load (default: the built-in 4-validator kvstore testnet)")
 	fs.IntVar(&f.validators, "validators", 0, "number of validators (default from the manifest: 4)")
-	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, fetched with go install (default "+cometbft.DefaultVersion+")")
+	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, built once and cached (see 'cometlab versions'; default "+cometbft.DefaultVersion+")")
 	fs.StringVar(&f.binary, "cometbft-binary", "", "use this cometbft binary instead of fetching a release")
 	fs.DurationVar(&f.startTimeout, "start-timeout", 90*time.Second, "how long every node has to advance two heights after start")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")

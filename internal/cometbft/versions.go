@@ -1,6 +1,7 @@
 package cometbft
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -17,6 +18,9 @@ const Module = "github.com/cometbft/cometbft"
 // and nowhere else.
 type Line struct {
 	Prefix string // "v0.38"
+	// Proven is the release of the line the version-matrix test runs: the
+	// newest that builds here.
+	Proven string
 	// MetricsNamespace is the default instrumentation.namespace.
 	MetricsNamespace string
 	// HasLibP2P: config.toml has a [p2p.libp2p] section (v0.39+), which
@@ -29,12 +33,12 @@ type Line struct {
 
 // Lines are the release lines cometlab knows, oldest first.
 var lines = []Line{
-	{Prefix: "v0.34", MetricsNamespace: "cometbft"},
-	{Prefix: "v0.37", MetricsNamespace: "cometbft"},
-	{Prefix: "v0.38", MetricsNamespace: "cometbft"},
-	{Prefix: "v0.39", MetricsNamespace: "cometbft", HasLibP2P: true},
-	{Prefix: "v0.40", MetricsNamespace: "cometbft", HasLibP2P: true},
-	{Prefix: "v1.0", MetricsNamespace: "cometbft", TimeoutCommitInGenesis: true},
+	{Prefix: "v0.34", Proven: "v0.34.33", MetricsNamespace: "cometbft"},
+	{Prefix: "v0.37", Proven: "v0.37.18", MetricsNamespace: "cometbft"},
+	{Prefix: "v0.38", Proven: "v0.38.26", MetricsNamespace: "cometbft"},
+	{Prefix: "v0.39", Proven: "v0.39.4", MetricsNamespace: "cometbft", HasLibP2P: true},
+	{Prefix: "v0.40", Proven: "v0.40.0", MetricsNamespace: "cometbft", HasLibP2P: true},
+	{Prefix: "v1.0", Proven: "v1.0.1", MetricsNamespace: "cometbft", TimeoutCommitInGenesis: true},
 }
 
 var versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?$`)
@@ -58,20 +62,38 @@ func LineOf(version string) (Line, error) {
 
 // Older reports whether release a precedes release b (by major, minor,
 // patch; a pre-release precedes its release). Malformed versions sort last.
-func Older(a, b string) bool {
+func Older(a, b string) bool { return compareVersions(a, b) < 0 }
+
+// compareVersions orders releases as Older does: -1, 0 or +1.
+func compareVersions(a, b string) int {
 	pa, oka := parseVersion(a)
 	pb, okb := parseVersion(b)
 	switch {
 	case !oka || !okb:
-		return oka && !okb
+		return cmp.Compare(b2i(!oka), b2i(!okb))
 	case pa.nums != pb.nums:
 		for i := range pa.nums {
-			if pa.nums[i] != pb.nums[i] {
-				return pa.nums[i] < pb.nums[i]
+			if c := cmp.Compare(pa.nums[i], pb.nums[i]); c != 0 {
+				return c
 			}
 		}
 	}
-	return pa.pre != "" && (pb.pre == "" || pa.pre < pb.pre)
+	switch {
+	case pa.pre == pb.pre:
+		return 0
+	case pa.pre == "":
+		return 1
+	case pb.pre == "":
+		return -1
+	}
+	return cmp.Compare(pa.pre, pb.pre)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 type version struct {
@@ -99,4 +121,13 @@ func parseVersion(v string) (version, bool) {
 func RunSpecificConfigKeys() []string {
 	return []string{"moniker", "rpc.laddr", "p2p.laddr", "p2p.external_address", "p2p.persistent_peers", "p2p.seeds",
 		"instrumentation.prometheus_listen_addr"}
+}
+
+// provenReleases are the lines' proven releases, oldest first.
+func provenReleases() []string {
+	vs := make([]string, len(lines))
+	for i, l := range lines {
+		vs[i] = l.Proven
+	}
+	return vs
 }
