@@ -112,6 +112,7 @@ metric worse than the baseline; 130 interrupted.`,
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
 	root.AddCommand(newCompareCmd(st))
+	root.AddCommand(newVersionsCmd(st))
 	return root
 }
 
