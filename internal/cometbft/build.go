@@ -75,7 +75,11 @@ func (p Plan) Why() string {
 	if len(p.NoInstall) > 0 {
 		b.WriteString("  - go install cannot build it: " + strings.Join(p.NoInstall, "; ") + "\n")
 	}
-	b.WriteString("  - built as the main module, it needs modules the Go module proxy refuses:")
+	if p.Method == MethodInstall {
+		b.WriteString("  - go install needs modules the Go module proxy refuses:")
+	} else {
+		b.WriteString("  - built as the main module, it needs modules the Go module proxy refuses:")
+	}
 	for _, r := range p.Refused {
 		b.WriteString("\n      " + r.String())
 	}
@@ -147,19 +151,11 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// Plan decides how version can be built here: it reads the release's
+// plan decides how version can be built here: it reads the release's
 // go.mod from the module proxy and, for a main-module build, asks the
 // proxy for every replace directive's target. A refusal is part of the
 // plan; an error means the question could not be answered (the proxy not
 // reached, lookups disabled).
-func (f *Fetcher) Plan(ctx context.Context, version string) (Plan, error) {
-	g, err := f.goTool()
-	if err != nil {
-		return Plan{}, err
-	}
-	return plan(ctx, g, version)
-}
-
 func plan(ctx context.Context, g goTool, version string) (Plan, error) {
 	info, err := g.listModule(ctx, Module, version)
 	if err != nil {

@@ -144,6 +144,11 @@ func TestBuildError(t *testing.T) {
 	if strings.Contains(err.Error(), "reachable") {
 		t.Errorf("error blames the proxy's reachability:\n%v", err)
 	}
+	install := &BuildError{Plan: Plan{Version: "v0.38.1", Declares: Module, Method: MethodInstall,
+		Refused: []Refusal{{Module: "example.com/dep@v1.0.0", Answer: "410 Gone"}}}, Line: "v0.38", Nearest: "v0.38.2"}
+	if w := "go install needs modules the Go module proxy refuses:\n      example.com/dep@v1.0.0: 410 Gone"; !strings.Contains(install.Error(), w) {
+		t.Errorf("error lacks %q:\n%v", w, install)
+	}
 	served := &BuildError{Plan: Plan{Version: "v0.37.19", Refused: []Refusal{{Module: Module + "@v0.37.19", Answer: "403 Forbidden"}}}, Line: "v0.37"}
 	if w := "the Go module proxy does not serve github.com/cometbft/cometbft@v0.37.19: 403 Forbidden"; !strings.Contains(served.Error(), w) {
 		t.Errorf("error lacks %q:\n%v", w, served)
