@@ -98,6 +98,13 @@ func versionsMarkdown() string {
 		if len(metrics) > 0 {
 			parts = append(parts, "metrics: "+strings.Join(metrics, ", "))
 		}
+		if p, ok := byPrefix[l.Parent]; ok && p.MedianTimeCommitOnly != l.MedianTimeCommitOnly {
+			votes := "commit and nil votes"
+			if l.MedianTimeCommitOnly {
+				votes = "commit votes only"
+			}
+			parts = append(parts, "a block's time counts the last commit's "+votes)
+		}
 		if p, ok := byPrefix[l.Parent]; ok {
 			added, removed := diff(l.E2EAppKeys, p.E2EAppKeys), diff(p.E2EAppKeys, l.E2EAppKeys)
 			if len(added)+len(removed) > 0 {
@@ -133,16 +140,24 @@ func versionsMarkdown() string {
 			}
 			m := cometbft.Mix(a, c)
 			cell := "commits"
-			if !m.Commits {
+			switch {
+			case !m.Starts:
 				cell = "never starts"
+			case m.MayHalt:
+				cell = "commits, may halt"
 			}
+			var refs []int
 			for _, w := range m.Why {
 				k := slices.Index(notes, w)
 				if k < 0 {
 					notes = append(notes, w)
 					k = len(notes) - 1
 				}
-				cell += fmt.Sprintf(" (%d)", k+1)
+				refs = append(refs, k+1)
+			}
+			slices.Sort(refs)
+			for _, k := range refs {
+				cell += fmt.Sprintf(" (%d)", k)
 			}
 			b.WriteString(" " + cell + " |")
 		}

@@ -65,6 +65,12 @@ type Line struct {
 	// from InitChain: validators whose kvstores disagree cannot commit
 	// height 1 together.
 	KVStoreInitAppHash string
+	// MedianTimeCommitOnly: a block's time (BFT time, the weighted median
+	// of the vote times of the previous block's commit) counts commit votes
+	// only (v0.40); the other lines count nil precommits too, so validators
+	// of both kinds disagree about the time of a block whose last commit
+	// holds a nil precommit.
+	MedianTimeCommitOnly bool
 	// E2EAppKeys are the keys of the config file of CometBFT's e2e app node
 	// (test/e2e/node/config.go), sorted.
 	E2EAppKeys []string
@@ -137,7 +143,7 @@ func Lines() []Line {
 		},
 		{
 			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
-			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0",
+			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0", MedianTimeCommitOnly: true,
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
 			BlockMaxBytes: 55600190, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
@@ -188,40 +194,44 @@ func LineByPrefix(prefix string) (Line, bool) {
 // Mixing is what happens when validators of two lines share a network
 // running the built-in kvstore.
 type Mixing struct {
-	// Commits: the network commits blocks.
-	Commits bool
-	// Why they cannot commit, or the trouble they commit despite; empty
-	// when there is none.
+	// Starts: the network commits its first blocks.
+	Starts bool
+	// MayHalt: a consensus rule differs, so the network can stop
+	// committing later, when what the rules disagree about happens.
+	MayHalt bool
+	// Why it never starts or may halt, or the trouble it commits despite;
+	// empty when there is none.
 	Why []string
 	// Evidence is what the nodes' logs show for each reason.
 	Evidence []string
 }
 
-// Mix says whether validators of lines a and b commit together, from the
-// lines' facts: kvstores that disagree about the app hash after InitChain
-// reject each other's first proposal; a line that sends a consensus
-// message the other cannot decode has its peers dropped (and redialled)
-// by the other's nodes, which slows but does not stop the chain. The
-// reasons are worded for every pair alike, so that a table can number
-// them.
+// Mix says how validators of lines a and b do together, from the lines'
+// facts: kvstores that disagree about the app hash after InitChain reject
+// each other's first proposal; lines that compute a block's time
+// differently reject each other's proposals once a commit holds a nil
+// precommit; a line that sends a consensus message the other cannot decode
+// has its peers dropped (and redialled) by the other's nodes, which slows
+// but does not stop the chain. The reasons are worded for every pair
+// alike, so that a table can number them.
 func Mix(a, b Line) Mixing {
-	m := Mixing{Commits: true}
+	m := Mixing{Starts: true}
 	if a.KVStoreInitAppHash != b.KVStoreInitAppHash {
-		m.Commits = false
-		var groups []string
-		for _, h := range []string{a.KVStoreInitAppHash, b.KVStoreInitAppHash} {
-			var ps []string
-			for _, l := range Lines() {
-				if l.KVStoreInitAppHash == h {
-					ps = append(ps, l.Prefix)
-				}
-			}
-			groups = append(groups, strings.Join(ps, ", ")+": "+hashOrEmpty(h))
-		}
-		slices.Sort(groups)
+		m.Starts = false
 		m.Why = append(m.Why, fmt.Sprintf("the built-in kvstore returns a different app hash from InitChain (%s), so validators reject each other's proposals for height 1 and the chain never starts",
-			strings.Join(groups, "; ")))
+			groupLines(a, b, func(l Line) string { return hashOrEmpty(l.KVStoreInitAppHash) })))
 		m.Evidence = append(m.Evidence, "wrong Block.Header.AppHash")
+	}
+	if m.Starts && a.MedianTimeCommitOnly != b.MedianTimeCommitOnly {
+		m.MayHalt = true
+		m.Why = append(m.Why, fmt.Sprintf("a block's time, the weighted median of the vote times of the previous block's commit, counts different votes (%s): once a commit holds a nil precommit, validators disagree about the next block's time and reject each other's proposals, and a network split evenly halts",
+			groupLines(a, b, func(l Line) string {
+				if l.MedianTimeCommitOnly {
+					return "commit votes only"
+				}
+				return "commit and nil votes"
+			})))
+		m.Evidence = append(m.Evidence, "invalid block time")
 	}
 	older, newer := a, b
 	if newer.P2PProtocol < older.P2PProtocol {
@@ -233,6 +243,23 @@ func Mix(a, b Line) Mixing {
 		m.Evidence = append(m.Evidence, "unknown message")
 	}
 	return m
+}
+
+// groupLines says which lines share a's and b's value of a fact: "v0.34,
+// v0.37: empty; v0.38, v0.39, v0.40, v1.0: 0000000000000000", sorted.
+func groupLines(a, b Line, fact func(Line) string) string {
+	var groups []string
+	for _, v := range []string{fact(a), fact(b)} {
+		var ps []string
+		for _, l := range Lines() {
+			if fact(l) == v {
+				ps = append(ps, l.Prefix)
+			}
+		}
+		groups = append(groups, strings.Join(ps, ", ")+": "+v)
+	}
+	slices.Sort(groups)
+	return strings.Join(groups, "; ")
 }
 
 func hashOrEmpty(h string) string {

@@ -58,36 +58,43 @@ func TestOlder(t *testing.T) {
 }
 
 // TestMix checks the facts' verdict for every pair of lines against what
-// 2 + 2 validator testnets did (November 2026, the proven releases, 5 s of
-// load): the kvstore's InitChain app hash splits the lines in two, and
-// v1.0's new consensus message makes older nodes drop its peers.
+// 2 + 2 validator testnets did (November 2026, the proven releases, 5 s
+// and 10 s of load): the kvstore's InitChain app hash splits the lines in
+// two; v0.40 and the lines it mixes with halted once (v0.40.0 + v1.0.1,
+// "invalid block time") where a commit held a nil precommit; and v1.0's
+// new consensus message makes older nodes drop its peers.
 func TestMix(t *testing.T) {
+	const (
+		appHash = "wrong Block.Header.AppHash"
+		time    = "invalid block time"
+		unknown = "unknown message"
+	)
 	for _, c := range []struct {
-		a, b     string
-		commits  bool
-		evidence []string
+		a, b            string
+		starts, mayHalt bool
+		evidence        []string
 	}{
-		{"v0.34", "v0.37", true, nil},
-		{"v0.34", "v0.38", false, []string{"wrong Block.Header.AppHash"}},
-		{"v0.34", "v0.39", false, []string{"wrong Block.Header.AppHash"}},
-		{"v0.34", "v0.40", false, []string{"wrong Block.Header.AppHash"}},
-		{"v0.34", "v1.0", false, []string{"wrong Block.Header.AppHash", "unknown message"}},
-		{"v0.37", "v0.38", false, []string{"wrong Block.Header.AppHash"}},
-		{"v0.37", "v0.39", false, []string{"wrong Block.Header.AppHash"}},
-		{"v0.37", "v0.40", false, []string{"wrong Block.Header.AppHash"}},
-		{"v0.37", "v1.0", false, []string{"wrong Block.Header.AppHash", "unknown message"}},
-		{"v0.38", "v0.39", true, nil},
-		{"v0.38", "v0.40", true, nil},
-		{"v0.38", "v1.0", true, []string{"unknown message"}},
-		{"v0.39", "v0.40", true, nil},
-		{"v0.39", "v1.0", true, []string{"unknown message"}},
-		{"v0.40", "v1.0", true, []string{"unknown message"}},
+		{"v0.34", "v0.37", true, false, nil},
+		{"v0.34", "v0.38", false, false, []string{appHash}},
+		{"v0.34", "v0.39", false, false, []string{appHash}},
+		{"v0.34", "v0.40", false, false, []string{appHash}},
+		{"v0.34", "v1.0", false, false, []string{appHash, unknown}},
+		{"v0.37", "v0.38", false, false, []string{appHash}},
+		{"v0.37", "v0.39", false, false, []string{appHash}},
+		{"v0.37", "v0.40", false, false, []string{appHash}},
+		{"v0.37", "v1.0", false, false, []string{appHash, unknown}},
+		{"v0.38", "v0.39", true, false, nil},
+		{"v0.38", "v0.40", true, true, []string{time}},
+		{"v0.38", "v1.0", true, false, []string{unknown}},
+		{"v0.39", "v0.40", true, true, []string{time}},
+		{"v0.39", "v1.0", true, false, []string{unknown}},
+		{"v0.40", "v1.0", true, true, []string{time, unknown}},
 	} {
 		a, _ := LineByPrefix(c.a)
 		b, _ := LineByPrefix(c.b)
 		for _, m := range []Mixing{Mix(a, b), Mix(b, a)} {
-			if m.Commits != c.commits || !slices.Equal(m.Evidence, c.evidence) || len(m.Why) != len(m.Evidence) {
-				t.Errorf("Mix(%s, %s) = %+v; want commits %v, evidence %q", c.a, c.b, m, c.commits, c.evidence)
+			if m.Starts != c.starts || m.MayHalt != c.mayHalt || !slices.Equal(m.Evidence, c.evidence) || len(m.Why) != len(m.Evidence) {
+				t.Errorf("Mix(%s, %s) = %+v; want starts %v, may halt %v, evidence %q", c.a, c.b, m, c.starts, c.mayHalt, c.evidence)
 			}
 		}
 	}
