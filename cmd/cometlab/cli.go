@@ -140,7 +140,7 @@ metric worse than the baseline; 130 interrupted.`,
 	root.AddCommand(newRunCmd(st), newLoadCmd(st), newAnalyzeCmd(st), newReportCmd(st), newReadbackCmd(st), newTestnetCmd(st))
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
-	root.AddCommand(newCompareCmd(st))
+	root.AddCommand(newCompareCmd(st), newVersionsCmd(st))
 	root.SetArgs(st.args)
 	root.SetOut(st.stdout)
 	root.SetErr(st.stderr)
@@ -202,7 +202,7 @@ type testnetFlags struct {
 func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.manifest, "manifest", "", "TOML manifest describing the testnet and the load (default: the built-in 4-validator kvstore testnet)")
 	fs.IntVar(&f.validators, "validators", 0, "number of validators (default from the manifest: 4)")
-	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, fetched with go install (default "+cometbft.DefaultVersion+")")
+	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, built once and cached (see 'cometlab versions'; default "+cometbft.DefaultVersion+")")
 	fs.StringVar(&f.binary, "cometbft-binary", "", "use this cometbft binary instead of fetching a release")
 	fs.DurationVar(&f.startTimeout, "start-timeout", 90*time.Second, "how long every node has to advance two heights after start")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")

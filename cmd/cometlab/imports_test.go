@@ -21,7 +21,7 @@ var allowedImports = map[string][]string{
 	"results/resultstest": {"results"},
 	"rpc":                 {},
 	"payload":             {},
-	"cometbft":            {},
+	"cometbft":            {"exitcode"},
 	"exitcode":            {},
 	"manifest":            {"cometbft", "payload"},
 	"testnet":             {"cometbft", "rpc"},

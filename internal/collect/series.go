@@ -10,12 +10,16 @@ import (
 const DefaultNamespace = "cometbft"
 
 // nodeFamilies are the CometBFT metric families kept by default, without
-// the namespace: the series the QA reports plot and a few more.
+// the namespace: the series the QA reports plot and a few more, and the
+// names older or newer release lines give some of them
+// (cometbft.Line.MetricsAbsent).
 var nodeFamilies = []string{
 	"abci_connection_method_timing_seconds", // histogram, by method and type
 	"blocksync_syncing",
 	"consensus_block_interval_seconds", // histogram
 	"consensus_block_size_bytes",
+	"consensus_block_syncing", // v0.37's blocksync_syncing
+	"consensus_fast_syncing",  // v0.34's blocksync_syncing
 	"consensus_height",
 	"consensus_num_txs",
 	"consensus_round_duration_seconds", // histogram
@@ -27,6 +31,8 @@ var nodeFamilies = []string{
 	"mempool_rejected_txs",
 	"mempool_size",
 	"mempool_size_bytes",
+	"p2p_message_receive_bytes_total", // by message type (v1.0 has no per-peer byte counters)
+	"p2p_message_send_bytes_total",
 	"p2p_peer_receive_bytes_total", // by peer and channel
 	"p2p_peer_send_bytes_total",
 	"p2p_peers",

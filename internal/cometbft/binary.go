@@ -1,7 +1,6 @@
 package cometbft
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,11 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 )
 
-// Fetcher obtains cometbft binaries: `go install Module/cmd/cometbft@VERSION`
-// into CacheDir/VERSION/, reused after the first build.
+// Fetcher obtains cometbft binaries, built once per release into
+// CacheDir/VERSION/ (the binary and its build.json) and reused after: with
+// go install where it works, otherwise from the release's module source
+// built as the main module (see [Plan]).
 type Fetcher struct {
 	CacheDir string    // e.g. $XDG_CACHE_HOME/cometlab/cometbft
 	Progress io.Writer // progress lines while building; nil means none
@@ -31,8 +31,10 @@ func DefaultCacheDir() (string, error) {
 }
 
 // Binary returns the path of the cometbft binary for version, building it
-// with go install when it is not cached. Concurrent callers (other cometlab
-// processes too) wait for one build.
+// when it is not cached. Concurrent callers (other cometlab processes too)
+// wait for one build. A release that cannot be built here gives a
+// *[BuildError] (errors.Is [ErrNotBuildable]) saying why and naming the
+// nearest release of its line that builds.
 func (f *Fetcher) Binary(ctx context.Context, version string) (string, error) {
 	if _, err := LineOf(version); err != nil {
 		return "", err
@@ -41,6 +43,17 @@ func (f *Fetcher) Binary(ctx context.Context, version string) (string, error) {
 	bin := filepath.Join(dir, "cometbft")
 	if ok, _ := executable(bin); ok {
 		return bin, nil
+	}
+	g, err := f.goTool()
+	if err != nil {
+		return "", fmt.Errorf("build cometbft %s: %w", version, err)
+	}
+	p, err := plan(ctx, g, version)
+	if err != nil {
+		return "", fmt.Errorf("build %w", err)
+	}
+	if !p.Buildable() {
+		return "", f.notBuildable(ctx, g, p)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -57,51 +70,18 @@ func (f *Fetcher) Binary(ctx context.Context, version string) (string, error) {
 	if ok, _ := executable(bin); ok { // built by someone else meanwhile
 		return bin, nil
 	}
-	if err := f.install(ctx, version, dir); err != nil {
+	if err := f.build(ctx, g, p, dir); err != nil {
 		return "", err
 	}
 	return bin, nil
 }
 
-func (f *Fetcher) install(ctx context.Context, version, dir string) error {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return fmt.Errorf("build cometbft %s: the go command is not in PATH (cometlab builds CometBFT with go install): %w", version, err)
+// goTool returns the go command runner, working in the cache directory.
+func (f *Fetcher) goTool() (goTool, error) {
+	if err := os.MkdirAll(f.CacheDir, 0o755); err != nil {
+		return goTool{}, err
 	}
-	tmp, err := os.MkdirTemp(dir, ".build")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	pkg := Module + "/cmd/cometbft@" + version
-	cmd := exec.CommandContext(ctx, goBin, "install", pkg)
-	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "CGO_ENABLED=0")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	f.say("building cometbft %s (go install %s); the first build takes a couple of minutes", version, pkg)
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("go install %s: %w", pkg, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(15 * time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				if ctx.Err() != nil {
-					return fmt.Errorf("go install %s: %w", pkg, ctx.Err())
-				}
-				return fmt.Errorf("go install %s failed (%v); is the Go module proxy reachable? output:\n%s", pkg, err, tail(out.String(), 20))
-			}
-			f.say("built cometbft %s in %s", version, time.Since(start).Round(time.Second))
-			return os.Rename(filepath.Join(tmp, "cometbft"), filepath.Join(dir, "cometbft"))
-		case <-tick.C:
-			f.say("  still building cometbft %s… %s", version, time.Since(start).Round(time.Second))
-		}
-	}
+	return newGoTool(f.CacheDir, f.say)
 }
 
 func (f *Fetcher) say(format string, a ...any) {

@@ -1,6 +1,10 @@
 // Package cometbft owns everything version-specific about CometBFT:
-// fetching a node binary for a release (go install into a per-version
-// cache), generating node homes (genesis, keys, config.toml per node and per
-// version), what differs between release lines, and which config.toml keys
-// cometlab sets per run (RunSpecificConfigKeys).
+// fetching a node binary for a release (built once into a per-version
+// cache, with go install or, where go install cannot, from the release's
+// module source built as the main module; a release that cannot be built
+// is refused with the reason and the nearest one that can), listing the
+// known releases and their status, generating node homes (genesis, keys,
+// config.toml per node and per version), and the facts of each release
+// line: what differs between lines and which lines can share a network, and
+// which config.toml keys cometlab sets per run (RunSpecificConfigKeys).
 package cometbft

@@ -1,8 +1,10 @@
 package cometbft
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -13,28 +15,258 @@ const DefaultVersion = "v0.40.0"
 // Module is the Go module CometBFT releases are fetched from.
 const Module = "github.com/cometbft/cometbft"
 
-// Line describes one release line: what differs between lines lives here
-// and nowhere else.
+// Line is one release line and what differs about it that cometlab
+// handles: what differs between lines lives here and nowhere else. The
+// README's version table is generated from these facts (TestREADMEVersions)
+// and the version-matrix test checks each of them against the line's
+// proven release: its binary, the files of `cometbft init`, a run's
+// metrics and the module source.
 type Line struct {
 	Prefix string // "v0.38"
+	// Proven is the release of the line the version-matrix test runs: the
+	// newest that builds here.
+	Proven string
+	// Parent is the line this one branched from, against which the
+	// Config…, Genesis… and E2E… differences are stated ("" for the
+	// oldest). v1.0 branched from v0.38, before v0.39 and v0.40.
+	Parent string
+	// ModulePath is the module path the line's go.mod declares; go install
+	// builds only releases that declare [Module].
+	ModulePath string
+	// Reports is what `cometbft version` of the proven release prints
+	// (v0.37.18 prints 0.37.16, v0.40.0 prints 0.39.0).
+	Reports string
+	// P2PProtocol and BlockProtocol are the protocol versions a node
+	// announces (version/version.go); ABCI is the ABCI semantic version.
+	P2PProtocol, BlockProtocol int
+	ABCI                       string
+	// NewConsensusMessages are consensus messages the line sends that its
+	// parent cannot decode.
+	NewConsensusMessages []string
+	// DBBackend is config.toml's default db_backend.
+	DBBackend string
 	// MetricsNamespace is the default instrumentation.namespace.
 	MetricsNamespace string
-	// HasLibP2P: config.toml has a [p2p.libp2p] section (v0.39+), which
-	// cometlab leaves disabled.
-	HasLibP2P bool
-	// TimeoutCommitInGenesis: v1.0 moved the commit delay into genesis
-	// (feature.next_block_delay) and deprecated consensus.timeout_commit.
-	TimeoutCommitInGenesis bool
+	// MetricsAbsent are the families of cometlab's default scrape (without
+	// the namespace) the line does not expose, each with the line's
+	// equivalent that the scrape keeps instead ("" for none).
+	MetricsAbsent map[string]string
+	// ConfigAdded and ConfigRemoved are the config.toml keys (dotted; an
+	// array of tables indexed, "x.0.y") of `cometbft init` added and
+	// removed against Parent.
+	ConfigAdded, ConfigRemoved []string
+	// GenesisAdded and GenesisRemoved are the consensus_params keys
+	// (dotted) of `cometbft init`'s genesis added and removed against
+	// Parent; BlockMaxBytes and BlockMaxGas are its block limits, which
+	// bound a block's transactions.
+	GenesisAdded, GenesisRemoved []string
+	BlockMaxBytes, BlockMaxGas   int64
+	// KVStoreInitAppHash is the app hash (hex) the built-in kvstore returns
+	// from InitChain: validators whose kvstores disagree cannot commit
+	// height 1 together.
+	KVStoreInitAppHash string
+	// MedianTimeCommitOnly: a block's time (BFT time, the weighted median
+	// of the vote times of the previous block's commit) counts commit votes
+	// only (v0.40); the other lines count nil precommits too, so validators
+	// of both kinds disagree about the time of a block whose last commit
+	// holds a nil precommit.
+	MedianTimeCommitOnly bool
+	// E2EAppKeys are the keys of the config file of CometBFT's e2e app node
+	// (test/e2e/node/config.go), sorted.
+	E2EAppKeys []string
 }
 
-// Lines are the release lines cometlab knows, oldest first.
-var lines = []Line{
-	{Prefix: "v0.34", MetricsNamespace: "cometbft"},
-	{Prefix: "v0.37", MetricsNamespace: "cometbft"},
-	{Prefix: "v0.38", MetricsNamespace: "cometbft"},
-	{Prefix: "v0.39", MetricsNamespace: "cometbft", HasLibP2P: true},
-	{Prefix: "v0.40", MetricsNamespace: "cometbft", HasLibP2P: true},
-	{Prefix: "v1.0", MetricsNamespace: "cometbft", TimeoutCommitInGenesis: true},
+// Lines returns the release lines cometlab knows, oldest first (a fresh
+// copy on every call).
+func Lines() []Line {
+	// The e2e app node's config keys of v0.39 and v0.40.
+	e2eAppKeysV039 := []string{"app_side_mempool", "chain_id", "dir", "key_type", "listen", "mode", "persist_interval",
+		"privval_key", "privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval",
+		"validator_update", "vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"}
+	return []Line{
+		{
+			Prefix: "v0.34", Proven: "v0.34.33", ModulePath: "github.com/tendermint/tendermint", Reports: "0.34.33",
+			P2PProtocol: 8, BlockProtocol: 11, ABCI: "0.17.0",
+			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			MetricsAbsent: map[string]string{
+				"abci_connection_method_timing_seconds": "",
+				"blocksync_syncing":                     "consensus_fast_syncing",
+				"consensus_round_duration_seconds":      "",
+			},
+			BlockMaxBytes: 22020096, BlockMaxGas: -1,
+			KVStoreInitAppHash: "",
+			E2EAppKeys: []string{"chain_id", "key_type", "misbehaviors", "mode", "persist_interval", "privval_key",
+				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
+		},
+		{
+			Prefix: "v0.37", Proven: "v0.37.18", Parent: "v0.34", ModulePath: Module, Reports: "0.37.16",
+			P2PProtocol: 8, BlockProtocol: 11, ABCI: "1.0.0",
+			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			MetricsAbsent: map[string]string{"blocksync_syncing": "consensus_block_syncing"},
+			ConfigAdded:   []string{"block_sync", "blocksync.version", "mempool.type", "statesync.max_snapshot_chunks"},
+			ConfigRemoved: []string{"fast_sync", "fastsync.version", "p2p.upnp"},
+			GenesisAdded:  []string{"version.app"}, GenesisRemoved: []string{"block.time_iota_ms"},
+			BlockMaxBytes: 22020096, BlockMaxGas: -1,
+			KVStoreInitAppHash: "",
+			E2EAppKeys: []string{"chain_id", "key_type", "mode", "persist_interval", "privval_key",
+				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
+		},
+		{
+			Prefix: "v0.38", Proven: "v0.38.26", Parent: "v0.37", ModulePath: Module, Reports: "0.38.26",
+			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0",
+			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			ConfigAdded: []string{"consensus.block_time_tolerance", "event_bus_buffer_capacity", "mempool.recheck_timeout",
+				"rpc.max_request_batch_size", "version"},
+			ConfigRemoved: []string{"block_sync", "mempool.ttl-duration", "mempool.ttl-num-blocks", "mempool.version"},
+			GenesisAdded:  []string{"abci.vote_extensions_enable_height"},
+			BlockMaxBytes: 22020096, BlockMaxGas: -1,
+			KVStoreInitAppHash: "0000000000000000",
+			E2EAppKeys: []string{"chain_id", "dir", "key_type", "listen", "mode", "persist_interval", "privval_key",
+				"privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval", "validator_update",
+				"vote_extensions_enable_height", "vote_extensions_update_height"},
+		},
+		{
+			Prefix: "v0.39", Proven: "v0.39.4", Parent: "v0.38", ModulePath: Module, Reports: "0.39.4",
+			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0",
+			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			ConfigAdded: []string{"blocksync.adaptive_sync", "mempool.check_tx_retry_delay", "mempool.reap_interval",
+				"mempool.reap_max_bytes", "mempool.reap_max_gas", "mempool.seen_cache_size", "p2p.libp2p.enabled",
+				"p2p.libp2p.limits.max_peer_streams", "p2p.libp2p.limits.max_peers", "p2p.libp2p.limits.mode",
+				"p2p.libp2p.scaler.max_workers", "p2p.libp2p.scaler.min_workers",
+				"p2p.libp2p.scaler.overrides.0.max_workers", "p2p.libp2p.scaler.overrides.0.min_workers",
+				"p2p.libp2p.scaler.overrides.0.reactor", "p2p.libp2p.scaler.overrides.0.threshold_latency",
+				"p2p.libp2p.scaler.threshold_latency"},
+			GenesisAdded:  []string{"authority.authority"},
+			BlockMaxBytes: 22020096, BlockMaxGas: -1,
+			KVStoreInitAppHash: "0000000000000000",
+			E2EAppKeys:         e2eAppKeysV039,
+		},
+		{
+			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
+			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0", MedianTimeCommitOnly: true,
+			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			BlockMaxBytes: 55600190, BlockMaxGas: -1,
+			KVStoreInitAppHash: "0000000000000000",
+			E2EAppKeys:         e2eAppKeysV039,
+		},
+		{
+			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
+			P2PProtocol: 9, BlockProtocol: 11, ABCI: "2.1.0",
+			NewConsensusMessages: []string{"HasProposalBlockPart"},
+			DBBackend:            "pebbledb", MetricsNamespace: "cometbft",
+			MetricsAbsent: map[string]string{
+				"p2p_peer_receive_bytes_total": "p2p_message_receive_bytes_total",
+				"p2p_peer_send_bytes_total":    "p2p_message_send_bytes_total",
+			},
+			ConfigAdded: []string{"consensus.peer_gossip_intraloop_sleep_duration", "grpc.block_results_service.enabled",
+				"grpc.block_service.enabled", "grpc.laddr", "grpc.privileged.laddr", "grpc.privileged.pruning_service.enabled",
+				"grpc.version_service.enabled", "storage.compact", "storage.compaction_interval",
+				"storage.experimental_db_key_layout", "storage.pruning.data_companion.enabled",
+				"storage.pruning.data_companion.initial_block_results_retain_height",
+				"storage.pruning.data_companion.initial_block_retain_height", "storage.pruning.interval"},
+			ConfigRemoved: []string{"consensus.block_time_tolerance", "event_bus_buffer_capacity", "mempool.max_batch_bytes",
+				"rpc.grpc_laddr", "rpc.grpc_max_open_connections", "statesync.max_snapshot_chunks"},
+			GenesisAdded: []string{"feature.pbts_enable_height", "feature.vote_extensions_enable_height",
+				"synchrony.message_delay", "synchrony.precision"},
+			GenesisRemoved: []string{"abci.vote_extensions_enable_height"},
+			BlockMaxBytes:  4194304, BlockMaxGas: 10000000,
+			KVStoreInitAppHash: "0000000000000000",
+			E2EAppKeys: []string{"abci_requests_logging_enabled", "chain_id", "check_tx_delay", "compact",
+				"compaction_interval", "dir", "discard_abci_responses", "experimental_db_key_layout", "finalize_block_delay",
+				"indexer", "key_type", "listen", "mode", "pbts_enable_height", "pbts_update_height", "persist_interval",
+				"prepare_proposal_delay", "privval_key", "privval_server", "privval_state", "process_proposal_delay",
+				"protocol", "retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay",
+				"vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"},
+		},
+	}
+}
+
+// LineByPrefix returns the line "v0.38" names.
+func LineByPrefix(prefix string) (Line, bool) {
+	ls := Lines()
+	i := slices.IndexFunc(ls, func(l Line) bool { return l.Prefix == prefix })
+	if i < 0 {
+		return Line{}, false
+	}
+	return ls[i], true
+}
+
+// Mixing is what happens when validators of two lines share a network
+// running the built-in kvstore.
+type Mixing struct {
+	// Starts: the network commits its first blocks.
+	Starts bool
+	// MayHalt: a consensus rule differs, so the network can stop
+	// committing later, when what the rules disagree about happens.
+	MayHalt bool
+	// Why it never starts or may halt, or the trouble it commits despite;
+	// empty when there is none.
+	Why []string
+	// Evidence is what the nodes' logs show for each reason.
+	Evidence []string
+}
+
+// Mix says how validators of lines a and b do together, from the lines'
+// facts: kvstores that disagree about the app hash after InitChain reject
+// each other's first proposal; lines that compute a block's time
+// differently reject each other's proposals once a commit holds a nil
+// precommit; a line that sends a consensus message the other cannot decode
+// has its peers dropped (and redialled) by the other's nodes, which slows
+// but does not stop the chain. The reasons are worded for every pair
+// alike, so that a table can number them.
+func Mix(a, b Line) Mixing {
+	m := Mixing{Starts: true}
+	if a.KVStoreInitAppHash != b.KVStoreInitAppHash {
+		m.Starts = false
+		m.Why = append(m.Why, fmt.Sprintf("the built-in kvstore returns a different app hash from InitChain (%s), so validators reject each other's proposals for height 1 and the chain never starts",
+			groupLines(a, b, func(l Line) string { return hashOrEmpty(l.KVStoreInitAppHash) })))
+		m.Evidence = append(m.Evidence, "wrong Block.Header.AppHash")
+	}
+	if m.Starts && a.MedianTimeCommitOnly != b.MedianTimeCommitOnly {
+		m.MayHalt = true
+		m.Why = append(m.Why, fmt.Sprintf("a block's time, the weighted median of the vote times of the previous block's commit, counts different votes (%s): once a commit holds a nil precommit, validators disagree about the next block's time and reject each other's proposals, and a network split evenly halts",
+			groupLines(a, b, func(l Line) string {
+				if l.MedianTimeCommitOnly {
+					return "commit votes only"
+				}
+				return "commit and nil votes"
+			})))
+		m.Evidence = append(m.Evidence, "invalid block time")
+	}
+	older, newer := a, b
+	if newer.P2PProtocol < older.P2PProtocol {
+		older, newer = newer, older
+	}
+	if older.P2PProtocol != newer.P2PProtocol && len(newer.NewConsensusMessages) > 0 {
+		m.Why = append(m.Why, fmt.Sprintf("nodes of %s send the %s consensus message (p2p protocol %d), which nodes of p2p protocol %d cannot decode: they drop the peer that sent it and redial it, over and over, but blocks still commit",
+			newer.Prefix, strings.Join(newer.NewConsensusMessages, ", "), newer.P2PProtocol, older.P2PProtocol))
+		m.Evidence = append(m.Evidence, "unknown message")
+	}
+	return m
+}
+
+// groupLines says which lines share a's and b's value of a fact: "v0.34,
+// v0.37: empty; v0.38, v0.39, v0.40, v1.0: 0000000000000000", sorted.
+func groupLines(a, b Line, fact func(Line) string) string {
+	var groups []string
+	for _, v := range []string{fact(a), fact(b)} {
+		var ps []string
+		for _, l := range Lines() {
+			if fact(l) == v {
+				ps = append(ps, l.Prefix)
+			}
+		}
+		groups = append(groups, strings.Join(ps, ", ")+": "+v)
+	}
+	slices.Sort(groups)
+	return strings.Join(groups, "; ")
+}
+
+func hashOrEmpty(h string) string {
+	if h == "" {
+		return "empty"
+	}
+	return h
 }
 
 var versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?$`)
@@ -44,13 +276,14 @@ func LineOf(version string) (Line, error) {
 	if !versionRE.MatchString(version) {
 		return Line{}, fmt.Errorf("malformed version %q (want vMAJOR.MINOR.PATCH[-pre], e.g. %q)", version, DefaultVersion)
 	}
-	for _, l := range lines {
+	for _, l := range Lines() {
 		if strings.HasPrefix(version, l.Prefix+".") {
 			return l, nil
 		}
 	}
-	known := make([]string, len(lines))
-	for i, l := range lines {
+	ls := Lines()
+	known := make([]string, len(ls))
+	for i, l := range ls {
 		known[i] = l.Prefix + ".x"
 	}
 	return Line{}, fmt.Errorf("version %q is of no release line cometlab knows (%s)", version, strings.Join(known, ", "))
@@ -58,20 +291,38 @@ func LineOf(version string) (Line, error) {
 
 // Older reports whether release a precedes release b (by major, minor,
 // patch; a pre-release precedes its release). Malformed versions sort last.
-func Older(a, b string) bool {
+func Older(a, b string) bool { return compareVersions(a, b) < 0 }
+
+// compareVersions orders releases as Older does: -1, 0 or +1.
+func compareVersions(a, b string) int {
 	pa, oka := parseVersion(a)
 	pb, okb := parseVersion(b)
 	switch {
 	case !oka || !okb:
-		return oka && !okb
+		return cmp.Compare(b2i(!oka), b2i(!okb))
 	case pa.nums != pb.nums:
 		for i := range pa.nums {
-			if pa.nums[i] != pb.nums[i] {
-				return pa.nums[i] < pb.nums[i]
+			if c := cmp.Compare(pa.nums[i], pb.nums[i]); c != 0 {
+				return c
 			}
 		}
 	}
-	return pa.pre != "" && (pb.pre == "" || pa.pre < pb.pre)
+	switch {
+	case pa.pre == pb.pre:
+		return 0
+	case pa.pre == "":
+		return 1
+	case pb.pre == "":
+		return -1
+	}
+	return cmp.Compare(pa.pre, pb.pre)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 type version struct {
@@ -99,4 +350,14 @@ func parseVersion(v string) (version, bool) {
 func RunSpecificConfigKeys() []string {
 	return []string{"moniker", "rpc.laddr", "p2p.laddr", "p2p.external_address", "p2p.persistent_peers", "p2p.seeds",
 		"instrumentation.prometheus_listen_addr"}
+}
+
+// provenReleases are the lines' proven releases, oldest first.
+func provenReleases() []string {
+	ls := Lines()
+	vs := make([]string, len(ls))
+	for i, l := range ls {
+		vs[i] = l.Proven
+	}
+	return vs
 }

@@ -1,6 +1,7 @@
 package cometbft
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,78 @@ func TestOlder(t *testing.T) {
 	} {
 		if got := Older(c.a, c.b); got != c.want {
 			t.Errorf("Older(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// TestMix checks the facts' verdict for every pair of lines against what
+// 2 + 2 validator testnets did (November 2026, the proven releases, 5 s
+// and 10 s of load): the kvstore's InitChain app hash splits the lines in
+// two; v0.40 and the lines it mixes with halted once (v0.40.0 + v1.0.1,
+// "invalid block time") where a commit held a nil precommit; and v1.0's
+// new consensus message makes older nodes drop its peers.
+func TestMix(t *testing.T) {
+	const (
+		appHash = "wrong Block.Header.AppHash"
+		time    = "invalid block time"
+		unknown = "unknown message"
+	)
+	for _, c := range []struct {
+		a, b            string
+		starts, mayHalt bool
+		evidence        []string
+	}{
+		{"v0.34", "v0.37", true, false, nil},
+		{"v0.34", "v0.38", false, false, []string{appHash}},
+		{"v0.34", "v0.39", false, false, []string{appHash}},
+		{"v0.34", "v0.40", false, false, []string{appHash}},
+		{"v0.34", "v1.0", false, false, []string{appHash, unknown}},
+		{"v0.37", "v0.38", false, false, []string{appHash}},
+		{"v0.37", "v0.39", false, false, []string{appHash}},
+		{"v0.37", "v0.40", false, false, []string{appHash}},
+		{"v0.37", "v1.0", false, false, []string{appHash, unknown}},
+		{"v0.38", "v0.39", true, false, nil},
+		{"v0.38", "v0.40", true, true, []string{time}},
+		{"v0.38", "v1.0", true, false, []string{unknown}},
+		{"v0.39", "v0.40", true, true, []string{time}},
+		{"v0.39", "v1.0", true, false, []string{unknown}},
+		{"v0.40", "v1.0", true, true, []string{time, unknown}},
+	} {
+		a, _ := LineByPrefix(c.a)
+		b, _ := LineByPrefix(c.b)
+		for _, m := range []Mixing{Mix(a, b), Mix(b, a)} {
+			if m.Starts != c.starts || m.MayHalt != c.mayHalt || !slices.Equal(m.Evidence, c.evidence) || len(m.Why) != len(m.Evidence) {
+				t.Errorf("Mix(%s, %s) = %+v; want starts %v, may halt %v, evidence %q", c.a, c.b, m, c.starts, c.mayHalt, c.evidence)
+			}
+		}
+	}
+}
+
+// TestLinesFacts checks that the facts are well formed: each line's proven
+// release belongs to it, parents come first, key lists are sorted without
+// repeats, and the line-specific metric families are ones the default
+// scrape keeps.
+func TestLinesFacts(t *testing.T) {
+	seen := map[string]bool{}
+	for _, l := range Lines() {
+		if got, err := LineOf(l.Proven); err != nil || got.Prefix != l.Prefix {
+			t.Errorf("%s: proven release %s is of line %q (%v)", l.Prefix, l.Proven, got.Prefix, err)
+		}
+		if l.Parent != "" && !seen[l.Parent] {
+			t.Errorf("%s: parent %q is not an earlier line", l.Prefix, l.Parent)
+		}
+		seen[l.Prefix] = true
+		for name, keys := range map[string][]string{"ConfigAdded": l.ConfigAdded, "ConfigRemoved": l.ConfigRemoved,
+			"GenesisAdded": l.GenesisAdded, "GenesisRemoved": l.GenesisRemoved, "E2EAppKeys": l.E2EAppKeys} {
+			if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+				t.Errorf("%s: %s not sorted or repeated: %q", l.Prefix, name, keys)
+			}
+		}
+		if l.Parent == "" && len(l.ConfigAdded)+len(l.ConfigRemoved)+len(l.GenesisAdded)+len(l.GenesisRemoved) > 0 {
+			t.Errorf("%s: differences without a parent", l.Prefix)
+		}
+		if l.MetricsNamespace == "" || l.DBBackend == "" || l.Reports == "" || l.ModulePath == "" {
+			t.Errorf("%s: a fact is missing: %+v", l.Prefix, l)
 		}
 	}
 }

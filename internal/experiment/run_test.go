@@ -59,36 +59,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
-	if res.Run.Status != results.StatusComplete {
-		t.Errorf("status %s, errors %v", res.Run.Status, res.Run.Errors)
-	}
-	m := res.Summary.Metrics
-	get := func(id string) float64 {
-		v, ok := m[id]
-		if !ok {
-			t.Errorf("summary has no %s", id)
-		}
-		return v
-	}
-	expected := get("expected_txs")
-	if expected != 4000 {
-		t.Errorf("expected_txs = %v, want 4000", expected)
-	}
-	sent, committed := get("sent_txs"), get("committed_txs")
-	if sent != expected {
-		t.Errorf("sent %v of %v scheduled (unsent %v)", sent, expected, m["unsent_txs"])
-	}
-	if committed != sent {
-		t.Errorf("committed %v != sent %v (rejected %v, missing %v)", committed, sent, m["rejected_txs"], m["missing_txs"])
-	}
-	for _, id := range []string{"rejected_txs", "missing_txs", "duplicate_txs"} {
-		if v := get(id); v != 0 {
-			t.Errorf("%s = %v, want 0", id, v)
-		}
-	}
-	if r := get("throughput_ratio"); r < 0.99 {
-		t.Errorf("throughput ratio %v < 0.99", r)
-	}
+	get := checkAccounted(t, res, 4000)
 	// Latencies: positive and plausible for a local testnet with a 1 s
 	// commit timeout (a block takes about a second).
 	if v := get("block_latency_min_ms"); v <= 0 {
@@ -114,6 +85,43 @@ func TestRunEndToEnd(t *testing.T) {
 	if !strings.Contains(string(rep), res.Run.ID) {
 		t.Error("report does not name the run")
 	}
+}
+
+// checkAccounted checks that a run completed and that every one of the
+// expected transactions was sent and committed, none rejected, missing or
+// duplicated; it returns a getter of the summary's figures.
+func checkAccounted(t *testing.T, res experiment.Result, expected float64) func(id string) float64 {
+	t.Helper()
+	if res.Run.Status != results.StatusComplete {
+		t.Errorf("status %s, errors %v", res.Run.Status, res.Run.Errors)
+	}
+	m := res.Summary.Metrics
+	get := func(id string) float64 {
+		v, ok := m[id]
+		if !ok {
+			t.Errorf("summary has no %s", id)
+		}
+		return v
+	}
+	if got := get("expected_txs"); got != expected {
+		t.Errorf("expected_txs = %v, want %v", got, expected)
+	}
+	sent, committed := get("sent_txs"), get("committed_txs")
+	if sent != expected {
+		t.Errorf("sent %v of %v scheduled (unsent %v)", sent, expected, m["unsent_txs"])
+	}
+	if committed != sent {
+		t.Errorf("committed %v != sent %v (rejected %v, missing %v)", committed, sent, m["rejected_txs"], m["missing_txs"])
+	}
+	for _, id := range []string{"rejected_txs", "missing_txs", "duplicate_txs"} {
+		if v := get(id); v != 0 {
+			t.Errorf("%s = %v, want 0", id, v)
+		}
+	}
+	if r := get("throughput_ratio"); r < 0.99 {
+		t.Errorf("throughput ratio %v < 0.99", r)
+	}
+	return get
 }
 
 // TestRunNodeFailsToStart checks that a node that cannot start gives an

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
+)
+
+func newVersionsCmd(st *state) *cobra.Command {
+	var (
+		pre   bool
+		build []string
+	)
+	cmd := &cobra.Command{
+		Use:   "versions",
+		Short: "List the CometBFT releases cometlab knows: built, buildable, or not buildable and why",
+		Long: `List the CometBFT releases cometlab knows (those the Go module proxy lists,
+each release line's proven release and every cached binary), newest first,
+with their status on this machine:
+
+  built          a binary is cached (` + "~/.cache/cometlab/cometbft/<version>/" + `): a run
+                 starts at once; BUILD says how it was built and how long it took
+  buildable      its go.mod and the module proxy say it builds: with go install,
+                 or as the main module where go install cannot (the v0.34 tags
+                 declare module github.com/tendermint/tendermint)
+  not buildable  why, below the table (the refused module and the proxy's
+                 answer), and the nearest release of its line that builds
+  unknown        the question could not be answered (e.g. the proxy not reached)
+
+"matrix" marks each line's proven release, the one the version-matrix test
+runs in CI. --build builds releases now (once: they are cached), so that a
+long run does not start with a build.`,
+		Example: `  cometlab versions
+  cometlab versions --build v0.34.33,v1.0.1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, v := range build {
+				if _, err := cometbft.LineOf(v); err != nil {
+					return exitcode.With(fmt.Errorf("--build: %w", err), exitcode.Usage)
+				}
+			}
+			f, err := fetcher(st.stderr)
+			if err != nil {
+				return err
+			}
+			for _, v := range build {
+				if _, err := f.Binary(cmd.Context(), v); err != nil {
+					return err
+				}
+			}
+			rs, err := f.Releases(cmd.Context(), cometbft.ReleasesOptions{Pre: pre})
+			if err != nil {
+				fmt.Fprintf(st.stderr, "cometlab: the module proxy's list of releases could not be read (%v); showing the cached and proven releases\n", err)
+			}
+			printReleases(st.stdout, rs, f.CacheDir)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&pre, "pre", false, "list pre-releases (alpha, rc) too")
+	cmd.Flags().StringSliceVar(&build, "build", nil, "build these releases first (comma-separated), e.g. v0.34.33,v1.0.1")
+	return cmd
+}
+
+// printReleases writes the release table, then why each release that
+// cannot be built cannot.
+func printReleases(w io.Writer, rs []cometbft.Release, cacheDir string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RELEASE\tLINE\tSTATUS\tBUILD\tNOTE")
+	var why []string
+	for _, r := range rs {
+		var notes []string
+		if r.Version == cometbft.DefaultVersion {
+			notes = append(notes, "default")
+		}
+		if r.Proven() {
+			notes = append(notes, "matrix")
+		}
+		switch r.Status() {
+		case cometbft.StatusNotBuildable:
+			near := cometbft.Nearest(rs, r.Version)
+			if near != "" {
+				notes = append(notes, "use "+near)
+			}
+			why = append(why, r.Version+" cannot be built here:\n"+r.Plan.Why())
+		case cometbft.StatusUnknown:
+			why = append(why, fmt.Sprintf("%s: %v", r.Version, r.Err))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Version, r.Line.Prefix, r.Status(), buildText(r), strings.Join(notes, ", "))
+	}
+	tw.Flush()
+	for _, s := range why {
+		fmt.Fprintf(w, "\n%s\n", s)
+	}
+	fmt.Fprintf(w, "\nbinaries: %s\n", cacheDir)
+}
+
+// buildText says how a release was (or would be) built.
+func buildText(r cometbft.Release) string {
+	switch {
+	case r.Record != nil:
+		return fmt.Sprintf("%s, %s", r.Record.Method, (time.Duration(r.Record.Seconds * float64(time.Second))).Round(time.Second))
+	case r.Binary != "":
+		return "(no build record)"
+	case r.Plan != nil && r.Plan.Buildable():
+		return string(r.Plan.Method)
+	case r.Plan != nil && r.Plan.Declares != "":
+		return string(r.Plan.Method) + " (refused)"
+	}
+	return "-"
+}

@@ -1,0 +1,452 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
+)
+
+// TestVersionMatrix proves every release line the README names. For each
+// line's proven release it builds the binary (cached after the first
+// time), checks the line's facts in versions.go against the binary, the
+// files of `cometbft init` and the module source, runs the default testnet
+// (4 validators, kvstore) under 10 s of load with every transaction
+// accounted for, and checks the metric families the run scraped. Then it
+// runs the mixed networks of the oldest and the newest lines that share a
+// network, checks that a pair the facts say cannot share one never commits
+// for the reason given, and that a release that cannot be built is refused
+// with the reason and the nearest one that can. COMETLAB_MIXED=all also
+// runs every pair of lines.
+//
+// It runs in CI (CI=true) even with -short; locally -short skips it.
+func TestVersionMatrix(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") == "" {
+		t.Skip("builds (once) and runs a testnet of every release line")
+	}
+	f := fetcher(t)
+	ctx := context.Background()
+	lines := cometbft.Lines()
+	bins := map[string]string{}
+	inits := map[string]initFiles{}
+	for _, l := range lines {
+		bin, err := f.Binary(ctx, l.Proven)
+		if err != nil {
+			t.Fatalf("%s: %v", l.Proven, err)
+		}
+		bins[l.Prefix] = bin
+		inits[l.Prefix] = readInit(t, bin)
+	}
+	t.Run("refused", func(t *testing.T) {
+		_, err := f.Binary(ctx, "v0.34.35")
+		if !errors.Is(err, cometbft.ErrNotBuildable) {
+			t.Fatalf("v0.34.35: want ErrNotBuildable, got %v", err)
+		}
+		for _, w := range []string{"github.com/informalsystems/kit@", "403 Forbidden", "github.com/tendermint/tendermint", "v0.34.33"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error lacks %q:\n%v", w, err)
+			}
+		}
+	})
+	for _, l := range lines {
+		t.Run(l.Proven, func(t *testing.T) {
+			checkBinaryFacts(t, l, bins[l.Prefix], inits)
+			checkSourceFacts(t, l)
+			dir := filepath.Join(t.TempDir(), "run")
+			res, err := runVersions(t, f, dir, l.Proven, l.Proven)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounted(t, res, 2000)
+			checkMetricFamilies(t, dir, l)
+		})
+	}
+	pairs := [][2]string{{"v0.34", "v0.37"}, {"v0.38", "v1.0"}, {"v0.37", "v0.38"}}
+	if os.Getenv("COMETLAB_MIXED") == "all" {
+		pairs = nil
+		for i, a := range lines {
+			for _, b := range lines[i+1:] {
+				pairs = append(pairs, [2]string{a.Prefix, b.Prefix})
+			}
+		}
+	}
+	for _, p := range pairs {
+		a, _ := cometbft.LineByPrefix(p[0])
+		b, _ := cometbft.LineByPrefix(p[1])
+		mix := cometbft.Mix(a, b)
+		name := a.Proven + "+" + b.Proven
+		if !mix.Starts {
+			t.Run(name+" never starts", func(t *testing.T) { checkNeverStarts(t, a, b, bins, mix) })
+			continue
+		}
+		t.Run(name, func(t *testing.T) { checkMixed(t, f, a, b, mix) })
+	}
+}
+
+// checkMixed runs validators of lines a and b together and checks that
+// every transaction is accounted for and that the logs show the evidence
+// of the facts' reasons; a pair that may halt passes when it commits
+// everything, or when it halted for the reason given.
+func checkMixed(t *testing.T, f *cometbft.Fetcher, a, b cometbft.Line, mix cometbft.Mixing) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	res, err := runVersions(t, f, dir, a.Proven, b.Proven)
+	logs := readLogs(t, filepath.Join(dir, results.LogsDir))
+	if mix.MayHalt && (err != nil || res.Run.Status != results.StatusComplete) {
+		if !strings.Contains(logs, "invalid block time") {
+			t.Errorf("the run failed (%v, %v) and no node log shows why the facts say it may: %s", err, res.Run.Errors, strings.Join(mix.Why, "; "))
+		}
+		t.Logf("halted, as the facts say it may: %v", err)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 2000)
+	for i, e := range mix.Evidence {
+		if !strings.Contains(logs, e) && !(mix.MayHalt && e == "invalid block time") {
+			t.Errorf("no node log shows %q, which the facts give for: %s", e, mix.Why[i])
+		}
+	}
+	if !slices.Contains(mix.Evidence, "unknown message") && strings.Contains(logs, "unknown message") {
+		t.Error("a node dropped a peer on an unknown message, which the facts do not expect")
+	}
+}
+
+// runVersions runs the default experiment (4 validators, 200 tx/s for
+// 10 s) with validators 1–2 on release a and 3–4 on release b.
+func runVersions(t *testing.T, f *cometbft.Fetcher, dir, a, b string) (experiment.Result, error) {
+	t.Helper()
+	m := resolved(t, 200, 10*time.Second)
+	m.CometBFTVersion = a
+	for i := range m.Nodes {
+		m.Nodes[i].Version = a
+		if i >= len(m.Nodes)/2 {
+			m.Nodes[i].Version = b
+		}
+	}
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Fetcher: f, Out: &out,
+		Version: "test", StartTimeout: 60 * time.Second})
+	t.Log(out.String())
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+	return res, err
+}
+
+// initFiles are the config.toml and genesis consensus_params that
+// `cometbft init` writes, flattened to dotted keys (values as TOML or JSON
+// writes them).
+type initFiles struct {
+	config, genesisParams map[string]string
+}
+
+func readInit(t *testing.T, bin string) initFiles {
+	t.Helper()
+	home := t.TempDir()
+	if out, err := exec.Command(bin, "init", "--home", home).CombinedOutput(); err != nil {
+		t.Fatalf("%s init: %v\n%s", bin, err, out)
+	}
+	var in initFiles
+	b, err := os.ReadFile(cometbft.ConfigFile(home))
+	if err == nil {
+		in.config, err = compare.FlattenTOML("", b)
+	}
+	if err != nil {
+		t.Fatalf("%s init: config.toml: %v", bin, err)
+	}
+	var gen map[string]string
+	if b, err = os.ReadFile(cometbft.GenesisFile(home)); err == nil {
+		gen, err = compare.FlattenJSON("", b)
+	}
+	if err != nil {
+		t.Fatalf("%s init: genesis.json: %v", bin, err)
+	}
+	in.genesisParams = map[string]string{}
+	for k, v := range gen {
+		if k, ok := strings.CutPrefix(k, "consensus_params."); ok && v != "{}" { // an empty table has no key
+			in.genesisParams[k] = v
+		}
+	}
+	return in
+}
+
+// keyDiff returns the keys of a not in b, sorted.
+func keyDiff(a, b map[string]string) []string {
+	var out []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkBinaryFacts checks a line's facts against its proven release's
+// binary: what it reports, how it was built, and the files of its init.
+func checkBinaryFacts(t *testing.T, l cometbft.Line, bin string, inits map[string]initFiles) {
+	t.Helper()
+	if v, err := cometbft.ReportedVersion(context.Background(), bin); err != nil || v != l.Reports {
+		t.Errorf("cometbft version prints %q (%v), facts say %q", v, err, l.Reports)
+	}
+	if rec, err := cometbft.ReadBuildRecord(filepath.Dir(bin)); err != nil {
+		t.Error(err)
+	} else if rec != nil && (rec.Declares != l.ModulePath || (rec.Method == cometbft.MethodInstall) != (l.ModulePath == cometbft.Module)) {
+		t.Errorf("built by %s from a go.mod declaring %s; facts say %s", rec.Method, rec.Declares, l.ModulePath)
+	}
+	in := inits[l.Prefix]
+	if got := in.config["db_backend"]; got != strconv.Quote(l.DBBackend) {
+		t.Errorf("db_backend %s, facts say %s", got, l.DBBackend)
+	}
+	if got := in.config["instrumentation.namespace"]; got != strconv.Quote(l.MetricsNamespace) {
+		t.Errorf("instrumentation.namespace %s, facts say %s", got, l.MetricsNamespace)
+	}
+	for key, want := range map[string]int64{"block.max_bytes": l.BlockMaxBytes, "block.max_gas": l.BlockMaxGas} {
+		if got := in.genesisParams[key]; got != strconv.Quote(strconv.FormatInt(want, 10)) {
+			t.Errorf("genesis consensus_params.%s %s, facts say %d", key, got, want)
+		}
+	}
+	if l.Parent == "" {
+		return
+	}
+	p := inits[l.Parent]
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{
+		{"config.toml keys added", keyDiff(in.config, p.config), l.ConfigAdded},
+		{"config.toml keys removed", keyDiff(p.config, in.config), l.ConfigRemoved},
+		{"genesis consensus_params added", keyDiff(in.genesisParams, p.genesisParams), l.GenesisAdded},
+		{"genesis consensus_params removed", keyDiff(p.genesisParams, in.genesisParams), l.GenesisRemoved},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s against %s: %q, facts say %q", c.what, l.Parent, c.got, c.want)
+		}
+	}
+}
+
+// checkSourceFacts checks a line's facts against its proven release's
+// module source: the protocol versions and the e2e app node's config keys.
+func checkSourceFacts(t *testing.T, l cometbft.Line) {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", cometbft.Module+"@"+l.Proven).Output()
+	var info struct{ Dir, Error string }
+	if err == nil {
+		err = json.Unmarshal(out, &info)
+	}
+	if err != nil || info.Error != "" {
+		t.Fatalf("go mod download %s: %v %s", l.Proven, err, info.Error)
+	}
+	src, err := os.ReadFile(filepath.Join(info.Dir, "version", "version.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{`P2PProtocol\s+uint64\s*=\s*(\d+)`: strconv.Itoa(l.P2PProtocol),
+		`BlockProtocol\s+uint64\s*=\s*(\d+)`: strconv.Itoa(l.BlockProtocol), `ABCISemVer\s*=\s*"([^"]+)"`: l.ABCI} {
+		m := regexp.MustCompile(name).FindSubmatch(src)
+		if m == nil || string(m[1]) != want {
+			t.Errorf("version/version.go: %s gives %q, facts say %q", name, m, want)
+		}
+	}
+	if got, err := medianTimeCommitOnly(info.Dir); err != nil || got != l.MedianTimeCommitOnly {
+		t.Errorf("MedianTime counts commit votes only: %v (%v), facts say %v", got, err, l.MedianTimeCommitOnly)
+	}
+	keys, err := tomlTags(filepath.Join(info.Dir, "test", "e2e", "node", "config.go"), "Config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(keys, l.E2EAppKeys) {
+		t.Errorf("e2e app keys %q, facts say %q", keys, l.E2EAppKeys)
+	}
+}
+
+// medianTimeCommitOnly reports whether the source's MedianTime (BFT time)
+// skips every vote but commit votes, rather than only absent ones.
+func medianTimeCommitOnly(dir string) (bool, error) {
+	fn := regexp.MustCompile(`func (\([^)]*\) )?MedianTime\(`)
+	for _, f := range []string{"state/state.go", "types/block.go"} {
+		src, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return false, err
+		}
+		loc := fn.FindIndex(src)
+		if loc == nil {
+			continue
+		}
+		body := src[loc[0]:]
+		if j := bytes.Index(body, []byte("WeightedMedian(")); j > 0 {
+			body = body[:j]
+		}
+		return bytes.Contains(body, []byte("!= types.BlockIDFlagCommit")) || bytes.Contains(body, []byte("!= BlockIDFlagCommit")), nil
+	}
+	return false, fmt.Errorf("%s: no func MedianTime in state/state.go or types/block.go", dir)
+}
+
+// tomlTags returns the sorted toml tags of the named struct in a Go file.
+func tomlTags(path, typeName string) ([]string, error) {
+	file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok || ts.Name.Name != typeName {
+			return true
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			return false
+		}
+		for _, fld := range st.Fields.List {
+			if fld.Tag == nil {
+				continue
+			}
+			tag, _ := strconv.Unquote(fld.Tag.Value)
+			if k, _, _ := strings.Cut(reflect.StructTag(tag).Get("toml"), ","); k != "" && k != "-" {
+				keys = append(keys, k)
+			}
+		}
+		return false
+	})
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s: no toml tags in type %s", path, typeName)
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// countedOnly are default families that a node exposes only once they
+// have counted something (go-kit counters without observations).
+var countedOnly = []string{"mempool_evicted_txs", "mempool_failed_txs", "mempool_rejected_txs"}
+
+// checkMetricFamilies checks the families a run scraped against the
+// line's facts: a family of the default scrape the line lacks is absent
+// and its equivalent present; every other one is present.
+func checkMetricFamilies(t *testing.T, dir string, l cometbft.Line) {
+	t.Helper()
+	seen := map[string]bool{}
+	if err := results.ScanMetrics(dir, func(m *results.Metric) error {
+		name := strings.TrimPrefix(m.Name, l.MetricsNamespace+"_")
+		for _, suffix := range []string{"_sum", "_count", "_bucket"} {
+			name = strings.TrimSuffix(name, suffix)
+		}
+		seen[name] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	equivalents := map[string]bool{}
+	for _, other := range cometbft.Lines() {
+		for _, eq := range other.MetricsAbsent {
+			equivalents[eq] = true
+		}
+	}
+	for _, fam := range collect.NewSeries(l.MetricsNamespace, false).Families() {
+		name, ok := strings.CutPrefix(fam, l.MetricsNamespace+"_")
+		if !ok || slices.Contains(countedOnly, name) {
+			continue
+		}
+		eq, absent := l.MetricsAbsent[name]
+		switch {
+		case absent && seen[name]:
+			t.Errorf("the run scraped %s, which the facts say %s lacks", name, l.Prefix)
+		case absent && eq != "" && !seen[eq]:
+			t.Errorf("the run did not scrape %s, which the facts give as %s's %s", eq, l.Prefix, name)
+		case !absent && !equivalents[name] && !seen[name]:
+			t.Errorf("the run did not scrape %s", name)
+		}
+	}
+}
+
+// readLogs returns every node log of a run, concatenated.
+func readLogs(t *testing.T, dir string) string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	var b strings.Builder
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// checkNeverStarts starts 2 + 2 validators of lines a and b and checks
+// that the nodes' logs show the facts' reasons and that no node commits
+// height 1.
+func checkNeverStarts(t *testing.T, a, b cometbft.Line, bins map[string]string, mix cometbft.Mixing) {
+	t.Helper()
+	dir := t.TempDir()
+	spec := cometbft.Spec{ChainID: "matrix-never-starts", App: manifest.AppKVStore}
+	for i, l := range []cometbft.Line{a, a, b, b} {
+		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: fmt.Sprintf("validator%02d", i+1), Mode: cometbft.ModeValidator,
+			Power: 1, Version: l.Proven, Binary: bins[l.Prefix]})
+	}
+	homes, err := cometbft.Generate(context.Background(), filepath.Join(dir, "nodes"), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := testnet.New(homes, nil)
+	logDir := filepath.Join(dir, "logs")
+	if err := tn.Start(testnet.Options{LogDir: logDir}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		tn.Stop(10 * time.Second)
+		if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+			t.Errorf("node processes left behind: %v", left)
+		}
+	}()
+	var missing []string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		logs := readLogs(t, logDir)
+		missing = missing[:0]
+		for _, e := range mix.Evidence {
+			if !strings.Contains(logs, e) {
+				missing = append(missing, e)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("after 60 s no node log shows %q, which the facts give for: %s", missing, strings.Join(mix.Why, "; "))
+	}
+	for _, n := range tn.Nodes {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		h, err := n.RPC.Height(ctx)
+		cancel()
+		if err == nil && h > 0 {
+			t.Errorf("%s (%s) committed height %d; the facts say the chain never starts: %s", n.Name, n.Binary, h, strings.Join(mix.Why, "; "))
+		}
+	}
+}
