@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +31,13 @@ func TestVersionsCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	code, _, stderr = run(t, "run", "--cometbft-version", "v0.34.35", "--out", filepath.Join(t.TempDir(), "run"))
+	runDir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr = run(t, "run", "--cometbft-version", "v0.34.35", "--out", runDir)
 	if code != exitcode.Usage {
 		t.Errorf("run v0.34.35: exit %d, want %d\n%s", code, exitcode.Usage, stderr)
+	}
+	if _, err := os.Stat(runDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused release left a run directory (stat: %v)", err)
 	}
 	for _, w := range []string{"v0.34.35 cannot be built here", "github.com/informalsystems/afero@", "--cometbft-version v0.34.33"} {
 		if !strings.Contains(stderr, w) {

@@ -191,13 +191,19 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	out := newPrinter(opts.Out)
+	// The binaries first: a release that cannot be built (or fetched) is
+	// refused before a run directory exists.
+	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+s.id.String()[:8])
+	if err != nil {
+		return Result{}, err
+	}
 	rd, err := s.createOnTestnet(opts.Version, m)
 	if err != nil {
 		return Result{}, err
 	}
 	out.Phase("run %s → %s", s.id, s.dir)
 
-	loadStarted, err := runTestnet(ctx, s, rd, out, opts)
+	loadStarted, err := runTestnet(ctx, s, rd, out, opts, spec)
 	return finish(ctx, rd, out, err, loadStarted)
 }
 
@@ -250,13 +256,9 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 	return rd, results.WriteFileAtomic(rd.path(results.ManifestFile), text)
 }
 
-// runTestnet brings the testnet up, runs the load phase and brings it down.
-func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options) (loadStarted bool, err error) {
+// runTestnet brings the testnet of spec up, runs the load phase and brings it down.
+func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options, spec cometbft.Spec) (loadStarted bool, err error) {
 	m := opts.Manifest
-	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+s.id.String()[:8])
-	if err != nil {
-		return false, err
-	}
 	homes, err := cometbft.Generate(ctx, rd.path(results.NodesDir), spec)
 	if err != nil {
 		return false, fmt.Errorf("generate node homes: %w", err)
