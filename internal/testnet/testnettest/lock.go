@@ -10,11 +10,14 @@ import (
 // LockForTest serialises tests that start node processes across test
 // binaries: `go test ./...` runs packages in parallel, and two testnets on
 // a small machine would distort each other's timings. It takes an
-// exclusive flock on a file in the temp directory and releases it when the
-// test ends; tests that start nodes call it first.
+// exclusive flock on cometlab-nodes.lock in the temp directory (normally
+// /tmp/cometlab-nodes.lock, the lock the bench scripts and the README's
+// measurements take with flock(1), so that tests and benchmarks wait for
+// each other) and releases it when the test ends; tests that start nodes
+// call it first.
 func LockForTest(tb testing.TB) {
 	tb.Helper()
-	path := filepath.Join(os.TempDir(), "cometlab-test-nodes.lock")
+	path := filepath.Join(os.TempDir(), "cometlab-nodes.lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		tb.Fatalf("test lock: %v", err)
