@@ -228,3 +228,13 @@ func ReadBlocks(dir string) ([]Block, error) {
 func ReadAdoption(dir string) ([]Adoption, error) {
 	return readAll[Adoption](filepath.Join(dir, AdoptionFile), AdoptionHeader)
 }
+
+// ReadEvents reads dir/events.csv; a run without one (made before events
+// were recorded) has no events and no error.
+func ReadEvents(dir string) ([]Event, error) {
+	ev, err := readAll[Event](filepath.Join(dir, EventsFile), EventsHeader)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return ev, err
+}

@@ -17,6 +17,7 @@ const (
 	TxsFile      = "txs.csv"       // one row per committed transaction of this run
 	BlocksFile   = "blocks.csv"    // one row per block of the run's height range
 	AdoptionFile = "adoption.csv"  // height, node, local time the node committed it
+	EventsFile   = "events.csv"    // node process starts and exits, perturbations, link cuts
 	MetricsFile  = "metrics.csv"   // Prometheus series of every node, long format
 	ResourceFile = "resources.csv" // process resources of every local node, and the host's load1
 	SummaryFile  = "summary.json"  // the figures, keyed by metric-dictionary id

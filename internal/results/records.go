@@ -241,6 +241,61 @@ func (a *Adoption) parse(f []string) error {
 	return p.err
 }
 
+// Event is one row of events.csv: something that happened to a node or
+// was done to it, written as it happens. Node is empty for an event of the
+// whole testnet. Kind is one of the Event* constants; Detail says more in
+// words ("signal 9", "exit code 1", "kill 1/2, down 5s").
+type Event struct {
+	At     int64 // Unix ns, the local clock of the machine cometlab runs on
+	Node   string
+	Kind   string
+	Detail string
+}
+
+// Event kinds. A process's own life (start, exit) is recorded for every
+// node, perturbed or not; the perturbation kinds mark what cometlab did,
+// and PerturbBegin/PerturbEnd bracket each perturbation's down period.
+const (
+	EventStart        = "start"         // the node process was started (Detail: pid)
+	EventExit         = "exit"          // the process ended (Detail: "exit code N" or "signal N")
+	EventKill         = "kill"          // cometlab sent SIGKILL
+	EventTerm         = "term"          // cometlab sent SIGTERM (a restart's stop)
+	EventPause        = "pause"         // cometlab sent SIGSTOP
+	EventResume       = "resume"        // cometlab sent SIGCONT
+	EventCut          = "cut"           // the node's p2p links were cut
+	EventRestore      = "restore"       // the node's p2p links were restored
+	EventWipe         = "wipe"          // the node's data directory was deleted
+	EventPerturbBegin = "perturb-begin" // a perturbation began (Detail: what, e.g. "kill 1/2, down 5s")
+	EventPerturbEnd   = "perturb-end"   // a perturbation's down period ended
+	EventCaughtUp     = "caught-up"     // the node reported catching_up = false at the network's tip
+)
+
+// EventsHeader is the header row of events.csv.
+const EventsHeader = "at_ns,node,event,detail"
+
+// AppendCSV appends the row (without newline).
+func (e *Event) AppendCSV(b []byte) []byte {
+	b = strconv.AppendInt(b, e.At, 10)
+	b = append(b, ',')
+	b = appendField(b, e.Node)
+	b = append(b, ',')
+	b = appendField(b, e.Kind)
+	b = append(b, ',')
+	return appendField(b, e.Detail)
+}
+
+func (e *Event) parse(f []string) error {
+	if len(f) != 4 {
+		return errFields(4, f)
+	}
+	p := parser{f: f}
+	e.At = p.int(0)
+	e.Node = strings.Clone(f[1])
+	e.Kind = strings.Clone(f[2])
+	e.Detail = strings.Clone(f[3])
+	return p.err
+}
+
 func errFields(want int, f []string) error {
 	return fmt.Errorf("want %d fields, got %d", want, len(f))
 }

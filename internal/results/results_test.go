@@ -34,11 +34,13 @@ func TestRoundTrip(t *testing.T) {
 	txs := []Tx{{Conn: 1, Seq: 2, Sent: 10, Height: 5, Index: 3, BlockTime: 20, CommitTime: 30, Duplicate: true}}
 	blocks := []Block{{Height: 5, Time: 20, CommitTime: 30, Txs: 7, RunTxs: 6, Bytes: 7000, Round: 1, Proposer: "ABCD"}}
 	adoption := []Adoption{{Height: 5, Node: "validator01", At: 31}}
+	events := []Event{{At: 40, Node: "validator03", Kind: EventExit, Detail: "signal 9"}, {At: 41, Kind: EventPerturbBegin, Detail: "kill 1/2, down 5s"}}
 	writeRecords(t, filepath.Join(dir, SentFile), SentHeader, &sent[0], &sent[1])
 	writeRecords(t, filepath.Join(dir, RepliesFile), RepliesHeader, &replies[0], &replies[1])
 	writeRecords(t, filepath.Join(dir, TxsFile), TxsHeader, &txs[0])
 	writeRecords(t, filepath.Join(dir, BlocksFile), BlocksHeader, &blocks[0])
 	writeRecords(t, filepath.Join(dir, AdoptionFile), AdoptionHeader, &adoption[0])
+	writeRecords(t, filepath.Join(dir, EventsFile), EventsHeader, &events[0], &events[1])
 	check := func(name string, got, want any, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -57,6 +59,11 @@ func TestRoundTrip(t *testing.T) {
 	check("blocks", gb, blocks, err)
 	ga, err := ReadAdoption(dir)
 	check("adoption", ga, adoption, err)
+	ge, err := ReadEvents(dir)
+	check("events", ge, events, err)
+	if ge, err := ReadEvents(t.TempDir()); err != nil || ge != nil {
+		t.Errorf("events of a run without events.csv: %v, %v", ge, err)
+	}
 }
 
 func TestScanTruncatedAndBroken(t *testing.T) {
