@@ -26,13 +26,13 @@ func plotSpecs() []plotSpec {
 	const ms = "metrics.csv: "
 	return []plotSpec{
 		{"latency.png", "Block latency per transaction", "s", "txs.csv",
-			"One point per committed transaction (duplicates left out): x = send time since load start, y = block latency (commit time of its block, the header time of block H+1, − send time); the red dashed line is the mean. CometBFT's QA latency plot.",
+			"One point per committed transaction (duplicates left out): x = send time since load start, y = block latency (commit time of its block, the header time of block H+1, − send time); the red dashed line is the mean. CometBFT's QA latency plot. Past 262,144 transactions, every 2^k-th is drawn (the smallest k that keeps at most 262,144), plus the highest point of each of 1,024 columns of the load window, so spikes stay visible.",
 			func(d *plotData) ([]byte, error) {
 				if slices.Contains(d.in.Missing, results.TxsFile) {
 					return nil, noData(results.TxsFile + " not found")
 				}
 				var b bytes.Buffer
-				if err := LatencyPNG(&b, d.run, d.in.Txs, d.w, d.h); err != nil {
+				if err := latencyPNG(&b, d.run, d.agg, d.w, d.h); err != nil {
 					return nil, noData("no committed transaction with a commit time")
 				}
 				return b.Bytes(), nil
