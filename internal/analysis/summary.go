@@ -117,6 +117,7 @@ func Summarize(in Input) Summary {
 	metricFigures(in, b, nodes, start, from, to)
 	resourceFigures(in, b, nodes, from, to)
 	gapAnomalies(in, b, nodes, start)
+	trendFigures(in, agg, b)
 	return s
 }
 

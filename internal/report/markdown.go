@@ -88,6 +88,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.anomalies(s)
 	md.latency(s)
 	md.throughput(s)
+	md.trend(s, in)
 	md.mempool(s, in)
 	md.consensus(s, in)
 	md.resources(s, in)

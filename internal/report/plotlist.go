@@ -46,6 +46,16 @@ func plotSpecs() []plotSpec {
 		{"tps.png", "Committed transactions per second", "tx/s", "blocks.csv",
 			"The run's transactions committed in each 1-second window from the load start (each block counted at its commit time, the header time of the next block), as tm-bench counts them (runs longer than 10 minutes: the mean over wider windows, about 600 in all); the red dashed line is tps_mean and the grey dashed one the offered load c × r.",
 			(*plotData).tps},
+		{"trend_tps.png", "Committed tx/s over the load, fitted", "tx/s", "blocks.csv",
+			"The committed tx/s of each window of the load (30 to 120 equal windows, 10 s each, wider past 20 minutes; each block counted at its commit time), the least-squares line through them (red dashed; slope per minute ± its 95 % interval) and the means of the first and last 10 % of the windows. Only for loads of at least 5 minutes.",
+			func(d *plotData) ([]byte, error) {
+				return d.trendPlot("Committed tx/s over the load", "tx/s", false)
+			}},
+		{"trend_latency.png", "Block latency over the load, fitted", "ms", "txs.csv, blocks.csv",
+			"The mean block latency of each window's committed transactions (windows as in trend_tps.png), the least-squares line through them and the means of the first and last 10 %. Only for loads of at least 5 minutes.",
+			func(d *plotData) ([]byte, error) {
+				return d.trendPlot("Block latency over the load", "ms", true)
+			}},
 		{"block_rate.png", "Blocks per minute, per node", "blocks/min", ms + "cometbft_consensus_height (or adoption.csv)",
 			"For each node, the rate of increase of its consensus height over the trailing 20 seconds at each scrape × 60 (blocks per minute; Prometheus's rate(…[20s])): when each node learned that a new block had been agreed upon, as in the seeds' block_rate plot. The red dashed line is the average over nodes. Without metrics.csv, the heights each node committed (adoption.csv) are counted instead.",
 			func(d *plotData) ([]byte, error) {
