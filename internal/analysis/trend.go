@@ -287,3 +287,15 @@ func valuesIn(s *Series, from, to int64) []float64 {
 	}
 	return out
 }
+
+// IsTrendMetric tells whether id is one of the decline-over-time figures
+// (computed for loads of at least TrendMinDuration only; fits over the
+// load, not statistics of the latency or tx/s distributions).
+func IsTrendMetric(id string) bool {
+	for _, m := range trendDictionary() {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -12,14 +12,6 @@ import (
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
-// trendIDs are the dictionary ids of loads of at least
-// analysis.TrendMinDuration, which the short fixtures do not exercise.
-var trendIDs = map[string]bool{
-	"tps_slope_per_min": true, "tps_slope_ci95_per_min": true, "tps_first10": true, "tps_last10": true, "tps_change_ratio": true,
-	"block_latency_slope_ms_per_min": true, "block_latency_slope_ci95_ms_per_min": true, "block_latency_first10_ms": true,
-	"block_latency_last10_ms": true, "block_latency_change_ratio": true,
-}
-
 func TestTrendSentence(t *testing.T) {
 	tests := []struct {
 		name string
@@ -73,9 +65,9 @@ func TestTrendSection(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	for id := range trendIDs {
-		if _, ok := s.Metrics[id]; !ok {
-			t.Errorf("summary lacks %s", id)
+	for _, m := range analysis.Dictionary() {
+		if _, ok := s.Metrics[m.ID]; !ok && analysis.IsTrendMetric(m.ID) {
+			t.Errorf("summary lacks %s", m.ID)
 		}
 	}
 	for _, f := range []string{"trend_tps.png", "trend_latency.png"} {
