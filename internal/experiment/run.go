@@ -353,12 +353,12 @@ func finish(ctx context.Context, rd *runDir, out *printer, runErr error, loadSta
 	if !loadStarted {
 		return res, runErr
 	}
-	sum, err := analysis.Analyze(rd.dir)
+	sum, in, err := analysis.AnalyzeInput(rd.dir)
 	if err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("analyse: %w", err))
 	}
 	res.Summary = sum
-	if err := report.Write(rd.dir, sum, report.Options{}); err != nil {
+	if err := report.Write(rd.dir, sum, report.Options{Input: &in}); err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("report: %w", err))
 	}
 	out.Phase("report: %s", rd.path(results.ReportFile))
