@@ -9,6 +9,16 @@
 # generated once into DIR (default /tmp/cometlab-bench-<size>) by
 # internal/report's BenchmarkReport and reused on later calls; it never
 # goes in the repository. No node is started, so no lock is taken.
+#
+# Measured 2026-11-23 on the shared 2-core VM (load average 5-6 from
+# other work, so wall times are noisy; user time is steadier):
+#   huge (10 M txs, 2.4 GB CSV): before streaming 24.1-25.7 s wall,
+#     21.4-22.1 s user, 3.6-3.8 GB peak RSS; after 15.5-18.9 s wall,
+#     9.1-10.0 s user, 182-192 MB.
+#   large (1 M txs), before and after interleaved: before 2.51-2.99 s
+#     wall, 491-514 MB; after 1.75-3.05 s wall (user 1.96-2.03 s against
+#     2.86-3.08 s), 97-106 MB. With sent/replies/txs/metrics as .csv.gz
+#     (gzip -1, 277 MB -> 43 MB): 2.47-2.65 s, 98-105 MB, same summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-huge}

@@ -141,7 +141,7 @@ func TestSketchMerge(t *testing.T) {
 
 // TestSketchRuns checks the histogram against the exact latencies of the
 // run directories in testdata and of the run directories listed in
-// $COMETLAB_SKETCH_RUNS (space separated: real runs too large for the
+// $COMETLAB_SKETCH_RUNS (a path list, ":" separated: real runs too large for the
 // repository), and logs the largest error.
 func TestSketchRuns(t *testing.T) {
 	dirs, _ := filepath.Glob("../../testdata/runs/*")
