@@ -21,6 +21,8 @@ type WalkConfig struct {
 	Workers  int      // concurrent block requests; 0 means 8
 	// Progress, if set, is called after each processed height.
 	Progress func(height int64)
+	// OnTx, if set, is called with each txs row as it is written.
+	OnTx func(tx *results.Tx)
 }
 
 // WalkStats counts what a walk saw.
@@ -117,7 +119,7 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 		for i := range batch {
 			cur := &batch[i]
 			if w.prev != nil {
-				w.st.add(emit(w.prev, cur.blk.Time, cur.blk.LastRound, w.seen, w.txs, w.blocks))
+				w.st.add(emit(w.prev, cur.blk.Time, cur.blk.LastRound, w.seen, w.txs, w.blocks, w.cfg.OnTx))
 				if w.cfg.Progress != nil {
 					w.cfg.Progress(w.prev.blk.Height)
 				}
@@ -153,7 +155,7 @@ func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
 
 // emit writes block b (committed at commit, in round round) and its run
 // transactions.
-func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, txs, blocks *results.Writer) (s WalkStats) {
+func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, txs, blocks *results.Writer, onTx func(*results.Tx)) (s WalkStats) {
 	bt, ct := b.blk.Time.UnixNano(), commit.UnixNano()
 	for i, p := range b.run {
 		k := connSeq{int(p.Connection), p.Seq}
@@ -166,6 +168,9 @@ func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, 
 		rec := results.Tx{Conn: k.conn, Seq: k.seq, Sent: p.Time.UnixNano(), Height: b.blk.Height,
 			Index: b.idx[i], BlockTime: bt, CommitTime: ct, Duplicate: dup}
 		txs.Write(&rec)
+		if onTx != nil {
+			onTx(&rec)
+		}
 	}
 	n := b.blk.TxCount
 	blocks.Write(&results.Block{Height: b.blk.Height, Time: bt, CommitTime: ct, Txs: n,

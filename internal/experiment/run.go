@@ -294,7 +294,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true}
+		target: target.RPC, nodes: endpoints, readback: true, live: true}
 	lp.setCollectors(opts, tn)
 	return true, lp.run(ctx, s.hard)
 }
