@@ -107,7 +107,11 @@ func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, 
 	done := l.w.Done()
 	start := time.Now()
 	l.w.SetClient(target)
-	out.Phase("read-back: %d heights read during the load and drain from %s (up to %d); reading %d…%d from the target", l.w.Stats().Blocks, l.name, done, done+1, last)
+	left := fmt.Sprintf("reading %d…%d from the target", done+1, last)
+	if done >= last {
+		left = "nothing left to read"
+	}
+	out.Phase("read-back: %d heights read during the load and drain from %s (up to %d); %s", l.w.Stats().Blocks, l.name, done, left)
 	err := l.w.WalkTo(ctx, last)
 	if err == nil {
 		out.Phase("read-back: %d heights left after the load read in %s; in all %s", max(0, last-done), since(start), l.w.Stats())
