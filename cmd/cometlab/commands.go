@@ -195,11 +195,11 @@ prometheus-config'), over the run's window.`,
 					fmt.Fprintf(st.stderr, "metrics: %s: %d series, %d rows from prometheus\n", s.Node, s.Series, s.Rows)
 				}
 			}
-			sum, err := analysis.Analyze(args[0])
+			sum, in, err := analysis.AnalyzeInput(args[0])
 			if err != nil {
 				return err
 			}
-			if err := report.Write(args[0], sum, report.Options{}); err != nil {
+			if err := report.Write(args[0], sum, report.Options{Input: &in}); err != nil {
 				return err
 			}
 			fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.ReportFile)

@@ -37,6 +37,11 @@ type loadPhase struct {
 	procs     []collect.Proc
 	resCfg    collect.ResourceConfig
 	prom      *PrometheusOptions
+	// live reads the chain while the load runs (liveReader) and prints
+	// the live line; liveFrom, when set, is the RPC address of the node
+	// read from (default: a node other than the target).
+	live     bool
+	liveFrom string
 }
 
 // run drives the load. ctx ending stops the load; the read-back then still
@@ -115,7 +120,15 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	loadStart := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
 	pctx, pstop := context.WithCancel(ctx)
-	go lp.progress(pctx, gen, heights, loadStart)
+	live, err := lp.startLive(hard, first, gen, loadStart)
+	if err != nil {
+		pstop()
+		return err
+	}
+	defer live.stop()
+	if live == nil {
+		go lp.progress(pctx, gen, heights, loadStart)
+	}
 	loadErr := gen.Run(ctx)
 	pstop()
 	loadEnd := time.Now()
@@ -135,7 +148,7 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	if ctx.Err() != nil {
 		lp.out.Phase("interrupted: reading back what was sent (interrupt again to stop at once)")
 	}
-	if err := lp.readBack(hard, first); err != nil {
+	if err := lp.readBack(hard, first, live); err != nil {
 		return errors.Join(loadErr, err)
 	}
 	if lp.prom != nil {
@@ -244,7 +257,7 @@ func (lp *loadPhase) progress(ctx context.Context, gen *load.Generator, heights 
 
 // readBack waits for the mempools to drain, then walks the chain from first
 // to the last committed height.
-func (lp *loadPhase) readBack(ctx context.Context, first int64) error {
+func (lp *loadPhase) readBack(ctx context.Context, first int64, live *liveRun) error {
 	start := time.Now()
 	drained, left := lp.drain(ctx)
 	if drained {
@@ -263,6 +276,9 @@ func (lp *loadPhase) readBack(ctx context.Context, first int64) error {
 		return fmt.Errorf("read back: %w", err)
 	}
 	lp.rd.set(func(r *results.Run) { r.LastHeight = last })
+	if live != nil {
+		return live.finish(ctx, lp.out, lp.target, last)
+	}
 	return walkChain(ctx, lp.rd, lp.out, lp.target, lp.id, first, last)
 }
 

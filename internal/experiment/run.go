@@ -294,7 +294,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true}
+		target: target.RPC, nodes: endpoints, readback: true, live: true}
 	lp.setCollectors(opts, tn)
 	return true, lp.run(ctx, s.hard)
 }
@@ -353,12 +353,12 @@ func finish(ctx context.Context, rd *runDir, out *printer, runErr error, loadSta
 	if !loadStarted {
 		return res, runErr
 	}
-	sum, err := analysis.Analyze(rd.dir)
+	sum, in, err := analysis.AnalyzeInput(rd.dir)
 	if err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("analyse: %w", err))
 	}
 	res.Summary = sum
-	if err := report.Write(rd.dir, sum, report.Options{}); err != nil {
+	if err := report.Write(rd.dir, sum, report.Options{Input: &in}); err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("report: %w", err))
 	}
 	out.Phase("report: %s", rd.path(results.ReportFile))

@@ -25,20 +25,14 @@ type Options struct {
 	PlotWidth, PlotHeight int
 
 	// Input holds the run's records when the caller has read them
-	// already (analysis.ReadInput), so that a run's files are read once;
-	// nil means Write reads the files it needs.
+	// already (analysis.ReadStream or ReadInput), so that a run's files
+	// are read once; nil means Write reads them (analysis.ReadStream).
 	Input *analysis.Input
 }
 
 // latencyPlot is the latency plot's path inside the run directory (slash
 // separated, as Markdown links are).
 const latencyPlot = results.PlotsDir + "/latency.png"
-
-// reportFiles are the run-directory files the report reads besides
-// run.json and manifest.toml.
-func reportFiles() []string {
-	return []string{results.TxsFile, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile}
-}
 
 // Write writes the run directory dir's report.md, its plots under plots/
 // and report.html (the same report as one self-contained page), each file
@@ -58,7 +52,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	}
 	in := opts.Input
 	if in == nil {
-		read, err := analysis.ReadFiles(dir, reportFiles()...)
+		read, err := analysis.ReadStream(dir)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -94,6 +88,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.anomalies(s)
 	md.latency(s)
 	md.throughput(s)
+	md.trend(s, in)
 	md.mempool(s, in)
 	md.consensus(s, in)
 	md.resources(s, in)
