@@ -248,7 +248,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 		return nil, err
 	}
 	r := s.record(version, m.Load)
-	r.CometBFTVersion, r.App, r.Target = m.CometBFTVersion, m.App, m.Load.Target
+	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return nil, err

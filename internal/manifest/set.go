@@ -41,6 +41,8 @@ func setter(key string) func(m *Manifest, v string) error {
 		return apply(func(v string) (Overrides, error) { return Overrides{Pacing: &v}, nil })
 	case "load.target":
 		return apply(func(v string) (Overrides, error) { return Overrides{Target: &v}, nil })
+	case "app":
+		return func(m *Manifest, v string) error { return m.setApp("", v) }
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -50,7 +52,8 @@ func setter(key string) func(m *Manifest, v string) error {
 }
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
-// canonical form: "validators", "cometbft_version", "log_level",
+// canonical form: "validators", "cometbft_version", "log_level", "app",
+// an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
 // without "load."), or a config.toml path ("mempool.size", also written
@@ -60,6 +63,12 @@ func SettableKey(key string) (string, error) {
 		if setter(k) != nil {
 			return k, nil
 		}
+	}
+	if name, ok := strings.CutPrefix(key, "app."); ok {
+		if name == "" || name == appKindKey || strings.Contains(name, ".") {
+			return "", fmt.Errorf("%s: not an app setting (app.KEY, a key of the e2e app's app.toml)", key)
+		}
+		return key, nil
 	}
 	path := strings.TrimPrefix(key, "config.")
 	if !strings.Contains(path, ".") || strings.HasPrefix(key, "load.") || strings.Contains(path, "..") ||
@@ -81,6 +90,9 @@ func (m *Manifest) Set(key, value string) error {
 	}
 	if set := setter(k); set != nil {
 		return set(m, value)
+	}
+	if name, ok := strings.CutPrefix(k, "app."); ok {
+		return m.setApp(name, value)
 	}
 	m.Config = withConfig(m.Config, k, configValue(value))
 	return nil

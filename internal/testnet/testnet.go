@@ -89,9 +89,10 @@ func (n *Node) start(opts Options) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(n.Binary, "start", "--home", n.Dir)
+	args, env := n.Command()
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), env...)
 	if opts.Detach {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {
