@@ -11,9 +11,33 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
+// AppProcessSuffix ends the resources.csv name of a node's external ABCI
+// app process ("validator01/app"): a process sampled beside its node,
+// not a node.
+const AppProcessSuffix = "/app"
+
+// IsAppProcess reports whether a resources.csv name is a node's external
+// app process.
+func IsAppProcess(name string) bool { return strings.HasSuffix(name, AppProcessSuffix) }
+
+// RunProcesses returns [RunNodes] followed by the external app processes
+// sampled in resources.csv, sorted: the rows of resource tables.
+func RunProcesses(in Input) []string {
+	out := RunNodes(in)
+	var apps []string
+	for i := range in.Resources {
+		if n := in.Resources[i].Node; IsAppProcess(n) && !slices.Contains(apps, n) {
+			apps = append(apps, n)
+		}
+	}
+	slices.Sort(apps)
+	return append(out, apps...)
+}
+
 // RunNodes returns the run's node names: run.json's nodes in order, then
-// any other node named in metrics.csv, resources.csv or adoption.csv,
-// sorted. Reports give nodes their colours in this order.
+// any other node named in metrics.csv, resources.csv (but app processes,
+// see [RunProcesses]) or adoption.csv, sorted. Reports give nodes their
+// colours in this order.
 func RunNodes(in Input) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -36,7 +60,9 @@ func RunNodes(in Input) []string {
 		}
 	}
 	for i := range in.Resources {
-		add(in.Resources[i].Node)
+		if !IsAppProcess(in.Resources[i].Node) {
+			add(in.Resources[i].Node)
+		}
 	}
 	for i := range in.Adoption {
 		add(in.Adoption[i].Node)

@@ -124,3 +124,35 @@ func TestResourcesFromMetrics(t *testing.T) {
 		t.Errorf("no note on the fallback: %q", s.Notes)
 	}
 }
+
+// TestAppProcesses checks that an external app's process, sampled in
+// resources.csv beside its node, is a row of the resource figures but not
+// a node, and stays out of the run-wide figures.
+func TestAppProcesses(t *testing.T) {
+	in := Input{Run: results.Run{Nodes: []results.Node{{Name: "v1"}, {Name: "v2"}}}}
+	for i, r := range []struct {
+		node string
+		rss  float64
+	}{{"v1", 100}, {"v1/app", 10}, {"v2", 200}, {"v2/app", 20}} {
+		for k := range 3 {
+			in.Resources = append(in.Resources, results.Resource{Time: int64(k+1) * 1e9, Node: r.node, RSS: int64(r.rss * mib), CPU: float64(i)})
+		}
+	}
+	if got := RunNodes(in); !slices.Equal(got, []string{"v1", "v2"}) {
+		t.Errorf("RunNodes %v, want the two nodes", got)
+	}
+	if got := RunProcesses(in); !slices.Equal(got, []string{"v1", "v2", "v1/app", "v2/app"}) {
+		t.Errorf("RunProcesses %v", got)
+	}
+	b := &builder{s: &Summary{Metrics: map[string]float64{}}}
+	resourceFigures(in, b, RunProcesses(in), 0, 10e9)
+	if got := b.s.Metrics["rss_max_mib"]; got != 200 {
+		t.Errorf("run-wide RSS max %v MiB, want the nodes' 200", got)
+	}
+	if got := b.s.Metrics["rss_mean_mib"]; got != 150 {
+		t.Errorf("run-wide RSS mean %v MiB, want the nodes' 150", got)
+	}
+	if got := b.s.Nodes["v2/app"]["rss_max_mib"]; got != 20 {
+		t.Errorf("v2's app RSS max %v MiB, want 20", got)
+	}
+}

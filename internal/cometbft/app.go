@@ -20,6 +20,9 @@ const (
 	// release): the QA app and the node in one process, configured by
 	// config/app.toml.
 	AppE2E = "e2e"
+	// AppExternal is the user's own ABCI app, a process started beside
+	// each node and reached at a loopback address (proxy_app).
+	AppExternal = "external"
 )
 
 // AppConfigFile is the e2e app node's configuration file in a node's home.
@@ -141,4 +144,17 @@ func setGenesisAppHeights(gen map[string]any, settings map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// externalCommand is the external app's command line for node h: the
+// spec's command with {addr}, {port}, {home} and {name} replaced in every
+// argument.
+func externalCommand(settings map[string]any, h Home) []string {
+	list, _ := settings["command"].([]any)
+	r := strings.NewReplacer("{addr}", h.AppAddr(), "{port}", fmt.Sprint(h.AppPort), "{home}", h.Dir, "{name}", h.Name)
+	out := make([]string, 0, len(list))
+	for _, a := range list {
+		out = append(out, r.Replace(fmt.Sprint(a)))
+	}
+	return out
 }

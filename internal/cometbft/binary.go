@@ -43,6 +43,9 @@ var (
 	// E2ENodeProgram is CometBFT's e2e app node (test/e2e/node): the QA
 	// app and a node in one process, configured by an app.toml file.
 	E2ENodeProgram = Program{Name: "e2e-node", Pkg: "test/e2e/node"}
+	// ABCICLIProgram is abci-cli, whose `kvstore` command serves the
+	// release's kvstore as an external ABCI app (socket or grpc).
+	ABCICLIProgram = Program{Name: "abci-cli", Pkg: "abci/cmd/abci-cli"}
 )
 
 // recordFile is the program's build record in the version's cache

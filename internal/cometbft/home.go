@@ -78,7 +78,12 @@ type Home struct {
 	Binary string
 	// AppBinary is the e2e app node binary the node runs ("" when it runs
 	// Binary with the built-in kvstore).
-	AppBinary   string
+	AppBinary string
+	// AppCommand is the external app's command line for this node
+	// (placeholders replaced), nil unless the spec's App is [AppExternal];
+	// AppPort is where it listens.
+	AppCommand  []string
+	AppPort     int
 	ID          string // p2p node id
 	RPCPort     int
 	P2PPort     int
@@ -94,6 +99,9 @@ func (h Home) Command() (args, env []string) {
 	}
 	return []string{h.Binary, "start", "--home", h.Dir}, nil
 }
+
+// AppAddr returns the external app's address (tcp://127.0.0.1:port).
+func (h Home) AppAddr() string { return fmt.Sprintf("tcp://127.0.0.1:%d", h.AppPort) }
 
 // RPCAddr returns the node's RPC address (http://127.0.0.1:port).
 func (h Home) RPCAddr() string { return fmt.Sprintf("http://127.0.0.1:%d", h.RPCPort) }
@@ -111,14 +119,22 @@ func (h Home) MetricsAddr() string { return fmt.Sprintf("http://127.0.0.1:%d/met
 // free ports, peers, log level, app and the spec's overrides. Every
 // override must name a key that exists in that version's config.toml.
 func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
-	ports, err := freePorts(3 * len(spec.Nodes))
+	perNode := 3
+	if spec.App == AppExternal {
+		perNode = 4
+	}
+	ports, err := freePorts(perNode * len(spec.Nodes))
 	if err != nil {
 		return nil, err
 	}
 	homes := make([]Home, len(spec.Nodes))
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
-			RPCPort: ports[3*i], P2PPort: ports[3*i+1], MetricsPort: ports[3*i+2]}
+			RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+		if spec.App == AppExternal {
+			h.AppPort = ports[perNode*i+3]
+			h.AppCommand = externalCommand(spec.AppConfig, h)
+		}
 		cmd := exec.CommandContext(ctx, n.Binary, "init", "--home", h.Dir)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("node %s: %s init: %v: %s", n.Name, n.Binary, err, tail(string(out), 5))
@@ -291,7 +307,7 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	}
 	set := map[string]any{
 		"moniker":                                n.Name,
-		"proxy_app":                              proxyApp(spec.App),
+		"proxy_app":                              proxyApp(spec.App, h),
 		"log_level":                              logLevel,
 		"rpc.laddr":                              fmt.Sprintf("tcp://127.0.0.1:%d", h.RPCPort),
 		"p2p.laddr":                              fmt.Sprintf("tcp://127.0.0.1:%d", h.P2PPort),
@@ -303,6 +319,9 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 		"p2p.seed_mode":                          n.Mode == ModeSeed,
 		"instrumentation.prometheus":             true,
 		"instrumentation.prometheus_listen_addr": fmt.Sprintf("127.0.0.1:%d", h.MetricsPort),
+	}
+	if spec.App == AppExternal {
+		set["abci"] = fmt.Sprint(spec.AppConfig["abci"])
 	}
 	keys := make([]string, 0, len(set))
 	for k := range set {
@@ -333,10 +352,14 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 }
 
 // proxyApp is config.toml's proxy_app for app: the kvstore is built into
-// the node; the e2e app node runs its app in process and ignores it.
-func proxyApp(app string) string {
-	if app == AppE2E {
+// the node; the e2e app node runs its app in process and ignores it; an
+// external app listens on the node's app port.
+func proxyApp(app string, h Home) string {
+	switch app {
+	case AppE2E:
 		return AppKVStore
+	case AppExternal:
+		return h.AppAddr()
 	}
 	return app
 }

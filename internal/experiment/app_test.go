@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -78,5 +79,60 @@ func TestRunE2EApp(t *testing.T) {
 	rep, _ := os.ReadFile(filepath.Join(dir, results.ReportFile))
 	if !strings.Contains(string(rep), "e2e (vote_extension_size = 2048, vote_extensions_enable_height = 1)") {
 		t.Error("the report does not state the app and its settings")
+	}
+}
+
+// TestRunExternalApp runs the release's own kvstore as a user's external
+// ABCI app (abci-cli kvstore over a socket, one process beside each node)
+// and checks that every transaction is accounted for, that each node's
+// app logged to its own file, that the apps' resources were sampled beside
+// the nodes', and that no app process is left behind.
+func TestRunExternalApp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet with external apps")
+	}
+	f := fetcher(t)
+	cli, err := f.Program(context.Background(), manifest.DefaultCometBFTVersion, cometbft.ABCICLIProgram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse("external.toml", []byte(`
+[app]
+command = ["`+cli+`", "kvstore", "--address", "{addr}", "--persist", "{home}/data/app"]
+abci = "socket"
+[load]
+rate = 200
+duration = "10s"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: f, Out: &out, Version: "test"})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 2000)
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+	for _, n := range []string{"validator01", "validator04"} {
+		b, err := os.ReadFile(filepath.Join(dir, results.LogsDir, n+".app.log"))
+		if err != nil || !strings.Contains(string(b), "abci-server") {
+			t.Errorf("%s's app log: %v, %.200q", n, err, b)
+		}
+	}
+	res2, err := os.ReadFile(filepath.Join(dir, results.ResourceFile))
+	if err != nil || !strings.Contains(string(res2), "validator01/app") {
+		t.Errorf("resources.csv has no rows of validator01's app (%v)", err)
+	}
+	if res.Run.App != manifest.AppExternal {
+		t.Errorf("run.json app %q", res.Run.App)
 	}
 }

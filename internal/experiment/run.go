@@ -160,6 +160,9 @@ func (lp *loadPhase) setCollectors(opts Options, tn *testnet.Testnet) {
 		}
 		if !opts.NoResources {
 			lp.procs = append(lp.procs, collect.Proc{Name: n.Name, PID: n.PID, DataDir: filepath.Join(n.Dir, "data")})
+			if len(n.AppCommand) > 0 { // the external app, beside its node
+				lp.procs = append(lp.procs, collect.Proc{Name: n.Name + "/app", PID: n.AppPID})
+			}
 		}
 	}
 	ns := metricsNamespace(opts.Manifest)

@@ -17,6 +17,15 @@ const (
 	// AppE2E is CometBFT's e2e app node, the app CometBFT's own QA runs;
 	// its settings go in the [app] table.
 	AppE2E = cometbft.AppE2E
+	// AppExternal is the user's own ABCI app: an [app] table with the
+	// command that starts it and how CometBFT talks to it.
+	AppExternal = cometbft.AppExternal
+)
+
+// External app keys of the [app] table.
+const (
+	appCommandKey = "command" // the app's command line, with placeholders
+	appABCIKey    = "abci"    // "socket" (default) or "grpc"
 )
 
 // appKindKey is the [app] table's key naming the app.
@@ -33,6 +42,9 @@ func appOf(app any) (kind string, settings map[string]any, ok bool) {
 		return a, nil, true
 	case map[string]any:
 		kind := AppKVStore
+		if _, has := a[appCommandKey]; has {
+			kind = AppExternal
+		}
 		if k, has := a[appKindKey]; has {
 			s, isString := k.(string)
 			if !isString {
@@ -98,9 +110,11 @@ func (m *Manifest) resolveApp(ps *problems, nodes []Node, binary string) (string
 			ps.add(f("app", k), "app settings are for the e2e app (kind = %q); the kvstore takes none", AppE2E)
 		}
 		return kind, nil
+	case AppExternal:
+		return kind, resolveExternal(ps, settings)
 	case AppE2E:
 	default:
-		ps.add(field, "unsupported app %q (supported: %q, %q)", kind, AppKVStore, AppE2E)
+		ps.add(field, "unsupported app %q (supported: %q, %q, or an [app] table with command)", kind, AppKVStore, AppE2E)
 		return "", nil
 	}
 	if binary != "" {
@@ -139,6 +153,42 @@ func (m *Manifest) resolveApp(ps *problems, nodes []Node, binary string) (string
 		}
 	}
 	return kind, out
+}
+
+// resolveExternal checks an external app's settings: command, a
+// non-empty list of strings, and abci, "socket" (the default) or "grpc".
+func resolveExternal(ps *problems, settings map[string]any) map[string]any {
+	out := map[string]any{appABCIKey: "socket"}
+	for _, k := range sortedKeys(settings) {
+		v := settings[k]
+		switch k {
+		case appCommandKey:
+			list, _ := v.([]any)
+			var args []any
+			for _, a := range list {
+				if s, ok := a.(string); ok && s != "" {
+					args = append(args, s)
+				}
+			}
+			if len(list) == 0 || len(args) != len(list) {
+				ps.add(f("app", k), "must be a non-empty list of non-empty strings, e.g. [\"./myappd\", \"start\", \"--address\", \"{addr}\"]")
+				continue
+			}
+			out[k] = args
+		case appABCIKey:
+			if v != "socket" && v != "grpc" {
+				ps.add(f("app", k), "must be \"socket\" or \"grpc\", got %v", v)
+				continue
+			}
+			out[k] = v
+		default:
+			ps.add(f("app", k), "unknown key for an external app (it takes command and abci)")
+		}
+	}
+	if _, ok := settings[appCommandKey]; !ok {
+		ps.add(f("app"), "an external app needs command")
+	}
+	return out
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -68,14 +68,19 @@ type Manifest struct {
 	// node's release, built and cached like the node binary). The e2e app's
 	// settings (its app.toml keys, checked against each node's release) go
 	// in an [app] table with kind = "e2e"; vote_extensions_enable_height
-	// defaults to 1 where the release has vote extensions. Default
-	// "kvstore".
+	// defaults to 1 where the release has vote extensions. Or the user's
+	// own ABCI app ([AppExternal]): an [app] table with command, started
+	// beside each node with {addr} (tcp://127.0.0.1:PORT), {port}, {home}
+	// (the node's home) and {name} replaced, and abci, "socket" (default)
+	// or "grpc". Default "kvstore".
 	//
 	//	app = "e2e"
 	//
 	//	[app]
 	//	kind = "e2e"
 	//	vote_extension_size = 2048
+	//
+	//	app = { command = ["./myappd", "--address", "{addr}"], abci = "socket" }
 	App any `toml:"app"`
 
 	// Validators is the number of validators generated (validator01 …

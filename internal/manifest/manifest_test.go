@@ -91,6 +91,13 @@ var goodManifests = map[string]Resolved{
 		Nodes:     validators(4, "v0.40.0"),
 		Load:      defaultLoad,
 	},
+	"app-external.good.toml": {
+		Name: "default", CometBFTVersion: "v0.40.0", App: "external", LogLevel: "state:info,*:error",
+		AppConfig: map[string]any{"command": []any{"./myappd", "start", "--address", "{addr}", "--home", "{home}/app"}, "abci": "grpc"},
+		Config:    map[string]any{},
+		Nodes:     validators(4, "v0.40.0"),
+		Load:      defaultLoad,
+	},
 	"binary.good.toml": {
 		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error",
 		Config: map[string]any{},

@@ -26,10 +26,12 @@ type Resolved struct {
 	// CometBFTBinary is the user's cometbft binary; "" to fetch
 	// CometBFTVersion.
 	CometBFTBinary string
-	// App is the ABCI application: [AppKVStore] or [AppE2E].
+	// App is the ABCI application: [AppKVStore], [AppE2E] or
+	// [AppExternal].
 	App string
-	// AppConfig holds the e2e app's settings (its app.toml keys, defaults
-	// applied); nil for the kvstore.
+	// AppConfig holds the app's settings: the e2e app's app.toml keys
+	// (defaults applied), or an external app's command ([]any of strings)
+	// and abci ("socket" or "grpc"); nil for the kvstore.
 	AppConfig map[string]any
 	// LogLevel is CometBFT's log_level for every node.
 	LogLevel string
