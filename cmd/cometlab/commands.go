@@ -14,6 +14,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 func newRunCmd(st *state) *cobra.Command {
@@ -174,16 +175,32 @@ func newAnalyzeCmd(st *state) *cobra.Command {
 func newReportCmd(st *state) *cobra.Command {
 	var mf metricsFlags
 	cmd := &cobra.Command{
-		Use:   "report RUN_DIR",
-		Short: "Recompute summary.json and rewrite report.md of a run directory from its files alone",
+		Use:   "report RUN_DIR|SWEEP_DIR",
+		Short: "Recompute summary.json and rewrite report.md of a run directory (or sweep.md of a sweep) from its files alone",
 		Long: `Recompute summary.json and rewrite report.md of a run directory from its
 files alone. With --prometheus, metrics.csv is first rewritten from a
 Prometheus server that scraped the run's nodes (see 'cometlab
-prometheus-config'), over the run's window.`,
+prometheus-config'), over the run's window. Given a sweep directory (one
+with sweep.json), rewrite its sweep.md and sweep.html from sweep.json and
+the cells' run directories (each cell's own report is left as it is).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := mf.check(false); err != nil {
 				return err
+			}
+			if results.IsSweepDir(args[0]) {
+				if mf.prometheus != "" {
+					return exitcode.With(fmt.Errorf("--prometheus applies to a run directory, not a sweep"), exitcode.Usage)
+				}
+				rec, err := saturation.ReadSweep(args[0])
+				if err != nil {
+					return err
+				}
+				if err := report.WriteSweep(args[0], rec, report.Options{}); err != nil {
+					return err
+				}
+				fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.SweepReportFile)
+				return nil
 			}
 			if mf.prometheus != "" {
 				stats, err := experiment.ReadPrometheus(cmd.Context(), args[0], experiment.PrometheusOptions{
