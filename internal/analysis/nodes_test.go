@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +155,48 @@ func TestAppProcesses(t *testing.T) {
 	}
 	if got := b.s.Nodes["v2/app"]["rss_max_mib"]; got != 20 {
 		t.Errorf("v2's app RSS max %v MiB, want 20", got)
+	}
+}
+
+// TestPruningFigures checks the block store base and the anomaly of an app
+// that asked for pruning on a chain that pruned nothing.
+func TestPruningFigures(t *testing.T) {
+	metric := func(node string, at int64, base float64) results.Metric {
+		return results.Metric{Time: at, Node: node, Name: "cometbft_state_block_store_base_height", Labels: `chain_id="c"`, Value: base}
+	}
+	for _, tc := range []struct {
+		name    string
+		retain  any // run.json's app_config retain_blocks as decoded (float64) or set (int64)
+		last    int64
+		rows    []results.Metric
+		base    float64 // want; NaN for absent
+		anomaly string
+		note    string
+	}{
+		{"pruned", float64(100), 400, []results.Metric{metric("v1", 1, 1), metric("v1", 2, 250), metric("v2", 2, 240)}, 250, "", ""},
+		{"nothing pruned", int64(100), 400, []results.Metric{metric("v1", 1, 1), metric("v2", 2, 1)}, 1,
+			"app.retain_blocks = 100 and the chain reached height 400, but no node pruned a block", ""},
+		{"too short to prune", float64(100), 105, []results.Metric{metric("v1", 1, 1)}, 1, "", ""},
+		{"no pruning asked", nil, 400, []results.Metric{metric("v1", 1, 1)}, 1, "", ""},
+		{"release without the metric", float64(100), 400, nil, math.NaN(), "", "whether blocks were pruned is not checked"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{Run: results.Run{LastHeight: tc.last}}
+			if tc.retain != nil {
+				in.Run.AppConfig = map[string]any{"retain_blocks": tc.retain}
+			}
+			b := &builder{s: &Summary{Metrics: map[string]float64{}}}
+			pruningFigures(in, NewSeriesSet(tc.rows), b, []string{"v1", "v2"})
+			got, ok := b.s.Metrics["block_store_base_height"]
+			if math.IsNaN(tc.base) != !ok || (ok && got != tc.base) {
+				t.Errorf("block_store_base_height %v (%v), want %v", got, ok, tc.base)
+			}
+			if (tc.anomaly == "") != (len(b.s.Anomalies) == 0) || (tc.anomaly != "" && !strings.Contains(b.s.Anomalies[0], tc.anomaly)) {
+				t.Errorf("anomalies %q, want %q", b.s.Anomalies, tc.anomaly)
+			}
+			if tc.note != "" && !slices.ContainsFunc(b.s.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("notes %q, want %q", b.s.Notes, tc.note)
+			}
+		})
 	}
 }

@@ -61,6 +61,8 @@ var (
 		}, groupDigits},
 		{"block time (s)", metric("block_interval_mean_s", 1), fixed(2)},
 		{"block processing (ms)", metric("block_processing_time_mean_ms", 1), fixed(1)},
+		{"block store access (ms)", metric("block_store_access_mean_ms", 1), fixed(3)},
+		{"state store access (ms)", metric("state_store_access_mean_ms", 1), fixed(3)},
 		{"CPU mean (%)", metric("cpu_mean_pct", 1), fixed(1)},
 		{"RSS max (MiB)", metric("rss_max_mib", 1), fixed(1)},
 		{"disk at end (MiB)", metric("data_dir_end_mib", 1), fixed(1)},

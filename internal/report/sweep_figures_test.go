@@ -74,7 +74,7 @@ func TestSweepFigures(t *testing.T) {
 	for _, want := range []string{
 		"| `size_0` | 2 | — | 105.0 [41.5, 168.5] | — | — | 45.0 [45.0, 45.0] |",
 		"| `size_4096` | 2 | — | 90.0 [90.0, 90.0] |",
-		"| `size_0` | 2 | 51 [38, 64] | — | — | — | — | — | 45.0 [-145.6, 235.6] |",
+		"| `size_0` | 2 | 51 [38, 64] | — | — | — | — | — | — | — | 45.0 [-145.6, 235.6] |",
 		"![Data directory over time](plots/footprint.png)",
 	} {
 		if !strings.Contains(md, want) {
