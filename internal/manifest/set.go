@@ -57,7 +57,8 @@ func setter(key string) func(m *Manifest, v string) error {
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
 // without "load."), or a config.toml path ("mempool.size", also written
-// "config.mempool.size").
+// "config.mempool.size"; a top-level key only with the prefix,
+// "config.db_backend").
 func SettableKey(key string) (string, error) {
 	for _, k := range []string{key, "load." + key} {
 		if setter(k) != nil {
@@ -70,10 +71,12 @@ func SettableKey(key string) (string, error) {
 		}
 		return key, nil
 	}
-	path := strings.TrimPrefix(key, "config.")
-	if !strings.Contains(path, ".") || strings.HasPrefix(key, "load.") || strings.Contains(path, "..") ||
+	path, explicit := strings.CutPrefix(key, "config.")
+	// A top-level config.toml key (db_backend) needs the config. prefix,
+	// so that a misspelt manifest key is not taken for one.
+	if (!explicit && !strings.Contains(path, ".")) || path == "" || strings.HasPrefix(key, "load.") || strings.Contains(path, "..") ||
 		strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") {
-		return "", fmt.Errorf("%s: not a manifest key or a config.toml path (section.key)", key)
+		return "", fmt.Errorf("%s: not a manifest key or a config.toml path (section.key, or config.KEY for a top-level key)", key)
 	}
 	return path, nil
 }
