@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -283,6 +284,10 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id,
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
 	if err != nil {
+		if strings.Contains(err.Error(), "is not available, lowest height is") {
+			return fmt.Errorf("read back: %w (the node pruned the run's first blocks before cometlab read them after the load: "+
+				"keep more blocks than the run's heights, e.g. a larger app.retain_blocks)", err)
+		}
 		return fmt.Errorf("read back: %w", err)
 	}
 	out.Phase("read-back: %s", st)
