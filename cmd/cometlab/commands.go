@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,11 +22,12 @@ import (
 
 func newRunCmd(st *state) *cobra.Command {
 	var (
-		tf     testnetFlags
-		lf     loadFlags
-		mf     metricsFlags
-		out    string
-		target string
+		tf      testnetFlags
+		lf      loadFlags
+		mf      metricsFlags
+		out     string
+		target  string
+		minFree string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -60,10 +64,18 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 			if err != nil {
 				return err
 			}
+			free, err := parseBytes(minFree)
+			if err != nil {
+				return exitcode.With(fmt.Errorf("--min-free-disk: %w", err), exitcode.Usage)
+			}
+			if free == 0 {
+				free = -1 // 0 turns the guard off
+			}
 			res, err := experiment.Run(cmd.Context(), experiment.Options{
 				Manifest: m, Dir: out, Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose),
 				Version: version, StartTimeout: tf.startTimeout, Hard: st.hard,
 				ScrapeInterval: mf.interval, Metrics: mf.metrics, NoResources: mf.noResources, Prometheus: mf.prometheus,
+				MinFreeDisk: free,
 			})
 			return printResult(st, res, err)
 		},
@@ -73,7 +85,30 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 	mf.register(cmd.Flags(), true)
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().StringVar(&target, "target", "", "node that receives the load (default: the first validator)")
+	cmd.Flags().StringVar(&minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
 	return cmd
+}
+
+// parseBytes parses a size as people write it: "512MiB", "1GiB", "1.5 GiB",
+// "100 KiB", or a plain number of bytes.
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("invalid size %q (want e.g. 1GiB, 512MiB or a number of bytes)", s)
+	}
+	return int64(v * mult), nil
 }
 
 // printResult prints the key figures and where the report is, and maps the

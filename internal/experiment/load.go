@@ -29,6 +29,9 @@ type loadPhase struct {
 	target   *rpc.Client        // the node that receives the load
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
+	// minFree is the disk guard's minimum free space in bytes: 0 means
+	// DefaultMinFreeDisk, below 0 no guard.
+	minFree int64
 	// Collectors alongside heights for the whole load, drain and read-back
 	// (none when empty): node metrics → metrics.csv, local processes →
 	// resources.csv; or, with prom, metrics.csv read from a Prometheus
@@ -117,8 +120,19 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	lp.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
 	pctx, pstop := context.WithCancel(ctx)
 	go lp.progress(pctx, gen, heights, loadStart)
-	loadErr := gen.Run(ctx)
+	guard := lp.diskGuard()
+	gctx, gstop := context.WithCancel(ctx)
+	if guard != nil {
+		go guard.watch(gctx, gstop)
+	}
+	loadErr := gen.Run(gctx)
+	gstop()
 	pstop()
+	if why := guard.tripped(); why != "" {
+		lp.out.Phase("%s", why)
+		lp.rd.fail(errors.New(why))
+		loadErr = nil // stopped on purpose: the run is partial, not failed
+	}
 	loadEnd := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadEnd = loadEnd })
 	st := gen.Stats()

@@ -54,6 +54,10 @@ type Options struct {
 	// the nodes: metrics.csv is read from it after the read-back instead of
 	// scraped.
 	Prometheus string
+	// MinFreeDisk is the disk guard's minimum free space (bytes) on the
+	// run directory's file system: below it the load stops and the run is
+	// partial. 0 means DefaultMinFreeDisk; below 0 turns the guard off.
+	MinFreeDisk int64
 }
 
 // Metrics modes (Options.Metrics, --metrics).
@@ -297,7 +301,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true}
+		target: target.RPC, nodes: endpoints, readback: true, minFree: opts.MinFreeDisk}
 	lp.setCollectors(opts, tn)
 	return true, lp.run(ctx, s.hard)
 }
