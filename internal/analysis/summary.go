@@ -115,7 +115,7 @@ func Summarize(in Input) Summary {
 	from, to := loadWindow(in, start)
 	adoption(in, b, missing[results.AdoptionFile], missing[results.BlocksFile])
 	metricFigures(in, b, nodes, start, from, to)
-	resourceFigures(in, b, nodes, from, to)
+	resourceFigures(in, b, RunProcesses(in), from, to)
 	gapAnomalies(in, b, nodes, start)
 	trendFigures(in, agg, b)
 	return s

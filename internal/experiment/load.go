@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,9 @@ type loadPhase struct {
 	target   *rpc.Client        // the node that receives the load
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
+	// minFree is the disk guard's minimum free space in bytes: 0 means
+	// DefaultMinFreeDisk, below 0 no guard.
+	minFree int64
 	// Collectors alongside heights for the whole load, drain and read-back
 	// (none when empty): node metrics → metrics.csv, local processes →
 	// resources.csv; or, with prom, metrics.csv read from a Prometheus
@@ -129,8 +133,19 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	if live == nil {
 		go lp.progress(pctx, gen, heights, loadStart)
 	}
-	loadErr := gen.Run(ctx)
+	guard := lp.diskGuard()
+	gctx, gstop := context.WithCancel(ctx)
+	if guard != nil {
+		go guard.watch(gctx, gstop)
+	}
+	loadErr := gen.Run(gctx)
+	gstop()
 	pstop()
+	if why := guard.tripped(); why != "" {
+		lp.out.Phase("%s", why)
+		lp.rd.fail(errors.New(why))
+		loadErr = nil // stopped on purpose: the run is partial, not failed
+	}
 	loadEnd := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadEnd = loadEnd })
 	st := gen.Stats()
@@ -299,6 +314,10 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id,
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
 	if err != nil {
+		if strings.Contains(err.Error(), "is not available, lowest height is") {
+			return fmt.Errorf("read back: %w (the node pruned the run's first blocks before cometlab read them after the load: "+
+				"keep more blocks than the run's heights, e.g. a larger app.retain_blocks)", err)
+		}
 		return fmt.Errorf("read back: %w", err)
 	}
 	out.Phase("read-back: %s", st)

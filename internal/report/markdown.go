@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -189,7 +190,7 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	}
 	m.table([]string{"", ""}, "ll", [][]string{
 		{"CometBFT version", run.CometBFTVersion},
-		{"app", run.App},
+		{"app", appText(run.App, run.AppConfig)},
 		{"cometlab version", run.CometlabVersion},
 		{"heights walked", heights},
 	})
@@ -361,4 +362,22 @@ func (m mdWriter) dictionary() {
 		rows = append(rows, []string{"`" + results.PlotsDir + "/" + p.file + "`", p.title, p.unit, p.source, p.def})
 	}
 	m.table([]string{"plot", "title", "y axis", "source", "definition"}, "lllll", rows)
+}
+
+// appText names the app and its settings, sorted by key:
+// "e2e (vote_extension_size = 2048, vote_extensions_enable_height = 1)".
+func appText(app string, settings map[string]any) string {
+	if len(settings) == 0 {
+		return app
+	}
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s = %v", k, settings[k])
+	}
+	return app + " (" + strings.Join(parts, ", ") + ")"
 }
