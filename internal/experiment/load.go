@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ type loadPhase struct {
 	target   *rpc.Client        // the node that receives the load
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
+	header   http.Header // sent on the load's websocket handshakes
 	// Collectors alongside heights for the whole load, drain and read-back
 	// (none when empty): node metrics → metrics.csv, local processes →
 	// resources.csv; or, with prom, metrics.csv read from a Prometheus
@@ -105,6 +107,7 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	gen, err := load.New(load.Config{
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
+		Header: lp.header,
 	}, sent, replies, lp.logger)
 	if err != nil {
 		return err
