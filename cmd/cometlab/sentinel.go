@@ -57,7 +57,7 @@ func (f *sentinelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.o.MaxBatch, "max-batch", d.MaxBatch, "most requests in a batch, as the node's rpc.max_request_batch_size")
 	fs.StringVar(&f.o.Spool, "spool", "", "directory of an fsynced on-disk queue of accepted broadcast_tx_async txs, so a restart loses none (default: memory only)")
 	fs.DurationVar(&f.o.DrainTimeout, "drain-timeout", d.DrainTimeout, "on stop, how long to go on forwarding queued txs (without --spool the rest are lost, logged and counted)")
-	fs.StringVar(&f.o.Trace, "pace-trace", "", "write the pacing observations to this CSV file (at_ms,mempool,height,forwarded,rate)")
+	fs.StringVar(&f.o.Trace, "pace-trace", "", "write the pacing observations to this CSV file (at_ns,mempool,height,forwarded,rate)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,27 +71,49 @@ func newFakeNode(t *testing.T) *fakeNode {
 // startSentinel runs a sentinel with opts (Upstream and Listen filled in)
 // until the test ends.
 func startSentinel(t *testing.T, upstream string, opts Options) *Sentinel {
+	s, _ := stoppableSentinel(t, upstream, opts)
+	return s
+}
+
+// stoppableSentinel is startSentinel with a stop function that waits for
+// Run to return (the test's end calls it too).
+func stoppableSentinel(t *testing.T, upstream string, opts Options) (*Sentinel, func()) {
+	t.Helper()
+	return runLogged(t, upstream, opts, nil)
+}
+
+// runLogged runs a sentinel that logs to logger until the returned
+// function (or the test's end) stops it.
+func runLogged(t *testing.T, upstream string, opts Options, logger *slog.Logger) (*Sentinel, func()) {
 	t.Helper()
 	opts.Upstream, opts.Listen = upstream, "127.0.0.1:0"
-	s, err := New(opts, nil, nil)
+	s, err := New(opts, logger, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
-	return s
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return s, stop
 }
 
-func post(t *testing.T, url, body string) (int, http.Header, string) {
+// do sends req and returns the reply's status, header and body.
+func do(t *testing.T, req *http.Request, err error) (int, http.Header, string) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,19 +125,22 @@ func post(t *testing.T, url, body string) (int, http.Header, string) {
 	return resp.StatusCode, resp.Header, string(b)
 }
 
+func post(t *testing.T, url, body string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	return do(t, req, err)
+}
+
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	req, err := http.NewRequest("GET", url, nil)
+	st, _, b := do(t, req, err)
+	return st, b
 }
+
+func get1(t *testing.T, url string) string { _, b := get(t, url); return b }
+
+func post1(t *testing.T, url, body string) string { _, _, b := post(t, url, body); return b }
 
 func txReq(id int, method, tx string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"tx":%q}}`, id, method,
@@ -205,15 +231,11 @@ func TestRefusals(t *testing.T) {
 	s := startSentinel(t, node.URL, opts)
 	url := "http://" + s.Addr()
 	send := func(key string, i int) (int, http.Header, string) {
-		req, _ := http.NewRequest("POST", url, strings.NewReader(txReq(i, "broadcast_tx_async", fmt.Sprint(key, i))))
-		req.Header.Set("X-Client-Key", key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		req, err := http.NewRequest("POST", url, strings.NewReader(txReq(i, "broadcast_tx_async", fmt.Sprint(key, i))))
+		if err == nil {
+			req.Header.Set("X-Client-Key", key)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, string(b)
+		return do(t, req, err)
 	}
 	expect := func(status int, h http.Header, body string, code int, msg string) {
 		t.Helper()
@@ -249,6 +271,16 @@ func TestRefusals(t *testing.T) {
 			}
 		}
 		expect(st, h, b, CodeGlobalBuffer, "global buffer full")
+	})
+	t.Run("num_unconfirmed_txs counts the queue", func(t *testing.T) {
+		// The node's mempool is empty; the sentinel holds the txs it
+		// admitted above and has not forwarded.
+		for _, body := range []string{get1(t, url+"/num_unconfirmed_txs"),
+			post1(t, url, `{"jsonrpc":"2.0","id":1,"method":"num_unconfirmed_txs"}`)} {
+			if strings.Contains(body, `"total":"0"`) || !strings.Contains(body, `"total":"`) {
+				t.Fatalf("reply %s: want the queued txs in total", body)
+			}
+		}
 	})
 	t.Run("connections", func(t *testing.T) {
 		hdr := http.Header{"X-Client-Key": {"slow"}}
@@ -312,7 +344,7 @@ func TestWebsocketFraming(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{"async": `"code":0`, "sync": `"code":0`, "unsafe": `-32601`,
-		"batch": `"total":"0"`, "parse": `-32700`} {
+		"batch": `"total":"`, "parse": `-32700`} {
 		if !strings.Contains(got[k], want) {
 			t.Errorf("%s: %q lacks %q", k, got[k], want)
 		}

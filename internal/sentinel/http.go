@@ -85,6 +85,12 @@ func (s *Sentinel) parseFailure(err error) outcome {
 // methods are proxied as they are, broadcasts admitted like a POST.
 func (s *Sentinel) serveGET(w http.ResponseWriter, r *http.Request, c *client) {
 	method := strings.TrimPrefix(r.URL.Path, "/")
+	if method == "num_unconfirmed_txs" {
+		// Answered like the POST form, so that the sentinel's own
+		// pending txs are counted in.
+		s.writeHTTP(w, false, []outcome{s.handle1(r.Context(), c, Request{ID: uriID, Method: method}, nil)})
+		return
+	}
 	switch Classify(method) {
 	case ReadOnly:
 		if ok, wait := allow(c.reads, time.Now()); !ok {
@@ -212,6 +218,9 @@ func (s *Sentinel) handle1(ctx context.Context, c *client, r Request, ws *wsConn
 			return unreachable(r.ID, err)
 		}
 		s.m.reads.Inc()
+		if r.Method == "num_unconfirmed_txs" {
+			body = s.addPending(body)
+		}
 		return outcome{status: http.StatusOK, body: trimJSON(body)}
 	case Subscribe:
 		if ws == nil {

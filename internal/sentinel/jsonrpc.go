@@ -35,6 +35,16 @@ type Request struct {
 	Params json.RawMessage `json:"params"`
 }
 
+// marshal encodes r as a JSON-RPC 2.0 request (for the node).
+func (r Request) marshal() ([]byte, error) {
+	return json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id,omitempty"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{"2.0", r.ID, r.Method, r.Params})
+}
+
 // RPCError is a JSON-RPC error object.
 type RPCError struct {
 	Code    int    `json:"code"`
@@ -144,12 +154,8 @@ func appendResult(b []byte, id, result json.RawMessage) []byte {
 
 // appendError appends an error response.
 func appendError(b []byte, id json.RawMessage, e RPCError) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = appendID(b, id)
-	b = append(b, `,"error":`...)
 	eb, _ := json.Marshal(e) // a struct of ints and strings always marshals
-	b = append(b, eb...)
-	return append(b, '}')
+	return appendRawError(b, id, eb)
 }
 
 // appendRawError appends an error response with a raw error object.

@@ -66,7 +66,8 @@ type Options struct {
 	// broadcast_tx_async txs not yet forwarded; "" keeps them in memory only.
 	Spool string
 	// Trace, when set, is a file the pacing observations are written to
-	// (CSV: at_ms,mempool,height,forwarded,rate).
+	// (CSV: at_ns,mempool,height,forwarded,rate), for replay by the
+	// pacer's tests.
 	Trace string
 }
 

@@ -39,64 +39,99 @@ type Observation struct {
 
 // Pacer is an AIMD rate controller, a pure function of its observations.
 // Between two observations Δt apart it computes the send rate
-// s = Δforwarded/Δt and the commit rate c = s − Δmempool/Δt (the txs that
-// left the mempool per second), then:
+// s = Δforwarded/Δt; over each block window (from one observation at which
+// the height rose to the next) it measures the commit rate
+// (Δforwarded − Δmempool)/Δt, the txs that left the mempool per second, and
+// keeps c, the mean of the latest measure and the previous c.
+// Then, with b = min(rate, s, c) (c once measured):
 //
-//	mempool > Target, grown, Cooldown since the last decrease:
-//	                          rate ← max(Min, Decrease × min(rate, s))
-//	mempool > Target otherwise:       rate unchanged
-//	mempool ≤ Target, in slow start:  rate ← min(2 × rate, ceiling)
-//	mempool ≤ Target after that:      rate ← min(rate + Increase, ceiling)
+//	mempool > Target (or > Target/2 in slow start), grown since the last
+//	observation, Cooldown since the last decrease:
+//	                                 rate ← max(Min, Decrease × b)
+//	mempool over that otherwise:     rate unchanged
+//	slow start (until the first decrease), once per Cooldown:
+//	                                 rate ← min(2 × rate, ceiling)
+//	after that:                      rate ← min(rate + Increase, ceiling)
 //
 // where ceiling = min(Max, max(Initial, 2 × s)): the rate grows only while it
 // binds, so an idle spell does not leave it far above what the node was
-// shown. Slow start (doubling until the first decrease, as in TCP) finds the
-// node's capacity within a few observations; additive increase then probes
-// it and multiplicative decrease, from the rate actually sent, backs off a
-// growing backlog.
+// shown. Slow start (doubling once per Cooldown, as TCP does per round
+// trip) finds the node's capacity within a few seconds and leaves it at
+// half the target, before the backlog it built can fill the mempool;
+// additive increase then probes the capacity and multiplicative decrease
+// from the measured commit rate drains a growing backlog.
 type Pacer struct {
 	cfg       PaceConfig
 	rate      float64
 	slowStart bool
-	last      Observation
+	last      Observation // the previous observation
+	block     Observation // the observation at the last height rise
 	seen      bool
 	lastDec   time.Duration
-	commit    float64 // the latest commit-rate estimate (tx/s)
+	lastGrow  time.Duration
+	commit    float64 // the commit rate over the last block window (tx/s); 0 until measured
 }
 
 // NewPacer returns a controller at cfg.Initial.
 func NewPacer(cfg PaceConfig) *Pacer {
-	return &Pacer{cfg: cfg, rate: clamp(cfg.Initial, cfg.Min, cfg.Max), slowStart: true, lastDec: -1 << 62}
+	return &Pacer{cfg: cfg, rate: clamp(cfg.Initial, cfg.Min, cfg.Max), slowStart: true,
+		lastDec: -1 << 62, lastGrow: -1 << 62}
 }
 
 // Rate returns the current rate (tx/s).
 func (p *Pacer) Rate() float64 { return p.rate }
 
-// CommitRate returns the latest estimate of the node's commit rate (tx/s).
+// CommitRate returns the commit rate measured over the last block window
+// (tx/s), or 0 before the height has risen twice.
 func (p *Pacer) CommitRate() float64 { return p.commit }
 
 // Observe takes one observation and returns the new rate.
 func (p *Pacer) Observe(o Observation) float64 {
 	prev, seen := p.last, p.seen
 	p.last, p.seen = o, true
-	if !seen || o.At <= prev.At {
+	if !seen {
+		p.block = o
 		return p.rate
 	}
-	dt := (o.At - prev.At).Seconds()
-	send := float64(o.Forwarded-prev.Forwarded) / dt
-	p.commit = max(0, send-float64(o.Mempool-prev.Mempool)/dt)
+	if o.At <= prev.At {
+		return p.rate
+	}
+	if o.Height > p.block.Height {
+		if w := (o.At - p.block.At).Seconds(); w > 0 && p.block.Height > 0 {
+			if c := float64(o.Forwarded-p.block.Forwarded-(o.Mempool-p.block.Mempool)) / w; c > 0 {
+				if p.commit == 0 {
+					p.commit = c
+				} else {
+					p.commit = (p.commit + c) / 2 // one window is noisy: smooth
+				}
+			}
+		}
+		p.block = o
+	}
+	send := float64(o.Forwarded-prev.Forwarded) / (o.At - prev.At).Seconds()
 	ceiling := min(p.cfg.Max, max(p.cfg.Initial, 2*send))
+	high := p.cfg.Target
+	if p.slowStart {
+		high = p.cfg.Target / 2
+	}
 	switch {
-	case o.Mempool > p.cfg.Target:
+	case o.Mempool > high:
 		if o.Mempool > prev.Mempool && o.At-p.lastDec >= p.cfg.Cooldown {
 			p.slowStart = false
 			p.lastDec = o.At
-			p.rate = clamp(p.cfg.Decrease*min(p.rate, send), p.cfg.Min, p.cfg.Max)
+			b := min(p.rate, send)
+			if p.commit > 0 {
+				b = min(b, p.commit)
+			}
+			p.rate = clamp(p.cfg.Decrease*b, p.cfg.Min, p.cfg.Max)
 		}
 	case p.rate >= ceiling:
 		// Not binding: hold.
 	case p.slowStart:
-		p.rate = clamp(min(2*p.rate, ceiling), p.cfg.Min, p.cfg.Max)
+		if o.At-p.lastGrow >= p.cfg.Cooldown {
+			p.lastGrow = o.At
+			p.rate = clamp(min(2*p.rate, ceiling), p.cfg.Min, p.cfg.Max)
+		}
 	default:
 		p.rate = clamp(min(p.rate+p.cfg.Increase, ceiling), p.cfg.Min, p.cfg.Max)
 	}

@@ -22,7 +22,7 @@ func (s *Sentinel) poll(ctx context.Context) error {
 			return fmt.Errorf("pacing trace: %w", err)
 		}
 		defer trace.Close()
-		fmt.Fprintln(trace, "at_ms,mempool,height,forwarded,rate")
+		fmt.Fprintln(trace, "at_ns,mempool,height,forwarded,rate")
 	}
 	t := time.NewTicker(s.opts.PollInterval)
 	defer t.Stop()
@@ -45,7 +45,7 @@ func (s *Sentinel) poll(ctx context.Context) error {
 		s.m.rate.Set(r)
 		s.m.mempool.Set(float64(o.Mempool))
 		if trace != nil {
-			if _, err := fmt.Fprintf(trace, "%d,%d,%d,%d,%.1f\n", o.At.Milliseconds(), o.Mempool, o.Height, o.Forwarded, r); err != nil {
+			if _, err := fmt.Fprintf(trace, "%d,%d,%d,%d,%g\n", o.At.Nanoseconds(), o.Mempool, o.Height, o.Forwarded, r); err != nil {
 				return fmt.Errorf("pacing trace: %w", err)
 			}
 		}

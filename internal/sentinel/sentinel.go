@@ -49,9 +49,12 @@ type Sentinel struct {
 
 	pace      *rate.Limiter // forwarding rate; nil forwards as fast as the workers go
 	forwarded atomic.Int64  // txs forwarded so far (for the pacer)
-	upID      atomic.Uint64
-	spool     *spool
-	started   time.Time
+	// pending and pendingBytes count the admitted broadcasts the node has
+	// not answered yet: queued, recovered from the spool, or in flight.
+	pending, pendingBytes atomic.Int64
+	upID                  atomic.Uint64
+	spool                 *spool
+	started               time.Time
 }
 
 // item is one admitted broadcast waiting to be forwarded.
@@ -107,6 +110,8 @@ func New(opts Options, logger *slog.Logger, reg prometheus.Registerer) (*Sentine
 		s.spool = sp
 		for _, r := range live {
 			s.recovered = append(s.recovered, &item{key: r.key, method: "broadcast_tx_async", tx: r.tx, spool: r.id, at: time.Now()})
+			s.pending.Add(1)
+			s.pendingBytes.Add(int64(len(r.tx)))
 		}
 		if len(live) > 0 {
 			logger.Info("spool: recovered accepted transactions", "count", len(live), "dir", opts.Spool)
@@ -204,40 +209,54 @@ func (s *Sentinel) Run(ctx context.Context) error {
 	err := g.Wait()
 	// Drain: the forwarder goes on until the queue is empty or the
 	// timeout, then stops.
-	s.drain(fstop)
+	s.drain()
+	fstop()
 	err = errors.Join(err, <-forwarders)
+	s.account()
 	s.closeSpool()
 	return err
 }
 
-// drain waits for the queue to empty, at most DrainTimeout, then stops the
-// forwarder via stop and accounts what is left.
-func (s *Sentinel) drain(stop context.CancelFunc) {
+// drain waits for the queue to empty, at most DrainTimeout.
+func (s *Sentinel) drain() {
 	deadline := time.Now().Add(s.opts.DrainTimeout)
 	for time.Now().Before(deadline) {
 		s.mu.Lock()
 		n := s.queue.Len() + len(s.recovered)
 		s.mu.Unlock()
 		if n == 0 {
-			break
+			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	stop()
+}
+
+// account settles what the stopped forwarder left: sync and commit callers
+// get an error; async txs stay in the spool, or are lost and counted.
+func (s *Sentinel) account() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	left := 0
+	settle := func(it *item) {
+		s.pending.Add(-1)
+		s.pendingBytes.Add(-int64(len(it.tx)))
+		if it.reply != nil {
+			it.reply <- upstreamReply{Error: mustJSON(RPCError{Code: CodeShutdown, Message: "sentinel stopping", Data: "not forwarded"})}
+			return
+		}
+		left++
+	}
 	for {
 		it, _, ok := s.queue.Pop()
 		if !ok {
 			break
 		}
-		left++
-		if it.reply != nil {
-			it.reply <- upstreamReply{Error: mustJSON(RPCError{Code: CodeShutdown, Message: "sentinel stopping", Data: "not forwarded"})}
-		}
+		settle(it)
 	}
-	left += len(s.recovered)
+	for _, it := range s.recovered {
+		settle(it)
+	}
+	s.recovered = nil
 	if left > 0 {
 		if s.spool != nil {
 			s.log.Info("stopped with accepted transactions in the spool", "count", left)
@@ -326,6 +345,8 @@ func (s *Sentinel) admit(c *client, method string, tx []byte) (*item, *refusal) 
 		}
 		return nil, s.queueRefusal(err, errors.Is(err, errStopping), n, total)
 	}
+	s.pending.Add(1)
+	s.pendingBytes.Add(int64(len(tx)))
 	s.m.queued.WithLabelValues(c.key).Set(float64(n))
 	s.m.admitted.WithLabelValues(method).Inc()
 	select {
@@ -474,7 +495,10 @@ func (s *Sentinel) send(ctx context.Context, it *item) {
 		if it.reply != nil || ctx.Err() != nil {
 			if it.reply != nil {
 				rep = upstreamReply{Error: mustJSON(RPCError{Code: CodeInternal, Message: "node unreachable", Data: err.Error()})}
-				break
+				s.pending.Add(-1)
+				s.pendingBytes.Add(-int64(len(it.tx)))
+				it.reply <- rep
+				return
 			}
 			s.requeue(it) // async: kept for the drain, the spool or the lost count
 			return
@@ -498,6 +522,8 @@ func (s *Sentinel) send(ctx context.Context, it *item) {
 	if it.spool != 0 {
 		s.spool.Forwarded(it.spool)
 	}
+	s.pending.Add(-1)
+	s.pendingBytes.Add(-int64(len(it.tx)))
 	if it.reply != nil {
 		it.reply <- rep
 	}
@@ -518,12 +544,7 @@ func (s *Sentinel) call(ctx context.Context, method string, params json.RawMessa
 
 // post sends one request to the node and returns the body of its reply.
 func (s *Sentinel) post(ctx context.Context, r Request) ([]byte, error) {
-	b, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", r.ID, r.Method, r.Params})
+	b, err := r.marshal()
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package sentinel
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -73,16 +72,10 @@ func TestSpoolRestart(t *testing.T) {
 	node := newFakeNode(t)
 	dir := t.TempDir()
 	opts := DefaultOptions()
-	opts.Upstream, opts.Listen, opts.Spool = node.URL, "127.0.0.1:0", dir
+	opts.Spool = dir
 	opts.MaxRate = 0.001 // forwards about one, then waits
 	opts.DrainTimeout = 10 * time.Millisecond
-	s, err := New(opts, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
+	s, stop := stoppableSentinel(t, node.URL, opts)
 	const n = 50
 	for i := range n {
 		st, _, b := post(t, "http://"+s.Addr(), txReq(i, "broadcast_tx_async", fmt.Sprint("spooled-", i)))
@@ -90,10 +83,7 @@ func TestSpoolRestart(t *testing.T) {
 			t.Fatalf("tx %d: %d %s", i, st, b)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	before := node.broadcasts.Load()
 	if before >= n {
 		t.Fatalf("the first sentinel forwarded %d of %d: the test proves nothing", before, n)

@@ -2,7 +2,6 @@ package sentinel
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"sync"
 	"time"
@@ -166,12 +165,7 @@ func (wc *wsConn) subscribe(ctx context.Context, r Request) error {
 			}
 		})
 	}
-	b, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", r.ID, r.Method, r.Params})
+	b, err := r.marshal()
 	if err != nil {
 		return err
 	}
