@@ -35,7 +35,7 @@ SMALL_RATE=$(awk -v s="$SAT" 'BEGIN{print 0.02*s}')
 SMALL="small1 small2 small3 small4"
 
 # figure FILE ID: one figure of a summary.json (empty when absent).
-figure() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+figure() { { grep -o "\"$2\": *[0-9.e+-]*" "$1" 2>/dev/null || true; } | head -1 | sed 's/.*: *//'; }
 
 arm() {
 	local name=$1 dir=$WORK/$1 pid="" ep rpc
@@ -83,10 +83,10 @@ arm() {
 		"$name" "$good" "$(awk -v g="$good" -v s="$SAT" 'BEGIN{print 100*g/s}')" "$SAT" "$lost" "$p99"
 	printf '%s' "$line"
 	for k in greedy $SMALL; do
-		grep -o '"rejected": *{[^}]*}' "$dir/$k/summary.json" 2>/dev/null | sed "s/^/    $k refusals: /" | cut -c1-200 || true
+		{ tr -d '\n' < "$dir/$k/summary.json" | grep -o '"rejected": *{[^}]*}' | tr -s ' ' | sed "s/^/    $k refusals: /" | cut -c1-240; } 2>/dev/null || true
 	done
 	if [ -f "$dir/sentinel.metrics" ]; then
-		grep -E '^sentinel_(refused_total|forwarded_total|node_errors_total|lost_total)' "$dir/sentinel.metrics" | sed 's/^/    /'
+		grep -E '^sentinel_(refused_total|forwarded_total|node_errors_total|lost_total)' "$dir/sentinel.metrics" | sed 's/^/    /' || true
 	fi
 }
 
