@@ -360,3 +360,20 @@ func TestWebsocketFraming(t *testing.T) {
 		t.Fatal("an oversized frame was accepted")
 	}
 }
+
+// TestNoQueue: with pacing and fairness off, a tx within the bucket goes to
+// the node at once and the client gets the node's reply; over it, 429.
+func TestNoQueue(t *testing.T) {
+	node := newFakeNode(t)
+	opts := DefaultOptions()
+	opts.NoQueue = true
+	opts.Limits.Rate, opts.Limits.Burst = 1, 1
+	s := startSentinel(t, node.URL, opts)
+	url := "http://" + s.Addr()
+	if st, _, b := post(t, url, txReq(1, "broadcast_tx_async", "now")); st != 200 || !strings.Contains(b, `"code":0`) || !node.received("now") {
+		t.Fatalf("first: %d %s (node received it: %v)", st, b, node.received("now"))
+	}
+	if st, h, b := post(t, url, txReq(2, "broadcast_tx_async", "later")); st != 429 || h.Get("Retry-After") == "" || !strings.Contains(b, "-32001") || node.received("later") {
+		t.Fatalf("second: %d %s", st, b)
+	}
+}
