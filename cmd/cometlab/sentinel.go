@@ -44,7 +44,7 @@ func (f *sentinelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.o.Buffer, "buffer", d.Buffer, "txs queued in all; over it: -32003 global buffer full, HTTP 429")
 	fs.IntVar(&f.o.Quantum, "quantum", d.Quantum, "deficit round robin credit per turn, bytes (times the client's weight)")
 	fs.StringVar(&f.maxRate, "max-rate", "0", "forward to the node at this fixed rate (e.g. 1400/s) instead of pacing by the node's mempool")
-	fs.Int64Var(&f.o.Pace.Target, "pace-target", d.Pace.Target, "pacing: mempool size (txs) to stay under; above it and growing, the rate backs off")
+	fs.Int64Var(&f.o.Pace.Target, "pace-target", d.Pace.Target, "pacing: mempool size (txs) to stay under, ~70 % of the node's mempool.size; above it and growing, the rate backs off")
 	fs.StringVar(&f.min, "pace-min", fmt.Sprint(d.Pace.Min, "/s"), "pacing: lowest rate")
 	fs.StringVar(&f.max, "pace-max", fmt.Sprint(d.Pace.Max, "/s"), "pacing: highest rate")
 	fs.StringVar(&f.ini, "pace-initial", fmt.Sprint(d.Pace.Initial, "/s"), "pacing: starting rate (doubles while the mempool stays under the target)")

@@ -28,7 +28,7 @@ func TestPacerTrace(t *testing.T) {
 	if len(rows) < 20 {
 		t.Fatalf("trace has %d rows, want a real one", len(rows))
 	}
-	cfg := DefaultPaceConfig()
+	cfg := tracePaceConfig()
 	p := NewPacer(cfg)
 	over := 0
 	for i, r := range rows[1:] {
@@ -59,4 +59,13 @@ func TestPacerTrace(t *testing.T) {
 		}
 	}
 	t.Logf("%d observations, %d over target", len(rows)-1, over)
+}
+
+// tracePaceConfig is the controller's setting testdata/pace_trace.csv was
+// recorded with (TestSentinelFlood uses it): the defaults but for a target
+// of 2,000 txs.
+func tracePaceConfig() PaceConfig {
+	c := DefaultPaceConfig()
+	c.Target = 2000
+	return c
 }
