@@ -78,8 +78,9 @@ func (s *Sentinel) serveWS(w http.ResponseWriter, r *http.Request) {
 			wc.send(s.parseFailure(err).body)
 			continue
 		}
-		if !batch && reqs[0].Method == "broadcast_tx_async" {
-			// The hot path: answered at once, in order.
+		if !batch && reqs[0].Method == "broadcast_tx_async" && !s.opts.NoQueue {
+			// The hot path: answered at once, in order (without the
+			// queue, an async tx waits for the node: not inline).
 			if o := s.handle(ctx, c, reqs[0], wc); o.body != nil {
 				wc.send(o.body)
 			}
