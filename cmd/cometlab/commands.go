@@ -139,6 +139,7 @@ func newLoadCmd(st *state) *cobra.Command {
 		readback bool
 		drain    time.Duration
 		verbose  bool
+		key      string
 	)
 	cmd := &cobra.Command{
 		Use:   "load",
@@ -175,7 +176,7 @@ gateways that are not CometBFT nodes).`,
 			}
 			res, err := experiment.Load(cmd.Context(), experiment.LoadOptions{
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
-				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard,
+				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
 			})
 			return printResult(st, res, err)
 		},
@@ -186,6 +187,7 @@ gateways that are not CometBFT nodes).`,
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().BoolVar(&readback, "readback", true, "after the load, wait for the mempool to drain and read the chain back")
 	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "how long to wait for the mempool to empty after the load (default from the manifest: 60s)")
+	cmd.Flags().StringVar(&key, "client-key", "", "send this key as the X-Client-Key header on every websocket handshake, so that a gateway (cometlab sentinel) tells this client apart from others on the same host")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs on stderr")
 	_ = cmd.MarkFlagRequired("endpoint")
 	return cmd

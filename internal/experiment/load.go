@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ type loadPhase struct {
 	target   *rpc.Client        // the node that receives the load
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
+	header   http.Header // sent on the load's websocket handshakes
 	// minFree is the disk guard's minimum free space in bytes: 0 means
 	// DefaultMinFreeDisk, below 0 no guard.
 	minFree int64
@@ -114,6 +116,7 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	gen, err := load.New(load.Config{
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
+		Header: lp.header,
 	}, sent, replies, lp.logger)
 	if err != nil {
 		return err
