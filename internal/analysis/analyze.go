@@ -39,7 +39,7 @@ func ReadInput(dir string) (Input, error) {
 // besides run.json.
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
-		results.AdoptionFile, results.MetricsFile, results.ResourceFile}
+		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -62,6 +62,7 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		results.AdoptionFile: func() (err error) { in.Adoption, err = results.ReadAdoption(dir); return },
 		results.MetricsFile:  func() (err error) { in.Metrics, err = ReadSeries(dir); return },
 		results.ResourceFile: func() (err error) { in.Resources, err = results.ReadResources(dir); return },
+		results.EventsFile:   func() (err error) { in.Events, err = results.ReadEvents(dir); return },
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string

@@ -22,6 +22,8 @@ type Input struct {
 	Metrics *SeriesSet
 	// Resources holds the rows of resources.csv.
 	Resources []results.Resource
+	// Events holds the rows of events.csv (nil for a run without one).
+	Events []results.Event
 
 	// Missing names the optional files of the run directory that were not
 	// there (results.RepliesFile, results.TxsFile, results.BlocksFile,

@@ -37,7 +37,7 @@ const latencyPlot = results.PlotsDir + "/latency.png"
 // reportFiles are the run-directory files the report reads besides
 // run.json and manifest.toml.
 func reportFiles() []string {
-	return []string{results.TxsFile, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile}
+	return []string{results.TxsFile, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile}
 }
 
 // Write writes the run directory dir's report.md, its plots under plots/

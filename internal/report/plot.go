@@ -57,6 +57,12 @@ func LatencyPoints(run results.Run, txs []results.Tx) (xs, ys []float64) {
 // dashed red line at the mean latency. Points are drawn straight into the
 // raster, so a million of them take well under a second.
 func LatencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height int) error {
+	return latencyPNG(w, run, txs, width, height, nil)
+}
+
+// latencyPNG is LatencyPNG with the run's event marks (nil: none), whose
+// x must be seconds since the plot's load start.
+func latencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height int, marks *eventMarks) error {
 	if width <= 0 || height <= 0 {
 		width, height = DefaultPlotWidth, DefaultPlotHeight
 	}
@@ -73,6 +79,7 @@ func LatencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height in
 	p.X.Label.Text = "time since load start (s)"
 	p.Y.Label.Text = "block latency (s)"
 	p.Add(plotter.NewGrid())
+	bands := addMarkBands(p, marks)
 
 	// Few points: solid dots; many: smaller, translucent ones, so that
 	// density shows.
@@ -102,6 +109,9 @@ func LatencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height in
 	line.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 	p.Add(line)
 	p.Legend.Add(fmt.Sprintf("mean = %s s", strconv.FormatFloat(mean, 'f', 3, 64)), line)
+	for _, e := range append(bands, addMarkLines(p, marks)...) {
+		p.Legend.Add(e.name, e.thumb)
+	}
 	p.Legend.Top = true
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), -vg.Points(4)
 	p.Legend.ThumbnailWidth = vg.Points(24)

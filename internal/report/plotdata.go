@@ -33,6 +33,7 @@ type plotData struct {
 	mfrom  int64 // first and last metrics sample of any node, Unix ns
 	mto    int64
 	blocks []results.Block // blocks.csv rows in the run's height range, by height
+	marks  *eventMarks     // events.csv's marks; nil without events
 }
 
 func newPlotData(run results.Run, in *analysis.Input, s analysis.Summary, opts Options) *plotData {
@@ -82,6 +83,11 @@ func newPlotData(run results.Run, in *analysis.Input, s analysis.Summary, opts O
 		}
 	}
 	slices.SortStableFunc(d.blocks, func(a, b results.Block) int { return cmp.Compare(a.Height, b.Height) })
+	end := run.Ended.UnixNano()
+	if run.Ended.IsZero() {
+		end = d.start + int64(d.dur*1e9)
+	}
+	d.marks = newEventMarks(in.Events, d.start, end)
 	return d
 }
 
@@ -93,6 +99,10 @@ func (d *plotData) x(t int64) float64 { return float64(t-d.start) / 1e9 }
 func (d *plotData) timeChart(title, ylabel string) *chart {
 	c := newChart(title, "time since load start (s)", ylabel)
 	c.loadWindow(d.dur)
+	for _, e := range addMarkBands(c.p, d.marks) {
+		c.add(e.name, e.thumb)
+	}
+	c.marks = d.marks
 	return c
 }
 

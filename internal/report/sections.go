@@ -172,6 +172,7 @@ func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.R
 	m.f("How fast each block reached the nodes: for every block, the time from the first node's commit (the reference: every node's commit is timed by the same clock, the host running cometlab) " +
 		"until 50, 80, 90 … 100 %% of the nodes had committed it, as in Cardano's end-to-end propagation table; " +
 		"and, for comparison, the same measured from the block's BFT commit time (the header time of block H+1).\n\n")
+	m.plot("heights.png", "")
 	m.plot("adoption_cdf.png", "")
 	if _, ok := s.Metrics["adoption_blocks"]; !ok {
 		return
