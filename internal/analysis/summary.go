@@ -51,6 +51,10 @@ type Summary struct {
 	// set), keyed by node name, then by dictionary id.
 	Nodes map[string]map[string]float64 `json:"nodes,omitempty"`
 
+	// Perturbations holds each perturbation of events.csv with its
+	// recovery figures (dictionary entries with PerPerturbation set).
+	Perturbations []PerturbationSummary `json:"perturbations,omitempty"`
+
 	// Anomalies are plain sentences about what went wrong in the run
 	// itself: transactions rejected, missing or duplicated, mempools not
 	// back to empty after the load, nodes that fell behind, gaps in a
@@ -101,6 +105,7 @@ func Summarize(in Input) Summary {
 	metricFigures(in, b, nodes, start, from, to)
 	resourceFigures(in, b, nodes, from, to)
 	gapAnomalies(in, b, nodes, start)
+	eventFigures(in, b, start)
 	return s
 }
 
