@@ -14,7 +14,7 @@ import (
 func formatValue(m analysis.Metric, v float64) string {
 	switch m.Unit {
 	case analysis.UnitTxs, analysis.UnitBlocks, analysis.UnitRounds, analysis.UnitBytes,
-		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles:
+		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles, analysis.UnitEvents:
 		return groupDigits(math.Round(v))
 	case analysis.UnitMiB, analysis.UnitPct:
 		return strconv.FormatFloat(v, 'f', 1, 64)
@@ -37,7 +37,7 @@ func formatValue(m analysis.Metric, v float64) string {
 func formatWithUnit(m analysis.Metric, v float64) string {
 	s := formatValue(m, v)
 	switch m.Unit {
-	case "", analysis.UnitRatio, analysis.UnitLoad:
+	case "", analysis.UnitRatio, analysis.UnitLoad, analysis.UnitEvents:
 		return s
 	case analysis.UnitPct:
 		return s + " %"

@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// The section of report.md about events.csv: the timeline of node events,
+// the recovery of each perturbation, and the heights plot read with them.
+
+// maxEventRows is how many events the timeline table lists; a long
+// rotation run lists its first ones and says how many are left out.
+const maxEventRows = 200
+
+// hasEvents reports whether the run recorded node events beyond the
+// testnet's own start before the load.
+func hasEvents(in *analysis.Input, start int64) bool {
+	return len(analysis.Perturbations(in.Events)) > 0 || len(analysis.Instants(in.Events, start)) > 0
+}
+
+// events writes "Perturbations and node events"; nothing for a run
+// without events (the heights plot then goes with block adoption).
+func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run, start int64) {
+	if !hasEvents(in, start) {
+		return
+	}
+	since := func(t int64) string { return strconv.FormatFloat(float64(t-start)/1e9, 'f', 1, 64) + " s" }
+	m.f("## Perturbations and node events\n\n")
+	m.f("What happened to the nodes during the run (events.csv, times since the load start by the clock of the host running cometlab). " +
+		"Every time-series plot of this report marks each perturbation's down period (perturb-begin to perturb-end) with an orange band " +
+		"and each process that exited on its own, started or was wiped with a vertical line.\n\n")
+	exits := analysis.UnplannedExits(in.Events)
+	for _, e := range exits {
+		m.f("- **%s exited at %s, %s**, outside every perturbation: it died on its own.\n", e.Node, since(e.At), orUnknown(e.Detail))
+	}
+	if len(exits) > 0 {
+		m.f("\n")
+	}
+	m.plot("heights.png", "")
+
+	if len(s.Perturbations) > 0 {
+		m.f("### Recovery\n\n")
+		m.f("One row per perturbation; the figures are defined in the data dictionary (per perturbation).\n\n")
+		ids := []string{"liveness_gap_s", "catch_up_s", "sync_blocks_per_s", "sync_tps", "multi_round_during", "multi_round_after", "sent_while_down_txs", "lost_while_down_txs"}
+		m.perturbationTable(s, ids, true)
+		m.f("Load latency (mean block latency of the transactions sent in the window) and committed tx/s before, during and after each perturbation:\n\n")
+		m.perturbationTable(s, []string{"latency_before_ms", "latency_during_ms", "latency_after_ms", "tps_before", "tps_during", "tps_after"}, false)
+		for _, p := range s.Perturbations {
+			if p.Node != run.Target {
+				continue
+			}
+			if n := p.Figures["sent_while_down_txs"]; n > 0 {
+				m.f("%s transactions were sent to the load's target %s while it was down (%s); %s of them were not committed and are counted among the rejected and missing transactions above.\n\n",
+					groupDigits(n), p.Node, p.Detail, groupDigits(p.Figures["lost_while_down_txs"]))
+			}
+		}
+	}
+
+	m.f("### Timeline\n\n")
+	var rows [][]string
+	for i, e := range in.Events {
+		if i == maxEventRows {
+			m.f("*The first %d of %d events; the rest are in events.csv.*\n\n", maxEventRows, len(in.Events))
+			break
+		}
+		rows = append(rows, []string{since(e.At), e.Node, e.Kind, e.Detail})
+	}
+	m.table([]string{"time", "node", "event", "detail"}, "rlll", rows)
+}
+
+// perturbationTable writes one row per perturbation of the figures ids,
+// "—" where one was not computed; when when is set, with its begin and
+// end.
+func (m mdWriter) perturbationTable(s analysis.Summary, ids []string, when bool) {
+	head := []string{"perturbation"}
+	align := "l"
+	if when {
+		head, align = append(head, "begin", "end"), "lrr"
+	}
+	for _, id := range ids {
+		head, align = append(head, metricFor(id).Title), align+"r"
+	}
+	var rows [][]string
+	for _, p := range s.Perturbations {
+		row := []string{analysis.Perturbation{Node: p.Node, Action: p.Action, Detail: p.Detail}.Label()}
+		if when {
+			end := "not ended"
+			if p.EndS != nil {
+				end = fmt.Sprintf("%.1f s", *p.EndS)
+			}
+			row = append(row, fmt.Sprintf("%.1f s", p.BeginS), end)
+		}
+		for _, id := range ids {
+			v, ok := p.Figures[id]
+			if !ok {
+				row = append(row, "—")
+				continue
+			}
+			row = append(row, formatWithUnit(metricFor(id), v))
+		}
+		rows = append(rows, row)
+	}
+	m.table(head, align, rows)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "status unknown"
+	}
+	return s
+}
