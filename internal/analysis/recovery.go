@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/cometlab/cometlab/internal/results"
@@ -23,7 +24,20 @@ const recoveryWindow = 10 * int64(1e9)
 type Recovery struct {
 	Perturbation
 	Figures map[string]float64
+	// Intervals holds, for the during and after figures of latency and
+	// tx/s, the confidence interval of their difference from the window
+	// before (Confidence, as compare computes it: a cluster bootstrap of
+	// the mean, transactions clustered by block, 1-second tx counts
+	// unclustered).
+	Intervals map[string]Interval
 }
+
+// Confidence and Resamples are the level and the resamples of the
+// recovery figures' intervals: compare's defaults.
+const (
+	Confidence = 0.95
+	Resamples  = 2000
+)
 
 // RecoveryOf computes the recovery figures of each perturbation of ev:
 //
@@ -43,6 +57,9 @@ type Recovery struct {
 //     time) before [begin − w, begin), during and after;
 //   - transactions sent while the node was down, and how many of them
 //     were not committed.
+//
+// Its intervals are seeded by the perturbation's begin, so the same input
+// gives the same output.
 func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.Adoption, txs []results.Tx, sent []results.Sent) []Recovery {
 	ps := Perturbations(ev)
 	if len(ps) == 0 {
@@ -69,7 +86,7 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 	}
 	var out []Recovery
 	for _, p := range ps {
-		r := Recovery{Perturbation: p, Figures: map[string]float64{}}
+		r := Recovery{Perturbation: p, Figures: map[string]float64{}, Intervals: map[string]Interval{}}
 		put := func(id string, v float64) {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				r.Figures[id] = v
@@ -101,6 +118,8 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 		}
 		put("multi_round_during", during)
 		put("multi_round_after", after)
+		rng := rand.New(rand.NewPCG(uint64(p.Begin), 10))
+		var lat0, tps0 DistSample
 		for _, win := range []struct {
 			name     string
 			from, to int64
@@ -108,8 +127,21 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 			if win.to <= win.from {
 				continue
 			}
-			put("latency_"+win.name+"_ms", windowLatency(txs, win.from, win.to)/1e6)
+			lat, tps := windowLatencies(txs, win.from, win.to), windowCounts(blocks, win.from, win.to)
+			put("latency_"+win.name+"_ms", Mean(lat.Values))
 			put("tps_"+win.name, windowTPS(blocks, win.from, win.to))
+			if win.name == "before" {
+				lat0, tps0 = lat, tps
+				continue
+			}
+			for _, d := range []struct {
+				id         string
+				base, cand DistSample
+			}{{"latency_" + win.name + "_ms", lat0, lat}, {"tps_" + win.name, tps0, tps}} {
+				if ivs, ok := BootstrapDiff(d.base, d.cand, []Stat{StatMean}, Resamples, Confidence, rng); ok[0] {
+					r.Intervals[d.id] = ivs[0]
+				}
+			}
 		}
 		var nSent, lost float64
 		for i := range sent {
@@ -212,23 +244,37 @@ func blockCommit(k *results.Block) int64 {
 	return k.Time
 }
 
-// windowLatency returns the mean block latency (ns) of the committed
-// transactions (duplicates left out) sent in [from, to); NaN without one.
-func windowLatency(txs []results.Tx, from, to int64) float64 {
-	var sum float64
-	var n int
+// windowLatencies returns the block latencies (ms) of the committed
+// transactions (duplicates left out) sent in [from, to), clustered by
+// height.
+func windowLatencies(txs []results.Tx, from, to int64) DistSample {
+	var s DistSample
 	for i := range txs {
 		t := &txs[i]
 		if t.Duplicate || t.CommitTime == 0 || t.Sent < from || t.Sent >= to {
 			continue
 		}
-		sum += float64(t.Latency())
-		n++
+		s.Values = append(s.Values, float64(t.Latency())/1e6)
+		s.Cluster = append(s.Cluster, int32(t.Height))
 	}
-	if n == 0 {
-		return math.NaN()
+	return s
+}
+
+// windowCounts returns the run transactions committed (blocks by commit
+// time) in each whole second of [from, to), at least one window.
+func windowCounts(blocks []results.Block, from, to int64) DistSample {
+	n := max(1, int((to-from)/int64(1e9)))
+	width := (to - from) / int64(n)
+	times := make([]int64, len(blocks))
+	weights := make([]float64, len(blocks))
+	for i := range blocks {
+		times[i], weights[i] = blockCommit(&blocks[i]), float64(blocks[i].RunTxs)
 	}
-	return sum / float64(n)
+	c := WindowCounts(times, weights, from, width, n)
+	for i := range c {
+		c[i] *= 1e9 / float64(width)
+	}
+	return DistSample{Values: c}
 }
 
 // windowTPS returns the run transactions committed in [from, to) (blocks
@@ -253,6 +299,9 @@ type PerturbationSummary struct {
 	// before the perturbation did.
 	EndS    *float64           `json:"end_s,omitempty"`
 	Figures map[string]float64 `json:"figures"`
+	// Intervals are Recovery.Intervals: for a during or after figure, the
+	// confidence interval of its difference from the before one.
+	Intervals map[string]Interval `json:"intervals,omitempty"`
 }
 
 // eventFigures puts the run-wide event figures, each perturbation's
@@ -272,6 +321,9 @@ func eventFigures(in Input, b *builder, start int64) {
 	gap, up := math.NaN(), math.NaN()
 	for _, r := range rec {
 		ps := PerturbationSummary{Node: r.Node, Action: r.Action, Detail: r.Detail, BeginS: since(r.Begin), Figures: r.Figures}
+		if len(r.Intervals) > 0 {
+			ps.Intervals = r.Intervals
+		}
 		if r.End != 0 {
 			e := since(r.End)
 			ps.EndS = &e

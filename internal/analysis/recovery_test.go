@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +112,26 @@ func TestRecoveryOf(t *testing.T) {
 				t.Errorf("%s is not a per-perturbation dictionary entry", id)
 			}
 		}
+	}
+	// The intervals of the differences from before: for the kill's
+	// latency, the bootstrap means of {2000, 1000} and {1000, 1500} ms
+	// differ by −1000 … +500 ms, and the point difference −250 ms lies in
+	// the 95 % interval.
+	iv, ok := got[0].Intervals["latency_during_ms"]
+	if !ok || iv.Lo < -1000 || iv.Hi > 500 || iv.Excludes(-250) {
+		t.Errorf("latency_during_ms interval = %+v (%v)", iv, ok)
+	}
+	for _, id := range []string{"latency_after_ms", "tps_during", "tps_after"} {
+		d := got[0].Figures[id] - got[0].Figures[strings.Replace(strings.Replace(id, "during", "before", 1), "after", "before", 1)]
+		if iv, ok := got[0].Intervals[id]; !ok || iv.Excludes(d) {
+			t.Errorf("%s interval = %+v (%v), the difference %v outside", id, iv, ok, d)
+		}
+	}
+	if _, ok := got[1].Intervals["latency_after_ms"]; ok {
+		t.Errorf("an interval without transactions after: %+v", got[1].Intervals)
+	}
+	if again := RecoveryOf(ev, blocks, adoption, txs, sent); !reflect.DeepEqual(again, got) {
+		t.Error("RecoveryOf is not deterministic")
 	}
 	if got[0].Label() != "kill 1/1 c" || got[0].Action != "kill" || got[1].End != 0 {
 		t.Errorf("perturbations = %+v", got)

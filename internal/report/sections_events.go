@@ -46,7 +46,8 @@ func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run
 		m.f("One row per perturbation; the figures are defined in the data dictionary (per perturbation).\n\n")
 		ids := []string{"liveness_gap_s", "catch_up_s", "sync_blocks_per_s", "sync_tps", "multi_round_during", "multi_round_after", "sent_while_down_txs", "lost_while_down_txs"}
 		m.perturbationTable(s, ids, true)
-		m.f("Load latency (mean block latency of the transactions sent in the window) and committed tx/s before, during and after each perturbation:\n\n")
+		m.f("Load latency (mean block latency of the transactions sent in the window) and committed tx/s before, during and after each perturbation; "+
+			"in brackets, the %.0f %% confidence interval of the difference from the window before (a cluster bootstrap of the mean, %d resamples, as `compare` computes it):\n\n", analysis.Confidence*100, analysis.Resamples)
 		m.perturbationTable(s, []string{"latency_before_ms", "latency_during_ms", "latency_after_ms", "tps_before", "tps_during", "tps_after"}, false)
 		for _, p := range s.Perturbations {
 			if p.Node != run.Target {
@@ -99,7 +100,11 @@ func (m mdWriter) perturbationTable(s analysis.Summary, ids []string, when bool)
 				row = append(row, "—")
 				continue
 			}
-			row = append(row, formatWithUnit(metricFor(id), v))
+			c := formatWithUnit(metricFor(id), v)
+			if iv, ok := p.Intervals[id]; ok {
+				c += " [" + signed(metricFor(id), iv.Lo) + ", " + signed(metricFor(id), iv.Hi) + "]"
+			}
+			row = append(row, c)
 		}
 		rows = append(rows, row)
 	}
