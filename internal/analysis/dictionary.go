@@ -62,12 +62,14 @@ const (
 	UnitNodes  = "nodes"
 	UnitFiles  = "files"
 	UnitEvents = "events"
+	// UnitMSPerHeight is a slope: milliseconds per chain height.
+	UnitMSPerHeight = "ms/height"
 )
 
 // Units returns every unit the dictionary uses.
 func Units() []string {
 	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
-		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitEvents}
+		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitEvents, UnitMSPerHeight}
 }
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,

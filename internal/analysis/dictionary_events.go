@@ -48,5 +48,20 @@ func eventDictionary() []Metric {
 		per("lost_while_down_txs", "Lost while down", UnitTxs, LowerIsBetter, "sent.csv, txs.csv",
 			"Of sent_while_down_txs, those not committed (rejected or missing)."),
 	)
+	rot := func(id, title, unit string, better Better, def string) Metric {
+		return Metric{ID: id, Title: title, Unit: unit, Better: better, Group: GroupEvents, Source: src + ", adoption.csv", Definition: def}
+	}
+	catchUp := "The catch-up time of an ephemeral node: from its start event to its caught-up event (the node reported catching_up = false within 1 height of the tip)."
+	out = append(out,
+		rot("rotation_catch_ups", "Ephemeral catch-ups", UnitEvents, Neutral, "Caught-up events of the run, each paired with the latest start of its node before it (a rotation's ephemeral nodes)."),
+		rot("rotation_catch_up_mean_s", "Catch-up mean", UnitS, LowerIsBetter, "Mean catch-up time over the ephemeral nodes' catch-ups. "+catchUp),
+		rot("rotation_catch_up_p50_s", "Catch-up p50", UnitS, LowerIsBetter, "Median catch-up time (linear interpolation). "+catchUp),
+		rot("rotation_catch_up_p99_s", "Catch-up p99", UnitS, LowerIsBetter, "99th percentile of the catch-up time (linear interpolation). "+catchUp),
+		rot("rotation_catch_up_max_s", "Catch-up max", UnitS, LowerIsBetter, "Longest catch-up time. "+catchUp),
+		rot("rotation_sync_blocks_per_s_mean", "Ephemeral sync rate", UnitBPS, HigherIsBetter,
+			"Mean over the catch-ups of the network's height at the caught-up event (highest height the other nodes had committed, adoption.csv) ÷ the catch-up time: blocks fetched and executed per second by a node syncing from genesis."),
+		rot("rotation_catch_up_slope_ms_per_height", "Catch-up growth", UnitMSPerHeight, LowerIsBetter,
+			"Least-squares slope of the catch-up time (ms) against the network's height at the node's start: how much longer a catch-up takes per height the chain has grown. Needs catch-ups at two heights or more."),
+	)
 	return out
 }

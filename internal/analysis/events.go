@@ -103,15 +103,24 @@ func (in Instant) Label() string {
 	return in.Node + " " + in.Kind
 }
 
-// Instants returns the instants of ev: exits outside every perturbation
-// of their node, starts at or after from (Unix ns; the testnet's own
-// start before the load is not an event of the run), and wipes.
+// Instants returns the instants of ev: exits of processes cometlab did
+// not stop (no kill or term event of the node since its last start) and
+// outside every perturbation of their node, starts at or after from (Unix
+// ns; the testnet's own start before the load is not an event of the
+// run), and wipes.
 func Instants(ev []results.Event, from int64) []Instant {
 	ps := Perturbations(ev)
+	stopping := map[string]bool{} // cometlab sent the node kill or term since its last start
 	var out []Instant
 	for _, e := range sortedEvents(ev) {
+		switch e.Kind {
+		case results.EventKill, results.EventTerm:
+			stopping[e.Node] = true
+		case results.EventStart:
+			stopping[e.Node] = false
+		}
 		switch {
-		case e.Kind == results.EventExit && within(ps, e.Node, e.At) == nil,
+		case e.Kind == results.EventExit && !stopping[e.Node] && within(ps, e.Node, e.At) == nil,
 			e.Kind == results.EventStart && e.At >= from,
 			e.Kind == results.EventWipe:
 			out = append(out, Instant{At: e.At, Node: e.Node, Kind: e.Kind, Detail: e.Detail})
@@ -120,8 +129,9 @@ func Instants(ev []results.Event, from int64) []Instant {
 	return out
 }
 
-// UnplannedExits returns the exits of node processes outside every
-// perturbation of their node: nodes that died on their own.
+// UnplannedExits returns the exits of node processes that cometlab did
+// not stop, outside every perturbation of their node: nodes that died on
+// their own.
 func UnplannedExits(ev []results.Event) []Instant {
 	var out []Instant
 	for _, in := range Instants(ev, 0) {

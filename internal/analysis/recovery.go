@@ -343,4 +343,15 @@ func eventFigures(in Input, b *builder, start int64) {
 		b.put("liveness_gap_max_s", gap, "no perturbation was followed by a new block")
 		b.put("catch_up_max_s", up, "no perturbed node caught up")
 	}
+	if cs := CatchUps(in.Events, in.Adoption, start); len(cs) > 0 {
+		b.s.CatchUps = cs
+		st := SummarizeCatchUps(cs)
+		b.s.Metrics["rotation_catch_ups"] = float64(st.N)
+		b.put("rotation_catch_up_mean_s", st.Mean, "no catch-up")
+		b.put("rotation_catch_up_p50_s", st.P50, "no catch-up")
+		b.put("rotation_catch_up_p99_s", st.P99, "no catch-up")
+		b.put("rotation_catch_up_max_s", st.Max, "no catch-up")
+		b.put("rotation_sync_blocks_per_s_mean", st.BlocksPerSMean, "no catch-up")
+		b.put("rotation_catch_up_slope_ms_per_height", st.SlopeMSPerHeight, "the ephemeral nodes started at fewer than two distinct heights")
+	}
 }

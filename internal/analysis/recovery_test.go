@@ -178,3 +178,72 @@ func TestSummarizeEvents(t *testing.T) {
 		t.Errorf("a run without events has event figures: %v", s.Perturbations)
 	}
 }
+
+func TestStoppedExitIsPlanned(t *testing.T) {
+	ev := []results.Event{
+		{At: 1, Node: "e", Kind: results.EventStart},
+		{At: 5, Node: "e", Kind: results.EventTerm},
+		{At: 6, Node: "e", Kind: results.EventExit, Detail: "exit code 0"}, // rotation's stop: planned
+		{At: 7, Node: "e", Kind: results.EventStart},
+		{At: 9, Node: "e", Kind: results.EventExit, Detail: "exit code 1"}, // died on its own
+	}
+	got := UnplannedExits(ev)
+	if len(got) != 1 || got[0].At != 9 {
+		t.Errorf("UnplannedExits = %+v, want the exit at 9 only", got)
+	}
+}
+
+func TestCatchUps(t *testing.T) {
+	s := func(f float64) int64 { return int64(math.Round(f * 1e9)) }
+	// Validator a commits height h at h s; e1 syncs twice, e2 once, e3
+	// has no start.
+	var adoption []results.Adoption
+	for h := int64(1); h <= 100; h++ {
+		adoption = append(adoption, results.Adoption{Height: h, Node: "a", At: s(float64(h))})
+	}
+	adoption = append(adoption, results.Adoption{Height: 99, Node: "e1", At: s(100)}) // its own rows are not the tip
+	ev := []results.Event{
+		{At: s(10), Node: "e1", Kind: results.EventStart},
+		{At: s(12), Node: "e1", Kind: results.EventCaughtUp},
+		{At: s(30), Node: "e2", Kind: results.EventStart},
+		{At: s(33.5), Node: "e2", Kind: results.EventCaughtUp},
+		{At: s(40), Node: "e1", Kind: results.EventTerm},
+		{At: s(41), Node: "e1", Kind: results.EventWipe},
+		{At: s(50), Node: "e1", Kind: results.EventStart},
+		{At: s(55), Node: "e1", Kind: results.EventCaughtUp},
+		{At: s(60), Node: "e3", Kind: results.EventCaughtUp},
+	}
+	got := CatchUps(ev, adoption, 0)
+	want := []CatchUp{
+		{Node: "e1", StartS: 10, CatchUpS: 2, StartHeight: 10, Height: 12, BlocksPerS: 6},
+		{Node: "e2", StartS: 30, CatchUpS: 3.5, StartHeight: 30, Height: 33, BlocksPerS: 33 / 3.5},
+		{Node: "e1", StartS: 50, CatchUpS: 5, StartHeight: 50, Height: 55, BlocksPerS: 11},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("CatchUps =\n%+v\nwant\n%+v", got, want)
+	}
+	st := SummarizeCatchUps(got)
+	for name, c := range map[string][2]float64{
+		"mean": {st.Mean, 3.5}, "p50": {st.P50, 3.5}, "p99": {st.P99, 3.5 + 0.98*1.5}, "max": {st.Max, 5},
+		"blocks/s": {st.BlocksPerSMean, (6 + 33/3.5 + 11) / 3},
+		"slope":    {st.SlopeMSPerHeight, 75}, // exactly linear: 1.5 s per 20 heights
+	} {
+		if math.Abs(c[0]-c[1]) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, c[0], c[1])
+		}
+	}
+	if st := SummarizeCatchUps(got[:1]); st.N != 1 || !math.IsNaN(st.SlopeMSPerHeight) || st.Max != 2 {
+		t.Errorf("one catch-up: %+v", st)
+	}
+	sum := Summarize(Input{Run: results.Run{LoadStart: time.Unix(0, 0)}, Events: ev, Adoption: adoption})
+	if sum.Metrics["rotation_catch_ups"] != 3 || sum.Metrics["rotation_catch_up_slope_ms_per_height"] == 0 || len(sum.CatchUps) != 3 {
+		t.Errorf("summary: %v %+v", sum.Metrics, sum.CatchUps)
+	}
+	for _, m := range Dictionary() {
+		if m.Group == GroupEvents && strings.HasPrefix(m.ID, "rotation_") {
+			if _, ok := sum.Metrics[m.ID]; !ok {
+				t.Errorf("%s not in the rotation summary", m.ID)
+			}
+		}
+	}
+}

@@ -55,6 +55,10 @@ type Summary struct {
 	// recovery figures (dictionary entries with PerPerturbation set).
 	Perturbations []PerturbationSummary `json:"perturbations,omitempty"`
 
+	// CatchUps holds each ephemeral node's sync from its start to its
+	// caught-up event (a rotation run).
+	CatchUps []CatchUp `json:"catch_ups,omitempty"`
+
 	// Anomalies are plain sentences about what went wrong in the run
 	// itself: transactions rejected, missing or duplicated, mempools not
 	// back to empty after the load, nodes that fell behind, gaps in a

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,13 +16,15 @@ import (
 // perturbedSpec is a 60-second run of 4 validators with a kill of
 // validator03 (down 10–15.5 s: it restarts at 15 s and is up half a
 // second later), a pause of validator02 (25–30 s), a disconnect of
-// validator01 (40–45 s), and validator03 dying on its own at 52 s.
+// validator01 (40–45 s), validator03 dying on its own at 52 s, and an
+// ephemeral node that syncs at 5 s, is stopped and wiped at 20 s and
+// syncs again at 35 s.
 func perturbedSpec() resultstest.Spec {
 	s := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	ev := func(at float64, node, kind, detail string) results.Event {
 		return results.Event{At: int64(s(at)), Node: node, Kind: kind, Detail: detail}
 	}
-	return resultstest.Spec{ID: "3c9a1d2e-5f60-4a71-8b92-a3b4c5d6e7f8", Nodes: 4, Connections: 2, Rate: 10, Duration: 60 * time.Second, Size: 512,
+	spec := resultstest.Spec{ID: "3c9a1d2e-5f60-4a71-8b92-a3b4c5d6e7f8", Nodes: 4, Connections: 2, Rate: 10, Duration: 60 * time.Second, Size: 512,
 		MultiRoundEvery: 17,
 		Down: map[string][][2]time.Duration{
 			"validator03": {{s(10), s(15.5)}},
@@ -47,8 +51,18 @@ func perturbedSpec() resultstest.Spec {
 			ev(45, "validator01", results.EventRestore, ""),
 			ev(45, "validator01", results.EventPerturbEnd, "disconnect 1/1"),
 			ev(52, "validator03", results.EventExit, "signal 9"),
+			// An ephemeral full node syncing twice (a rotation).
+			ev(5, "ephemeral00", results.EventStart, "5000"),
+			ev(8, "ephemeral00", results.EventCaughtUp, "height 110"),
+			ev(20, "ephemeral00", results.EventTerm, ""),
+			ev(20.5, "ephemeral00", results.EventExit, "exit code 0"),
+			ev(20.6, "ephemeral00", results.EventWipe, ""),
+			ev(35, "ephemeral00", results.EventStart, "5001"),
+			ev(39.5, "ephemeral00", results.EventCaughtUp, "height 142"),
 		},
 	}
+	slices.SortStableFunc(spec.Events, func(a, b results.Event) int { return cmp.Compare(a.At, b.At) })
+	return spec
 }
 
 func TestPerturbedRun(t *testing.T) {
@@ -71,6 +85,20 @@ func TestPerturbedRun(t *testing.T) {
 		resultstest.Golden(t, filepath.Join("testdata", "perturbed", f+".golden"), b)
 	}
 	checkPlots(t, dir)
+	// Every figure of perturbations and node events.
+	for _, m := range analysis.Dictionary() {
+		if m.Group != analysis.GroupEvents {
+			continue
+		}
+		found := false
+		for _, p := range s.Perturbations {
+			_, ok := p.Figures[m.ID]
+			found = found || ok
+		}
+		if _, ok := s.Metrics[m.ID]; !found && !ok {
+			t.Errorf("the perturbed run does not exercise %s", m.ID)
+		}
+	}
 	if testing.Verbose() {
 		// Keep the plots to look at: go test -v -run TestPerturbedRun ./internal/report/
 		out := filepath.Join(os.TempDir(), "cometlab-perturbed-report")

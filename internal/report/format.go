@@ -22,7 +22,7 @@ func formatValue(m analysis.Metric, v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	case analysis.UnitRatio:
 		return strconv.FormatFloat(v, 'f', 4, 64)
-	case analysis.UnitMS, analysis.UnitTPS:
+	case analysis.UnitMS, analysis.UnitTPS, analysis.UnitMSPerHeight:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case analysis.UnitS:
 		return strconv.FormatFloat(v, 'f', 3, 64)

@@ -99,7 +99,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.mempool(s, in)
 	md.consensus(s, in)
 	md.resources(s, in)
-	md.adoption(s, in, run, !hasEvents(in, pd.start))
+	md.adoption(s, in, run, !hasEvents(s, in, pd.start))
 	md.accounting(s)
 	md.notes(s)
 	md.dictionary()

@@ -17,14 +17,14 @@ const maxEventRows = 200
 
 // hasEvents reports whether the run recorded node events beyond the
 // testnet's own start before the load.
-func hasEvents(in *analysis.Input, start int64) bool {
-	return len(analysis.Perturbations(in.Events)) > 0 || len(analysis.Instants(in.Events, start)) > 0
+func hasEvents(s analysis.Summary, in *analysis.Input, start int64) bool {
+	return len(s.CatchUps) > 0 || len(analysis.Perturbations(in.Events)) > 0 || len(analysis.Instants(in.Events, start)) > 0
 }
 
 // events writes "Perturbations and node events"; nothing for a run
 // without events (the heights plot then goes with block adoption).
 func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run, start int64) {
-	if !hasEvents(in, start) {
+	if !hasEvents(s, in, start) {
 		return
 	}
 	since := func(t int64) string { return strconv.FormatFloat(float64(t-start)/1e9, 'f', 1, 64) + " s" }
@@ -58,6 +58,20 @@ func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run
 					groupDigits(n), p.Node, p.Detail, groupDigits(p.Figures["lost_while_down_txs"]))
 			}
 		}
+	}
+
+	if len(s.CatchUps) > 0 {
+		m.f("### Rotating nodes\n\n")
+		m.f("%s times an ephemeral node started, block-synced and reported being caught up: catch-up time mean %s, p50 %s, p99 %s, max %s; %s on average while syncing; "+
+			"the catch-up time grew by %s of the chain at the node's start (least-squares slope).\n\n",
+			bareValue(s, "rotation_catch_ups"), metricValue(s, "rotation_catch_up_mean_s"), metricValue(s, "rotation_catch_up_p50_s"), metricValue(s, "rotation_catch_up_p99_s"),
+			metricValue(s, "rotation_catch_up_max_s"), metricValue(s, "rotation_sync_blocks_per_s_mean"), metricValue(s, "rotation_catch_up_slope_ms_per_height"))
+		var rows [][]string
+		for _, c := range s.CatchUps {
+			rows = append(rows, []string{c.Node, fmt.Sprintf("%.1f s", c.StartS), groupDigits(float64(c.StartHeight)),
+				fmt.Sprintf("%.2f s", c.CatchUpS), groupDigits(float64(c.Height)), fmt.Sprintf("%.1f blocks/s", c.BlocksPerS)})
+		}
+		m.table([]string{"node", "started", "height at start", "catch-up", "height reached", "sync rate"}, "lrrrrr", rows)
 	}
 
 	m.f("### Timeline\n\n")
