@@ -79,7 +79,6 @@ func latencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height in
 	p.X.Label.Text = "time since load start (s)"
 	p.Y.Label.Text = "block latency (s)"
 	p.Add(plotter.NewGrid())
-	bands := addMarkBands(p, marks)
 
 	// Few points: solid dots; many: smaller, translucent ones, so that
 	// density shows.
@@ -109,7 +108,7 @@ func latencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height in
 	line.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 	p.Add(line)
 	p.Legend.Add(fmt.Sprintf("mean = %s s", strconv.FormatFloat(mean, 'f', 3, 64)), line)
-	for _, e := range append(bands, addMarkLines(p, marks)...) {
+	for _, e := range append(bandLegend(marks), addMarks(p, marks)...) {
 		p.Legend.Add(e.name, e.thumb)
 	}
 	p.Legend.Top = true

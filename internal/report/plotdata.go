@@ -99,7 +99,7 @@ func (d *plotData) x(t int64) float64 { return float64(t-d.start) / 1e9 }
 func (d *plotData) timeChart(title, ylabel string) *chart {
 	c := newChart(title, "time since load start (s)", ylabel)
 	c.loadWindow(d.dur)
-	for _, e := range addMarkBands(c.p, d.marks) {
+	for _, e := range bandLegend(d.marks) {
 		c.add(e.name, e.thumb)
 	}
 	c.marks = d.marks

@@ -198,7 +198,7 @@ func (c *chart) render(width, height int) ([]byte, error) {
 		width, height = DefaultPlotWidth, DefaultPlotHeight
 	}
 	p := c.p
-	for _, e := range addMarkLines(p, c.marks) {
+	for _, e := range addMarks(p, c.marks) {
 		c.add(e.name, e.thumb)
 	}
 	if c.hidden > 0 {
@@ -331,7 +331,7 @@ func newEventMarks(ev []results.Event, start, end int64) *eventMarks {
 
 func (m *eventMarks) labelled() bool { return len(m.bands)+len(m.lines) <= maxMarkLabels }
 
-// markBands draws the down periods under whatever is added after it.
+// markBands draws the down periods.
 type markBands struct{ m *eventMarks }
 
 // Plot implements plot.Plotter.
@@ -389,22 +389,23 @@ func (l markLines) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(lineStyle(l.exit), x, c.Min.Y, x, c.Max.Y)
 }
 
-// addMarkBands adds m's bands (drawn under what is added later) and their
-// legend entry.
-func addMarkBands(p *plot.Plot, m *eventMarks) (legend []legendEntry) {
+// bandLegend returns the legend entry of m's bands, if any.
+func bandLegend(m *eventMarks) []legendEntry {
 	if m == nil || len(m.bands) == 0 {
 		return nil
 	}
-	b := markBands{m}
-	p.Add(b)
-	return []legendEntry{{"node down (perturbation)", b}}
+	return []legendEntry{{"node down (perturbation)", markBands{m}}}
 }
 
-// addMarkLines adds m's lines and labels (drawn over what was added
-// before) and their legend entries.
-func addMarkLines(p *plot.Plot, m *eventMarks) (legend []legendEntry) {
+// addMarks adds m's bands, translucent, and its lines and labels, drawn
+// over what was added before (a filled area would hide a band under it),
+// and returns the legend entries of the lines.
+func addMarks(p *plot.Plot, m *eventMarks) (legend []legendEntry) {
 	if m == nil {
 		return nil
+	}
+	if len(m.bands) > 0 {
+		p.Add(markBands{m})
 	}
 	p.Add(markLines{m: m})
 	var exit, other bool
