@@ -141,3 +141,24 @@ func UnplannedExits(ev []results.Event) []Instant {
 	}
 	return out
 }
+
+// gapCause returns what events.csv knows of why node has no samples from
+// from to to (Unix ns): the perturbation it overlaps ("kill 1/2
+// validator03"), or the node's unplanned exit in it ("it exited, signal
+// 9"); "" when nothing.
+func gapCause(ev []results.Event, node string, from, to int64) string {
+	for _, p := range Perturbations(ev) {
+		if p.Node == node && p.Begin < to && (p.End == 0 || p.End > from) {
+			return "it was down: " + p.Label()
+		}
+	}
+	for _, e := range UnplannedExits(ev) {
+		if e.Node == node && e.At >= from && e.At <= to {
+			if e.Detail == "" {
+				return "it exited"
+			}
+			return "it exited, " + e.Detail
+		}
+	}
+	return ""
+}

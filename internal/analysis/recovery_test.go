@@ -247,3 +247,22 @@ func TestCatchUps(t *testing.T) {
 		}
 	}
 }
+
+func TestGapCause(t *testing.T) {
+	ev, _, _, _, _ := recoveryRun()
+	for _, c := range []struct {
+		node     string
+		from, to float64
+		want     string
+	}{
+		{"c", 3, 7, "it was down: kill 1/1 c"},
+		{"c", 6.5, 8, ""},                         // after the kill ended
+		{"b", 20, 30, "it was down: pause 1/1 b"}, // never ended
+		{"a", 11, 13, "it exited, signal 9"},
+		{"a", 1, 2, ""},
+	} {
+		if got := gapCause(ev, c.node, int64(c.from*1e9), int64(c.to*1e9)); got != c.want {
+			t.Errorf("gapCause(%s, %v, %v) = %q, want %q", c.node, c.from, c.to, got, c.want)
+		}
+	}
+}
