@@ -103,16 +103,19 @@ func (in Instant) Label() string {
 	return in.Node + " " + in.Kind
 }
 
-// Instants returns the instants of ev: exits of processes cometlab did
-// not stop (no kill or term event of the node since its last start) and
-// outside every perturbation of their node, starts at or after from (Unix
-// ns; the testnet's own start before the load is not an event of the
-// run), and wipes.
-func Instants(ev []results.Event, from int64) []Instant {
+// Instants returns the instants of ev: unplanned exits (see
+// UnplannedExits), starts at or after from (Unix ns; the testnet's own
+// start before the load is not an event of the run), and wipes.
+func Instants(ev []results.Event, from, loadEnd int64) []Instant {
+	ev = sortedEvents(ev)
 	ps := Perturbations(ev)
+	last := map[string]int{} // node → index of its last event
+	for i, e := range ev {
+		last[e.Node] = i
+	}
 	stopping := map[string]bool{} // cometlab sent the node kill or term since its last start
 	var out []Instant
-	for _, e := range sortedEvents(ev) {
+	for i, e := range ev {
 		switch e.Kind {
 		case results.EventKill, results.EventTerm:
 			stopping[e.Node] = true
@@ -120,7 +123,7 @@ func Instants(ev []results.Event, from int64) []Instant {
 			stopping[e.Node] = false
 		}
 		switch {
-		case e.Kind == results.EventExit && !stopping[e.Node] && within(ps, e.Node, e.At) == nil,
+		case e.Kind == results.EventExit && !stopping[e.Node] && within(ps, e.Node, e.At) == nil && !endOfRun(e, i == last[e.Node], loadEnd),
 			e.Kind == results.EventStart && e.At >= from,
 			e.Kind == results.EventWipe:
 			out = append(out, Instant{At: e.At, Node: e.Node, Kind: e.Kind, Detail: e.Detail})
@@ -129,12 +132,21 @@ func Instants(ev []results.Event, from int64) []Instant {
 	return out
 }
 
-// UnplannedExits returns the exits of node processes that cometlab did
-// not stop, outside every perturbation of their node: nodes that died on
-// their own.
-func UnplannedExits(ev []results.Event) []Instant {
+// endOfRun reports whether the exit e is cometlab's stop of the testnet at
+// the end of the run, which events.csv does not announce with a term
+// event: the node's last event, after the load end (Unix ns; 0 unknown),
+// and the exit of a graceful SIGTERM (exit code 0, or signal 15).
+func endOfRun(e results.Event, last bool, loadEnd int64) bool {
+	return last && loadEnd != 0 && e.At >= loadEnd && (e.Detail == "exit code 0" || e.Detail == "signal 15")
+}
+
+// UnplannedExits returns the exits of node processes that died on their
+// own: outside every perturbation of their node, not after a kill or term
+// event of cometlab since the node's last start, and not cometlab's stop of
+// the testnet after the load end (loadEnd, Unix ns; 0 unknown).
+func UnplannedExits(ev []results.Event, loadEnd int64) []Instant {
 	var out []Instant
-	for _, in := range Instants(ev, 0) {
+	for _, in := range Instants(ev, 0, loadEnd) {
 		if in.Kind == results.EventExit {
 			out = append(out, in)
 		}
@@ -152,7 +164,7 @@ func gapCause(ev []results.Event, node string, from, to int64) string {
 			return "it was down: " + p.Label()
 		}
 	}
-	for _, e := range UnplannedExits(ev) {
+	for _, e := range UnplannedExits(ev, 0) {
 		if e.Node == node && e.At >= from && e.At <= to {
 			if e.Detail == "" {
 				return "it exited"

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -313,7 +314,7 @@ func eventFigures(in Input, b *builder, start int64) {
 	since := func(t int64) float64 { return float64(t-start) / 1e9 }
 	rec := RecoveryOf(in.Events, in.Blocks, in.Adoption, in.Txs, in.Sent)
 	b.s.Metrics["perturbations"] = float64(len(rec))
-	exits := UnplannedExits(in.Events)
+	exits := UnplannedExits(in.Events, unixNs(in.Run.LoadEnd))
 	b.s.Metrics["node_exits"] = float64(len(exits))
 	for _, e := range exits {
 		b.s.Anomalies = append(b.s.Anomalies, fmt.Sprintf("%s exited at %.1f s, %s, outside every perturbation: it died on its own.", e.Node, since(e.At), cmp.Or(e.Detail, "status unknown")))
@@ -354,4 +355,12 @@ func eventFigures(in Input, b *builder, start int64) {
 		b.put("rotation_sync_blocks_per_s_mean", st.BlocksPerSMean, "no catch-up")
 		b.put("rotation_catch_up_slope_ms_per_height", st.SlopeMSPerHeight, "the ephemeral nodes started at fewer than two distinct heights")
 	}
+}
+
+// unixNs returns t in Unix ns, 0 for the zero time.
+func unixNs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }

@@ -140,7 +140,7 @@ func TestRecoveryOf(t *testing.T) {
 
 func TestInstants(t *testing.T) {
 	ev, _, _, _, _ := recoveryRun()
-	got := Instants(ev, 0)
+	got := Instants(ev, 0, 0)
 	want := []Instant{
 		{At: 6e9, Node: "c", Kind: results.EventStart, Detail: "101"},
 		{At: 12e9, Node: "a", Kind: results.EventExit, Detail: "signal 9"},
@@ -148,7 +148,7 @@ func TestInstants(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Instants = %+v, want %+v", got, want)
 	}
-	exits := UnplannedExits(ev)
+	exits := UnplannedExits(ev, 0)
 	if len(exits) != 1 || exits[0].Label() != "a exited (signal 9)" {
 		t.Errorf("UnplannedExits = %+v", exits)
 	}
@@ -187,9 +187,28 @@ func TestStoppedExitIsPlanned(t *testing.T) {
 		{At: 7, Node: "e", Kind: results.EventStart},
 		{At: 9, Node: "e", Kind: results.EventExit, Detail: "exit code 1"}, // died on its own
 	}
-	got := UnplannedExits(ev)
+	got := UnplannedExits(ev, 0)
 	if len(got) != 1 || got[0].At != 9 {
 		t.Errorf("UnplannedExits = %+v, want the exit at 9 only", got)
+	}
+	// The testnet's stop after the load (no term event): the nodes' last
+	// events, graceful exits after the load end; a kill by the OOM killer
+	// then is still unplanned.
+	ev = []results.Event{
+		{At: 1, Node: "a", Kind: results.EventStart},
+		{At: 1, Node: "b", Kind: results.EventStart},
+		{At: 1, Node: "c", Kind: results.EventStart},
+		{At: 20, Node: "a", Kind: results.EventExit, Detail: "exit code 0"},
+		{At: 20, Node: "b", Kind: results.EventExit, Detail: "signal 15"},
+		{At: 20, Node: "c", Kind: results.EventExit, Detail: "signal 9"},
+	}
+	for _, c := range []struct {
+		loadEnd int64
+		want    int
+	}{{10, 1}, {0, 3}, {30, 3}} {
+		if got := UnplannedExits(ev, c.loadEnd); len(got) != c.want {
+			t.Errorf("load end %d: UnplannedExits = %+v, want %d", c.loadEnd, got, c.want)
+		}
 	}
 }
 

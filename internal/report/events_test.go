@@ -51,6 +51,11 @@ func perturbedSpec() resultstest.Spec {
 			ev(45, "validator01", results.EventRestore, ""),
 			ev(45, "validator01", results.EventPerturbEnd, "disconnect 1/1"),
 			ev(52, "validator03", results.EventExit, "signal 9"),
+			// The testnet's stop after the load: no term event, graceful
+			// exits; not nodes dying on their own.
+			ev(62, "validator00", results.EventExit, "exit code 0"),
+			ev(62, "validator01", results.EventExit, "exit code 0"),
+			ev(62.1, "validator02", results.EventExit, "signal 15"),
 			// An ephemeral full node syncing twice (a rotation).
 			ev(5, "ephemeral00", results.EventStart, "5000"),
 			ev(8, "ephemeral00", results.EventCaughtUp, "height 110"),

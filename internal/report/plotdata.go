@@ -34,6 +34,7 @@ type plotData struct {
 	mto    int64
 	blocks []results.Block // blocks.csv rows in the run's height range, by height
 	marks  *eventMarks     // events.csv's marks; nil without events
+	end    int64           // load end, Unix ns (0 unknown)
 }
 
 func newPlotData(run results.Run, in *analysis.Input, s analysis.Summary, opts Options) *plotData {
@@ -87,7 +88,10 @@ func newPlotData(run results.Run, in *analysis.Input, s analysis.Summary, opts O
 	if run.Ended.IsZero() {
 		end = d.start + int64(d.dur*1e9)
 	}
-	d.marks = newEventMarks(in.Events, d.start, end)
+	if !run.LoadEnd.IsZero() {
+		d.end = run.LoadEnd.UnixNano()
+	}
+	d.marks = newEventMarks(in.Events, d.start, d.end, end)
 	return d
 }
 

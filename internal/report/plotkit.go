@@ -308,9 +308,9 @@ type eventMarks struct {
 }
 
 // newEventMarks returns the marks of the events, x = seconds since start
-// (Unix ns); nil when there is nothing to mark. end is the time an open
-// perturbation is drawn to (Unix ns).
-func newEventMarks(ev []results.Event, start, end int64) *eventMarks {
+// (Unix ns); nil when there is nothing to mark. loadEnd is the load's end
+// (Unix ns; 0 unknown), end the time an open perturbation is drawn to.
+func newEventMarks(ev []results.Event, start, loadEnd, end int64) *eventMarks {
 	x := func(t int64) float64 { return float64(t-start) / 1e9 }
 	m := &eventMarks{}
 	for _, p := range analysis.Perturbations(ev) {
@@ -320,7 +320,7 @@ func newEventMarks(ev []results.Event, start, end int64) *eventMarks {
 		}
 		m.bands = append(m.bands, markBand{x0: x(p.Begin), x1: x(to), label: p.Label()})
 	}
-	for _, in := range analysis.Instants(ev, start) {
+	for _, in := range analysis.Instants(ev, start, loadEnd) {
 		m.lines = append(m.lines, markLine{x: x(in.At), label: in.Label(), exit: in.Kind == results.EventExit})
 	}
 	if len(m.bands) == 0 && len(m.lines) == 0 {

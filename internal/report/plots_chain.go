@@ -411,7 +411,7 @@ func (d *plotData) latencyMarks() *eventMarks {
 	for i := range d.in.Txs {
 		start = min(start, d.in.Txs[i].Sent)
 	}
-	return newEventMarks(d.in.Events, start, d.start+int64(d.dur*1e9))
+	return newEventMarks(d.in.Events, start, d.end, d.start+int64(d.dur*1e9))
 }
 
 // heights draws every node's committed height over time, from

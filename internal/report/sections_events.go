@@ -17,14 +17,14 @@ const maxEventRows = 200
 
 // hasEvents reports whether the run recorded node events beyond the
 // testnet's own start before the load.
-func hasEvents(s analysis.Summary, in *analysis.Input, start int64) bool {
-	return len(s.CatchUps) > 0 || len(analysis.Perturbations(in.Events)) > 0 || len(analysis.Instants(in.Events, start)) > 0
+func hasEvents(s analysis.Summary, in *analysis.Input, start, loadEnd int64) bool {
+	return len(s.CatchUps) > 0 || len(analysis.Perturbations(in.Events)) > 0 || len(analysis.Instants(in.Events, start, loadEnd)) > 0
 }
 
 // events writes "Perturbations and node events"; nothing for a run
 // without events (the heights plot then goes with block adoption).
-func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run, start int64) {
-	if !hasEvents(s, in, start) {
+func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run, start, loadEnd int64) {
+	if !hasEvents(s, in, start, loadEnd) {
 		return
 	}
 	since := func(t int64) string { return strconv.FormatFloat(float64(t-start)/1e9, 'f', 1, 64) + " s" }
@@ -32,7 +32,7 @@ func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run
 	m.f("What happened to the nodes during the run (events.csv, times since the load start by the clock of the host running cometlab). " +
 		"Every time-series plot of this report marks each perturbation's down period (perturb-begin to perturb-end) with an orange band " +
 		"and each process that exited on its own, started or was wiped with a vertical line.\n\n")
-	exits := analysis.UnplannedExits(in.Events)
+	exits := analysis.UnplannedExits(in.Events, loadEnd)
 	for _, e := range exits {
 		m.f("- **%s exited at %s, %s**, outside every perturbation: it died on its own.\n", e.Node, since(e.At), orUnknown(e.Detail))
 	}
