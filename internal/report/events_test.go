@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
 	"os"
 	"path/filepath"
@@ -114,5 +115,34 @@ func TestPerturbedRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("report in %s", out)
+	}
+}
+
+// A run whose events.csv holds only what every run has (the testnet's
+// start before the load, its stop after) draws every plot exactly as a
+// run without events.csv.
+func TestOrdinaryEventsDrawNoMarks(t *testing.T) {
+	dir := copyRun(t, qaRun)
+	in, err := analysis.ReadInput(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := analysis.Summarize(in)
+	plain := drawPlots(newPlotData(in.Run, &in, s, Options{}))
+	start, end := in.Run.LoadStart.UnixNano(), in.Run.LoadEnd.UnixNano()
+	for i, n := range analysis.RunNodes(in) {
+		in.Events = append(in.Events,
+			results.Event{At: start - int64(10*time.Second), Node: n, Kind: results.EventStart, Detail: "pid 1"},
+			results.Event{At: end + int64(20*time.Second) + int64(i), Node: n, Kind: results.EventExit, Detail: "exit code 0"})
+	}
+	slices.SortStableFunc(in.Events, func(a, b results.Event) int { return cmp.Compare(a.At, b.At) })
+	d := newPlotData(in.Run, &in, s, Options{})
+	if d.marks != nil {
+		t.Fatalf("marks = %+v, want none", d.marks)
+	}
+	for name, r := range drawPlots(d) {
+		if !bytes.Equal(r.png, plain[name].png) {
+			t.Errorf("%s differs with ordinary events", name)
+		}
 	}
 }
