@@ -42,9 +42,21 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 // side, each a bounded queue ahead of the aggregation, which takes them
 // in order: sent, replies, transactions.
 func ReadStream(dir string) (Input, error) {
-	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile)
+	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile)
 	if err != nil {
 		return in, err
+	}
+	// A run with perturbations also keeps its sends and committed
+	// transactions: the recovery figures (RecoveryOf) match them against
+	// the perturbations' windows. Such runs are minutes long; the memory
+	// bound holds for every other run.
+	if perturbed(in.Events) {
+		if in.Sent, err = results.ReadSent(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return in, fmt.Errorf("read %s: %w", results.SentFile, err)
+		}
+		if in.Txs, err = results.ReadTxs(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return in, fmt.Errorf("read %s: %w", results.TxsFile, err)
+		}
 	}
 	a := NewTxAggregates(in.Run, in.Adoption)
 	sent := pipe(func(fn func([]results.Sent) error) error { return results.ScanSent(dir, fn) })
@@ -76,6 +88,11 @@ func ReadStream(dir string) (Input, error) {
 	a.Seal()
 	in.Tx = a
 	return in, errors.Join(all...)
+}
+
+// perturbed reports whether events hold a perturbation.
+func perturbed(events []results.Event) bool {
+	return slices.ContainsFunc(events, func(e results.Event) bool { return e.Kind == results.EventPerturbBegin })
 }
 
 // queue is a file being parsed ahead of its reader, in batches.
@@ -126,7 +143,7 @@ func ReadInput(dir string) (Input, error) {
 // besides run.json.
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
-		results.AdoptionFile, results.MetricsFile, results.ResourceFile}
+		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -149,6 +166,7 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		results.AdoptionFile: func() (err error) { in.Adoption, err = results.ReadAdoption(dir); return },
 		results.MetricsFile:  func() (err error) { in.Metrics, err = ReadSeries(dir); return },
 		results.ResourceFile: func() (err error) { in.Resources, err = results.ReadResources(dir); return },
+		results.EventsFile:   func() (err error) { in.Events, err = results.ReadEvents(dir); return },
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string

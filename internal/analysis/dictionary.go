@@ -36,11 +36,12 @@ const (
 	GroupMempool    = "mempool"
 	GroupResources  = "resources"
 	GroupAdoption   = "block adoption"
+	GroupEvents     = "perturbations and node events"
 )
 
 // Groups returns the metric groups in report order.
 func Groups() []string {
-	return []string{GroupLoad, GroupThroughput, GroupLatency, GroupBlocks, GroupMempool, GroupResources, GroupAdoption}
+	return []string{GroupLoad, GroupThroughput, GroupLatency, GroupBlocks, GroupMempool, GroupResources, GroupAdoption, GroupEvents}
 }
 
 // Units used by the dictionary.
@@ -63,12 +64,15 @@ const (
 
 	UnitTPSPerMin = "tx/s per min" // change of a rate per minute of the load
 	UnitMSPerMin  = "ms per min"
+	UnitEvents    = "events"
+	// UnitMSPerHeight is a slope: milliseconds per chain height.
+	UnitMSPerHeight = "ms/height"
 )
 
 // Units returns every unit the dictionary uses.
 func Units() []string {
 	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
-		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin}
+		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin, UnitEvents, UnitMSPerHeight}
 }
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,
@@ -85,6 +89,9 @@ type Metric struct {
 	// summary.json's "nodes" (the run-wide value the definition gives is
 	// in "metrics").
 	PerNode bool
+	// PerPerturbation is set for figures given for each perturbation, in
+	// summary.json's "perturbations", and not in "metrics".
+	PerPerturbation bool
 }
 
 // Dictionary returns every metric cometlab reports, grouped and in report
@@ -160,7 +167,7 @@ func Dictionary() []Metric {
 		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
-	return slices.Concat(base, trendDictionary(), blockDictionary(), mempoolDictionary(), resourceDictionary(), adoptionDictionary())
+	return slices.Concat(base, trendDictionary(), blockDictionary(), mempoolDictionary(), resourceDictionary(), adoptionDictionary(), eventDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

@@ -381,8 +381,12 @@ func gapAnomalies(in Input, b *builder, nodes []string, start int64) {
 			case g.Missing:
 				b.anomaly("%s has no sample in %s at all: its metrics endpoint %s never answered", g.Node, results.MetricsFile, endpoint[g.Node])
 			default:
-				b.anomaly("%s has no sample in %s from %s to %s after the load start: it died or its metrics endpoint stopped answering; its plots have a gap there",
-					g.Node, results.MetricsFile, relTime(g.From, start), relTime(g.To, start))
+				why := gapCause(in.Events, g.Node, g.From, g.To)
+				if why == "" {
+					why = "it died or its metrics endpoint stopped answering"
+				}
+				b.anomaly("%s has no sample in %s from %s to %s after the load start: %s; its plots have a gap there",
+					g.Node, results.MetricsFile, relTime(g.From, start), relTime(g.To, start), why)
 			}
 		}
 	}
@@ -397,7 +401,14 @@ func gapAnomalies(in Input, b *builder, nodes []string, start int64) {
 				b.anomaly("%s has no sample in %s at all: not a process cometlab could watch", g.Node, results.ResourceFile)
 				continue
 			}
-			b.anomaly("%s has no sample in %s from %s to %s after the load start: its process was gone", g.Node, results.ResourceFile, relTime(g.From, start), relTime(g.To, start))
+			why := "its process was gone"
+			switch c := gapCause(in.Events, g.Node, g.From, g.To); {
+			case strings.HasPrefix(c, "it was down"):
+				why = c
+			case c != "":
+				why += " (" + c + ")"
+			}
+			b.anomaly("%s has no sample in %s from %s to %s after the load start: %s", g.Node, results.ResourceFile, relTime(g.From, start), relTime(g.To, start), why)
 		}
 	}
 }

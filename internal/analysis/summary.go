@@ -22,6 +22,8 @@ type Input struct {
 	Metrics *SeriesSet
 	// Resources holds the rows of resources.csv.
 	Resources []results.Resource
+	// Events holds the rows of events.csv (nil for a run without one).
+	Events []results.Event
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;
@@ -54,6 +56,14 @@ type Summary struct {
 	// Nodes holds the per-node figures (dictionary entries with PerNode
 	// set), keyed by node name, then by dictionary id.
 	Nodes map[string]map[string]float64 `json:"nodes,omitempty"`
+
+	// Perturbations holds each perturbation of events.csv with its
+	// recovery figures (dictionary entries with PerPerturbation set).
+	Perturbations []PerturbationSummary `json:"perturbations,omitempty"`
+
+	// CatchUps holds each ephemeral node's sync from its start to its
+	// caught-up event (a rotation run).
+	CatchUps []CatchUp `json:"catch_ups,omitempty"`
 
 	// Anomalies are plain sentences about what went wrong in the run
 	// itself: transactions rejected, missing or duplicated, mempools not
@@ -118,6 +128,7 @@ func Summarize(in Input) Summary {
 	resourceFigures(in, b, RunProcesses(in), from, to)
 	gapAnomalies(in, b, nodes, start)
 	trendFigures(in, agg, b)
+	eventFigures(in, b, start)
 	return s
 }
 

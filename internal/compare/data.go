@@ -72,7 +72,7 @@ func evidenceOf(id string) evidence {
 		for t := range strings.SplitSeq(rest, "_") {
 			if s := Stat(t); s == StatMean || s == "stddev" || s == "min" || s == "max" {
 				return s
-			} else if _, ok := s.percentile(); ok {
+			} else if _, ok := s.Percentile(); ok {
 				return s
 			}
 		}

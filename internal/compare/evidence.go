@@ -35,7 +35,7 @@ func (c *comparer) test(cell *Cell, m analysis.Metric, bv, cv []float64, ci int)
 			cell.P = ptr(br.p)
 			tests = append(tests, br.test)
 		}
-		if iv, ok := br.ci[ev.stat]; ok && ev.stat.resamplable() {
+		if iv, ok := br.ci[ev.stat]; ok && ev.stat.Resamplable() {
 			cell.CI = &iv
 			tests = append(tests, br.bootTest)
 		}

@@ -14,7 +14,7 @@ import (
 func formatValue(m analysis.Metric, v float64) string {
 	switch m.Unit {
 	case analysis.UnitTxs, analysis.UnitBlocks, analysis.UnitRounds, analysis.UnitBytes,
-		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles:
+		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles, analysis.UnitEvents:
 		return groupDigits(math.Round(v))
 	case analysis.UnitMiB, analysis.UnitPct:
 		return strconv.FormatFloat(v, 'f', 1, 64)
@@ -22,7 +22,7 @@ func formatValue(m analysis.Metric, v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	case analysis.UnitRatio:
 		return strconv.FormatFloat(v, 'f', 4, 64)
-	case analysis.UnitMS, analysis.UnitTPS:
+	case analysis.UnitMS, analysis.UnitTPS, analysis.UnitMSPerHeight:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case analysis.UnitS:
 		return strconv.FormatFloat(v, 'f', 3, 64)
@@ -37,7 +37,7 @@ func formatValue(m analysis.Metric, v float64) string {
 func formatWithUnit(m analysis.Metric, v float64) string {
 	s := formatValue(m, v)
 	switch m.Unit {
-	case "", analysis.UnitRatio, analysis.UnitLoad:
+	case "", analysis.UnitRatio, analysis.UnitLoad, analysis.UnitEvents:
 		return s
 	case analysis.UnitPct:
 		return s + " %"

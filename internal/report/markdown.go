@@ -59,7 +59,8 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 		}
 		in = &read
 	}
-	plots := drawPlots(newPlotData(run, in, s, opts))
+	pd := newPlotData(run, in, s, opts)
+	plots := drawPlots(pd)
 	if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -87,13 +88,14 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.experiment(run, manifest)
 	md.results(s)
 	md.anomalies(s)
+	md.events(s, in, run, pd.start, pd.end)
 	md.latency(s)
 	md.throughput(s)
 	md.trend(s, in)
 	md.mempool(s, in)
 	md.consensus(s, in)
 	md.resources(s, in)
-	md.adoption(s, in, run)
+	md.adoption(s, in, run, !hasEvents(s, in, pd.start, pd.end))
 	md.accounting(s)
 	md.notes(s)
 	md.dictionary()
@@ -349,8 +351,11 @@ func (m mdWriter) dictionary() {
 	var rows [][]string
 	for _, d := range analysis.Dictionary() {
 		per := ""
-		if d.PerNode {
+		switch {
+		case d.PerNode:
 			per = "yes"
+		case d.PerPerturbation:
+			per = "per perturbation"
 		}
 		rows = append(rows, []string{"`" + d.ID + "`", d.Title, d.Unit, d.Better.String(), per, d.Source, d.Definition})
 	}

@@ -57,10 +57,12 @@ func latencyPoints(run results.Run, a *analysis.TxAggregates) (xs, ys []float64)
 // dashed red line at the mean latency. Points are drawn straight into the
 // raster, so a million of them take well under a second.
 func LatencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height int) error {
-	return latencyPNG(w, run, analysis.AggregateTxs(analysis.Input{Run: run, Txs: txs}), width, height)
+	return latencyPNG(w, run, analysis.AggregateTxs(analysis.Input{Run: run, Txs: txs}), width, height, nil)
 }
 
-func latencyPNG(w io.Writer, run results.Run, a *analysis.TxAggregates, width, height int) error {
+// latencyPNG is LatencyPNG of the aggregates with the run's event marks
+// (nil: none), whose x must be seconds since the plot's load start.
+func latencyPNG(w io.Writer, run results.Run, a *analysis.TxAggregates, width, height int, marks *eventMarks) error {
 	if width <= 0 || height <= 0 {
 		width, height = DefaultPlotWidth, DefaultPlotHeight
 	}
@@ -106,6 +108,9 @@ func latencyPNG(w io.Writer, run results.Run, a *analysis.TxAggregates, width, h
 	line.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 	p.Add(line)
 	p.Legend.Add(fmt.Sprintf("mean = %s s", strconv.FormatFloat(mean, 'f', 3, 64)), line)
+	for _, e := range append(bandLegend(marks), addMarks(p, marks)...) {
+		p.Legend.Add(e.name, e.thumb)
+	}
 	p.Legend.Top = true
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), -vg.Points(4)
 	p.Legend.ThumbnailWidth = vg.Points(24)

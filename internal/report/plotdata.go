@@ -34,6 +34,8 @@ type plotData struct {
 	mfrom  int64 // first and last metrics sample of any node, Unix ns
 	mto    int64
 	blocks []results.Block // blocks.csv rows in the run's height range, by height
+	marks  *eventMarks     // events.csv's marks; nil without events
+	end    int64           // load end, Unix ns (0 unknown)
 }
 
 func newPlotData(run results.Run, in *analysis.Input, s analysis.Summary, opts Options) *plotData {
@@ -83,6 +85,14 @@ func newPlotData(run results.Run, in *analysis.Input, s analysis.Summary, opts O
 		}
 	}
 	slices.SortStableFunc(d.blocks, func(a, b results.Block) int { return cmp.Compare(a.Height, b.Height) })
+	end := run.Ended.UnixNano()
+	if run.Ended.IsZero() {
+		end = d.start + int64(d.dur*1e9)
+	}
+	if !run.LoadEnd.IsZero() {
+		d.end = run.LoadEnd.UnixNano()
+	}
+	d.marks = newEventMarks(in.Events, d.start, d.end, end)
 	return d
 }
 
@@ -94,6 +104,10 @@ func (d *plotData) x(t int64) float64 { return float64(t-d.start) / 1e9 }
 func (d *plotData) timeChart(title, ylabel string) *chart {
 	c := newChart(title, "time since load start (s)", ylabel)
 	c.loadWindow(d.dur)
+	for _, e := range bandLegend(d.marks) {
+		c.add(e.name, e.thumb)
+	}
+	c.marks = d.marks
 	return c
 }
 

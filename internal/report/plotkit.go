@@ -12,6 +12,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // noData is the error of a plot that has nothing to draw; its text is the
@@ -50,12 +53,13 @@ const maxLegendNodes = 12
 type chart struct {
 	p          *plot.Plot
 	grid       *plotter.Grid
-	ymin, ymax float64 // data range seen, for the default y range
-	yset       bool    // the y range was set: render keeps it
-	inside     bool    // the legend goes inside the data area, bottom right
-	entries    int     // legend entries
-	nodes      int     // node entries in the legend
-	hidden     int     // nodes left out of the legend
+	ymin, ymax float64     // data range seen, for the default y range
+	yset       bool        // the y range was set: render keeps it
+	inside     bool        // the legend goes inside the data area, bottom right
+	entries    int         // legend entries
+	nodes      int         // node entries in the legend
+	hidden     int         // nodes left out of the legend
+	marks      *eventMarks // the run's node events, drawn by render over the data
 }
 
 // add adds a legend entry.
@@ -194,6 +198,9 @@ func (c *chart) render(width, height int) ([]byte, error) {
 		width, height = DefaultPlotWidth, DefaultPlotHeight
 	}
 	p := c.p
+	for _, e := range addMarks(p, c.marks) {
+		c.add(e.name, e.thumb)
+	}
 	if c.hidden > 0 {
 		c.add(fmt.Sprintf("… %d more nodes", c.hidden))
 	}
@@ -263,4 +270,158 @@ func encodePNG(cv *vgimg.Canvas) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// Event marks: every time-series plot shows the run's node events, a
+// shaded band for each perturbation's down period and a labelled vertical
+// line for each instant (a node that exited on its own, a start, a wipe).
+// A run without events has no marks and draws exactly as before.
+
+var (
+	downColor    = color.NRGBA{0xff, 0x7f, 0x0e, 0x40} // translucent orange over the data area
+	exitColor    = color.NRGBA{0x20, 0x20, 0x20, 0xff}
+	instantColor = color.NRGBA{0x7f, 0x7f, 0x7f, 0xff}
+	markText     = color.NRGBA{0x40, 0x40, 0x40, 0xff}
+)
+
+// maxMarkLabels is how many marks get a text label; beyond it (a long
+// rotation run) the bands and lines are drawn unlabelled.
+const maxMarkLabels = 16
+
+// markBand is a down period, x in s since the load start.
+type markBand struct {
+	x0, x1 float64
+	label  string
+}
+
+// markLine is an instant, x in s since the load start.
+type markLine struct {
+	x     float64
+	label string
+	exit  bool // a process exit outside every perturbation
+}
+
+// eventMarks are a run's marks in one plot's x coordinates.
+type eventMarks struct {
+	bands []markBand
+	lines []markLine
+}
+
+// newEventMarks returns the marks of the events, x = seconds since start
+// (Unix ns); nil when there is nothing to mark. loadEnd is the load's end
+// (Unix ns; 0 unknown), end the time an open perturbation is drawn to.
+func newEventMarks(ev []results.Event, start, loadEnd, end int64) *eventMarks {
+	x := func(t int64) float64 { return float64(t-start) / 1e9 }
+	m := &eventMarks{}
+	for _, p := range analysis.Perturbations(ev) {
+		to := p.End
+		if to == 0 {
+			to = max(end, p.Begin)
+		}
+		m.bands = append(m.bands, markBand{x0: x(p.Begin), x1: x(to), label: p.Label()})
+	}
+	for _, in := range analysis.Instants(ev, start, loadEnd) {
+		m.lines = append(m.lines, markLine{x: x(in.At), label: in.Label(), exit: in.Kind == results.EventExit})
+	}
+	if len(m.bands) == 0 && len(m.lines) == 0 {
+		return nil
+	}
+	return m
+}
+
+func (m *eventMarks) labelled() bool { return len(m.bands)+len(m.lines) <= maxMarkLabels }
+
+// markBands draws the down periods.
+type markBands struct{ m *eventMarks }
+
+// Plot implements plot.Plotter.
+func (b markBands) Plot(c draw.Canvas, p *plot.Plot) {
+	for _, band := range b.m.bands {
+		shade{x0: band.x0, x1: band.x1, col: downColor}.Plot(c, p)
+	}
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (b markBands) Thumbnail(c *draw.Canvas) { shade{col: downColor}.Thumbnail(c) }
+
+// markLines draws the instants and every mark's label, over the data.
+type markLines struct {
+	m    *eventMarks
+	exit bool // the thumbnail's style
+}
+
+func lineStyle(exit bool) draw.LineStyle {
+	if exit {
+		return draw.LineStyle{Color: exitColor, Width: vg.Points(1.4)}
+	}
+	return draw.LineStyle{Color: instantColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+}
+
+// Plot implements plot.Plotter.
+func (l markLines) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	sty := p.X.Label.TextStyle
+	sty.Font.Size = vg.Points(8)
+	sty.Color = markText
+	sty.Rotation = math.Pi / 2
+	sty.XAlign, sty.YAlign = draw.XRight, draw.YTop
+	label := func(x vg.Length, text string) {
+		if l.m.labelled() && x >= c.Min.X && x <= c.Max.X {
+			c.FillText(sty, vg.Point{X: x + vg.Points(2), Y: c.Max.Y - vg.Points(3)}, text)
+		}
+	}
+	for _, ln := range l.m.lines {
+		x := trX(ln.x)
+		if x < c.Min.X || x > c.Max.X {
+			continue
+		}
+		c.StrokeLine2(lineStyle(ln.exit), x, c.Min.Y, x, c.Max.Y)
+		label(x, ln.label)
+	}
+	for _, b := range l.m.bands {
+		label(max(trX(b.x0), c.Min.X), b.label)
+	}
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l markLines) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	c.StrokeLine2(lineStyle(l.exit), x, c.Min.Y, x, c.Max.Y)
+}
+
+// bandLegend returns the legend entry of m's bands, if any.
+func bandLegend(m *eventMarks) []legendEntry {
+	if m == nil || len(m.bands) == 0 {
+		return nil
+	}
+	return []legendEntry{{"node down (perturbation)", markBands{m}}}
+}
+
+// addMarks adds m's bands, translucent, and its lines and labels, drawn
+// over what was added before (a filled area would hide a band under it),
+// and returns the legend entries of the lines.
+func addMarks(p *plot.Plot, m *eventMarks) (legend []legendEntry) {
+	if m == nil {
+		return nil
+	}
+	if len(m.bands) > 0 {
+		p.Add(markBands{m})
+	}
+	p.Add(markLines{m: m})
+	var exit, other bool
+	for _, l := range m.lines {
+		exit, other = exit || l.exit, other || !l.exit
+	}
+	if exit {
+		legend = append(legend, legendEntry{"node exited on its own", markLines{m: m, exit: true}})
+	}
+	if other {
+		legend = append(legend, legendEntry{"node started / wiped", markLines{m: m}})
+	}
+	return legend
+}
+
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
 }

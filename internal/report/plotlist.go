@@ -32,7 +32,7 @@ func plotSpecs() []plotSpec {
 					return nil, noData(results.TxsFile + " not found")
 				}
 				var b bytes.Buffer
-				if err := latencyPNG(&b, d.run, d.agg, d.w, d.h); err != nil {
+				if err := latencyPNG(&b, d.run, d.agg, d.w, d.h, d.latencyMarks()); err != nil {
 					return nil, noData("no committed transaction with a commit time")
 				}
 				return b.Bytes(), nil
@@ -119,6 +119,9 @@ func plotSpecs() []plotSpec {
 			func(d *plotData) ([]byte, error) {
 				return d.resources("Data directory size on disk", "MiB", 1.0/(1<<20), false, func(r *analysis.NodeResources) []float64 { return r.Data })
 			}},
+		{"heights.png", "Height of every node", "height", "adoption.csv",
+			"Each node's committed height at the time it committed it (adoption.csv, the host's clock): where the lines part, a node fell behind; the slope of a line coming back is its catch-up (block-sync) rate.",
+			(*plotData).heights},
 		{"adoption_cdf.png", "Block adoption CDF", "fraction of blocks", "adoption.csv, blocks.csv",
 			"For each adoption fraction (Cardano's cdf0.50 … cdf1.00), the fraction of blocks (y) that that fraction of the nodes had committed within x ms of the first node's commit; fractions needing the same number of nodes share a curve. The grey dashed curve measures 1.00 adoption from the BFT commit time (header time of H+1) instead.",
 			(*plotData).adoptionCDF},

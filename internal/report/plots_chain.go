@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -412,4 +413,68 @@ func nominalTicks(names []string) plot.Ticker {
 		}
 		return ticks
 	})
+}
+
+// latencyMarks returns the event marks in the latency plot's x, whose
+// origin is the first send time when the run has no load start.
+func (d *plotData) latencyMarks() *eventMarks {
+	if d.marks == nil || !d.run.LoadStart.IsZero() {
+		return d.marks
+	}
+	start := int64(math.MaxInt64)
+	for i := range d.in.Txs {
+		start = min(start, d.in.Txs[i].Sent)
+	}
+	return newEventMarks(d.in.Events, start, d.end, d.start+int64(d.dur*1e9))
+}
+
+// heights draws every node's committed height over time, from
+// adoption.csv: catch-up is read from it.
+func (d *plotData) heights() ([]byte, error) {
+	if len(d.in.Adoption) == 0 {
+		if slices.Contains(d.in.Missing, results.AdoptionFile) {
+			return nil, noData(results.AdoptionFile + " not found")
+		}
+		return nil, noData(results.AdoptionFile + " has no rows")
+	}
+	byNode := map[string][]results.Adoption{}
+	var order []string
+	from, to := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, a := range d.in.Adoption {
+		if byNode[a.Node] == nil {
+			order = append(order, a.Node)
+		}
+		byNode[a.Node] = append(byNode[a.Node], a)
+		from, to = min(from, a.At), max(to, a.At)
+	}
+	// The run's nodes in colour order, then any other (ephemeral) node.
+	var names []string
+	for _, n := range d.nodes {
+		if byNode[n] != nil {
+			names = append(names, n)
+		}
+	}
+	for _, n := range order {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	c := d.timeChart("Height of every node over time", "height")
+	lo := math.Inf(1)
+	for i, n := range names {
+		rows := byNode[n]
+		slices.SortStableFunc(rows, func(a, b results.Adoption) int {
+			return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Height, b.Height))
+		})
+		xs, ys := make([]float64, len(rows)), make([]float64, len(rows))
+		for j, a := range rows {
+			xs[j], ys[j] = d.x(a.At), float64(a.Height)
+			lo = min(lo, ys[j])
+		}
+		c.nodeLine(n, i, xs, ys)
+	}
+	d.xspan(c, from, to)
+	hi := c.ymax
+	c.yrange(lo-(hi-lo)*0.02-0.5, hi+(hi-lo)*0.08+0.5)
+	return c.render(d.w, d.h)
 }

@@ -167,11 +167,16 @@ func (m mdWriter) resources(s analysis.Summary, in *analysis.Input) {
 	m.nodeTable(s, analysis.RunProcesses(*in), []string{"rss_max_mib", "rss_mean_mib", "cpu_mean_pct", "cpu_max_pct", "open_files_max", "data_dir_end_mib", "data_dir_growth_mib"})
 }
 
-func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.Run) {
+// adoption writes "Block adoption", with the heights plot unless the
+// events section has it.
+func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.Run, heights bool) {
 	m.f("## Block adoption\n\n")
 	m.f("How fast each block reached the nodes: for every block, the time from the first node's commit (the reference: every node's commit is timed by the same clock, the host running cometlab) " +
 		"until 50, 80, 90 … 100 %% of the nodes had committed it, as in Cardano's end-to-end propagation table; " +
 		"and, for comparison, the same measured from the block's BFT commit time (the header time of block H+1).\n\n")
+	if heights {
+		m.plot("heights.png", "")
+	}
 	m.plot("adoption_cdf.png", "")
 	if _, ok := s.Metrics["adoption_blocks"]; !ok {
 		return

@@ -33,6 +33,11 @@ type Nodes struct {
 	// Stop gives nodes that die at a time (Unix ns): no record of them
 	// from then on.
 	Stop map[string]int64
+	// Down gives nodes that are down in windows [from, to) (Unix ns): no
+	// commit and no sample in the window; the blocks committed meanwhile
+	// the node commits after it at 50 blocks/s (block sync), until it is
+	// back at the tip.
+	Down map[string][][2]int64
 	// NoMetrics lists nodes without a metrics endpoint (no metrics.csv
 	// rows; resources and adoption as usual).
 	NoMetrics []string
@@ -64,7 +69,28 @@ func (n *Nodes) commitAt(i, k int) int64 {
 	if stop, ok := n.Stop[n.Names[i]]; ok && t >= stop {
 		return 0
 	}
+	for _, w := range n.Down[n.Names[i]] {
+		if t >= w[0] {
+			// Block sync from w[1] at SyncRate: monotone in t, and t
+			// itself once the node is back at the tip.
+			t = max(t, w[1]+(t-w[0])/SyncRate)
+		}
+	}
 	return t
+}
+
+// SyncRate is how many times faster than the chain grows a node that was
+// down commits the blocks it missed: 50 blocks/s on a 1-block/s chain.
+const SyncRate = 50
+
+// down reports whether node is down at t.
+func (n *Nodes) down(node string, t int64) bool {
+	for _, w := range n.Down[node] {
+		if t >= w[0] && t < w[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // Adoption returns adoption.csv's rows: every node's commit of every block
@@ -178,7 +204,7 @@ func (n *Nodes) Generate(metric func(*results.Metric) error, resource func(*resu
 		var cpuTotal float64
 		for i, name := range n.Names {
 			t := t0 + int64(i)*ms
-			if stop, ok := n.Stop[name]; ok && t >= stop {
+			if stop, ok := n.Stop[name]; ok && t >= stop || n.down(name, t) {
 				continue
 			}
 			s := &st[i]

@@ -31,9 +31,14 @@ type Spec struct {
 	// MultiRoundEvery makes every n-th block need a second round.
 	MultiRoundEvery int
 
-	Stop      map[string]time.Duration // node → when it dies, since the load start
-	NoMetrics []string                 // nodes without a metrics endpoint
-	Leftover  map[string]int           // node → txs left in its mempool after the load
+	Stop map[string]time.Duration // node → when it dies, since the load start
+	// Down gives nodes that are down in windows [from, to) since the load
+	// start (see Nodes.Down); Events are written to events.csv as given,
+	// times since the load start in At (none: no events.csv).
+	Down      map[string][][2]time.Duration
+	Events    []results.Event
+	NoMetrics []string       // nodes without a metrics endpoint
+	Leftover  map[string]int // node → txs left in its mempool after the load
 }
 
 func (s *Spec) defaults() {
@@ -152,6 +157,24 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 		NoMetrics: s.NoMetrics, Leftover: s.Leftover, Rejected: map[string]int{}, Stop: map[string]int64{}}
 	for n, d := range s.Stop {
 		nodes.Stop[n] = start + int64(d)
+	}
+	if len(s.Down) > 0 {
+		nodes.Down = map[string][][2]int64{}
+		for n, ws := range s.Down {
+			for _, w := range ws {
+				nodes.Down[n] = append(nodes.Down[n], [2]int64{start + int64(w[0]), start + int64(w[1])})
+			}
+		}
+	}
+	if len(s.Events) > 0 {
+		ev := make([]results.Event, len(s.Events))
+		for i, e := range s.Events {
+			ev[i] = e
+			ev[i].At += start
+		}
+		if err := writeRows(filepath.Join(dir, results.EventsFile), results.EventsHeader, ev); err != nil {
+			return run, err
+		}
 	}
 	if s.RejectEvery > 0 {
 		nodes.Rejected["validator00"] = s.Connections * int(s.Rate*s.Duration.Seconds()) / s.RejectEvery

@@ -1,0 +1,67 @@
+package analysis
+
+// The dictionary entries of node events and perturbations (events.csv).
+// Run-wide entries are in summary.json's "metrics"; PerPerturbation ones
+// are given for each perturbation under "perturbations".
+
+func eventDictionary() []Metric {
+	src := "events.csv"
+	per := func(id, title, unit string, better Better, source, def string) Metric {
+		return Metric{ID: id, Title: title, Unit: unit, Better: better, Group: GroupEvents, Source: src + ", " + source, Definition: def, PerPerturbation: true}
+	}
+	win := func(stat string) string {
+		return stat + " The windows: before = [begin − w, begin), during = [begin, end), after = [end, end + w) of the perturbation's down period (perturb-begin to perturb-end), w = max(end − begin, 10 s)."
+	}
+	var out []Metric
+	out = append(out,
+		Metric{ID: "perturbations", Title: "Perturbations", Unit: UnitEvents, Better: Neutral, Group: GroupEvents, Source: src,
+			Definition: "Perturbations of the run: perturb-begin events (each paired with the next perturb-end of its node)."},
+		Metric{ID: "node_exits", Title: "Unplanned node exits", Unit: UnitEvents, Better: LowerIsBetter, Group: GroupEvents, Source: src,
+			Definition: "Node process exits outside every perturbation of their node: nodes that died on their own."},
+		Metric{ID: "liveness_gap_max_s", Title: "Liveness gap max", Unit: UnitS, Better: LowerIsBetter, Group: GroupEvents, Source: src + ", adoption.csv",
+			Definition: "Largest liveness gap (liveness_gap_s) over the run's perturbations."},
+		Metric{ID: "catch_up_max_s", Title: "Catch-up max", Unit: UnitS, Better: LowerIsBetter, Group: GroupEvents, Source: src + ", adoption.csv",
+			Definition: "Longest catch-up time (catch_up_s) over the run's perturbations."},
+		per("liveness_gap_s", "Liveness gap", UnitS, LowerIsBetter, "adoption.csv",
+			"Time from the perturbation's begin until a node other than the perturbed one committed a height above the highest any of them had committed at the begin: how long the network went without a new block (about one block interval when it kept going)."),
+		per("catch_up_s", "Catch-up", UnitS, LowerIsBetter, "adoption.csv",
+			"Time from the perturbation's end until the perturbed node committed a height at least as high as the highest the other nodes had committed by then: back at the tip."),
+		per("sync_blocks_per_s", "Sync rate", UnitBPS, HigherIsBetter, "adoption.csv",
+			"Heights the perturbed node committed from its first commit after the perturbation's end to its catch-up, ÷ the time between the two (block sync or consensus catch-up); absent when it committed fewer than two heights meanwhile."),
+		per("sync_tps", "Sync tx rate", UnitTPS, HigherIsBetter, "adoption.csv, blocks.csv",
+			"Transactions (all, from blocks.csv) of the heights counted by sync_blocks_per_s, ÷ the same time."),
+		per("multi_round_during", "Rounds > 0 during", UnitBlocks, LowerIsBetter, "blocks.csv",
+			win("Blocks committed after round 0 with a commit time (header time of H+1) during the perturbation.")),
+		per("multi_round_after", "Rounds > 0 after", UnitBlocks, LowerIsBetter, "blocks.csv",
+			win("Blocks committed after round 0 with a commit time in the window after the perturbation.")),
+	)
+	for _, w := range []struct{ id, name string }{{"before", "before"}, {"during", "during"}, {"after", "after"}} {
+		out = append(out,
+			per("latency_"+w.id+"_ms", "Latency "+w.name, UnitMS, LowerIsBetter, "txs.csv",
+				win("Mean block latency of the committed transactions (duplicates left out) sent in the window "+w.name+" the perturbation.")),
+			per("tps_"+w.id, "Tx/s "+w.name, UnitTPS, HigherIsBetter, "blocks.csv",
+				win("Run transactions in the blocks committed (by commit time) in the window "+w.name+" the perturbation, ÷ its length in s.")))
+	}
+	out = append(out,
+		per("sent_while_down_txs", "Sent while down", UnitTxs, Neutral, "sent.csv",
+			"Transactions sent (actual send time) while the node was down, from the perturbation's begin to its end; they are accounted as every other (committed, rejected or missing)."),
+		per("lost_while_down_txs", "Lost while down", UnitTxs, LowerIsBetter, "sent.csv, txs.csv",
+			"Of sent_while_down_txs, those not committed (rejected or missing)."),
+	)
+	rot := func(id, title, unit string, better Better, def string) Metric {
+		return Metric{ID: id, Title: title, Unit: unit, Better: better, Group: GroupEvents, Source: src + ", adoption.csv", Definition: def}
+	}
+	catchUp := "The catch-up time of an ephemeral node: from its start event to its caught-up event (the node reported catching_up = false within 1 height of the tip)."
+	out = append(out,
+		rot("rotation_catch_ups", "Ephemeral catch-ups", UnitEvents, Neutral, "Caught-up events of the run, each paired with the latest start of its node before it (a rotation's ephemeral nodes)."),
+		rot("rotation_catch_up_mean_s", "Catch-up mean", UnitS, LowerIsBetter, "Mean catch-up time over the ephemeral nodes' catch-ups. "+catchUp),
+		rot("rotation_catch_up_p50_s", "Catch-up p50", UnitS, LowerIsBetter, "Median catch-up time (linear interpolation). "+catchUp),
+		rot("rotation_catch_up_p99_s", "Catch-up p99", UnitS, LowerIsBetter, "99th percentile of the catch-up time (linear interpolation). "+catchUp),
+		rot("rotation_catch_up_max_s", "Catch-up max", UnitS, LowerIsBetter, "Longest catch-up time. "+catchUp),
+		rot("rotation_sync_blocks_per_s_mean", "Ephemeral sync rate", UnitBPS, HigherIsBetter,
+			"Mean over the catch-ups of the network's height at the caught-up event (highest height the other nodes had committed, adoption.csv) ÷ the catch-up time: blocks fetched and executed per second by a node syncing from genesis."),
+		rot("rotation_catch_up_slope_ms_per_height", "Catch-up growth", UnitMSPerHeight, LowerIsBetter,
+			"Least-squares slope of the catch-up time (ms) against the network's height at the node's start: how much longer a catch-up takes per height the chain has grown. Needs catch-ups at two heights or more."),
+	)
+	return out
+}
