@@ -24,7 +24,7 @@ var allowedImports = map[string][]string{
 	"cometbft":            {"exitcode"},
 	"exitcode":            {},
 	"manifest":            {"cometbft", "payload"},
-	"testnet":             {"cometbft", "rpc"},
+	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
 	"load":                {"payload", "results"},
 	"collect":             {"payload", "results", "rpc"},

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -270,8 +271,22 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	}
 	rd.set(func(r *results.Run) { r.Nodes = nodes })
 
+	events, err := newEventLog(rd.path(results.EventsFile), s.logger)
+	if err != nil {
+		return false, err
+	}
+	defer events.close(rd)
+	var loadStart atomic.Int64 // Unix ns, once the load has started
+	died := func(n *testnet.Node, st testnet.State) {
+		_, why := st.Down(time.Unix(0, loadStart.Load()))
+		if loadStart.Load() == 0 {
+			why = "exited: " + st.Status
+		}
+		out.Phase("testnet: %s %s on its own", n.Name, why)
+		rd.fail(fmt.Errorf("node %s %s on its own (not a perturbation)", n.Name, why))
+	}
 	out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), rd.path(results.LogsDir))
-	if err := tn.Start(testnet.Options{LogDir: rd.path(results.LogsDir)}); err != nil {
+	if err := tn.Start(testnet.Options{LogDir: rd.path(results.LogsDir), Events: events.write, Died: died}); err != nil {
 		return false, err
 	}
 	defer func() {
@@ -296,6 +311,16 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: endpoints, readback: true}
 	lp.setCollectors(opts, tn)
+	lp.down = func(name string, t0 time.Time) (bool, string) {
+		if n := tn.Node(name); n != nil {
+			return n.State().Down(t0)
+		}
+		return false, ""
+	}
+	if len(m.Perturbations) > 0 {
+		lp.perturb = &executor{steps: schedule(m.Perturbations), tn: tn, events: events.write, target: m.Load.Target}
+	}
+	lp.onLoadStart = func(t time.Time) { loadStart.Store(t.UnixNano()) }
 	return true, lp.run(ctx, s.hard)
 }
 

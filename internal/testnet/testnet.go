@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
 )
 
@@ -24,12 +25,15 @@ type Node struct {
 	LogPath string
 	RPC     *rpc.Client
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	done   chan struct{} // closed when the process has been reaped
-	err    error         // its exit status
-	logf   *os.File
-	detach bool
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the process has been reaped
+	err      error         // its exit status
+	exitAt   time.Time     // when it was reaped
+	logf     *os.File
+	opts     Options // how it was started, for a restart
+	expected bool    // cometlab itself stopped or killed it
+	paused   bool    // stopped by SIGSTOP, not yet continued
 }
 
 // Testnet is a set of node processes.
@@ -44,6 +48,15 @@ type Options struct {
 	// Detach starts nodes in their own session without tying their life to
 	// cometlab's (for `cometlab testnet up`); Stop still stops them.
 	Detach bool
+	// Events, when set, receives every node process start and exit as it
+	// happens, and every signal, link cut and wipe cometlab does to a node
+	// (see the results.Event* kinds). It is called from several
+	// goroutines, never concurrently for one node's exit and next start.
+	Events func(results.Event)
+	// Died, when set, is called when a node's process ends that cometlab
+	// did not stop or kill (a crash, or a kill from outside), after its
+	// exit event.
+	Died func(n *Node, st State)
 }
 
 // New returns a testnet of the generated homes; nothing runs yet.
@@ -105,17 +118,25 @@ func (n *Node) start(opts Options) error {
 		f.Close()
 		return err
 	}
+	done := make(chan struct{})
 	n.mu.Lock()
-	n.cmd, n.logf, n.detach = cmd, f, opts.Detach
-	n.done = make(chan struct{})
+	n.cmd, n.logf, n.opts = cmd, f, opts
+	n.done, n.err, n.exitAt, n.expected, n.paused = done, nil, time.Time{}, false, false
 	n.mu.Unlock()
+	n.event(results.EventStart, fmt.Sprintf("pid %d", cmd.Process.Pid))
 	go func() {
 		err := cmd.Wait()
+		at := time.Now()
 		n.mu.Lock()
-		n.err = err
+		n.err, n.exitAt = err, at
+		expected := n.expected
 		n.mu.Unlock()
 		f.Close()
-		close(n.done)
+		n.eventAt(at, results.EventExit, ExitStatus(err))
+		close(done)
+		if !expected && opts.Died != nil {
+			opts.Died(n, n.State())
+		}
 	}()
 	return nil
 }
@@ -128,6 +149,22 @@ func (n *Node) PID() int {
 		return 0
 	}
 	return n.cmd.Process.Pid
+}
+
+// ExitStatus says how a process ended, as events.csv records it: "exit
+// code N", "signal N", or the wait error.
+func ExitStatus(err error) string {
+	if err == nil {
+		return "exit code 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("signal %d", int(ws.Signal()))
+		}
+		return fmt.Sprintf("exit code %d", ee.ExitCode())
+	}
+	return err.Error()
 }
 
 // Exited reports whether the process has ended, and how.
@@ -174,7 +211,14 @@ func (n *Node) stop(grace time.Duration) {
 		return
 	default:
 	}
+	n.mu.Lock()
+	n.expected = true
+	paused := n.paused
+	n.mu.Unlock()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if paused {
+		_ = cmd.Process.Signal(syscall.SIGCONT) // a stopped process cannot act on SIGTERM
+	}
 	select {
 	case <-done:
 	case <-time.After(grace):
