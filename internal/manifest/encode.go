@@ -16,14 +16,24 @@ const encodeHeader = "# cometlab resolved manifest: every default filled in, nod
 // validators (nodes are explicit) and with every value present; [load] is
 // the Manifest's own table.
 type encoded struct {
-	Name            string                 `toml:"name"`
-	CometBFTVersion string                 `toml:"cometbft_version"`
-	CometBFTBinary  string                 `toml:"cometbft_binary"`
-	App             string                 `toml:"app"`
-	LogLevel        string                 `toml:"log_level"`
-	Config          map[string]any         `toml:"config"`
-	Load            ManifestLoad           `toml:"load"`
-	Nodes           map[string]encodedNode `toml:"node"`
+	Name            string                    `toml:"name"`
+	CometBFTVersion string                    `toml:"cometbft_version"`
+	CometBFTBinary  string                    `toml:"cometbft_binary"`
+	App             string                    `toml:"app"`
+	LogLevel        string                    `toml:"log_level"`
+	Config          map[string]any            `toml:"config"`
+	Load            ManifestLoad              `toml:"load"`
+	Nodes           map[string]encodedNode    `toml:"node"`
+	Perturb         map[string]encodedPerturb `toml:"perturb,omitempty"`
+}
+
+type encodedPerturb struct {
+	Action string `toml:"action"`
+	At     string `toml:"at,omitempty"`
+	Height int64  `toml:"height,omitempty"`
+	Down   string `toml:"down,omitempty"`
+	Every  string `toml:"every,omitempty"`
+	Count  int    `toml:"count"`
 }
 
 type encodedNode struct {
@@ -79,6 +89,22 @@ func Encode(r Resolved) ([]byte, error) {
 			en.Config[k] = v
 		}
 		e.Nodes[n.Name] = en
+	}
+	for _, p := range r.Perturbations {
+		if e.Perturb == nil {
+			e.Perturb = map[string]encodedPerturb{}
+		}
+		ep := encodedPerturb{Action: p.Action, Height: p.Height, Count: p.Count}
+		if p.Height == 0 {
+			ep.At = p.At.String()
+		}
+		if p.Action != ActionRestart {
+			ep.Down = p.Down.String()
+		}
+		if p.Every > 0 {
+			ep.Every = p.Every.String()
+		}
+		e.Perturb[p.Node] = ep
 	}
 	body, err := toml.Marshal(e)
 	if err != nil {

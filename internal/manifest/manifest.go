@@ -106,6 +106,14 @@ type Manifest struct {
 	//	mode = "full"
 	Nodes map[string]ManifestNode `toml:"node"`
 
+	// Perturb are perturbations keyed by node name: what is done to the
+	// node during the load and when (see [ManifestPerturb]). Default: none.
+	//
+	//	[perturb.validator03]
+	//	action = "kill"
+	//	at = "20s"
+	Perturb map[string]ManifestPerturb `toml:"perturb"`
+
 	// Load describes the load driven into the testnet.
 	//
 	//	[load]

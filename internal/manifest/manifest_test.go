@@ -95,6 +95,21 @@ var goodManifests = map[string]Resolved{
 	},
 }
 
+func init() {
+	l := defaultLoad
+	l.Duration = 2 * time.Minute
+	goodManifests["perturb.good.toml"] = Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error",
+		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l,
+		Perturbations: []Perturbation{
+			{Node: "validator01", Action: ActionWipe, At: time.Minute, Count: 1},
+			{Node: "validator02", Action: ActionPause, Height: 50, Down: 5 * time.Second, Count: 1},
+			{Node: "validator03", Action: ActionKill, At: 20 * time.Second, Down: 5 * time.Second, Every: time.Minute, Count: 2},
+			{Node: "validator04", Action: ActionRestart, At: 40 * time.Second, Count: 1},
+		},
+	}
+}
+
 // baseConfig is config-forms.good.toml's [config], with extra laid over it.
 func baseConfig(extra map[string]any) map[string]any {
 	c := map[string]any{

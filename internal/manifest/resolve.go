@@ -39,6 +39,8 @@ type Resolved struct {
 	Nodes []Node
 	// Load is the load driven into the testnet.
 	Load Workload
+	// Perturbations are the [perturb.NODE] tables, by node name.
+	Perturbations []Perturbation
 }
 
 // Node is one resolved node.
@@ -139,6 +141,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Config = flatConfig(ps, []string{"config"}, m.Config)
 	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
 	r.Load = m.resolveLoad(ps, r.Nodes)
+	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err
 	}

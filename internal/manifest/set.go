@@ -53,9 +53,16 @@ func setter(key string) func(m *Manifest, v string) error {
 // canonical form: "validators", "cometbft_version", "log_level",
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
-// without "load."), or a config.toml path ("mempool.size", also written
-// "config.mempool.size").
+// without "load."), a perturbation's key ("perturb.validator03.down":
+// action, at, height, down, every, count), or a config.toml path
+// ("mempool.size", also written "config.mempool.size").
 func SettableKey(key string) (string, error) {
+	if strings.HasPrefix(key, "perturb.") {
+		if !perturbKey.MatchString(key) {
+			return "", fmt.Errorf("%s: not a perturbation key (perturb.NODE.action, at, height, down, every or count)", key)
+		}
+		return key, nil
+	}
 	for _, k := range []string{key, "load." + key} {
 		if setter(k) != nil {
 			return k, nil
@@ -81,6 +88,9 @@ func (m *Manifest) Set(key, value string) error {
 	}
 	if set := setter(k); set != nil {
 		return set(m, value)
+	}
+	if p := perturbKey.FindStringSubmatch(k); p != nil {
+		return m.setPerturb(p[1], p[2], value)
 	}
 	m.Config = withConfig(m.Config, k, configValue(value))
 	return nil
