@@ -61,6 +61,13 @@ type Spec struct {
 	App      string // proxy_app, e.g. "kvstore"
 	LogLevel string
 	Nodes    []NodeSpec
+	// Relay, when set, returns the loopback address (host:port) node from
+	// dials to reach peer to, a relay that forwards to to's p2p listener
+	// (package links): persistent_peers name the relays, and the peer
+	// exchange is off so that nodes never learn each other's own
+	// addresses and bypass them. Seeds cannot work without the peer
+	// exchange: a spec with Relay and a seed is refused.
+	Relay func(from, to Home) (string, error)
 }
 
 // Home is a generated node home.
@@ -107,6 +114,13 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
 		}
 		homes[i] = h
+	}
+	if spec.Relay != nil {
+		for _, n := range spec.Nodes {
+			if n.Mode == ModeSeed {
+				return nil, fmt.Errorf("node %s: a seed needs the peer exchange, which relayed links turn off", n.Name)
+			}
+		}
 	}
 	if err := writeGenesis(spec, homes); err != nil {
 		return nil, err
@@ -243,12 +257,18 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	}
 	var peers, seeds []string
 	for j, o := range homes {
-		if j == i {
+		switch {
+		case j == i:
 			continue
-		}
-		if o.Mode == ModeSeed {
+		case o.Mode == ModeSeed:
 			seeds = append(seeds, o.P2PAddr())
-		} else {
+		case spec.Relay != nil:
+			addr, err := spec.Relay(h, o)
+			if err != nil {
+				return err
+			}
+			peers = append(peers, o.ID+"@"+addr)
+		default:
 			peers = append(peers, o.P2PAddr())
 		}
 	}
@@ -270,6 +290,9 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 		"p2p.seed_mode":                          n.Mode == ModeSeed,
 		"instrumentation.prometheus":             true,
 		"instrumentation.prometheus_listen_addr": fmt.Sprintf("127.0.0.1:%d", h.MetricsPort),
+	}
+	if spec.Relay != nil {
+		set["p2p.pex"] = false
 	}
 	keys := make([]string, 0, len(set))
 	for k := range set {

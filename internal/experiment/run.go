@@ -260,6 +260,10 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 // runTestnet brings the testnet of spec up, runs the load phase and brings it down.
 func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options, spec cometbft.Spec) (loadStarted bool, err error) {
 	m := opts.Manifest
+	lk := relays(m, &spec, s.logger)
+	if lk != nil {
+		defer lk.Close() // after the nodes stopped (deferred below)
+	}
 	homes, err := cometbft.Generate(ctx, rd.path(results.NodesDir), spec)
 	if err != nil {
 		return false, fmt.Errorf("generate node homes: %w", err)
@@ -319,6 +323,9 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	}
 	if len(m.Perturbations) > 0 {
 		lp.perturb = &executor{steps: schedule(m.Perturbations), tn: tn, events: events.write, target: m.Load.Target}
+		if lk != nil {
+			lp.perturb.links = lk
+		}
 	}
 	lp.onLoadStart = func(t time.Time) { loadStart.Store(t.UnixNano()) }
 	return true, lp.run(ctx, s.hard)

@@ -51,6 +51,9 @@ var badManifests = map[string][]string{
 	"validators.bad.toml":      {"validators.bad.toml:1:1: validators: must be between 1 and 1000, got 0"},
 	"name.bad.toml":            {"name.bad.toml:1:1: name: must not be empty"},
 	"multi.bad.toml":           multiErrors,
+	"links.bad.toml":           {`links.bad.toml:1:1: links: a disconnect perturbation needs links = "relay" (or "auto")`},
+	"links-seed.bad.toml":      {"links-seed.bad.toml:1:1: links: relayed links turn the peer exchange off, which seed s1 needs"},
+	"links-mode.bad.toml":      {`links-mode.bad.toml:1:1: links: invalid links "wan" (want "auto", "direct" or "relay")`},
 	"perturb-unknown.bad.toml": {"perturb-unknown.bad.toml:3:1: perturb.validator03.donw: unknown field"},
 	"perturb.bad.toml": {
 		`perturb.bad.toml:5:1: perturb.validator03.action: invalid action "crash" (want kill, restart, pause, disconnect, wipe)`,

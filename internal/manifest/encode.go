@@ -21,6 +21,7 @@ type encoded struct {
 	CometBFTBinary  string                    `toml:"cometbft_binary"`
 	App             string                    `toml:"app"`
 	LogLevel        string                    `toml:"log_level"`
+	Links           string                    `toml:"links"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -55,6 +56,7 @@ func Encode(r Resolved) ([]byte, error) {
 		CometBFTBinary:  r.CometBFTBinary,
 		App:             r.App,
 		LogLevel:        r.LogLevel,
+		Links:           r.Links,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,

@@ -23,6 +23,13 @@ const (
 	ModeSeed = "seed"
 )
 
+// Link modes (links).
+const (
+	LinksAuto   = "auto"   // relay when a disconnect needs it, else direct
+	LinksDirect = "direct" // nodes dial each other
+	LinksRelay  = "relay"  // every directed peer link through a relay
+)
+
 // Pacing modes of the load generator.
 const (
 	// PacingEven spreads each connection's sends evenly: one every 1/r s.
@@ -86,6 +93,15 @@ type Manifest struct {
 	//
 	//	log_level = "consensus:debug,*:error"
 	LogLevel string `toml:"log_level"`
+
+	// Links is how the nodes' p2p connections run: "direct" (node to
+	// node), "relay" (each directed peer link through a loopback relay
+	// cometlab owns, which a disconnect perturbation cuts; the peer
+	// exchange is off) or "auto" (relay when a disconnect needs it, else
+	// direct). Default "auto".
+	//
+	//	links = "relay"
+	Links string `toml:"links"`
 
 	// Config holds config.toml overrides for every node, as section tables
 	// with dotted keys or as quoted dotted keys; both forms mean the same,
@@ -220,6 +236,7 @@ func Default() Manifest {
 		App:             AppKVStore,
 		Validators:      4,
 		LogLevel:        "state:info,*:error",
+		Links:           LinksAuto,
 		Load: ManifestLoad{
 			Connections:   1,
 			Rate:          200,

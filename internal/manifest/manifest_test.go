@@ -38,13 +38,13 @@ func validators(n int, version string) []Node {
 // goodManifests are the *.good.toml fixtures and what they resolve to.
 var goodManifests = map[string]Resolved{
 	"empty.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
 		Config: map[string]any{},
 		Nodes:  validators(4, "v0.40.0"),
 		Load:   defaultLoad,
 	},
 	"default-explicit.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
 		Config: map[string]any{"mempool.size": int64(5000)},
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 1, Version: "v0.40.0", Config: map[string]any{"mempool.size": int64(10000)}},
@@ -52,7 +52,7 @@ var goodManifests = map[string]Resolved{
 		Load: defaultLoad,
 	},
 	"full.good.toml": {
-		Name: "full", CometBFTVersion: "v0.38.17", App: "kvstore", LogLevel: "consensus:debug,*:error",
+		Name: "full", CometBFTVersion: "v0.38.17", App: "kvstore", LogLevel: "consensus:debug,*:error", Links: "direct",
 		Config: map[string]any{"consensus.timeout_commit": "1s", "p2p.flush_throttle_timeout": "10ms"},
 		Nodes: []Node{
 			{Name: "val-b", Mode: ModeValidator, Power: 20, Version: "v0.39.0-rc.1", Config: map[string]any{"consensus.timeout_commit": "1s", "p2p.flush_throttle_timeout": "10ms"}},
@@ -62,7 +62,7 @@ var goodManifests = map[string]Resolved{
 			Target: "val_a", DrainTimeout: 0, LateThreshold: 5 * time.Millisecond},
 	},
 	"mixed.good.toml": {
-		Name: "mixed", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error",
+		Name: "mixed", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
 		Config: map[string]any{},
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 3, Version: "v0.40.0", Config: map[string]any{}},
@@ -74,7 +74,7 @@ var goodManifests = map[string]Resolved{
 		Load: func() Workload { l := defaultLoad; l.Target = "full01"; return l }(),
 	},
 	"config-forms.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
 		Config: baseConfig(nil),
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 1, Version: "v0.40.0",
@@ -85,7 +85,7 @@ var goodManifests = map[string]Resolved{
 		Load: defaultLoad,
 	},
 	"binary.good.toml": {
-		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error",
+		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
 		Config: map[string]any{},
 		Nodes: []Node{
 			{Name: "new", Mode: ModeValidator, Power: 1, Config: map[string]any{}},
@@ -99,7 +99,7 @@ func init() {
 	l := defaultLoad
 	l.Duration = 2 * time.Minute
 	goodManifests["perturb.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
 		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l,
 		Perturbations: []Perturbation{
 			{Node: "validator01", Action: ActionWipe, At: time.Minute, Count: 1},

@@ -292,3 +292,34 @@ func (m *Manifest) AddPerturb(node string, p ManifestPerturb) {
 		m.origin["perturb."+node+k] = "--perturb " + node
 	}
 }
+
+// resolveLinks resolves links = "auto" and checks the mode against the
+// perturbations and the nodes.
+func (m *Manifest) resolveLinks(ps *problems, nodes []Node, perturbs []Perturbation) string {
+	disconnect := slices.ContainsFunc(perturbs, func(p Perturbation) bool { return p.Action == ActionDisconnect })
+	mode := m.Links
+	switch mode {
+	case LinksAuto:
+		mode = LinksDirect
+		if disconnect {
+			mode = LinksRelay
+		}
+	case LinksDirect:
+		if disconnect {
+			ps.add(f("links"), "a disconnect perturbation needs links = %q (or %q)", LinksRelay, LinksAuto)
+		}
+	case LinksRelay:
+	default:
+		ps.add(f("links"), "invalid links %q (want %q, %q or %q)", m.Links, LinksAuto, LinksDirect, LinksRelay)
+		return mode
+	}
+	if mode == LinksRelay {
+		for _, n := range nodes {
+			if n.Mode == ModeSeed {
+				ps.add(f("links"), "relayed links turn the peer exchange off, which seed %s needs", n.Name)
+				break
+			}
+		}
+	}
+	return mode
+}

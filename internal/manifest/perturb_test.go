@@ -116,3 +116,27 @@ func TestSetPerturb(t *testing.T) {
 		t.Errorf("Set changed the manifest it was copied from: %+v", m.Perturb)
 	}
 }
+
+// TestLinksAuto: links = "auto" is relay when a disconnect needs it, else
+// direct; "relay" stays relay.
+func TestLinksAuto(t *testing.T) {
+	for _, tc := range []struct{ links, flag, want string }{
+		{LinksAuto, "", LinksDirect},
+		{LinksAuto, "validator02:kill@1s", LinksDirect},
+		{LinksAuto, "validator02:disconnect@1s", LinksRelay},
+		{LinksRelay, "", LinksRelay},
+		{LinksDirect, "validator02:pause@1s", LinksDirect},
+	} {
+		m := Default()
+		if err := m.Set("links", tc.links); err != nil {
+			t.Fatal(err)
+		}
+		if tc.flag != "" {
+			m.AddPerturb(ParsePerturbMust(t, tc.flag))
+		}
+		r, err := m.Resolve()
+		if err != nil || r.Links != tc.want {
+			t.Errorf("links %s with %q: %q, %v; want %q", tc.links, tc.flag, r.Links, err, tc.want)
+		}
+	}
+}

@@ -30,6 +30,8 @@ type Resolved struct {
 	App string
 	// LogLevel is CometBFT's log_level for every node.
 	LogLevel string
+	// Links is "direct" or "relay" (auto resolved).
+	Links string
 	// Config holds the testnet's config.toml overrides keyed by dotted path
 	// ("mempool.size"); values keep their TOML types (int64, float64, bool,
 	// string, time types, []any). Never nil.
@@ -142,6 +144,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
 	r.Load = m.resolveLoad(ps, r.Nodes)
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
+	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err
 	}

@@ -30,6 +30,8 @@ func setter(key string) func(m *Manifest, v string) error {
 		return apply(func(v string) (Overrides, error) { return Overrides{CometBFTVersion: &v}, nil })
 	case "log_level":
 		return func(m *Manifest, v string) error { m.LogLevel = v; return nil }
+	case "links":
+		return func(m *Manifest, v string) error { m.Links = v; return nil }
 	case "load.size":
 		return apply(func(v string) (Overrides, error) { n, err := strconv.Atoi(v); return Overrides{Size: &n}, err })
 	case "load.duration":
@@ -50,7 +52,7 @@ func setter(key string) func(m *Manifest, v string) error {
 }
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
-// canonical form: "validators", "cometbft_version", "log_level",
+// canonical form: "validators", "cometbft_version", "log_level", "links",
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
 // without "load."), a perturbation's key ("perturb.validator03.down":
