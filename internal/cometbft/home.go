@@ -53,6 +53,9 @@ type NodeSpec struct {
 	Version string
 	Binary  string         // cometbft binary for this node's version
 	Config  map[string]any // config.toml overrides by dotted key
+	// Ephemeral marks a node that comes and goes (a rotating node): it
+	// dials the others, but no other node lists it as a peer.
+	Ephemeral bool
 }
 
 // Spec is a testnet to generate.
@@ -80,6 +83,7 @@ type Home struct {
 	RPCPort     int
 	P2PPort     int
 	MetricsPort int
+	Ephemeral   bool // see NodeSpec.Ephemeral
 }
 
 // RPCAddr returns the node's RPC address (http://127.0.0.1:port).
@@ -104,7 +108,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	}
 	homes := make([]Home, len(spec.Nodes))
 	for i, n := range spec.Nodes {
-		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary,
+		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, Ephemeral: n.Ephemeral,
 			RPCPort: ports[3*i], P2PPort: ports[3*i+1], MetricsPort: ports[3*i+2]}
 		cmd := exec.CommandContext(ctx, n.Binary, "init", "--home", h.Dir)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -258,7 +262,7 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	var peers, seeds []string
 	for j, o := range homes {
 		switch {
-		case j == i:
+		case j == i, o.Ephemeral:
 			continue
 		case o.Mode == ModeSeed:
 			seeds = append(seeds, o.P2PAddr())

@@ -83,6 +83,38 @@ func caughtUp(t *testing.T, dir, node string, last int64) {
 	}
 }
 
+// stalled checks that node committed no height while it was down, from
+// half a second after its perturb-begin until its perturb-end: the
+// perturbation did take it off the network.
+func stalled(t *testing.T, dir, node string) {
+	t.Helper()
+	evs, err := results.ReadEvents(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var begin, end int64
+	for _, e := range evs {
+		switch {
+		case e.Node == node && e.Kind == results.EventPerturbBegin:
+			begin = e.At
+		case e.Node == node && e.Kind == results.EventPerturbEnd:
+			end = e.At
+		}
+	}
+	if begin == 0 || end == 0 {
+		t.Fatalf("no perturb-begin and perturb-end of %s", node)
+	}
+	ad, err := results.ReadAdoption(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range ad {
+		if a.Node == node && a.At > begin+int64(500*time.Millisecond) && a.At < end {
+			t.Errorf("%s committed height %d %.1f s into its down period", node, a.Height, float64(a.At-begin)/1e9)
+		}
+	}
+}
+
 // TestPerturbations runs each perturbation of validator03 under 12 s of
 // load on real nodes: the run is complete, every transaction is accounted,
 // the node is back at the tip, and events.csv has what was done to it.
@@ -116,6 +148,7 @@ func TestPerturbations(t *testing.T) {
 			}
 			checkAccounted(t, res, 1200)
 			caughtUp(t, dir, "validator03", res.Run.LastHeight)
+			stalled(t, dir, "validator03")
 			// A SIGTERM'd node may also exit by signal 15; either is a clean stop.
 			got := nodeEvents(t, dir, "validator03")
 			for i := range got {
@@ -169,15 +202,18 @@ func TestNodeDiesOnItsOwn(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	out := &killOnLoad{t: t, dir: dir, after: 3 * time.Second}
+	f := fetcher(t) // takes the node lock, which may wait for another test
 	start := time.Now()
 	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: perturbed(t, 8*time.Second, ""), Dir: dir, Fetcher: fetcher(t), Out: out, Version: "test",
+		Manifest: perturbed(t, 8*time.Second, ""), Dir: dir, Fetcher: f, Out: out, Version: "test",
 	})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 50*time.Second {
+	// 4 s start, 8 s load, a drain of seconds; a timeout on the dead node
+	// would add the 60 s drain timeout.
+	if el := time.Since(start); el > 60*time.Second {
 		t.Errorf("the run took %s: something waited a timeout on the dead node", el)
 	}
 	if res.Run.Status != results.StatusPartial {

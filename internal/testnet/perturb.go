@@ -104,18 +104,21 @@ func (n *Node) Resume() error {
 }
 
 // Restart starts the node's home again, as Start first did, after its
-// process has ended.
+// process has ended; an ephemeral node that Start left out is started the
+// first time.
 func (n *Node) Restart() error {
 	n.mu.Lock()
 	opts, done := n.opts, n.done
 	n.mu.Unlock()
-	if done == nil {
-		return fmt.Errorf("%s: never started", n.Name)
-	}
-	select {
-	case <-done:
-	default:
-		return fmt.Errorf("%s: still running", n.Name)
+	switch {
+	case done == nil && opts.LogDir == "":
+		return fmt.Errorf("%s: the testnet was never started", n.Name)
+	case done != nil:
+		select {
+		case <-done:
+		default:
+			return fmt.Errorf("%s: still running", n.Name)
+		}
 	}
 	if err := n.start(opts); err != nil {
 		return fmt.Errorf("restart %s: %w", n.Name, err)

@@ -81,12 +81,20 @@ func (t *Testnet) Node(name string) *Node {
 	return nil
 }
 
-// Start starts every node. On error the nodes already started are stopped.
+// Start starts every node but the ephemeral ones, which Node.Restart
+// starts when they are wanted. On error the nodes already started are
+// stopped.
 func (t *Testnet) Start(opts Options) error {
 	if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
 		return err
 	}
 	for _, n := range t.Nodes {
+		if n.Ephemeral {
+			n.mu.Lock()
+			n.opts = opts
+			n.mu.Unlock()
+			continue
+		}
 		if err := n.start(opts); err != nil {
 			t.Stop(5 * time.Second)
 			return fmt.Errorf("start node %s: %w", n.Name, err)
@@ -272,6 +280,10 @@ func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 	for {
 		healthy := 0
 		for _, n := range t.Nodes {
+			if n.Ephemeral {
+				healthy++ // not started with the others
+				continue
+			}
 			if exited, err := n.Exited(); exited {
 				return fmt.Errorf("node %s exited during start-up (%v); end of %s:\n%s", n.Name, err, n.LogPath, indent(n.LogTail(15)))
 			}
@@ -303,7 +315,7 @@ func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 				return ctx.Err()
 			}
 			for _, n := range t.Nodes {
-				if n.Mode == cometbft.ModeSeed {
+				if n.Mode == cometbft.ModeSeed || n.Ephemeral {
 					continue
 				}
 				f, ok := first[n.Name]
