@@ -44,6 +44,8 @@ type loadPhase struct {
 	// perturb, when set, runs the perturbations from the load start; the
 	// drain waits for it to end, so that every node is back first.
 	perturb *executor
+	// rotate, when set, rotates ephemeral nodes for the load's duration.
+	rotate *rotator
 	// loadStart is when the load began; onLoadStart, when set, is told.
 	loadStart   time.Time
 	onLoadStart func(time.Time)
@@ -131,10 +133,18 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	if lp.perturb != nil {
 		lp.perturb.start(ctx, loadStart, heights)
 	}
+	if lp.rotate != nil {
+		lp.rotate.start(ctx, heights)
+	}
 	pctx, pstop := context.WithCancel(ctx)
 	go lp.progress(pctx, gen, heights, loadStart)
 	loadErr := gen.Run(ctx)
 	pstop()
+	if lp.rotate != nil {
+		if err := lp.rotate.stop(lp.out); err != nil {
+			lp.rd.fail(err)
+		}
+	}
 	loadEnd := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadEnd = loadEnd })
 	st := gen.Stats()

@@ -39,7 +39,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			return spec, err
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config})
+			Version: v, Binary: bin, Config: n.Config, Ephemeral: n.Ephemeral})
 	}
 	return spec, nil
 }

@@ -237,3 +237,65 @@ func TestNodeDiesOnItsOwn(t *testing.T) {
 		t.Errorf("validator03's events: %q", got)
 	}
 }
+
+// TestRotation rotates two ephemeral full nodes (dwell 2 s) under 20 s of
+// load: each block-syncs from genesis and is declared caught up at least
+// once (a caught-up event), is stopped and wiped, its heights are in
+// adoption.csv; the run is complete with every transaction accounted.
+func TestRotation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	m := manifest.Default()
+	rate, d := 100.0, 20*time.Second
+	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"rotate.concurrency": "2", "rotate.dwell": "2s"} {
+		if err := m.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test"})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 2000)
+	evs, err := results.ReadEvents(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range []string{"ephemeral01", "ephemeral02"} {
+		got := nodeEvents(t, dir, node)
+		if len(got) < 6 || got[0] != "start pid" || !slices.Contains(got, "wipe data") {
+			t.Errorf("%s's events: %q", node, got)
+		}
+		caught := 0
+		for _, e := range evs {
+			if e.Node == node && e.Kind == results.EventCaughtUp {
+				caught++
+				t.Logf("%s caught up: %s", node, e.Detail)
+			}
+		}
+		if caught == 0 {
+			t.Errorf("%s never caught up", node)
+		}
+		ad, err := results.ReadAdoption(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(ad, func(a results.Adoption) bool { return a.Node == node }) {
+			t.Errorf("adoption.csv has no height of %s", node)
+		}
+	}
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+}

@@ -327,6 +327,9 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 			lp.perturb.links = lk
 		}
 	}
+	if m.Rotate != nil {
+		lp.rotate = &rotator{rot: *m.Rotate, tn: tn, events: events.write}
+	}
 	lp.onLoadStart = func(t time.Time) { loadStart.Store(t.UnixNano()) }
 	return true, lp.run(ctx, s.hard)
 }

@@ -26,6 +26,7 @@ type encoded struct {
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
 	Perturb         map[string]encodedPerturb `toml:"perturb,omitempty"`
+	Rotate          *ManifestRotate           `toml:"rotate,omitempty"`
 }
 
 type encodedPerturb struct {
@@ -73,7 +74,13 @@ func Encode(r Resolved) ([]byte, error) {
 	if e.Config == nil {
 		e.Config = map[string]any{}
 	}
+	if r.Rotate != nil {
+		e.Rotate = &ManifestRotate{Concurrency: len(r.Rotate.Nodes), Dwell: r.Rotate.Dwell.String()}
+	}
 	for _, n := range r.Nodes {
+		if n.Ephemeral {
+			continue // [rotate] makes them
+		}
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}

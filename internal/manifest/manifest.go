@@ -130,6 +130,13 @@ type Manifest struct {
 	//	at = "20s"
 	Perturb map[string]ManifestPerturb `toml:"perturb"`
 
+	// Rotate runs ephemeral full nodes that come and go during the load
+	// (see [ManifestRotate]). Default: none.
+	//
+	//	[rotate]
+	//	concurrency = 2
+	Rotate ManifestRotate `toml:"rotate"`
+
 	// Load describes the load driven into the testnet.
 	//
 	//	[load]
@@ -237,6 +244,7 @@ func Default() Manifest {
 		Validators:      4,
 		LogLevel:        "state:info,*:error",
 		Links:           LinksAuto,
+		Rotate:          ManifestRotate{Dwell: "10s"},
 		Load: ManifestLoad{
 			Connections:   1,
 			Rate:          200,

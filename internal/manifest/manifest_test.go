@@ -110,6 +110,18 @@ func init() {
 	}
 }
 
+func init() {
+	nodes := validators(4, "v0.40.0")
+	for _, n := range []string{"ephemeral01", "ephemeral02"} {
+		nodes = append(nodes, Node{Name: n, Mode: ModeFull, Version: "v0.40.0", Config: map[string]any{}, Ephemeral: true})
+	}
+	goodManifests["rotate.good.toml"] = Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Config: map[string]any{}, Nodes: nodes, Load: defaultLoad,
+		Rotate: &Rotation{Nodes: []string{"ephemeral01", "ephemeral02"}, Dwell: 5 * time.Second},
+	}
+}
+
 // baseConfig is config-forms.good.toml's [config], with extra laid over it.
 func baseConfig(extra map[string]any) map[string]any {
 	c := map[string]any{

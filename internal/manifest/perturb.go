@@ -118,8 +118,12 @@ func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Du
 		mp := m.Perturb[name]
 		field := func(k string) []string { return f("perturb", name, k) }
 		p := Perturbation{Node: name, Action: mp.Action, Height: mp.Height, Count: mp.count()}
-		if !slices.ContainsFunc(nodes, func(n Node) bool { return n.Name == name }) && len(nodes) > 0 {
+		i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == name })
+		switch {
+		case i < 0 && len(nodes) > 0:
 			ps.add(f("perturb", name), "no node named %q", name)
+		case i >= 0 && nodes[i].Ephemeral:
+			ps.add(f("perturb", name), "node %q is a [rotate] ephemeral node, which the rotation starts and stops", name)
 		}
 		if !slices.Contains(Actions, mp.Action) {
 			ps.add(field("action"), "invalid action %q (want %s)", mp.Action, strings.Join(Actions, ", "))

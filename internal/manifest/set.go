@@ -32,6 +32,17 @@ func setter(key string) func(m *Manifest, v string) error {
 		return func(m *Manifest, v string) error { m.LogLevel = v; return nil }
 	case "links":
 		return func(m *Manifest, v string) error { m.Links = v; return nil }
+	case "rotate.concurrency":
+		return func(m *Manifest, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("rotate.concurrency: want an integer, got %q", v)
+			}
+			m.Rotate.Concurrency = n
+			return nil
+		}
+	case "rotate.dwell":
+		return func(m *Manifest, v string) error { m.Rotate.Dwell = v; return nil }
 	case "load.size":
 		return apply(func(v string) (Overrides, error) { n, err := strconv.Atoi(v); return Overrides{Size: &n}, err })
 	case "load.duration":
@@ -53,6 +64,7 @@ func setter(key string) func(m *Manifest, v string) error {
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
 // canonical form: "validators", "cometbft_version", "log_level", "links",
+// "rotate.concurrency", "rotate.dwell",
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
 // without "load."), a perturbation's key ("perturb.validator03.down":
