@@ -38,7 +38,8 @@ type loadPhase struct {
 	resCfg    collect.ResourceConfig
 	prom      *PrometheusOptions
 	// down says whether a node cannot answer now and why ("exited at
-	// 25.0 s, killed by signal 9", times since t0); nil means every node
+	// 25.0 s, killed by signal 9", times since t0; "" when there is nothing
+	// to report, e.g. a rotating node between lives); nil means every node
 	// is taken to be up (a testnet cometlab does not run).
 	down func(name string, t0 time.Time) (bool, string)
 	// perturb, when set, runs the perturbations from the load start; the
@@ -364,7 +365,9 @@ func (lp *loadPhase) drain(ctx context.Context) (drained bool, left, dead string
 		for _, n := range lp.nodes {
 			if lp.down != nil {
 				if down, why := lp.down(n.Name, lp.loadStart); down {
-					dead += fmt.Sprintf(" %s %s;", n.Name, why)
+					if why != "" {
+						dead += fmt.Sprintf(" %s %s;", n.Name, why)
+					}
 					continue
 				}
 			}

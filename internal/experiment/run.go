@@ -316,10 +316,15 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 		target: target.RPC, nodes: endpoints, readback: true}
 	lp.setCollectors(opts, tn)
 	lp.down = func(name string, t0 time.Time) (bool, string) {
-		if n := tn.Node(name); n != nil {
-			return n.State().Down(t0)
+		n := tn.Node(name)
+		if n == nil {
+			return false, ""
 		}
-		return false, ""
+		down, why := n.State().Down(t0)
+		if down && n.Ephemeral {
+			why = "" // a rotating node is down between its lives: nothing to say
+		}
+		return down, why
 	}
 	if len(m.Perturbations) > 0 {
 		lp.perturb = &executor{steps: schedule(m.Perturbations), tn: tn, events: events.write, target: m.Load.Target}
