@@ -103,9 +103,11 @@ type executor struct {
 	// height returns the target's latest height, for height triggers.
 	height func() int64
 
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	errs []error
+	wg      sync.WaitGroup
+	ended   chan struct{} // closed when the load has ended: nothing more begins
+	mu      sync.Mutex
+	errs    []error
+	skipped []string // steps that never began because the load ended first
 }
 
 // start runs the steps from t0 (the load start) until they are all done;
@@ -115,6 +117,7 @@ func (x *executor) start(ctx context.Context, t0 time.Time, latest interface{ La
 	if x.height == nil && latest != nil {
 		x.height = func() int64 { return latest.Latest(x.target) }
 	}
+	x.ended = make(chan struct{})
 	byNode := map[string][]step{}
 	for _, s := range x.steps {
 		byNode[s.Node] = append(byNode[s.Node], s)
@@ -124,14 +127,23 @@ func (x *executor) start(ctx context.Context, t0 time.Time, latest interface{ La
 	}
 }
 
-// wait waits until every node's steps are done and returns their errors.
+// wait, called when the load has ended, lets nothing more begin, waits
+// until every node that is down is back and returns the steps' errors.
 func (x *executor) wait(out *printer) error {
+	if x.ended == nil {
+		return nil // never started
+	}
+	close(x.ended)
 	if len(x.steps) > 0 {
 		out.Status("perturbations: waiting for the last to end")
 	}
 	x.wg.Wait()
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if len(x.skipped) > 0 {
+		slices.Sort(x.skipped)
+		out.Phase("perturbations: the load ended before these began: %s", strings.Join(x.skipped, "; "))
+	}
 	return errors.Join(x.errs...)
 }
 
@@ -143,19 +155,32 @@ func (x *executor) runNode(ctx context.Context, t0 time.Time, node string, steps
 	}
 	down := false // the node is down from a begin step not yet ended
 	heightAt := map[int64]time.Time{}
-	for _, s := range steps {
-		if !down && ctx.Err() != nil {
-			return // interrupted: take nothing else down
+	for i, s := range steps {
+		// Until the next step is due, a step that takes the node down waits
+		// for the end of the load or an interrupt too; one that brings it
+		// back only for an interrupt.
+		wctx, cancel := context.WithCancel(ctx)
+		if !down {
+			go func() {
+				select {
+				case <-x.ended:
+					cancel()
+				case <-wctx.Done():
+				}
+			}()
 		}
 		start := t0
 		if s.Height > 0 {
 			if _, ok := heightAt[s.Height]; !ok {
-				heightAt[s.Height] = x.waitHeight(ctx, s.Height)
+				heightAt[s.Height] = x.waitHeight(wctx, s.Height)
 			}
 			start = heightAt[s.Height]
 		}
-		if !down || ctx.Err() == nil {
-			sleepUntil(ctx, start.Add(s.At))
+		sleepUntil(wctx, start.Add(s.At))
+		cancel()
+		if !down && (ctx.Err() != nil || x.isEnded()) {
+			x.skip(steps[i:])
+			return // interrupted or the load ended: take nothing else down
 		}
 		if err := x.do(n, s); err != nil {
 			x.fail(err)
@@ -266,6 +291,26 @@ func (x *executor) end(n *testnet.Node, action string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown action %q", action)
+}
+
+func (x *executor) isEnded() bool {
+	select {
+	case <-x.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// skip records the steps that never began.
+func (x *executor) skip(steps []step) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, s := range steps {
+		if s.Op != opEnd {
+			x.skipped = append(x.skipped, s.Node+" "+s.Detail())
+		}
+	}
 }
 
 func (x *executor) fail(err error) {

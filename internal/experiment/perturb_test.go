@@ -1,12 +1,18 @@
 package experiment
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
+	"github.com/cometlab/cometlab/internal/testnet"
 )
 
 // TestSchedule runs testdata/schedule/*.txt: [perturb] tables in, the
@@ -30,4 +36,33 @@ func TestSchedule(t *testing.T) {
 		}
 		return b.String()
 	})
+}
+
+// TestExecutorSkipsAfterLoad: a perturbation due after the load ended (at
+// a time or a height never reached) never begins, and the wait for the
+// executor does not hang on it.
+func TestExecutorSkipsAfterLoad(t *testing.T) {
+	tn := testnet.New([]cometbft.Home{{Name: "validator02"}, {Name: "validator03"}}, nil)
+	steps := schedule([]manifest.Perturbation{
+		{Node: "validator02", Action: manifest.ActionPause, Height: 1 << 40, Down: time.Second, Count: 1},
+		{Node: "validator03", Action: manifest.ActionKill, At: time.Hour, Down: time.Second, Every: 2 * time.Hour, Count: 2},
+	})
+	x := &executor{steps: steps, tn: tn, events: func(results.Event) { t.Error("an event of a step that should not run") },
+		height: func() int64 { return 5 }}
+	x.start(context.Background(), time.Now(), nil)
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- x.wait(newPrinter(&out)) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("wait hangs on steps due after the load")
+	}
+	want := "perturbations: the load ended before these began: validator02 pause 1/1, down 1s; validator03 kill 1/2, down 1s; validator03 kill 2/2, down 1s"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
 }
