@@ -153,9 +153,14 @@ func (x *executor) runNode(ctx context.Context, t0 time.Time, node string, steps
 		x.fail(fmt.Errorf("no node %s", node))
 		return
 	}
-	down := false // the node is down from a begin step not yet ended
+	down := false   // the node is down from a begin step not yet ended
+	failed := false // the last begin step failed: its end has nothing to do
 	heightAt := map[int64]time.Time{}
 	for i, s := range steps {
+		if s.Op == opEnd && failed {
+			failed = false
+			continue
+		}
 		// Until the next step is due, a step that takes the node down waits
 		// for the end of the load or an interrupt too; one that brings it
 		// back only for an interrupt.
@@ -184,9 +189,9 @@ func (x *executor) runNode(ctx context.Context, t0 time.Time, node string, steps
 		}
 		if err := x.do(n, s); err != nil {
 			x.fail(err)
-			if s.Op == opBegin {
-				continue // it did not go down: skip its end
-			}
+			failed = s.Op == opBegin // it did not go down: skip its end
+			down = false
+			continue
 		}
 		down = s.Op == opBegin
 	}

@@ -132,6 +132,8 @@ func TestPerturbations(t *testing.T) {
 			"resume SIGCONT", "perturb-end pause 1/1, down 4s", "exit exit code 0"}},
 		{"validator03:disconnect@3s,down=4s", []string{"start pid", "perturb-begin disconnect 1/1, down 4s", "cut p2p links cut",
 			"restore p2p links restored", "perturb-end disconnect 1/1, down 4s", "exit exit code 0"}},
+		{"validator03:restart@3s", []string{"start pid", "perturb-begin restart 1/1", "term SIGTERM", "exit exit code 0",
+			"start pid", "perturb-end restart 1/1", "exit exit code 0"}},
 		{"validator03:wipe@3s,down=1s", []string{"start pid", "perturb-begin wipe 1/1, down 1s", "term SIGTERM", "exit exit code 0",
 			"wipe data", "start pid", "perturb-end wipe 1/1, down 1s", "exit exit code 0"}},
 	} {

@@ -66,3 +66,21 @@ func TestExecutorSkipsAfterLoad(t *testing.T) {
 		t.Errorf("output %q, want %q", out.String(), want)
 	}
 }
+
+// TestExecutorFailedBegin: a begin step that fails (a pause of a node
+// that does not run) is an error, and its end step is not run.
+func TestExecutorFailedBegin(t *testing.T) {
+	tn := testnet.New([]cometbft.Home{{Name: "validator03"}}, nil)
+	var events []string
+	x := &executor{steps: schedule([]manifest.Perturbation{{Node: "validator03", Action: manifest.ActionPause, Down: time.Millisecond, Count: 1}}),
+		tn: tn, events: func(e results.Event) { events = append(events, e.Kind+" "+e.Detail) }}
+	x.start(context.Background(), time.Now(), nil)
+	time.Sleep(100 * time.Millisecond) // both steps are due at once
+	err := x.wait(newPrinter(nil))
+	if err == nil || !strings.Contains(err.Error(), "not running") || strings.Contains(err.Error(), "end pause") {
+		t.Errorf("error %v, want the begin's 'not running' only", err)
+	}
+	if want := []string{"perturb-begin pause 1/1, down 1ms"}; strings.Join(events, "|") != strings.Join(want, "|") {
+		t.Errorf("events %q, want %q", events, want)
+	}
+}
