@@ -60,12 +60,15 @@ const (
 	UnitPeers  = "peers"
 	UnitNodes  = "nodes"
 	UnitFiles  = "files"
+
+	UnitTPSPerMin = "tx/s per min" // change of a rate per minute of the load
+	UnitMSPerMin  = "ms per min"
 )
 
 // Units returns every unit the dictionary uses.
 func Units() []string {
 	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
-		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles}
+		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin}
 }
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,
@@ -157,7 +160,7 @@ func Dictionary() []Metric {
 		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
-	return slices.Concat(base, blockDictionary(), mempoolDictionary(), resourceDictionary(), adoptionDictionary())
+	return slices.Concat(base, trendDictionary(), blockDictionary(), mempoolDictionary(), resourceDictionary(), adoptionDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

@@ -55,6 +55,10 @@ type Options struct {
 	// the nodes: metrics.csv is read from it after the read-back instead of
 	// scraped.
 	Prometheus string
+	// MinFreeDisk is the disk guard's minimum free space (bytes) on the
+	// run directory's file system: below it the load stops and the run is
+	// partial. 0 means DefaultMinFreeDisk; below 0 turns the guard off.
+	MinFreeDisk int64
 }
 
 // Metrics modes (Options.Metrics, --metrics).
@@ -161,6 +165,9 @@ func (lp *loadPhase) setCollectors(opts Options, tn *testnet.Testnet) {
 		}
 		if !opts.NoResources {
 			lp.procs = append(lp.procs, collect.Proc{Name: n.Name, PID: n.PID, DataDir: filepath.Join(n.Dir, "data")})
+			if len(n.AppCommand) > 0 { // the external app, beside its node
+				lp.procs = append(lp.procs, collect.Proc{Name: n.Name + "/app", PID: n.AppPID})
+			}
 		}
 	}
 	ns := metricsNamespace(opts.Manifest)
@@ -249,7 +256,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 		return nil, err
 	}
 	r := s.record(version, m.Load)
-	r.CometBFTVersion, r.App, r.Target = m.CometBFTVersion, m.App, m.Load.Target
+	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return nil, err
@@ -313,7 +320,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true}
+		target: target.RPC, nodes: endpoints, readback: true, live: true, minFree: opts.MinFreeDisk}
 	lp.setCollectors(opts, tn)
 	lp.down = func(name string, t0 time.Time) (bool, string) {
 		n := tn.Node(name)
@@ -325,6 +332,15 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 			why = "" // a rotating node is down between its lives: nothing to say
 		}
 		return down, why
+	}
+	lp.avoid = map[string]bool{}
+	for _, p := range m.Perturbations {
+		lp.avoid[p.Node] = true
+	}
+	for _, n := range m.Nodes {
+		if n.Ephemeral {
+			lp.avoid[n.Name] = true
+		}
 	}
 	if len(m.Perturbations) > 0 {
 		lp.perturb = &executor{steps: schedule(m.Perturbations), tn: tn, events: events.write, target: m.Load.Target}
@@ -393,12 +409,12 @@ func finish(ctx context.Context, rd *runDir, out *printer, runErr error, loadSta
 	if !loadStarted {
 		return res, runErr
 	}
-	sum, err := analysis.Analyze(rd.dir)
+	sum, in, err := analysis.AnalyzeInput(rd.dir)
 	if err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("analyse: %w", err))
 	}
 	res.Summary = sum
-	if err := report.Write(rd.dir, sum, report.Options{}); err != nil {
+	if err := report.Write(rd.dir, sum, report.Options{Input: &in}); err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("report: %w", err))
 	}
 	out.Phase("report: %s", rd.path(results.ReportFile))

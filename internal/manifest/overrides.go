@@ -30,6 +30,9 @@ type Overrides struct {
 	// Target is --target, load.target; it is checked against the node names
 	// by [Manifest.Resolve].
 	Target *string
+	// App is --app, the app's name ("kvstore" or "e2e"); an [app] table's
+	// settings stay.
+	App *string
 }
 
 // Apply lays the flags in o over m: flags win over the file. It checks each
@@ -79,6 +82,9 @@ func (m *Manifest) Apply(o Overrides) error {
 	}
 	if o.Target != nil && *o.Target == "" {
 		bad("--target", "must not be empty")
+	}
+	if _, _, ok := appOf(m.App); o.App != nil && !ok {
+		bad("--app", "the manifest's app is neither a name nor an [app] table")
 	}
 	if len(errs) > 0 {
 		return joinSorted(errs)
@@ -130,6 +136,11 @@ func (m *Manifest) Apply(o Overrides) error {
 	if o.Target != nil {
 		m.Load.Target = *o.Target
 		set("load.target", "--target")
+	}
+	if o.App != nil {
+		_ = m.setApp("", *o.App) // checked above
+		set("app", "--app")
+		set("app.kind", "--app")
 	}
 	return nil
 }
