@@ -198,6 +198,7 @@ type testnetFlags struct {
 	app          string
 	startTimeout time.Duration
 	verbose      bool
+	perturb      []string
 }
 
 func (f *testnetFlags) register(fs *pflag.FlagSet) {
@@ -210,14 +211,35 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
 }
 
-// load reads --manifest, or returns the built-in default.
+// registerPerturb adds --perturb (for the commands that run a testnet
+// under load).
+func (f *testnetFlags) registerPerturb(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.perturb, "perturb", nil, "perturb a node during the load, NODE:ACTION[@WHEN][,down=D][,every=D][,count=N]: "+
+		"ACTION is kill, restart, pause, disconnect or wipe, WHEN a time after the load starts (20s) or a height (h50); "+
+		"repeatable, one per node; replaces the manifest's [perturb.NODE] (e.g. validator03:kill@20s,down=5s)")
+}
+
+// load reads --manifest, or returns the built-in default, and lays
+// --perturb over it.
 func (f *testnetFlags) load() (manifest.Manifest, error) {
-	if f.manifest == "" {
-		return manifest.Default(), nil
+	m := manifest.Default()
+	if f.manifest != "" {
+		var err error
+		if m, err = manifest.Load(f.manifest); err != nil {
+			return m, exitcode.With(err, exitcode.Usage)
+		}
 	}
-	m, err := manifest.Load(f.manifest)
-	if err != nil {
-		return m, exitcode.With(err, exitcode.Usage)
+	seen := map[string]bool{}
+	for _, s := range f.perturb {
+		node, p, err := manifest.ParsePerturb(s)
+		if err != nil {
+			return m, exitcode.With(fmt.Errorf("--perturb %w", err), exitcode.Usage)
+		}
+		if seen[node] {
+			return m, exitcode.With(fmt.Errorf("--perturb: node %s given twice (one perturbation per node; use every and count to repeat it)", node), exitcode.Usage)
+		}
+		seen[node] = true
+		m.AddPerturb(node, p)
 	}
 	return m, nil
 }

@@ -46,6 +46,7 @@ Ctrl-C stops the load and still reads back what was sent (the run is marked
 partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 		Example: `  cometlab run
   cometlab run -c 2 -r 400 -T 90s
+  cometlab run -T 2m --perturb validator03:kill@20s,down=5s,every=60s,count=2
   cometlab run --manifest testnet.toml --out runs/baseline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -81,6 +82,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 		},
 	}
 	tf.register(cmd.Flags())
+	tf.registerPerturb(cmd.Flags())
 	lf.register(cmd.Flags())
 	mf.register(cmd.Flags(), true)
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")

@@ -25,15 +25,16 @@ var allowedImports = map[string][]string{
 	"cometbft":            {"exitcode"},
 	"exitcode":            {},
 	"manifest":            {"cometbft", "payload"},
-	"testnet":             {"cometbft", "rpc"},
+	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
+	"links":               {},
 	"load":                {"payload", "results"},
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
 	"saturation":          {"analysis", "results"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -216,6 +216,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 	}
 	fs := cmd.Flags()
 	tf.register(fs)
+	tf.registerPerturb(fs)
 	sf.register(fs, "cell")
 	cf.register(fs)
 	fs.IntSliceVarP(&conns, "connections", "c", nil, "connection counts (c), e.g. 1,2,4 (default from the manifest: 1)")
@@ -337,6 +338,7 @@ continues with --resume DIR.`,
 	}
 	fs := cmd.Flags()
 	tf.register(fs)
+	tf.registerPerturb(fs)
 	sf.register(fs, "run")
 	cf.register(fs)
 	fs.IntVarP(&conns, "connections", "c", 0, "websocket connections (c), fixed during the search (default from the manifest: 1)")

@@ -53,6 +53,9 @@ type NodeSpec struct {
 	Version string
 	Binary  string         // cometbft binary for this node's version
 	Config  map[string]any // config.toml overrides by dotted key
+	// Ephemeral marks a node that comes and goes (a rotating node): it
+	// dials the others, but no other node lists it as a peer.
+	Ephemeral bool
 	// AppBinary is the e2e app node binary of this node's version when
 	// the spec's App is [AppE2E]; the node runs it instead of Binary
 	// (Binary still generates the home).
@@ -65,6 +68,13 @@ type Spec struct {
 	App      string // [AppKVStore] or [AppE2E]
 	LogLevel string
 	Nodes    []NodeSpec
+	// Relay, when set, returns the loopback address (host:port) node from
+	// dials to reach peer to, a relay that forwards to to's p2p listener
+	// (package links): persistent_peers name the relays, and the peer
+	// exchange is off so that nodes never learn each other's own
+	// addresses and bypass them. Seeds cannot work without the peer
+	// exchange: a spec with Relay and a seed is refused.
+	Relay func(from, to Home) (string, error)
 	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
 	// keyed as the app names them; see [E2EAppKeyProblem].
 	AppConfig map[string]any
@@ -88,6 +98,7 @@ type Home struct {
 	RPCPort     int
 	P2PPort     int
 	MetricsPort int
+	Ephemeral   bool // see NodeSpec.Ephemeral
 }
 
 // Command returns the node's command line and the environment it adds:
@@ -130,7 +141,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	homes := make([]Home, len(spec.Nodes))
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
-			RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+			Ephemeral: n.Ephemeral, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
 		if spec.App == AppExternal {
 			h.AppPort = ports[perNode*i+3]
 			h.AppCommand = externalCommand(spec.AppConfig, h)
@@ -143,6 +154,13 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
 		}
 		homes[i] = h
+	}
+	if spec.Relay != nil {
+		for _, n := range spec.Nodes {
+			if n.Mode == ModeSeed {
+				return nil, fmt.Errorf("node %s: a seed needs the peer exchange, which relayed links turn off", n.Name)
+			}
+		}
 	}
 	if err := writeGenesis(spec, homes); err != nil {
 		return nil, err
@@ -292,12 +310,18 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	}
 	var peers, seeds []string
 	for j, o := range homes {
-		if j == i {
+		switch {
+		case j == i, o.Ephemeral:
 			continue
-		}
-		if o.Mode == ModeSeed {
+		case o.Mode == ModeSeed:
 			seeds = append(seeds, o.P2PAddr())
-		} else {
+		case spec.Relay != nil:
+			addr, err := spec.Relay(h, o)
+			if err != nil {
+				return err
+			}
+			peers = append(peers, o.ID+"@"+addr)
+		default:
 			peers = append(peers, o.P2PAddr())
 		}
 	}
@@ -319,6 +343,9 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 		"p2p.seed_mode":                          n.Mode == ModeSeed,
 		"instrumentation.prometheus":             true,
 		"instrumentation.prometheus_listen_addr": fmt.Sprintf("127.0.0.1:%d", h.MetricsPort),
+	}
+	if spec.Relay != nil {
+		set["p2p.pex"] = false
 	}
 	if spec.App == AppExternal {
 		set["abci"] = fmt.Sprint(spec.AppConfig["abci"])

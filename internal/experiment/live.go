@@ -39,8 +39,8 @@ type liveReader struct {
 }
 
 // newLiveReader creates txs.csv and blocks.csv and a walker from height
-// first, reading from the first node that is not the target (the target
-// when there is none).
+// first, reading from the first node that is not the target nor perturbed
+// nor rotating (the target when there is none).
 func (lp *loadPhase) newLiveReader(first int64) (*liveReader, error) {
 	l := &liveReader{reader: lp.target, name: "the target"}
 	if lp.liveFrom != "" {
@@ -50,7 +50,7 @@ func (lp *loadPhase) newLiveReader(first int64) (*liveReader, error) {
 		if lp.liveFrom != "" {
 			break
 		}
-		if n.Name != lp.rd.run.Target && n.Addr != lp.target.Addr() {
+		if n.Name != lp.rd.run.Target && n.Addr != lp.target.Addr() && !lp.avoid[n.Name] {
 			l.reader, l.name = rpc.New(n.Addr), n.Name
 			break
 		}

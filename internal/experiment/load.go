@@ -43,11 +43,27 @@ type loadPhase struct {
 	procs     []collect.Proc
 	resCfg    collect.ResourceConfig
 	prom      *PrometheusOptions
+	// down says whether a node cannot answer now and why ("exited at
+	// 25.0 s, killed by signal 9", times since t0; "" when there is nothing
+	// to report, e.g. a rotating node between lives); nil means every node
+	// is taken to be up (a testnet cometlab does not run).
+	down func(name string, t0 time.Time) (bool, string)
+	// perturb, when set, runs the perturbations from the load start; the
+	// drain waits for it to end, so that every node is back first.
+	perturb *executor
+	// rotate, when set, rotates ephemeral nodes for the load's duration.
+	rotate *rotator
+	// loadStart is when the load began; onLoadStart, when set, is told.
+	loadStart   time.Time
+	onLoadStart func(time.Time)
 	// live reads the chain while the load runs (liveReader) and prints
 	// the live line; liveFrom, when set, is the RPC address of the node
 	// read from (default: a node other than the target).
 	live     bool
 	liveFrom string
+	// avoid names the nodes the live reader should not read from: the
+	// perturbed and the rotating ones.
+	avoid map[string]bool
 }
 
 // run drives the load. ctx ending stops the load; the read-back then still
@@ -125,7 +141,17 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
 		lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
 	loadStart := time.Now()
+	lp.loadStart = loadStart
+	if lp.onLoadStart != nil {
+		lp.onLoadStart(loadStart)
+	}
 	lp.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
+	if lp.perturb != nil {
+		lp.perturb.start(ctx, loadStart, heights)
+	}
+	if lp.rotate != nil {
+		lp.rotate.start(ctx, heights)
+	}
 	pctx, pstop := context.WithCancel(ctx)
 	live, err := lp.startLive(hard, first, gen, loadStart)
 	if err != nil {
@@ -149,6 +175,11 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		lp.rd.fail(errors.New(why))
 		loadErr = nil // stopped on purpose: the run is partial, not failed
 	}
+	if lp.rotate != nil {
+		if err := lp.rotate.stop(lp.out); err != nil {
+			lp.rd.fail(err)
+		}
+	}
 	loadEnd := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadEnd = loadEnd })
 	st := gen.Stats()
@@ -159,6 +190,11 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	}
 	if loadErr != nil && !errors.Is(loadErr, context.Canceled) {
 		lp.rd.fail(fmt.Errorf("load: %w", loadErr))
+	}
+	if lp.perturb != nil {
+		if err := lp.perturb.wait(lp.out); err != nil {
+			lp.rd.fail(fmt.Errorf("perturbations: %w", err))
+		}
 	}
 	if !lp.readback {
 		return loadErr
@@ -277,27 +313,56 @@ func (lp *loadPhase) progress(ctx context.Context, gen *load.Generator, heights 
 // to the last committed height.
 func (lp *loadPhase) readBack(ctx context.Context, first int64, live *liveRun) error {
 	start := time.Now()
-	drained, left := lp.drain(ctx)
+	drained, left, dead := lp.drain(ctx)
+	skipped := ""
+	if dead != "" {
+		skipped = fmt.Sprintf(" (not waited for:%s)", dead)
+	}
 	if drained {
-		lp.out.Phase("drain: mempools empty after %s", since(start))
+		lp.out.Phase("drain: mempools empty after %s%s", since(start), skipped)
 	} else {
-		msg := fmt.Sprintf("mempools not empty after the drain timeout %s: %s", lp.work.DrainTimeout, left)
+		msg := fmt.Sprintf("mempools not empty after the drain timeout %s:%s%s", lp.work.DrainTimeout, left, skipped)
 		lp.out.Phase("drain: %s", msg)
 		lp.rd.fail(errors.New(msg))
 	}
-	last, err := lp.target.Height(ctx)
+	target := lp.readBackNode()
+	last, err := target.Height(ctx)
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
 	// Block last's commit time is block last+1's time: wait for it.
-	if err := waitHeight(ctx, lp.target, last+1, 30*time.Second); err != nil {
+	if err := waitHeight(ctx, target, last+1, 30*time.Second); err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
 	lp.rd.set(func(r *results.Run) { r.LastHeight = last })
 	if live != nil {
-		return live.finish(ctx, lp.out, lp.target, last)
+		return live.finish(ctx, lp.out, target, last)
 	}
-	return walkChain(ctx, lp.rd, lp.out, lp.target, lp.id, first, last)
+	return walkChain(ctx, lp.rd, lp.out, target, lp.id, first, last)
+}
+
+// readBackNode is the node the chain is read from: the load's target, or
+// the first node that is up when the target is down.
+func (lp *loadPhase) readBackNode() *rpc.Client {
+	if lp.down == nil {
+		return lp.target
+	}
+	for _, n := range lp.nodes {
+		if n.Addr == lp.target.Addr() {
+			if down, _ := lp.down(n.Name, lp.loadStart); !down {
+				return lp.target
+			}
+		}
+	}
+	for _, n := range lp.nodes {
+		if down, why := lp.down(n.Name, lp.loadStart); !down {
+			lp.out.Phase("read-back: from %s, the load's target is down", n.Name)
+			return rpc.New(n.Addr)
+		} else {
+			lp.logger.Debug("read-back: node down", "node", n.Name, "why", why)
+		}
+	}
+	return lp.target
 }
 
 // walkChain reads heights first…last of the run's chain into txs.csv and
@@ -327,17 +392,26 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 	return errors.Join(txs.Close(), blocks.Close())
 }
 
-// drain polls every node's mempool until all are empty or the drain
-// timeout passes; it returns what was left when it gave up.
-func (lp *loadPhase) drain(ctx context.Context) (bool, string) {
+// drain polls the mempool of every node that is up until all are empty or
+// the drain timeout passes; it returns what was left when it gave up, and
+// the nodes it did not wait for because they are down, each with why
+// ("validator03 exited at 25.0 s, killed by signal 9").
+func (lp *loadPhase) drain(ctx context.Context) (drained bool, left, dead string) {
 	ctx, cancel := context.WithTimeout(ctx, lp.work.DrainTimeout)
 	defer cancel()
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
-	left := ""
 	for {
-		left = ""
+		left, dead = "", ""
 		for _, n := range lp.nodes {
+			if lp.down != nil {
+				if down, why := lp.down(n.Name, lp.loadStart); down {
+					if why != "" {
+						dead += fmt.Sprintf(" %s %s;", n.Name, why)
+					}
+					continue
+				}
+			}
 			c := rpc.New(n.Addr)
 			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
 			k, err := c.UnconfirmedTxs(cctx)
@@ -350,12 +424,12 @@ func (lp *loadPhase) drain(ctx context.Context) (bool, string) {
 			}
 		}
 		if left == "" {
-			return true, ""
+			return true, "", dead
 		}
 		lp.out.Status("drain: waiting for the mempools:%s", left)
 		select {
 		case <-ctx.Done():
-			return false, left
+			return false, left, dead
 		case <-t.C:
 		}
 	}

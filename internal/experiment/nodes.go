@@ -2,10 +2,13 @@ package experiment
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/links"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet"
@@ -47,9 +50,23 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			app = apps[v]
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config, AppBinary: app})
+			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral})
 	}
 	return spec, nil
+}
+
+// relays sets spec up for m's links: with links = "relay" every directed
+// peer link gets a relay (package links), which the caller closes after
+// the nodes stopped; nil for direct links.
+func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *links.Links {
+	if m.Links != manifest.LinksRelay {
+		return nil
+	}
+	lk := links.New(logger)
+	spec.Relay = func(from, to cometbft.Home) (string, error) {
+		return lk.Add(from.Name, to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
+	}
+	return lk
 }
 
 // nodeVersion is the release (or binary) a node of m runs, for run.json.

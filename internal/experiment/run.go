@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -266,6 +267,10 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 // runTestnet brings the testnet of spec up, runs the load phase and brings it down.
 func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options, spec cometbft.Spec) (loadStarted bool, err error) {
 	m := opts.Manifest
+	lk := relays(m, &spec, s.logger)
+	if lk != nil {
+		defer lk.Close() // after the nodes stopped (deferred below)
+	}
 	homes, err := cometbft.Generate(ctx, rd.path(results.NodesDir), spec)
 	if err != nil {
 		return false, fmt.Errorf("generate node homes: %w", err)
@@ -277,8 +282,22 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	}
 	rd.set(func(r *results.Run) { r.Nodes = nodes })
 
+	events, err := newEventLog(rd.path(results.EventsFile), s.logger)
+	if err != nil {
+		return false, err
+	}
+	defer events.close(rd)
+	var loadStart atomic.Int64 // Unix ns, once the load has started
+	died := func(n *testnet.Node, st testnet.State) {
+		_, why := st.Down(time.Unix(0, loadStart.Load()))
+		if loadStart.Load() == 0 {
+			why = "exited: " + st.Status
+		}
+		out.Phase("testnet: %s %s on its own", n.Name, why)
+		rd.fail(fmt.Errorf("node %s %s on its own (not a perturbation)", n.Name, why))
+	}
 	out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), rd.path(results.LogsDir))
-	if err := tn.Start(testnet.Options{LogDir: rd.path(results.LogsDir)}); err != nil {
+	if err := tn.Start(testnet.Options{LogDir: rd.path(results.LogsDir), Events: events.write, Died: died}); err != nil {
 		return false, err
 	}
 	defer func() {
@@ -303,6 +322,36 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: endpoints, readback: true, live: true, minFree: opts.MinFreeDisk}
 	lp.setCollectors(opts, tn)
+	lp.down = func(name string, t0 time.Time) (bool, string) {
+		n := tn.Node(name)
+		if n == nil {
+			return false, ""
+		}
+		down, why := n.State().Down(t0)
+		if down && n.Ephemeral {
+			why = "" // a rotating node is down between its lives: nothing to say
+		}
+		return down, why
+	}
+	lp.avoid = map[string]bool{}
+	for _, p := range m.Perturbations {
+		lp.avoid[p.Node] = true
+	}
+	for _, n := range m.Nodes {
+		if n.Ephemeral {
+			lp.avoid[n.Name] = true
+		}
+	}
+	if len(m.Perturbations) > 0 {
+		lp.perturb = &executor{steps: schedule(m.Perturbations), tn: tn, events: events.write, target: m.Load.Target}
+		if lk != nil {
+			lp.perturb.links = lk
+		}
+	}
+	if m.Rotate != nil {
+		lp.rotate = &rotator{rot: *m.Rotate, tn: tn, events: events.write}
+	}
+	lp.onLoadStart = func(t time.Time) { loadStart.Store(t.UnixNano()) }
 	return true, lp.run(ctx, s.hard)
 }
 

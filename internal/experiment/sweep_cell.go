@@ -63,7 +63,9 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	var res Result
 	var polled *saturation.Drain
 	var err error
-	if rn.reuse {
+	if rn.reuse && (len(m.Perturbations) > 0 || m.Rotate != nil) {
+		err = errors.New("perturbations and rotation need a testnet of their own: a shared testnet (--reuse-testnet) cannot be perturbed")
+	} else if rn.reuse {
 		res, polled, err = rn.runShared(ctx, m, dir)
 	} else {
 		res, polled, err = rn.runFresh(ctx, m, dir)

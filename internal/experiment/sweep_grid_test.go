@@ -100,3 +100,38 @@ func TestExpandGrid(t *testing.T) {
 		t.Errorf("validators=0: %v", err)
 	}
 }
+
+// TestExpandGridPerturb: a sweep varies a perturbation's down time
+// (--set perturb.validator03.down=1s,5s,20s over --perturb
+// validator03:kill@20s); each cell's manifest has its own.
+func TestExpandGridPerturb(t *testing.T) {
+	base := manifest.Default()
+	node, p, err := manifest.ParsePerturb("validator03:kill@20s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.AddPerturb(node, p)
+	param, err := ParseSetFlag("perturb.validator03.down=1s,5s,20s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := expandGrid(base, []int{1}, []float64{200}, []results.SweepParam{param})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cells {
+		ps := c.manifest.Perturbations
+		if len(ps) != 1 || ps[0].Node != "validator03" || ps[0].Action != manifest.ActionKill {
+			t.Fatalf("cell %s: perturbations %+v", c.id, ps)
+		}
+		got = append(got, c.id+" "+ps[0].Down.String())
+	}
+	want := []string{"c1-r200-perturb.validator03.down_1s 1s", "c1-r200-perturb.validator03.down_5s 5s", "c1-r200-perturb.validator03.down_20s 20s"}
+	if !slices.Equal(got, want) {
+		t.Errorf("cells %q, want %q", got, want)
+	}
+	if base.Perturb["validator03"].Down != "" {
+		t.Error("the sweep changed the base manifest")
+	}
+}

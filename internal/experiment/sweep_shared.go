@@ -12,6 +12,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/links"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
@@ -29,6 +30,7 @@ type sharedNet struct {
 	endpoints []collect.Endpoint
 	version   string // as the nodes report it
 	runs      int
+	links     *links.Links // nil for direct links
 }
 
 // startShared generates and starts the testnet of m under dir and waits
@@ -38,11 +40,15 @@ func (rn *runner) startShared(ctx context.Context, m manifest.Resolved, dir stri
 	if err != nil {
 		return nil, err
 	}
+	lk := relays(m, &spec, rn.env.Logger)
 	homes, err := cometbft.Generate(ctx, filepath.Join(dir, results.NodesDir), spec)
 	if err != nil {
+		if lk != nil {
+			lk.Close()
+		}
 		return nil, fmt.Errorf("generate node homes: %w", err)
 	}
-	s := &sharedNet{key: testnetKey(m), dir: dir, tn: testnet.New(homes, rn.env.Logger)}
+	s := &sharedNet{key: testnetKey(m), dir: dir, tn: testnet.New(homes, rn.env.Logger), links: lk}
 	s.nodes, s.endpoints = nodeRecords(m, homes)
 	rn.out.Phase("reuse: starting a shared testnet of %d nodes in %s", len(homes), dir)
 	if err := s.tn.Start(testnet.Options{LogDir: filepath.Join(dir, results.LogsDir)}); err != nil {
@@ -61,7 +67,12 @@ func (rn *runner) startShared(ctx context.Context, m manifest.Resolved, dir stri
 	return s, nil
 }
 
-func (s *sharedNet) stop() { s.tn.Stop(10 * time.Second) }
+func (s *sharedNet) stop() {
+	s.tn.Stop(10 * time.Second)
+	if s.links != nil {
+		s.links.Close()
+	}
+}
 
 // alive reports whether every node process still runs.
 func (s *sharedNet) alive() bool {

@@ -62,6 +62,27 @@ var badManifests = map[string][]string{
 	"validators.bad.toml":     {"validators.bad.toml:1:1: validators: must be between 1 and 1000, got 0"},
 	"name.bad.toml":           {"name.bad.toml:1:1: name: must not be empty"},
 	"multi.bad.toml":          multiErrors,
+	"links.bad.toml":          {`links.bad.toml:1:1: links: a disconnect perturbation needs links = "relay" (or "auto")`},
+	"links-seed.bad.toml":     {"links-seed.bad.toml:1:1: links: relayed links turn the peer exchange off, which seed s1 needs"},
+	"links-mode.bad.toml":     {`links-mode.bad.toml:1:1: links: invalid links "wan" (want "auto", "direct" or "relay")`},
+	"rotate.bad.toml": {
+		"rotate.bad.toml:3:1: rotate.dwell: must be >= 0, got -1s",
+		`rotate.bad.toml:6:1: load.target: node "ephemeral01" is a [rotate] ephemeral node`,
+		`rotate.bad.toml:8:2: perturb.ephemeral01: node "ephemeral01" is a [rotate] ephemeral node`,
+	},
+	"rotate-many.bad.toml":     {"rotate-many.bad.toml:2:1: rotate.concurrency: must be between 0 and 16, got 17"},
+	"rotate-clash.bad.toml":    {"rotate-clash.bad.toml:2:2: node.ephemeral01: the name of a [rotate] ephemeral node"},
+	"perturb-unknown.bad.toml": {"perturb-unknown.bad.toml:3:1: perturb.validator03.donw: unknown field"},
+	"perturb.bad.toml": {
+		`perturb.bad.toml:5:1: perturb.validator03.action: invalid action "crash" (want kill, restart, pause, disconnect, wipe)`,
+		"perturb.bad.toml:6:1: perturb.validator03.at: begins at 1m10s, after the load ends (load.duration 1m0s)",
+		"perturb.bad.toml:10:1: perturb.validator02.at: set at or height, not both",
+		"perturb.bad.toml:13:1: perturb.validator02.every: must be longer than down (20s), got 10s",
+		"perturb.bad.toml:18:1: perturb.validator04.down: a restart has no down time",
+		"perturb.bad.toml:19:1: perturb.validator04.count: must be >= 1, got 0",
+		`perturb.bad.toml:21:2: perturb.nobody: no node named "nobody"`,
+		"perturb.bad.toml:23:1: perturb.nobody.count: is 2: every must be set too",
+	},
 }
 
 // multiErrors is every problem in multi.bad.toml, in the order reported.

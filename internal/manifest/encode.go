@@ -16,14 +16,26 @@ const encodeHeader = "# cometlab resolved manifest: every default filled in, nod
 // validators (nodes are explicit) and with every value present; [load] is
 // the Manifest's own table.
 type encoded struct {
-	Name            string                 `toml:"name"`
-	CometBFTVersion string                 `toml:"cometbft_version"`
-	CometBFTBinary  string                 `toml:"cometbft_binary"`
-	App             any                    `toml:"app"`
-	LogLevel        string                 `toml:"log_level"`
-	Config          map[string]any         `toml:"config"`
-	Load            ManifestLoad           `toml:"load"`
-	Nodes           map[string]encodedNode `toml:"node"`
+	Name            string                    `toml:"name"`
+	CometBFTVersion string                    `toml:"cometbft_version"`
+	CometBFTBinary  string                    `toml:"cometbft_binary"`
+	App             any                       `toml:"app"`
+	LogLevel        string                    `toml:"log_level"`
+	Links           string                    `toml:"links"`
+	Config          map[string]any            `toml:"config"`
+	Load            ManifestLoad              `toml:"load"`
+	Nodes           map[string]encodedNode    `toml:"node"`
+	Perturb         map[string]encodedPerturb `toml:"perturb,omitempty"`
+	Rotate          *ManifestRotate           `toml:"rotate,omitempty"`
+}
+
+type encodedPerturb struct {
+	Action string `toml:"action"`
+	At     string `toml:"at,omitempty"`
+	Height int64  `toml:"height,omitempty"`
+	Down   string `toml:"down,omitempty"`
+	Every  string `toml:"every,omitempty"`
+	Count  int    `toml:"count"`
 }
 
 type encodedNode struct {
@@ -45,6 +57,7 @@ func Encode(r Resolved) ([]byte, error) {
 		CometBFTBinary:  r.CometBFTBinary,
 		App:             appValue(r.App, r.AppConfig),
 		LogLevel:        r.LogLevel,
+		Links:           r.Links,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
@@ -61,7 +74,13 @@ func Encode(r Resolved) ([]byte, error) {
 	if e.Config == nil {
 		e.Config = map[string]any{}
 	}
+	if r.Rotate != nil {
+		e.Rotate = &ManifestRotate{Concurrency: len(r.Rotate.Nodes), Dwell: r.Rotate.Dwell.String()}
+	}
 	for _, n := range r.Nodes {
+		if n.Ephemeral {
+			continue // [rotate] makes them
+		}
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
@@ -79,6 +98,22 @@ func Encode(r Resolved) ([]byte, error) {
 			en.Config[k] = v
 		}
 		e.Nodes[n.Name] = en
+	}
+	for _, p := range r.Perturbations {
+		if e.Perturb == nil {
+			e.Perturb = map[string]encodedPerturb{}
+		}
+		ep := encodedPerturb{Action: p.Action, Height: p.Height, Count: p.Count}
+		if p.Height == 0 {
+			ep.At = p.At.String()
+		}
+		if p.Action != ActionRestart {
+			ep.Down = p.Down.String()
+		}
+		if p.Every > 0 {
+			ep.Every = p.Every.String()
+		}
+		e.Perturb[p.Node] = ep
 	}
 	body, err := toml.Marshal(e)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -26,6 +27,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("[config]\na = { b = [1, { c = 2 }], 'd.e' = 1979-05-27T07:32:00Z }\n"))
 	f.Add([]byte("[node.a]\nconfig = { x = 1 }\n[node.a.config.y]\nz = true\n"))
+	f.Add([]byte("[perturb.validator01]\naction = \"wipe\"\nheight = 3\ndown = \"0s\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse("fuzz.toml", data)
 		if err != nil {
@@ -64,4 +66,25 @@ func hasNaN(r Resolved) bool {
 		}
 	}
 	return false
+}
+
+// FuzzParsePerturb checks that ParsePerturb never panics and that what it
+// accepts, laid over the default manifest, resolves or fails with an
+// error naming the flag.
+func FuzzParsePerturb(f *testing.F) {
+	for _, s := range []string{"validator03:kill@20s,down=5s", "v2:pause@h50,down=10s,every=30s,count=3", "validator04:restart",
+		"validator01:wipe@1s,down=0s", "x:disconnect@1m,count=-1", "a:kill,every=1s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		node, p, err := ParsePerturb(s)
+		if err != nil {
+			return
+		}
+		m := Default()
+		m.AddPerturb(node, p)
+		if _, err := m.Resolve(); err != nil && !strings.Contains(err.Error(), "--perturb "+node) {
+			t.Fatalf("%q: an error not naming the flag: %v", s, err)
+		}
+	})
 }

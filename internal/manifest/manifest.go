@@ -19,6 +19,13 @@ const (
 	ModeSeed = "seed"
 )
 
+// Link modes (links).
+const (
+	LinksAuto   = "auto"   // relay when a disconnect needs it, else direct
+	LinksDirect = "direct" // nodes dial each other
+	LinksRelay  = "relay"  // every directed peer link through a relay
+)
+
 // Pacing modes of the load generator.
 const (
 	// PacingEven spreads each connection's sends evenly: one every 1/r s.
@@ -97,6 +104,15 @@ type Manifest struct {
 	//	log_level = "consensus:debug,*:error"
 	LogLevel string `toml:"log_level"`
 
+	// Links is how the nodes' p2p connections run: "direct" (node to
+	// node), "relay" (each directed peer link through a loopback relay
+	// cometlab owns, which a disconnect perturbation cuts; the peer
+	// exchange is off) or "auto" (relay when a disconnect needs it, else
+	// direct). Default "auto".
+	//
+	//	links = "relay"
+	Links string `toml:"links"`
+
 	// Config holds config.toml overrides for every node, as section tables
 	// with dotted keys or as quoted dotted keys; both forms mean the same,
 	// and setting one key both ways is an error. Values keep their TOML
@@ -115,6 +131,21 @@ type Manifest struct {
 	//	[node.full01]
 	//	mode = "full"
 	Nodes map[string]ManifestNode `toml:"node"`
+
+	// Perturb are perturbations keyed by node name: what is done to the
+	// node during the load and when (see [ManifestPerturb]). Default: none.
+	//
+	//	[perturb.validator03]
+	//	action = "kill"
+	//	at = "20s"
+	Perturb map[string]ManifestPerturb `toml:"perturb"`
+
+	// Rotate runs ephemeral full nodes that come and go during the load
+	// (see [ManifestRotate]). Default: none.
+	//
+	//	[rotate]
+	//	concurrency = 2
+	Rotate ManifestRotate `toml:"rotate"`
 
 	// Load describes the load driven into the testnet.
 	//
@@ -222,6 +253,8 @@ func Default() Manifest {
 		App:             AppKVStore,
 		Validators:      4,
 		LogLevel:        "state:info,*:error",
+		Links:           LinksAuto,
+		Rotate:          ManifestRotate{Dwell: "10s"},
 		Load: ManifestLoad{
 			Connections:   1,
 			Rate:          200,

@@ -35,15 +35,21 @@ type Resolved struct {
 	AppConfig map[string]any
 	// LogLevel is CometBFT's log_level for every node.
 	LogLevel string
+	// Links is "direct" or "relay" (auto resolved).
+	Links string
 	// Config holds the testnet's config.toml overrides keyed by dotted path
 	// ("mempool.size"); values keep their TOML types (int64, float64, bool,
 	// string, time types, []any). Never nil.
 	Config map[string]any
 	// Nodes are the nodes: validators by name, then full nodes by name, then
-	// seeds by name.
+	// seeds by name, then the [rotate] ephemeral nodes.
 	Nodes []Node
 	// Load is the load driven into the testnet.
 	Load Workload
+	// Perturbations are the [perturb.NODE] tables, by node name.
+	Perturbations []Perturbation
+	// Rotate is the [rotate] table; nil when rotation is off.
+	Rotate *Rotation
 }
 
 // Node is one resolved node.
@@ -60,6 +66,9 @@ type Node struct {
 	// Config is the testnet's Config merged with the node's own overrides
 	// (the node's win), keyed by dotted path. Never nil.
 	Config map[string]any
+	// Ephemeral marks a [rotate] node: started during the load, not with
+	// the testnet, and no other node's peer.
+	Ephemeral bool
 }
 
 // Workload is the resolved load description, the [load] table. (It is not
@@ -140,7 +149,15 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Config = flatConfig(ps, []string{"config"}, m.Config)
 	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
 	r.App, r.AppConfig = m.resolveApp(ps, r.Nodes, r.CometBFTBinary)
+	rot, ephemeral := m.resolveRotate(ps, r.CometBFTVersion)
+	for i := range ephemeral {
+		ephemeral[i].Config = maps.Clone(r.Config)
+	}
+	r.Rotate = rot
+	r.Nodes = append(r.Nodes, ephemeral...)
 	r.Load = m.resolveLoad(ps, r.Nodes)
+	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
+	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err
 	}
@@ -253,6 +270,8 @@ func (m *Manifest) resolveLoad(ps *problems, nodes []Node) Workload {
 		ps.add(f("load", "target"), "no node named %q", l.Target)
 	case i >= 0 && nodes[i].Mode == ModeSeed:
 		ps.add(f("load", "target"), "node %q is a seed; seeds take no transactions", l.Target)
+	case i >= 0 && nodes[i].Ephemeral:
+		ps.add(f("load", "target"), "node %q is a [rotate] ephemeral node, down most of the time", l.Target)
 	}
 	return l
 }

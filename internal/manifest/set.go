@@ -30,6 +30,19 @@ func setter(key string) func(m *Manifest, v string) error {
 		return apply(func(v string) (Overrides, error) { return Overrides{CometBFTVersion: &v}, nil })
 	case "log_level":
 		return func(m *Manifest, v string) error { m.LogLevel = v; return nil }
+	case "links":
+		return func(m *Manifest, v string) error { m.Links = v; return nil }
+	case "rotate.concurrency":
+		return func(m *Manifest, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("rotate.concurrency: want an integer, got %q", v)
+			}
+			m.Rotate.Concurrency = n
+			return nil
+		}
+	case "rotate.dwell":
+		return func(m *Manifest, v string) error { m.Rotate.Dwell = v; return nil }
 	case "load.size":
 		return apply(func(v string) (Overrides, error) { n, err := strconv.Atoi(v); return Overrides{Size: &n}, err })
 	case "load.duration":
@@ -52,14 +65,22 @@ func setter(key string) func(m *Manifest, v string) error {
 }
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
-// canonical form: "validators", "cometbft_version", "log_level", "app",
+// canonical form: "validators", "cometbft_version", "log_level", "links",
+// "rotate.concurrency", "rotate.dwell", "app",
 // an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
-// without "load."), or a config.toml path ("mempool.size", also written
-// "config.mempool.size"; a top-level key only with the prefix,
-// "config.db_backend").
+// without "load."), a perturbation's key ("perturb.validator03.down":
+// action, at, height, down, every, count), or a config.toml path
+// ("mempool.size", also written "config.mempool.size"; a top-level key
+// only with the prefix, "config.db_backend").
 func SettableKey(key string) (string, error) {
+	if strings.HasPrefix(key, "perturb.") {
+		if !perturbKey.MatchString(key) {
+			return "", fmt.Errorf("%s: not a perturbation key (perturb.NODE.action, at, height, down, every or count)", key)
+		}
+		return key, nil
+	}
 	for _, k := range []string{key, "load." + key} {
 		if setter(k) != nil {
 			return k, nil
@@ -93,6 +114,9 @@ func (m *Manifest) Set(key, value string) error {
 	}
 	if set := setter(k); set != nil {
 		return set(m, value)
+	}
+	if p := perturbKey.FindStringSubmatch(k); p != nil {
+		return m.setPerturb(p[1], p[2], value)
 	}
 	if name, ok := strings.CutPrefix(k, "app."); ok {
 		return m.setApp(name, value)

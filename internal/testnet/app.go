@@ -30,6 +30,16 @@ func (n *Node) startApp(opts Options) error {
 	if len(n.AppCommand) == 0 {
 		return nil
 	}
+	n.mu.Lock()
+	app := n.app
+	n.mu.Unlock()
+	if app != nil {
+		select {
+		case <-app.done:
+		default:
+			return nil // still running: a killed node restarts on its app
+		}
+	}
 	if opts.Detach {
 		return fmt.Errorf("node %s: an external app cannot run in a detached testnet yet (use cometlab run)", n.Name)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
 )
 
@@ -24,13 +25,16 @@ type Node struct {
 	LogPath string
 	RPC     *rpc.Client
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	done   chan struct{} // closed when the process has been reaped
-	err    error         // its exit status
-	logf   *os.File
-	detach bool
-	app    *appProcess // the external ABCI app, if any
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the process has been reaped
+	err      error         // its exit status
+	exitAt   time.Time     // when it was reaped
+	logf     *os.File
+	opts     Options     // how it was started, for a restart
+	expected bool        // cometlab itself stopped or killed it
+	paused   bool        // stopped by SIGSTOP, not yet continued
+	app      *appProcess // the external ABCI app, if any
 }
 
 // Testnet is a set of node processes.
@@ -45,6 +49,15 @@ type Options struct {
 	// Detach starts nodes in their own session without tying their life to
 	// cometlab's (for `cometlab testnet up`); Stop still stops them.
 	Detach bool
+	// Events, when set, receives every node process start and exit as it
+	// happens, and every signal, link cut and wipe cometlab does to a node
+	// (see the results.Event* kinds). It is called from several
+	// goroutines, never concurrently for one node's exit and next start.
+	Events func(results.Event)
+	// Died, when set, is called when a node's process ends that cometlab
+	// did not stop or kill (a crash, or a kill from outside), after its
+	// exit event.
+	Died func(n *Node, st State)
 }
 
 // New returns a testnet of the generated homes; nothing runs yet.
@@ -69,12 +82,20 @@ func (t *Testnet) Node(name string) *Node {
 	return nil
 }
 
-// Start starts every node. On error the nodes already started are stopped.
+// Start starts every node but the ephemeral ones, which Node.Restart
+// starts when they are wanted. On error the nodes already started are
+// stopped.
 func (t *Testnet) Start(opts Options) error {
 	if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
 		return err
 	}
 	for _, n := range t.Nodes {
+		if n.Ephemeral {
+			n.mu.Lock()
+			n.opts = opts
+			n.mu.Unlock()
+			continue
+		}
 		if err := n.start(opts); err != nil {
 			t.Stop(5 * time.Second)
 			return fmt.Errorf("start node %s: %w", n.Name, err)
@@ -110,17 +131,25 @@ func (n *Node) start(opts Options) error {
 		f.Close()
 		return err
 	}
+	done := make(chan struct{})
 	n.mu.Lock()
-	n.cmd, n.logf, n.detach = cmd, f, opts.Detach
-	n.done = make(chan struct{})
+	n.cmd, n.logf, n.opts = cmd, f, opts
+	n.done, n.err, n.exitAt, n.expected, n.paused = done, nil, time.Time{}, false, false
 	n.mu.Unlock()
+	n.event(results.EventStart, fmt.Sprintf("pid %d", cmd.Process.Pid))
 	go func() {
 		err := cmd.Wait()
+		at := time.Now()
 		n.mu.Lock()
-		n.err = err
+		n.err, n.exitAt = err, at
+		expected := n.expected
 		n.mu.Unlock()
 		f.Close()
-		close(n.done)
+		n.eventAt(at, results.EventExit, ExitStatus(err))
+		close(done)
+		if !expected && opts.Died != nil {
+			opts.Died(n, n.State())
+		}
 	}()
 	return nil
 }
@@ -133,6 +162,22 @@ func (n *Node) PID() int {
 		return 0
 	}
 	return n.cmd.Process.Pid
+}
+
+// ExitStatus says how a process ended, as events.csv records it: "exit
+// code N", "signal N", or the wait error.
+func ExitStatus(err error) string {
+	if err == nil {
+		return "exit code 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("signal %d", int(ws.Signal()))
+		}
+		return fmt.Sprintf("exit code %d", ee.ExitCode())
+	}
+	return err.Error()
 }
 
 // Exited reports whether the process has ended, and how.
@@ -180,7 +225,14 @@ func (n *Node) stop(grace time.Duration) {
 		return
 	default:
 	}
+	n.mu.Lock()
+	n.expected = true
+	paused := n.paused
+	n.mu.Unlock()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if paused {
+		_ = cmd.Process.Signal(syscall.SIGCONT) // a stopped process cannot act on SIGTERM
+	}
 	select {
 	case <-done:
 	case <-time.After(grace):
@@ -234,6 +286,10 @@ func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 	for {
 		healthy := 0
 		for _, n := range t.Nodes {
+			if n.Ephemeral {
+				healthy++ // not started with the others
+				continue
+			}
 			if exited, err := n.Exited(); exited {
 				return fmt.Errorf("node %s exited during start-up (%v); end of %s:\n%s", n.Name, err, n.LogPath, indent(n.LogTail(15)))
 			}
@@ -265,7 +321,7 @@ func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 				return ctx.Err()
 			}
 			for _, n := range t.Nodes {
-				if n.Mode == cometbft.ModeSeed {
+				if n.Mode == cometbft.ModeSeed || n.Ephemeral {
 					continue
 				}
 				f, ok := first[n.Name]

@@ -1,0 +1,325 @@
+package experiment
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet"
+)
+
+// Perturbation step operations. A kill, pause, disconnect or wipe has a
+// begin step (the node goes down) and an end step down later (it is back);
+// a restart is one step, since it is back as soon as it has restarted.
+const (
+	opBegin   = "begin"
+	opEnd     = "end"
+	opRestart = "restart"
+)
+
+// step is one thing the executor does to a node.
+type step struct {
+	// At is when, after the load starts, or after the target reached
+	// Height when Height > 0.
+	At     time.Duration
+	Height int64
+	Node   string
+	Op     string // opBegin, opEnd or opRestart
+	Action string // manifest.Action*
+	I, N   int    // occurrence i of n, from 1
+	Down   time.Duration
+}
+
+// Detail is the step's perturbation in words, the Detail of its
+// perturb-begin and perturb-end events: "kill 1/2, down 5s",
+// "restart 1/1", "wipe 1/1" (a wipe without down time).
+func (s step) Detail() string {
+	d := fmt.Sprintf("%s %d/%d", s.Action, s.I, s.N)
+	if s.Down > 0 {
+		d += ", down " + s.Down.String()
+	}
+	return d
+}
+
+func (s step) String() string {
+	when := s.At.String()
+	if s.Height > 0 {
+		when = fmt.Sprintf("h%d+%s", s.Height, s.At)
+	}
+	return fmt.Sprintf("%s %s %s %s", when, s.Node, s.Op, s.Detail())
+}
+
+// schedule turns the perturbations into the timeline of steps the
+// executor runs: occurrence i (from 0) of a perturbation begins at
+// At + i×Every and, unless it is a restart, ends Down later. Steps are
+// ordered by height trigger, time, node and occurrence, begin before end,
+// so that a node's own steps come in the order they are run.
+func schedule(ps []manifest.Perturbation) []step {
+	var out []step
+	for _, p := range ps {
+		for i := range p.Count {
+			s := step{At: p.At + time.Duration(i)*p.Every, Height: p.Height, Node: p.Node, Action: p.Action,
+				I: i + 1, N: p.Count, Down: p.Down}
+			if p.Action == manifest.ActionRestart {
+				s.Op = opRestart
+				out = append(out, s)
+				continue
+			}
+			s.Op = opBegin
+			out = append(out, s)
+			s.Op, s.At = opEnd, s.At+p.Down
+			out = append(out, s)
+		}
+	}
+	rank := map[string]int{opBegin: 0, opRestart: 1, opEnd: 2}
+	slices.SortStableFunc(out, func(a, b step) int {
+		return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.At, b.At), strings.Compare(a.Node, b.Node),
+			cmp.Compare(a.I, b.I), cmp.Compare(rank[a.Op], rank[b.Op]))
+	})
+	return out
+}
+
+// linkCutter cuts and restores a node's p2p links (package links).
+type linkCutter interface {
+	Cut(node string) error
+	Restore(node string) error
+}
+
+// executor runs a timeline of perturbation steps on a testnet during the
+// load phase, one goroutine a node, and writes their events.
+type executor struct {
+	steps  []step
+	tn     *testnet.Testnet
+	links  linkCutter // nil when the testnet has no relays
+	events func(results.Event)
+	target string // the load's target, whose height triggers at a height
+	// height returns the target's latest height, for height triggers.
+	height func() int64
+
+	wg      sync.WaitGroup
+	ended   chan struct{} // closed when the load has ended: nothing more begins
+	mu      sync.Mutex
+	errs    []error
+	skipped []string // steps that never began because the load ended first
+}
+
+// start runs the steps from t0 (the load start) until they are all done;
+// ctx ending skips what is left to take nodes down but still brings back
+// every node that is down.
+func (x *executor) start(ctx context.Context, t0 time.Time, latest interface{ Latest(string) int64 }) {
+	if x.height == nil && latest != nil {
+		x.height = func() int64 { return latest.Latest(x.target) }
+	}
+	x.ended = make(chan struct{})
+	byNode := map[string][]step{}
+	for _, s := range x.steps {
+		byNode[s.Node] = append(byNode[s.Node], s)
+	}
+	for node, steps := range byNode {
+		x.wg.Go(func() { x.runNode(ctx, t0, node, steps) })
+	}
+}
+
+// wait, called when the load has ended, lets nothing more begin, waits
+// until every node that is down is back and returns the steps' errors.
+func (x *executor) wait(out *printer) error {
+	if x.ended == nil {
+		return nil // never started
+	}
+	close(x.ended)
+	if len(x.steps) > 0 {
+		out.Status("perturbations: waiting for the last to end")
+	}
+	x.wg.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.skipped) > 0 {
+		slices.Sort(x.skipped)
+		out.Phase("perturbations: the load ended before these began: %s", strings.Join(x.skipped, "; "))
+	}
+	return errors.Join(x.errs...)
+}
+
+func (x *executor) runNode(ctx context.Context, t0 time.Time, node string, steps []step) {
+	n := x.tn.Node(node)
+	if n == nil {
+		x.fail(fmt.Errorf("no node %s", node))
+		return
+	}
+	down := false   // the node is down from a begin step not yet ended
+	failed := false // the last begin step failed: its end has nothing to do
+	heightAt := map[int64]time.Time{}
+	for i, s := range steps {
+		if s.Op == opEnd && failed {
+			failed = false
+			continue
+		}
+		// Until the next step is due, a step that takes the node down waits
+		// for the end of the load or an interrupt too; one that brings it
+		// back only for an interrupt.
+		wctx, cancel := context.WithCancel(ctx)
+		if !down {
+			go func() {
+				select {
+				case <-x.ended:
+					cancel()
+				case <-wctx.Done():
+				}
+			}()
+		}
+		start := t0
+		if s.Height > 0 {
+			if _, ok := heightAt[s.Height]; !ok {
+				heightAt[s.Height] = x.waitHeight(wctx, s.Height)
+			}
+			start = heightAt[s.Height]
+		}
+		sleepUntil(wctx, start.Add(s.At))
+		cancel()
+		if !down && (ctx.Err() != nil || x.isEnded()) {
+			x.skip(steps[i:])
+			return // interrupted or the load ended: take nothing else down
+		}
+		if err := x.do(n, s); err != nil {
+			x.fail(err)
+			failed = s.Op == opBegin // it did not go down: skip its end
+			down = false
+			continue
+		}
+		down = s.Op == opBegin
+	}
+}
+
+// waitHeight waits until the target has committed h (or ctx ends) and
+// returns when.
+func (x *executor) waitHeight(ctx context.Context, h int64) time.Time {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for x.height() < h {
+		select {
+		case <-ctx.Done():
+			return time.Now()
+		case <-t.C:
+		}
+	}
+	return time.Now()
+}
+
+func sleepUntil(ctx context.Context, at time.Time) {
+	d := time.Until(at)
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// restartGrace is how long a restart or wipe waits for SIGTERM before
+// SIGKILL.
+const restartGrace = 10 * time.Second
+
+// do runs one step and writes its perturb-begin or perturb-end event.
+func (x *executor) do(n *testnet.Node, s step) error {
+	ev := func(kind string) {
+		x.events(results.Event{At: time.Now().UnixNano(), Node: s.Node, Kind: kind, Detail: s.Detail()})
+	}
+	var err error
+	switch s.Op {
+	case opRestart:
+		ev(results.EventPerturbBegin)
+		if err = n.Terminate(restartGrace); err == nil {
+			err = n.Restart()
+		}
+		if err == nil {
+			ev(results.EventPerturbEnd)
+		}
+	case opBegin:
+		ev(results.EventPerturbBegin)
+		err = x.begin(n, s.Action)
+	case opEnd:
+		if err = x.end(n, s.Action); err == nil {
+			ev(results.EventPerturbEnd)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", s, n.Name, err)
+	}
+	return nil
+}
+
+func (x *executor) begin(n *testnet.Node, action string) error {
+	switch action {
+	case manifest.ActionKill:
+		return n.Kill()
+	case manifest.ActionPause:
+		return n.Pause()
+	case manifest.ActionWipe:
+		if err := n.Terminate(restartGrace); err != nil {
+			return err
+		}
+		return n.Wipe()
+	case manifest.ActionDisconnect:
+		if x.links == nil {
+			return errors.New("disconnect needs the p2p relays (links = \"relay\")")
+		}
+		if err := x.links.Cut(n.Name); err != nil {
+			return err
+		}
+		x.events(results.Event{At: time.Now().UnixNano(), Node: n.Name, Kind: results.EventCut, Detail: "p2p links cut"})
+		return nil
+	}
+	return fmt.Errorf("unknown action %q", action)
+}
+
+func (x *executor) end(n *testnet.Node, action string) error {
+	switch action {
+	case manifest.ActionKill, manifest.ActionWipe:
+		return n.Restart()
+	case manifest.ActionPause:
+		return n.Resume()
+	case manifest.ActionDisconnect:
+		if err := x.links.Restore(n.Name); err != nil {
+			return err
+		}
+		x.events(results.Event{At: time.Now().UnixNano(), Node: n.Name, Kind: results.EventRestore, Detail: "p2p links restored"})
+		return nil
+	}
+	return fmt.Errorf("unknown action %q", action)
+}
+
+func (x *executor) isEnded() bool {
+	select {
+	case <-x.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// skip records the steps that never began.
+func (x *executor) skip(steps []step) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, s := range steps {
+		if s.Op != opEnd {
+			x.skipped = append(x.skipped, s.Node+" "+s.Detail())
+		}
+	}
+}
+
+func (x *executor) fail(err error) {
+	x.mu.Lock()
+	x.errs = append(x.errs, err)
+	x.mu.Unlock()
+}

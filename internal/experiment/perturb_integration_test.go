@@ -1,0 +1,303 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
+)
+
+// perturbed returns the default testnet under 100 tx/s for d with the
+// --perturb flag value flag laid over it.
+func perturbed(t *testing.T, d time.Duration, flag string) manifest.Resolved {
+	t.Helper()
+	m := manifest.Default()
+	rate := 100.0
+	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	if flag != "" {
+		node, p, err := manifest.ParsePerturb(flag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.AddPerturb(node, p)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// nodeEvents returns node's events in dir as "kind detail" lines, the pid
+// of a start blanked.
+func nodeEvents(t *testing.T, dir, node string) []string {
+	t.Helper()
+	evs, err := results.ReadEvents(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range evs {
+		if e.Node != node {
+			continue
+		}
+		d := e.Detail
+		if e.Kind == results.EventStart {
+			d = "pid"
+		}
+		if e.Kind == results.EventWipe {
+			d = "data"
+		}
+		out = append(out, e.Kind+" "+d)
+	}
+	return out
+}
+
+// caughtUp checks that node committed the run's last height (adoption.csv).
+func caughtUp(t *testing.T, dir, node string, last int64) {
+	t.Helper()
+	ad, err := results.ReadAdoption(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top int64
+	for _, a := range ad {
+		if a.Node == node {
+			top = max(top, a.Height)
+		}
+	}
+	if top < last {
+		t.Errorf("%s adopted up to height %d, the run's last height is %d: it did not catch up", node, top, last)
+	}
+}
+
+// stalled checks that node committed no height while it was down, from
+// half a second after its perturb-begin until its perturb-end: the
+// perturbation did take it off the network.
+func stalled(t *testing.T, dir, node string) {
+	t.Helper()
+	evs, err := results.ReadEvents(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var begin, end int64
+	for _, e := range evs {
+		switch {
+		case e.Node == node && e.Kind == results.EventPerturbBegin:
+			begin = e.At
+		case e.Node == node && e.Kind == results.EventPerturbEnd:
+			end = e.At
+		}
+	}
+	if begin == 0 || end == 0 {
+		t.Fatalf("no perturb-begin and perturb-end of %s", node)
+	}
+	ad, err := results.ReadAdoption(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range ad {
+		if a.Node == node && a.At > begin+int64(500*time.Millisecond) && a.At < end {
+			t.Errorf("%s committed height %d %.1f s into its down period", node, a.Height, float64(a.At-begin)/1e9)
+		}
+	}
+}
+
+// TestPerturbations runs each perturbation of validator03 under 12 s of
+// load on real nodes: the run is complete, every transaction is accounted,
+// the node is back at the tip, and events.csv has what was done to it.
+func TestPerturbations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real testnets")
+	}
+	for _, tc := range []struct {
+		flag string
+		want []string // validator03's events
+	}{
+		{"validator03:kill@3s,down=4s", []string{"start pid", "perturb-begin kill 1/1, down 4s", "kill SIGKILL", "exit signal 9",
+			"start pid", "perturb-end kill 1/1, down 4s", "exit exit code 0"}},
+		{"validator03:pause@3s,down=4s", []string{"start pid", "perturb-begin pause 1/1, down 4s", "pause SIGSTOP",
+			"resume SIGCONT", "perturb-end pause 1/1, down 4s", "exit exit code 0"}},
+		{"validator03:disconnect@3s,down=4s", []string{"start pid", "perturb-begin disconnect 1/1, down 4s", "cut p2p links cut",
+			"restore p2p links restored", "perturb-end disconnect 1/1, down 4s", "exit exit code 0"}},
+		{"validator03:restart@3s", []string{"start pid", "perturb-begin restart 1/1", "term SIGTERM", "exit exit code 0",
+			"start pid", "perturb-end restart 1/1", "exit exit code 0"}},
+		{"validator03:wipe@3s,down=1s", []string{"start pid", "perturb-begin wipe 1/1, down 1s", "term SIGTERM", "exit exit code 0",
+			"wipe data", "start pid", "perturb-end wipe 1/1, down 1s", "exit exit code 0"}},
+	} {
+		action := strings.SplitN(strings.SplitN(tc.flag, ":", 2)[1], "@", 2)[0]
+		t.Run(action, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			var out bytes.Buffer
+			res, err := experiment.Run(context.Background(), experiment.Options{
+				Manifest: perturbed(t, 12*time.Second, tc.flag), Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test",
+			})
+			t.Log(out.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounted(t, res, 1200)
+			caughtUp(t, dir, "validator03", res.Run.LastHeight)
+			stalled(t, dir, "validator03")
+			// A SIGTERM'd node may also exit by signal 15; either is a clean stop.
+			got := nodeEvents(t, dir, "validator03")
+			for i := range got {
+				if got[i] == "exit signal 15" {
+					got[i] = "exit exit code 0"
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("validator03's events:\n got %q\nwant %q", got, tc.want)
+			}
+			if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+				t.Errorf("node processes left behind: %v", left)
+			}
+		})
+	}
+}
+
+// killOnLoad kills validator03 from outside a few seconds into the load:
+// a node that dies on its own.
+type killOnLoad struct {
+	bytes.Buffer
+	t     *testing.T
+	dir   string
+	after time.Duration
+	armed bool
+}
+
+func (w *killOnLoad) Write(b []byte) (int, error) {
+	if !w.armed && bytes.HasPrefix(b, []byte("load: ")) {
+		w.armed = true
+		time.AfterFunc(w.after, func() {
+			evs, _ := results.ReadEvents(w.dir)
+			for _, e := range evs {
+				if e.Node == "validator03" && e.Kind == results.EventStart {
+					pid, _ := strconv.Atoi(strings.TrimPrefix(e.Detail, "pid "))
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+	return w.Buffer.Write(b)
+}
+
+// TestNodeDiesOnItsOwn kills a validator from outside mid-load: the drain
+// does not wait for it and names it dead with its signal, the chain is
+// read back from the live nodes, the run is partial with the death among
+// its errors, and events.csv has the exit by signal 9.
+func TestNodeDiesOnItsOwn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	out := &killOnLoad{t: t, dir: dir, after: 3 * time.Second}
+	f := fetcher(t) // takes the node lock, which may wait for another test
+	start := time.Now()
+	res, err := experiment.Run(context.Background(), experiment.Options{
+		Manifest: perturbed(t, 8*time.Second, ""), Dir: dir, Fetcher: f, Out: out, Version: "test",
+	})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 s start, 8 s load, a drain of seconds; a timeout on the dead node
+	// would add the 60 s drain timeout.
+	if el := time.Since(start); el > 60*time.Second {
+		t.Errorf("the run took %s: something waited a timeout on the dead node", el)
+	}
+	if res.Run.Status != results.StatusPartial {
+		t.Errorf("status %s, want partial", res.Run.Status)
+	}
+	joined := strings.Join(res.Run.Errors, "\n")
+	if !strings.Contains(joined, "validator03 exited at") || !strings.Contains(joined, "killed by signal 9") || !strings.Contains(joined, "on its own") {
+		t.Errorf("run errors do not name the death: %q", res.Run.Errors)
+	}
+	if strings.Contains(joined, "deadline") || strings.Contains(joined, "mempools not empty") {
+		t.Errorf("a phase timed out on the dead node: %q", res.Run.Errors)
+	}
+	if !strings.Contains(out.String(), "not waited for: validator03 exited at") {
+		t.Errorf("the drain does not name the dead node:\n%s", out.String())
+	}
+	m := res.Summary.Metrics
+	if m["sent_txs"] != 800 || m["committed_txs"] != 800 {
+		t.Errorf("sent %v, committed %v of 800", m["sent_txs"], m["committed_txs"])
+	}
+	if got := nodeEvents(t, dir, "validator03"); !slices.Equal(got, []string{"start pid", "exit signal 9"}) {
+		t.Errorf("validator03's events: %q", got)
+	}
+}
+
+// TestRotation rotates two ephemeral full nodes (dwell 2 s) under 20 s of
+// load: each block-syncs from genesis and is declared caught up at least
+// once (a caught-up event), is stopped and wiped, its heights are in
+// adoption.csv; the run is complete with every transaction accounted.
+func TestRotation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	m := manifest.Default()
+	rate, d := 100.0, 20*time.Second
+	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"rotate.concurrency": "2", "rotate.dwell": "2s"} {
+		if err := m.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test"})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 2000)
+	evs, err := results.ReadEvents(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range []string{"ephemeral01", "ephemeral02"} {
+		got := nodeEvents(t, dir, node)
+		if len(got) < 6 || got[0] != "start pid" || !slices.Contains(got, "wipe data") {
+			t.Errorf("%s's events: %q", node, got)
+		}
+		caught := 0
+		for _, e := range evs {
+			if e.Node == node && e.Kind == results.EventCaughtUp {
+				caught++
+				t.Logf("%s caught up: %s", node, e.Detail)
+			}
+		}
+		if caught == 0 {
+			t.Errorf("%s never caught up", node)
+		}
+		ad, err := results.ReadAdoption(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(ad, func(a results.Adoption) bool { return a.Node == node }) {
+			t.Errorf("adoption.csv has no height of %s", node)
+		}
+	}
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+}

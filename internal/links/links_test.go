@@ -1,0 +1,177 @@
+package links
+
+import (
+	"bytes"
+	"crypto/rand"
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// echo runs a TCP echo server on loopback until the test ends.
+func echo(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return ln.Addr().String()
+}
+
+// roundTrip sends data through c and reads it back.
+func roundTrip(t *testing.T, c net.Conn, data []byte) []byte {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { _, err := c.Write(data); errc <- err }()
+	got := make([]byte, len(data))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// dead reports whether c is closed by the other end within a second.
+func dead(c net.Conn) bool {
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	_, err := c.Read(make([]byte, 1))
+	return err == io.EOF || err != nil && !isTimeout(err)
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// settle waits until the goroutine count is back to at most n.
+func settle(t *testing.T, n int) {
+	t.Helper()
+	for range 100 {
+		if runtime.NumGoroutine() <= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	buf := make([]byte, 1<<16)
+	t.Errorf("goroutines leaked: %d > %d\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+}
+
+// TestBytesUnchanged: 4 MiB of random bytes go through a relay to an echo
+// server and back unchanged, on several connections at once.
+func TestBytesUnchanged(t *testing.T) {
+	up := echo(t)
+	base := runtime.NumGoroutine()
+	l := New(nil)
+	addr, err := l.Add("a", "b", up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := make([]byte, 4<<20)
+		rand.Read(data)
+		if got := roundTrip(t, c, data); !bytes.Equal(got, data) {
+			t.Error("bytes changed on the way")
+		}
+		c.Close()
+	}
+	l.Close()
+	settle(t, base)
+}
+
+// TestCutRestore: a cut closes the node's connections in both directions
+// and refuses new ones; other links are untouched; after Restore new
+// connections pass again. Close leaves no goroutine behind.
+func TestCutRestore(t *testing.T) {
+	up := echo(t)
+	base := runtime.NumGoroutine()
+	l := New(nil)
+	ab, _ := l.Add("a", "b", up)
+	ba, _ := l.Add("b", "a", up)
+	cd, err := l.Add("c", "d", up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(addr string) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, c, []byte("hello")) // relayed end to end
+		return c
+	}
+	c1, c2, c3 := dial(ab), dial(ba), dial(cd)
+	if n := l.Conns(); n != 3 {
+		t.Errorf("%d connections relayed, want 3", n)
+	}
+	if err := l.Cut("a"); err != nil {
+		t.Fatal(err)
+	}
+	if !dead(c1) || !dead(c2) {
+		t.Error("a cut left a connection of the node open")
+	}
+	if got := roundTrip(t, c3, []byte("still")); string(got) != "still" {
+		t.Error("a cut of a touched another node's link")
+	}
+	c4, err := net.Dial("tcp", ab)
+	if err == nil {
+		if !dead(c4) {
+			t.Error("a new connection of a cut node was not refused")
+		}
+		c4.Close()
+	}
+	if err := l.Restore("a"); err != nil {
+		t.Fatal(err)
+	}
+	c5 := dial(ab)
+	for _, c := range []net.Conn{c1, c2, c3, c5} {
+		c.Close()
+	}
+	if err := l.Cut("nobody"); err == nil {
+		t.Error("cut of an unknown node: no error")
+	}
+	l.Close()
+	settle(t, base)
+}
+
+// TestUpstreamDown: a relay whose upstream does not answer closes the
+// dialler's connection (as a refused dial would).
+func TestUpstreamDown(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	gone := ln.Addr().String()
+	ln.Close()
+	l := New(nil)
+	defer l.Close()
+	addr, err := l.Add("a", "b", gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !dead(c) {
+		t.Error("connection to a relay of a dead upstream stays open")
+	}
+}

@@ -1,0 +1,329 @@
+package manifest
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Perturbation actions ([perturb.NODE] action).
+const (
+	// ActionKill sends SIGKILL, then starts the same home again after down.
+	ActionKill = "kill"
+	// ActionRestart sends SIGTERM, waits for the exit and starts again.
+	ActionRestart = "restart"
+	// ActionPause sends SIGSTOP, then SIGCONT after down.
+	ActionPause = "pause"
+	// ActionDisconnect cuts the node's p2p links for down, process running.
+	ActionDisconnect = "disconnect"
+	// ActionWipe stops the node, deletes its data directory (keys and
+	// config kept), and starts it again after down: it rejoins by block
+	// sync.
+	ActionWipe = "wipe"
+)
+
+// Actions lists the perturbation actions.
+var Actions = []string{ActionKill, ActionRestart, ActionPause, ActionDisconnect, ActionWipe}
+
+// DefaultDown is how long a kill, pause or disconnect keeps a node down
+// when the manifest does not say.
+const DefaultDown = "5s"
+
+// ManifestPerturb is one [perturb.NODE] table: what is done to node NODE,
+// when (after the load starts, or once the network reaches a height) and
+// how often. At most one table per node.
+//
+//	[perturb.validator03]
+//	action = "kill"
+//	at = "20s"
+//	down = "5s"
+//	every = "30s"
+//	count = 3
+type ManifestPerturb struct {
+	// Action is "kill", "restart", "pause", "disconnect" or "wipe".
+	// Required.
+	//
+	//	action = "pause"
+	Action string `toml:"action"`
+
+	// At is when the first occurrence begins, after the load starts, as a
+	// Go duration string (>= 0, before the load ends). Default "0s" unless
+	// Height is set; setting both is an error.
+	//
+	//	at = "20s"
+	At string `toml:"at"`
+
+	// Height, when > 0, begins the first occurrence once the load's
+	// target has committed this height instead of at a time.
+	//
+	//	height = 50
+	Height int64 `toml:"height"`
+
+	// Down is how long the node stays down (killed, paused, cut off or
+	// wiped) before it is started, resumed or reconnected, as a Go
+	// duration string. Default "5s" for kill, pause and disconnect (> 0),
+	// "0s" for wipe; a restart has none.
+	//
+	//	down = "10s"
+	Down string `toml:"down"`
+
+	// Every is the time between the beginnings of two occurrences (> down).
+	// Required when Count > 1.
+	//
+	//	every = "30s"
+	Every string `toml:"every"`
+
+	// Count is how many times the perturbation happens (>= 1). Default 1.
+	//
+	//	count = 3
+	Count *int `toml:"count"`
+}
+
+// count is the table's count, 1 when unset.
+func (mp ManifestPerturb) count() int {
+	if mp.Count == nil {
+		return 1
+	}
+	return *mp.Count
+}
+
+// Perturbation is one resolved [perturb.NODE] table.
+type Perturbation struct {
+	// Node is the node perturbed.
+	Node string
+	// Action is one of [Actions].
+	Action string
+	// At is when the first occurrence begins after the load starts (after
+	// Height is reached when Height > 0).
+	At time.Duration
+	// Height, when > 0, is the target's height that starts the clock of At.
+	Height int64
+	// Down is how long each occurrence keeps the node down; 0 for a
+	// restart.
+	Down time.Duration
+	// Every is the time between two occurrences' beginnings; 0 when Count
+	// is 1.
+	Every time.Duration
+	// Count is the number of occurrences, >= 1.
+	Count int
+}
+
+func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Duration) []Perturbation {
+	var out []Perturbation
+	for _, name := range slices.Sorted(maps.Keys(m.Perturb)) {
+		mp := m.Perturb[name]
+		field := func(k string) []string { return f("perturb", name, k) }
+		p := Perturbation{Node: name, Action: mp.Action, Height: mp.Height, Count: mp.count()}
+		i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == name })
+		switch {
+		case i < 0 && len(nodes) > 0:
+			ps.add(f("perturb", name), "no node named %q", name)
+		case i >= 0 && nodes[i].Ephemeral:
+			ps.add(f("perturb", name), "node %q is a [rotate] ephemeral node, which the rotation starts and stops", name)
+		}
+		if !slices.Contains(Actions, mp.Action) {
+			ps.add(field("action"), "invalid action %q (want %s)", mp.Action, strings.Join(Actions, ", "))
+		}
+		if mp.Height < 0 {
+			ps.add(field("height"), "must be >= 0, got %d", mp.Height)
+		}
+		switch {
+		case mp.At != "" && mp.Height > 0:
+			ps.add(field("at"), "set at or height, not both")
+		case mp.At != "":
+			p.At = duration(ps, field("at"), mp.At, true)
+			if load > 0 && p.At >= load {
+				ps.add(field("at"), "begins at %s, after the load ends (load.duration %s)", p.At, load)
+			}
+		}
+		p.Down = resolveDown(ps, field("down"), mp)
+		if p.Count < 1 {
+			ps.add(field("count"), "must be >= 1, got %d", p.Count)
+		}
+		switch {
+		case mp.Every != "":
+			p.Every = duration(ps, field("every"), mp.Every, false)
+			if p.Every > 0 && p.Every <= p.Down {
+				ps.add(field("every"), "must be longer than down (%s), got %s", p.Down, p.Every)
+			}
+		case p.Count > 1:
+			ps.add(field("count"), "is %d: every must be set too", p.Count)
+		}
+		if p.Count == 1 {
+			p.Every = 0
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// resolveDown applies the action's default down time and checks it.
+func resolveDown(ps *problems, field []string, mp ManifestPerturb) time.Duration {
+	switch mp.Action {
+	case ActionRestart:
+		if mp.Down != "" {
+			ps.add(field, "a restart has no down time (it starts again as soon as the node exits)")
+		}
+		return 0
+	case ActionWipe:
+		if mp.Down == "" {
+			return 0
+		}
+		return duration(ps, field, mp.Down, true)
+	}
+	if mp.Down == "" {
+		mp.Down = DefaultDown
+	}
+	return duration(ps, field, mp.Down, false)
+}
+
+// perturbKey matches a settable perturbation key, perturb.NODE.FIELD.
+var perturbKey = regexp.MustCompile(`^perturb\.([a-z0-9_-]+)\.(action|at|height|down|every|count)$`)
+
+// setPerturb sets one field of [perturb.NODE] from its text; the table is
+// created (count 1) when the node has none. Tables are cloned before they
+// change.
+func (m *Manifest) setPerturb(node, key, v string) error {
+	p := m.Perturb[node]
+	switch key {
+	case "action":
+		p.Action = v
+	case "at":
+		p.At = v
+	case "down":
+		p.Down = v
+	case "every":
+		p.Every = v
+	case "height", "count":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("perturb.%s.%s: want an integer, got %q", node, key, v)
+		}
+		if key == "height" {
+			p.Height = n
+		} else {
+			c := int(n)
+			p.Count = &c
+		}
+	}
+	m.Perturb = maps.Clone(m.Perturb)
+	if m.Perturb == nil {
+		m.Perturb = map[string]ManifestPerturb{}
+	}
+	m.Perturb[node] = p
+	return nil
+}
+
+// ParsePerturb reads a --perturb flag value, NODE:ACTION[@WHEN][,KEY=V…]:
+// WHEN is a duration after the load starts ("20s") or a height ("h50"),
+// and the keys are down, every and count, as in a [perturb.NODE] table:
+//
+//	validator03:kill@20s,down=5s
+//	validator02:pause@h50,down=10s,every=30s,count=3
+//	validator04:restart@40s
+func ParsePerturb(s string) (node string, p ManifestPerturb, err error) {
+	bad := func(format string, args ...any) (string, ManifestPerturb, error) {
+		return "", ManifestPerturb{}, fmt.Errorf("%q: %s (want NODE:ACTION[@WHEN][,down=D][,every=D][,count=N], e.g. validator03:kill@20s,down=5s)",
+			s, fmt.Sprintf(format, args...))
+	}
+	node, rest, ok := strings.Cut(s, ":")
+	if !ok || node == "" {
+		return bad("no node")
+	}
+	if !nodeName.MatchString(node) {
+		return bad("invalid node name %q", node)
+	}
+	parts := strings.Split(rest, ",")
+	action, when, hasWhen := strings.Cut(parts[0], "@")
+	p = ManifestPerturb{Action: action}
+	if !slices.Contains(Actions, action) {
+		return bad("invalid action %q (want %s)", action, strings.Join(Actions, ", "))
+	}
+	if hasWhen {
+		if h, ok := strings.CutPrefix(when, "h"); ok {
+			n, err := strconv.ParseInt(h, 10, 64)
+			if err != nil || n < 1 {
+				return bad("invalid height %q", h)
+			}
+			p.Height = n
+		} else if _, err := time.ParseDuration(when); err != nil {
+			return bad("invalid time %q (a Go duration such as 20s, or hN for a height)", when)
+		} else {
+			p.At = when
+		}
+	}
+	for _, kv := range parts[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return bad("%q is not KEY=VALUE", kv)
+		}
+		switch k {
+		case "down":
+			p.Down = v
+		case "every":
+			p.Every = v
+		case "count":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return bad("count %q is not an integer", v)
+			}
+			p.Count = &n
+		default:
+			return bad("unknown key %q", k)
+		}
+	}
+	return node, p, nil
+}
+
+// AddPerturb lays a --perturb flag's perturbation over m: it replaces any
+// [perturb.NODE] table of the same node, and errors about its values name
+// the flag.
+func (m *Manifest) AddPerturb(node string, p ManifestPerturb) {
+	m.Perturb = maps.Clone(m.Perturb)
+	if m.Perturb == nil {
+		m.Perturb = map[string]ManifestPerturb{}
+	}
+	m.Perturb[node] = p
+	m.origin = maps.Clone(m.origin)
+	if m.origin == nil {
+		m.origin = map[string]string{}
+	}
+	for _, k := range []string{"", ".action", ".at", ".height", ".down", ".every", ".count"} {
+		m.origin["perturb."+node+k] = "--perturb " + node
+	}
+}
+
+// resolveLinks resolves links = "auto" and checks the mode against the
+// perturbations and the nodes.
+func (m *Manifest) resolveLinks(ps *problems, nodes []Node, perturbs []Perturbation) string {
+	disconnect := slices.ContainsFunc(perturbs, func(p Perturbation) bool { return p.Action == ActionDisconnect })
+	mode := m.Links
+	switch mode {
+	case LinksAuto:
+		mode = LinksDirect
+		if disconnect {
+			mode = LinksRelay
+		}
+	case LinksDirect:
+		if disconnect {
+			ps.add(f("links"), "a disconnect perturbation needs links = %q (or %q)", LinksRelay, LinksAuto)
+		}
+	case LinksRelay:
+	default:
+		ps.add(f("links"), "invalid links %q (want %q, %q or %q)", m.Links, LinksAuto, LinksDirect, LinksRelay)
+		return mode
+	}
+	if mode == LinksRelay {
+		for _, n := range nodes {
+			if n.Mode == ModeSeed {
+				ps.add(f("links"), "relayed links turn the peer exchange off, which seed %s needs", n.Name)
+				break
+			}
+		}
+	}
+	return mode
+}
