@@ -21,18 +21,19 @@ var allowedImports = map[string][]string{
 	"results/resultstest": {"results"},
 	"rpc":                 {},
 	"payload":             {},
+	"shape":               {},
 	"cometbft":            {"exitcode"},
 	"exitcode":            {},
-	"manifest":            {"cometbft", "payload"},
+	"manifest":            {"cometbft", "payload", "shape"},
 	"testnet":             {"cometbft", "rpc"},
 	"testnet/testnettest": {"testnet"},
-	"load":                {"payload", "results"},
+	"load":                {"payload", "results", "shape"},
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
 	"saturation":          {"analysis", "results"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "load", "manifest", "report", "results", "rpc", "saturation", "shape", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/payload"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // Pacing names accepted in Config.Pacing.
@@ -65,6 +66,10 @@ type Config struct {
 	Pacing        string        // PacingEven (default when empty) or PacingBurst
 	LateThreshold time.Duration // a send made later than this after it was due counts as late; 0 means DefaultLateThreshold
 	RunID         [16]byte      // run id, written into every payload
+	// Shape is the load's shape; its Rate and Duration are taken from Rate
+	// and Duration above. The zero value is the constant rate, paced as
+	// Pacing says; any other shape is paced even (see Interleaved).
+	Shape shape.Spec
 }
 
 // Validate returns every problem with c at once, each naming its field.
@@ -89,6 +94,14 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("pacing %q: want %q or %q", c.Pacing, PacingEven, PacingBurst))
 	}
+	if !c.Shape.IsConstant() {
+		if c.Pacing == PacingBurst {
+			errs = append(errs, fmt.Errorf("pacing %q: only for the constant shape, not %q", c.Pacing, c.Shape.Kind))
+		}
+		if err := c.shape().Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("shape: %w", err))
+		}
+	}
 	if c.LateThreshold < 0 {
 		errs = append(errs, fmt.Errorf("late threshold %s: want 0 or more", c.LateThreshold))
 	}
@@ -98,6 +111,22 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("size %d: want an even number of bytes in [%d, %d]", c.Size, payload.MinSize(), payload.MaxSize))
 	}
 	return errors.Join(errs...)
+}
+
+// shape returns the Shape with the Config's rate and duration.
+func (c Config) shape() shape.Spec {
+	s := c.Shape
+	s.Rate, s.Duration = c.Rate, c.Duration
+	return s
+}
+
+// Schedule returns the combined schedule of a shaped load (nil for the
+// constant shape, whose connections each follow Even or Burst).
+func (c Config) Schedule() (shape.Schedule, error) {
+	if c.Shape.IsConstant() {
+		return nil, nil
+	}
+	return shape.New(c.shape(), c.Connections)
 }
 
 // Stats are the generator's running totals. Every scheduled send ends up in
@@ -163,7 +192,13 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 			},
 		},
 	}
-	g.pollReplies = cfg.Pacing == PacingEven && time.Duration(1e9/cfg.Rate) <= pollMaxInterval
+	sched, err := cfg.Schedule()
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	// A shape's rate varies (and may stop): its replies are awaited, not
+	// polled.
+	g.pollReplies = sched == nil && cfg.Pacing == PacingEven && time.Duration(1e9/cfg.Rate) <= pollMaxInterval
 	c := float64(cfg.Connections)
 	for k := range cfg.Connections {
 		enc, err := payload.NewEncoder(uint64(cfg.Connections), uint64(math.Round(cfg.Rate)), uint64(cfg.Size), cfg.RunID)
@@ -174,9 +209,12 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 			p     Pacer
 			phase time.Duration
 		)
-		if cfg.Pacing == PacingBurst {
+		switch {
+		case sched != nil:
+			p = Interleaved(sched, cfg.Connections, k)
+		case cfg.Pacing == PacingBurst:
 			p = Burst(cfg.Rate, cfg.Duration)
-		} else {
+		default:
 			// Connection k starts k/(c·rate) in, so the connections
 			// interleave into one even stream.
 			phase = time.Duration(float64(k) * 1e9 / (c * cfg.Rate))
