@@ -43,6 +43,8 @@ func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
 	resultstest.WriteFile(t, bad, []byte("[load]\nrtae = 5\nrate = 0\n"))
+	ramp := filepath.Join(dir, "ramp.toml")
+	resultstest.WriteFile(t, ramp, []byte("[load]\nshape = \"ramp\"\nrate_to = 800\n"))
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -55,6 +57,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--cometbft-version", "v9.9.9"}, []string{"v9.9.9"}},
 		{[]string{"run", "--frobnicate"}, []string{"unknown flag"}},
 		{[]string{"load", "-r", "10"}, []string{"endpoint"}},
+		{[]string{"run", "--shape", "zigzag"}, []string{`--shape: invalid shape "zigzag"`}},
+		{[]string{"run", "--shape", "square", "--on", "1s"}, []string{`--shape: shape "square" needs off`}},
+		{[]string{"run", "--shape", "ramp", "--steps", "1,x", "--step", "1s"}, []string{"--steps: invalid rate"}},
+		{[]string{"run", "--rate-to", "800"}, []string{`--rate-to: only for shape = "ramp" (shape is "constant")`}},
+		{[]string{"run", "--shape", "trace", "--trace", filepath.Join(dir, "none.csv")}, []string{"--trace: trace: open"}},
+		{[]string{"sweep", "--manifest", ramp, "--rates", "10"}, []string{`shape "ramp": sweeps and saturation searches step a constant rate`}},
+		{[]string{"saturate", "--manifest", ramp}, []string{`shape "ramp"`}},
 		{[]string{"analyze"}, []string{"accepts 1 arg"}},
 		// cobra's own complaints: unknown commands, argument counts, required flags
 		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "cometlab"`}},

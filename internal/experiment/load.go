@@ -105,13 +105,19 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	gen, err := load.New(load.Config{
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
+		Shape: lp.work.Shape,
 	}, sent, replies, lp.logger)
 	if err != nil {
 		return err
 	}
 	expected := lp.work.ExpectedTxs()
-	lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
-		lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
+	if lp.work.Shape.IsConstant() {
+		lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
+			lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
+	} else {
+		lp.out.Phase("load: %d conn × %s × %s, %d-byte txs → %s (%d txs expected)",
+			lp.work.Connections, lp.work.Spec(), lp.work.Duration, lp.work.Size, lp.endpoint, expected)
+	}
 	loadStart := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
 	pctx, pstop := context.WithCancel(ctx)

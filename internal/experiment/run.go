@@ -324,8 +324,12 @@ func reportedVersion(m manifest.Resolved, reported string) string {
 }
 
 func workloadRecord(w manifest.Workload) results.Load {
-	return results.Load{Connections: w.Connections, Rate: w.Rate, Size: w.Size, DurationS: w.Duration.Seconds(),
+	l := results.Load{Connections: w.Connections, Rate: w.Rate, Size: w.Size, DurationS: w.Duration.Seconds(),
 		Pacing: w.Pacing, LateThreshold: w.LateThreshold.Seconds()}
+	if !w.Shape.IsConstant() {
+		l.Shape, l.Expected = w.Spec().String(), w.ExpectedTxs()
+	}
+	return l
 }
 
 // finish records the run's status, analyses and reports what was gathered.

@@ -65,12 +65,26 @@ type Load struct {
 	DurationS     float64 `json:"duration_s"`
 	Pacing        string  `json:"pacing"`
 	LateThreshold float64 `json:"late_threshold_s"`
+	// Shape describes a load whose rate changes ("ramp 400→2400 tx/s"); ""
+	// for a constant rate (and in runs made before shapes).
+	Shape string `json:"shape,omitempty"`
+	// Expected is the number of sends a shaped load's schedule holds; 0 for
+	// a constant rate, whose count is c·r·duration.
+	Expected int64 `json:"expected_txs,omitempty"`
 }
 
-// ExpectedTxs is c·r·duration, rounded down.
+// ExpectedTxs is the number of transactions the load should send: Expected
+// for a shaped load, otherwise c·r·duration, rounded down.
 func (l Load) ExpectedTxs() int64 {
+	if l.Expected > 0 {
+		return l.Expected
+	}
 	return int64(float64(l.Connections) * l.Rate * l.DurationS)
 }
+
+// Shaped reports whether the load's rate changed over the run (a shape
+// other than constant).
+func (l Load) Shaped() bool { return l.Shape != "" }
 
 // Nanoseconds per second and per millisecond: the run directory keeps
 // times as Unix nanoseconds and durations in float seconds or milliseconds.

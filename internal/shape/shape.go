@@ -41,6 +41,25 @@ type Point struct {
 	Rate   float64
 }
 
+// String describes s in a few words, rates per connection: "ramp
+// 400→2400 tx/s", "square 300 tx/s, on 20s off 10s".
+func (s Spec) String() string {
+	switch s.Kind {
+	case Ramp:
+		if len(s.Steps) > 0 {
+			return fmt.Sprintf("ramp in steps %v tx/s of %s", s.Steps, s.Step)
+		}
+		return fmt.Sprintf("ramp %g→%g tx/s", s.Rate, s.RateTo)
+	case Square:
+		return fmt.Sprintf("square %g tx/s, on %s off %s", s.Rate, s.On, s.Off)
+	case Sine:
+		return fmt.Sprintf("sine %g±%g tx/s, period %s", s.Rate, s.Amplitude, s.Period)
+	case Trace:
+		return fmt.Sprintf("trace of %d points", len(s.Trace))
+	}
+	return fmt.Sprintf("constant %g tx/s", s.Rate)
+}
+
 // IsConstant reports whether s is the constant shape.
 func (s Spec) IsConstant() bool { return s.Kind == "" || s.Kind == Constant }
 
