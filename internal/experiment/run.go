@@ -327,7 +327,7 @@ func workloadRecord(w manifest.Workload) results.Load {
 	l := results.Load{Connections: w.Connections, Rate: w.Rate, Size: w.Size, DurationS: w.Duration.Seconds(),
 		Pacing: w.Pacing, LateThreshold: w.LateThreshold.Seconds()}
 	if !w.Shape.IsConstant() {
-		l.Shape, l.Expected = w.Spec().String(), w.ExpectedTxs()
+		l.Shape, l.ShapeDetail, l.Expected = w.ShapeName(), w.Spec().String(), w.ExpectedTxs()
 	}
 	return l
 }

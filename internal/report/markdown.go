@@ -191,7 +191,7 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 		{"target", fmt.Sprintf("%s (%s)", run.Target, run.Endpoint)},
 	}
 	if l.Shaped() {
-		rows = slices.Insert(rows, 2, []string{"shape (rates per connection)", l.Shape})
+		rows = slices.Insert(rows, 2, []string{"shape (rates per connection)", l.ShapeDetail})
 	}
 	m.table([]string{"parameter", "value"}, "lr", rows)
 

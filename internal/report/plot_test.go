@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -164,5 +165,26 @@ func BenchmarkLatencyPNG1M(b *testing.B) {
 		if err := LatencyPNG(&buf, run, txs, 0, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestOfferedRates checks the offered series of a shaped load's tx/s plot:
+// a square wave of 4 tx/s, 1 s on and 1 s off, in 1 s windows.
+func TestOfferedRates(t *testing.T) {
+	start := int64(1e12)
+	var sent []results.Sent
+	for _, off := range []float64{0, 0.25, 0.5, 0.75, 2, 2.25, 2.5, 2.75} {
+		sent = append(sent, results.Sent{Intended: start + int64(off*1e9)})
+	}
+	xs, rates := offeredRates(sent, start, 1, 4)
+	if want := []float64{0.5, 1.5, 2.5, 3.5}; !slices.Equal(xs, want) {
+		t.Errorf("xs = %v, want %v", xs, want)
+	}
+	if want := []float64{4, 0, 4, 0}; !slices.Equal(rates, want) {
+		t.Errorf("rates = %v, want %v", rates, want)
+	}
+	// Windows of 2 s average them.
+	if _, rates := offeredRates(sent, start, 2, 2); !slices.Equal(rates, []float64{2, 2}) {
+		t.Errorf("2 s windows: %v", rates)
 	}
 }

@@ -77,12 +77,43 @@ func (d *plotData) tps() ([]byte, error) {
 	if mean, ok := d.s.Metrics["tps_mean"]; ok {
 		c.average(fmt.Sprintf("mean = %.1f tx/s", mean), []float64{0, float64(n * w)}, []float64{mean, mean})
 	}
-	if l := d.run.Load; l.Connections > 0 && l.Rate > 0 {
+	if l := d.run.Load; l.Shaped() && len(d.in.Sent) > 0 {
+		d.offeredLine(c, w, n)
+	} else if l.Connections > 0 && l.Rate > 0 {
 		offered := float64(l.Connections) * l.Rate
 		c.hline(fmt.Sprintf("offered c × r = %s tx/s", fmtSig(offered)), offered, 0, d.dur, nodeColor(6), true)
 	}
 	c.p.X.Min, c.p.X.Max = 0, float64(n*w)
 	return c.render(d.w, d.h)
+}
+
+// offeredLine draws a shaped load's offered rate beside the committed one:
+// the scheduled sends of sent.csv (by their intended time) in the same n
+// windows of w s.
+func (d *plotData) offeredLine(c *chart, w, n int) {
+	xs, offered := offeredRates(d.in.Sent, d.start, w, n)
+	l := &plotter.Line{XYs: xyOf(xs, offered), StepStyle: plotter.MidStep,
+		LineStyle: draw.LineStyle{Color: nodeColor(6), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}}
+	c.p.Add(l)
+	c.add("offered (scheduled sends, "+d.run.Load.Shape+")", l)
+	c.see(offered...)
+}
+
+// offeredRates returns the middles of n windows of w s from start and the
+// offered rate in each: scheduled sends (sent.csv rows, by intended time)
+// per second.
+func offeredRates(sent []results.Sent, start int64, w, n int) (xs, rates []float64) {
+	times := make([]int64, len(sent))
+	for i := range sent {
+		times[i] = sent[i].Intended
+	}
+	rates = analysis.WindowCounts(times, nil, start, int64(w)*int64(1e9), n)
+	xs = make([]float64, n)
+	for k := range xs {
+		xs[k] = (float64(k) + 0.5) * float64(w)
+		rates[k] /= float64(w)
+	}
+	return xs, rates
 }
 
 func xyOf(xs, ys []float64) plotter.XYs {

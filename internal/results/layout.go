@@ -65,9 +65,13 @@ type Load struct {
 	DurationS     float64 `json:"duration_s"`
 	Pacing        string  `json:"pacing"`
 	LateThreshold float64 `json:"late_threshold_s"`
-	// Shape describes a load whose rate changes ("ramp 400→2400 tx/s"); ""
-	// for a constant rate (and in runs made before shapes).
+	// Shape is the shape of a load whose rate changes ("ramp", "square",
+	// "sine", "trace"); "" for a constant rate (and in runs made before
+	// shapes).
 	Shape string `json:"shape,omitempty"`
+	// ShapeDetail describes the shape with its parameters, rates per
+	// connection ("ramp 400→2400 tx/s").
+	ShapeDetail string `json:"shape_detail,omitempty"`
 	// Expected is the number of sends a shaped load's schedule holds; 0 for
 	// a constant rate, whose count is c·r·duration.
 	Expected int64 `json:"expected_txs,omitempty"`
