@@ -54,6 +54,7 @@ const (
 	errWrite        = "write: "
 	errDropped      = "dropped: generator behind schedule when the load window closed"
 	errCancelled    = "cancelled: load stopped behind schedule"
+	errSource       = "tx source: "
 )
 
 // Config is the resolved load of one run.
@@ -66,6 +67,9 @@ type Config struct {
 	Pacing        string        // PacingEven (default when empty) or PacingBurst
 	LateThreshold time.Duration // a send made later than this after it was due counts as late; 0 means DefaultLateThreshold
 	RunID         [16]byte      // run id, written into every payload
+	// Source makes the transactions; nil means loadtime payloads of Size
+	// bytes (see Payloads).
+	Source TxSource
 	// Shape is the load's shape; its Rate and Duration are taken from Rate
 	// and Duration above. The zero value is the constant rate, paced as
 	// Pacing says; any other shape is paced even (see Interleaved).
@@ -149,6 +153,10 @@ type Generator struct {
 	dialer  websocket.Dialer
 	conns   []*conn
 
+	// hashed: sent.csv records each transaction's SHA-256 (see
+	// TxSource.Hashed).
+	hashed bool
+
 	// pollReplies: the sender sleeps between sends often enough to read
 	// the replies when it wakes (see pollMaxInterval).
 	pollReplies bool
@@ -200,8 +208,13 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 	// polled.
 	g.pollReplies = sched == nil && cfg.Pacing == PacingEven && time.Duration(1e9/cfg.Rate) <= pollMaxInterval
 	c := float64(cfg.Connections)
+	src := cfg.Source
+	if src == nil {
+		src = Payloads(cfg.Connections, cfg.Rate, cfg.Size, cfg.RunID)
+	}
+	g.hashed = src.Hashed()
 	for k := range cfg.Connections {
-		enc, err := payload.NewEncoder(uint64(cfg.Connections), uint64(math.Round(cfg.Rate)), uint64(cfg.Size), cfg.RunID)
+		gen, err := src.Conn(k, cfg.Connections)
 		if err != nil {
 			return nil, fmt.Errorf("load config: %w", err)
 		}
@@ -220,7 +233,7 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 			phase = time.Duration(float64(k) * 1e9 / (c * cfg.Rate))
 			p = Even(cfg.Rate, cfg.Duration, phase)
 		}
-		g.conns = append(g.conns, newConn(g, k, p, phase, enc))
+		g.conns = append(g.conns, newConn(g, k, p, phase, gen))
 	}
 	return g, nil
 }
