@@ -163,6 +163,7 @@ type loadFlags struct {
 	step, on, off     time.Duration
 	period            time.Duration
 	trace             string
+	txs               string
 }
 
 func (f *loadFlags) register(fs *pflag.FlagSet) {
@@ -179,6 +180,7 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.off, "off", 0, "square: how long each pause between bursts lasts")
 	fs.StringVar(&f.amplitude, "amplitude", "", "sine: the swing around --rate, at most --rate (e.g. --shape sine --rate 800 --amplitude 400 --period 60s)")
 	fs.DurationVar(&f.period, "period", 0, "sine: the period of the swing")
+	fs.StringVar(&f.txs, "txs", "", "send your own transactions from FILE, one a line in hex or base64, in order at the load's pace (instead of loadtime payloads; found on the chain by SHA-256)")
 	fs.StringVar(&f.trace, "trace", "", "trace: a CSV file of offset_s,rate lines (rate per connection from offset_s on) replayed over --duration")
 }
 
@@ -249,6 +251,9 @@ func (f *loadFlags) shapeOverrides(fs *pflag.FlagSet, o *manifest.Overrides) err
 	}
 	if fs.Changed("trace") {
 		o.Trace = &f.trace
+	}
+	if fs.Changed("txs") {
+		o.Txs = &f.txs
 	}
 	return nil
 }

@@ -43,6 +43,9 @@ func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
 	resultstest.WriteFile(t, bad, []byte("[load]\nrtae = 5\nrate = 0\n"))
+	badTxs, fewTxs := filepath.Join(dir, "bad.txs"), filepath.Join(dir, "few.txs")
+	resultstest.WriteFile(t, badTxs, []byte("YT0x\na=1\n"))
+	resultstest.WriteFile(t, fewTxs, []byte("YT0x\nYj0y\n"))
 	ramp := filepath.Join(dir, "ramp.toml")
 	resultstest.WriteFile(t, ramp, []byte("[load]\nshape = \"ramp\"\nrate_to = 800\n"))
 	for _, c := range []struct {
@@ -64,6 +67,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--shape", "trace", "--trace", filepath.Join(dir, "none.csv")}, []string{"--trace: trace: open"}},
 		{[]string{"sweep", "--manifest", ramp, "--rates", "10"}, []string{`shape "ramp": sweeps and saturation searches step a constant rate`}},
 		{[]string{"saturate", "--manifest", ramp}, []string{`shape "ramp"`}},
+		{[]string{"run", "--txs", filepath.Join(dir, "none.txs")}, []string{"--txs: stat", "none.txs"}},
+		{[]string{"run", "--txs", badTxs}, []string{"bad.txs:2: not base64", "because line 1 is not hex"}},
+		{[]string{"run", "--txs", fewTxs, "-r", "10", "-T", "1s"}, []string{"few.txs holds 2 transactions, and the load schedules 10"}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--txs", badTxs}, []string{"bad.txs:2: not base64"}},
+		{[]string{"sweep", "--txs", fewTxs, "--rates", "10"}, []string{"unknown flag: --txs"}},
 		{[]string{"analyze"}, []string{"accepts 1 arg"}},
 		// cobra's own complaints: unknown commands, argument counts, required flags
 		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "cometlab"`}},

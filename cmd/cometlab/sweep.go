@@ -87,6 +87,9 @@ func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manife
 	if err != nil {
 		return m, exitcode.With(err, exitcode.Usage)
 	}
+	if r.Load.TxsFile != "" {
+		return m, exitcode.With(fmt.Errorf("the manifest's load sends the transactions of %s: sweeps and saturation searches send loadtime payloads only", r.Load.TxsFile), exitcode.Usage)
+	}
 	if sh := r.Load.ShapeName(); sh != shape.Constant {
 		return m, exitcode.With(fmt.Errorf("the manifest's load has shape %q: sweeps and saturation searches step a constant rate "+
 			"(the saturation criterion is defined for constant loads only); use 'cometlab run' for a shaped load", sh), exitcode.Usage)

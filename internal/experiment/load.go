@@ -28,6 +28,7 @@ type loadPhase struct {
 	target   *rpc.Client        // the node that receives the load
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
+	source   load.TxSource // nil: loadtime payloads
 	// Collectors alongside heights for the whole load, drain and read-back
 	// (none when empty): node metrics → metrics.csv, local processes →
 	// resources.csv; or, with prom, metrics.csv read from a Prometheus
@@ -105,12 +106,15 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	gen, err := load.New(load.Config{
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
-		Shape: lp.work.Shape,
+		Shape: lp.work.Shape, Source: lp.source,
 	}, sent, replies, lp.logger)
 	if err != nil {
 		return err
 	}
 	expected := lp.work.ExpectedTxs()
+	if lp.source != nil {
+		lp.out.Phase("load: the transactions of %s, matched on the chain by hash", lp.work.TxsFile)
+	}
 	if lp.work.Shape.IsConstant() {
 		lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
 			lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
@@ -285,8 +289,25 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return err
 	}
 	defer blocks.Close()
+	// The user's own transactions are found by hash (sent.csv's).
+	var byHash map[[32]byte]collect.HashedSend
+	rd.mu.Lock()
+	hashed := rd.run.Load.Txs != ""
+	rd.mu.Unlock()
+	if hashed {
+		sent, err := results.ReadSent(rd.dir)
+		if err != nil {
+			return fmt.Errorf("read back: %w", err)
+		}
+		if byHash, err = collect.HashIndex(sent); err != nil {
+			return fmt.Errorf("read back: %w", err)
+		}
+		if byHash == nil {
+			byHash = map[[32]byte]collect.HashedSend{} // nothing sent: nothing is the run's
+		}
+	}
 	out.Phase("read-back: walking heights %d…%d", first, last)
-	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id,
+	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)

@@ -3,13 +3,19 @@ package experiment_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/shape"
 )
 
@@ -114,5 +120,61 @@ func TestRunSquare(t *testing.T) {
 	t.Logf("committed per second: %v", perSec)
 	if onTxs < 1000 || offTxs > 0.1*onTxs {
 		t.Errorf("late in on phases %v txs committed, late in off phases %v: no on/off structure", onTxs, offTxs)
+	}
+}
+
+// TestRunOwnTxs sends a file of kvstore key=value transactions (base64) at
+// 200 tx/s for 15 s: every one is found on the chain by its hash and
+// accounted for, its latency taken from its send, and the hash sent.csv
+// gives each is the one the node named it by in its reply.
+func TestRunOwnTxs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet")
+	}
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "txs.b64")
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintln(&b, base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "own%05d=value%d", i, i)))
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{
+		Manifest: shaped(t, 1, 200, 15*time.Second, manifest.Overrides{Txs: &file}),
+		Dir:      dir, Fetcher: fetcher(t), Out: &out, Version: "test",
+	})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := checkAccounted(t, res, 3000)
+	if v := get("block_latency_mean_ms"); v < 100 || v > 5000 {
+		t.Errorf("block latency mean %v ms not within 0.1–5 s", v)
+	}
+	if res.Run.Load.Txs != file {
+		t.Errorf("run.json load.txs = %q", res.Run.Load.Txs)
+	}
+	sent, err := results.ReadSent(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies, err := results.ReadReplies(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashOf := map[uint64]string{}
+	for _, s := range sent {
+		if want := load.TxHash(fmt.Appendf(nil, "own%05d=value%d", s.Seq, s.Seq)); s.Hash != want {
+			t.Fatalf("send %d: hash %s, want %s", s.Seq, s.Hash, want)
+		}
+		hashOf[s.Seq] = s.Hash
+	}
+	for _, r := range replies {
+		if r.OK && r.Hash != hashOf[r.Seq] {
+			t.Fatalf("reply to %d names the tx %s, sent.csv %s", r.Seq, r.Hash, hashOf[r.Seq])
+		}
 	}
 }

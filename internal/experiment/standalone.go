@@ -33,6 +33,10 @@ type LoadOptions struct {
 // Readback) reads the chain back and reports, like a run without a testnet.
 func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
+	var err error
+	if s.txs, err = txSource(opts.Workload); err != nil {
+		return Result{}, err
+	}
 	out := newPrinter(opts.Out)
 	ep := rpc.WSAddr(opts.Endpoint)
 	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
@@ -55,7 +59,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: opts.Workload, endpoint: ep,
-		target: target, readback: opts.Readback}
+		target: target, readback: opts.Readback, source: s.txs}
 	if opts.Readback {
 		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
 	}

@@ -252,6 +252,16 @@ type ManifestLoad struct {
 	//
 	//	trace = "day-compressed.csv"
 	Trace string `toml:"trace,omitempty"`
+
+	// Txs is a file of the user's own transactions, one a line in hex or
+	// base64 (see load.ParseTxs), relative to the manifest's directory: they
+	// are sent in order at the shape's pace instead of loadtime payloads
+	// (size is then unused) and found on the chain by their SHA-256. The
+	// file must hold at least the expected number of transactions. Default
+	// "" (loadtime payloads).
+	//
+	//	txs = "signed-txs.b64"
+	Txs string `toml:"txs,omitempty"`
 }
 
 // Default returns the built-in manifest: four validators of

@@ -49,6 +49,8 @@ type Overrides struct {
 	// Trace is --trace, load.trace (a path, relative to the working
 	// directory).
 	Trace *string
+	// Txs is --txs, load.txs (a path, relative to the working directory).
+	Txs *string
 }
 
 // Apply lays the flags in o over m: flags win over the file. It checks each

@@ -83,6 +83,9 @@ type Workload struct {
 	Shape shape.Spec
 	// TraceFile is the absolute path of the trace of a trace shape.
 	TraceFile string
+	// TxsFile is the absolute path of the user's own transactions; ""
+	// for loadtime payloads.
+	TxsFile string
 }
 
 // ExpectedTxs returns the number of transactions the load should send:

@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -111,7 +112,7 @@ func (m *Manifest) resolveShape(ps *problems, l *Workload) {
 	case shape.Trace:
 		need("trace", ml.Trace != "")
 		if ml.Trace != "" {
-			path := m.relative(ml.Trace)
+			path := m.relative(ml.Trace, "load.trace")
 			pts, err := shape.ReadTrace(path)
 			if err != nil {
 				ps.add(key("trace"), "%v", err)
@@ -121,6 +122,18 @@ func (m *Manifest) resolveShape(ps *problems, l *Workload) {
 			if abs, err := filepath.Abs(path); err == nil {
 				l.TraceFile = abs
 			}
+		}
+	}
+	if ml.Txs != "" {
+		path := m.relative(ml.Txs, "load.txs")
+		if st, err := os.Stat(path); err != nil {
+			ps.add(key("txs"), "%v", err)
+		} else if st.IsDir() {
+			ps.add(key("txs"), "%s is a directory", path)
+		}
+		l.TxsFile = path
+		if abs, err := filepath.Abs(path); err == nil {
+			l.TxsFile = abs
 		}
 	}
 	if kind != shape.Constant && ml.Pacing == PacingBurst {
@@ -136,9 +149,9 @@ func (m *Manifest) resolveShape(ps *problems, l *Workload) {
 
 // relative resolves a path given in the manifest against its directory (a
 // path a flag gave is the working directory's).
-func (m *Manifest) relative(path string) string {
+func (m *Manifest) relative(path, key string) string {
 	if !filepath.IsAbs(path) && m.file != "" {
-		if _, fromFlag := m.origin["load.trace"]; !fromFlag {
+		if _, fromFlag := m.origin[key]; !fromFlag {
 			path = filepath.Join(filepath.Dir(m.file), path)
 		}
 	}
@@ -162,6 +175,7 @@ func checkRateAtLeast0(r float64) string {
 // encodeShape writes the shape of w into the [load] table l: the kind and
 // its own keys only, the trace as an absolute path.
 func encodeShape(l *ManifestLoad, w Workload) {
+	l.Txs = w.TxsFile
 	s := w.Shape
 	l.Shape = w.ShapeName()
 	switch l.Shape {
@@ -229,5 +243,9 @@ func (m *Manifest) applyShape(o Overrides, set func(key, flag string)) {
 	if o.Trace != nil {
 		l.Trace = *o.Trace
 		set("load.trace", "--trace")
+	}
+	if o.Txs != nil {
+		l.Txs = *o.Txs
+		set("load.txs", "--txs")
 	}
 }

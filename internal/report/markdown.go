@@ -193,6 +193,9 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	if l.Shaped() {
 		rows = slices.Insert(rows, 2, []string{"shape (rates per connection)", l.ShapeDetail})
 	}
+	if l.Txs != "" {
+		rows = slices.Insert(rows, 2, []string{"transactions", "the user's own, from " + l.Txs + ", matched on the chain by SHA-256"})
+	}
 	m.table([]string{"parameter", "value"}, "lr", rows)
 
 	m.f("### Testnet\n\n")

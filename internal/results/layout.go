@@ -72,6 +72,10 @@ type Load struct {
 	// ShapeDetail describes the shape with its parameters, rates per
 	// connection ("ramp 400→2400 tx/s").
 	ShapeDetail string `json:"shape_detail,omitempty"`
+	// Txs is the file of the user's own transactions the load sent (one a
+	// line; see load.ParseTxs), matched on the chain by hash; "" for
+	// loadtime payloads.
+	Txs string `json:"txs,omitempty"`
 	// Expected is the number of sends a shaped load's schedule holds; 0 for
 	// a constant rate, whose count is c·r·duration.
 	Expected int64 `json:"expected_txs,omitempty"`
