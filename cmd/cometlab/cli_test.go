@@ -72,6 +72,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--txs", fewTxs, "-r", "10", "-T", "1s"}, []string{"few.txs holds 2 transactions, and the load schedules 10"}},
 		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--txs", badTxs}, []string{"bad.txs:2: not base64"}},
 		{[]string{"sweep", "--txs", fewTxs, "--rates", "10"}, []string{"unknown flag: --txs"}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--metrics-url", "127.0.0.1:26660"}, []string{`--metrics-url "127.0.0.1:26660": want http://host:port/metrics`}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--metrics-url", "http://a:1/metrics,http://b:1/metrics", "--node-name", "a"},
+			[]string{"--node-name: 1 names for 2 --metrics-url endpoints"}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--metrics-url", "http://a:1/metrics,http://a:1/metrics"}, []string{`--node-name "a:1": want a distinct`}},
 		{[]string{"analyze"}, []string{"accepts 1 arg"}},
 		// cobra's own complaints: unknown commands, argument counts, required flags
 		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "cometlab"`}},

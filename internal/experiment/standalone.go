@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
@@ -27,6 +29,18 @@ type LoadOptions struct {
 	Logger   *slog.Logger
 	Version  string
 	Hard     context.Context
+	// MetricsURLs are the Prometheus endpoints of the chain's nodes
+	// (http://host:port/metrics), scraped into metrics.csv for the whole
+	// load, drain and read-back (none when empty), so that a chain
+	// cometlab did not start gets the report's node sections. NodeNames
+	// name them in the same order; without names a node is its URL's
+	// host:port.
+	MetricsURLs, NodeNames []string
+	// ScrapeInterval is how often they are scraped; 0 means 1 s.
+	ScrapeInterval time.Duration
+	// MetricsAll keeps every series (histogram buckets too), not only the
+	// default ones.
+	MetricsAll bool
 }
 
 // Load drives load into an endpoint cometlab did not start, and (with
@@ -35,6 +49,10 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	var err error
 	if s.txs, err = txSource(opts.Workload); err != nil {
+		return Result{}, err
+	}
+	targets, err := metricsTargets(opts.MetricsURLs, opts.NodeNames)
+	if err != nil {
 		return Result{}, err
 	}
 	out := newPrinter(opts.Out)
@@ -63,6 +81,8 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	if opts.Readback {
 		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
 	}
+	lp.scrape = targets
+	lp.scrapeCfg = collect.ScrapeConfig{Interval: opts.ScrapeInterval, All: opts.MetricsAll}
 	err = lp.run(ctx, s.hard)
 	if !opts.Readback {
 		return finishSendOnly(ctx, rd, out, err)
@@ -85,4 +105,30 @@ func finishSendOnly(ctx context.Context, rd *runDir, out *printer, runErr error)
 	}
 	out.Phase("send log: %s", rd.path(results.SentFile))
 	return Result{Dir: rd.dir, Run: rd.run}, runErr
+}
+
+// metricsTargets pairs the metrics URLs with the node names (a URL's
+// host:port when no names are given); errors name the flags of `load`.
+func metricsTargets(urls, names []string) ([]collect.Target, error) {
+	if len(names) > 0 && len(names) != len(urls) {
+		return nil, exitcode.With(fmt.Errorf("--node-name: %d names for %d --metrics-url endpoints", len(names), len(urls)), exitcode.Usage)
+	}
+	var out []collect.Target
+	seen := map[string]bool{}
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, exitcode.With(fmt.Errorf("--metrics-url %q: want http://host:port/metrics", raw), exitcode.Usage)
+		}
+		name := u.Host
+		if len(names) > 0 {
+			name = names[i]
+		}
+		if name == "" || seen[name] {
+			return nil, exitcode.With(fmt.Errorf("--node-name %q: want a distinct, non-empty name per endpoint", name), exitcode.Usage)
+		}
+		seen[name] = true
+		out = append(out, collect.Target{Name: name, URL: raw})
+	}
+	return out, nil
 }
