@@ -112,16 +112,16 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		return err
 	}
 	expected := lp.work.ExpectedTxs()
+	what := fmt.Sprintf("%d-byte txs", lp.work.Size)
 	if lp.source != nil {
-		lp.out.Phase("load: the transactions of %s, matched on the chain by hash", lp.work.TxsFile)
+		what = "the transactions of " + lp.work.TxsFile + " (matched on the chain by hash)"
 	}
-	if lp.work.Shape.IsConstant() {
-		lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
-			lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
-	} else {
-		lp.out.Phase("load: %d conn × %s × %s, %d-byte txs → %s (%d txs expected)",
-			lp.work.Connections, lp.work.Spec(), lp.work.Duration, lp.work.Size, lp.endpoint, expected)
+	rate := fmt.Sprintf("%g tx/s", lp.work.Rate)
+	if !lp.work.Shape.IsConstant() {
+		rate = lp.work.Spec().String()
 	}
+	lp.out.Phase("load: %d conn × %s × %s, %s → %s (%d txs expected)",
+		lp.work.Connections, rate, lp.work.Duration, what, lp.endpoint, expected)
 	loadStart := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
 	pctx, pstop := context.WithCancel(ctx)
