@@ -190,6 +190,9 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 		expected,
 		{"target", fmt.Sprintf("%s (%s)", run.Target, run.Endpoint)},
 	}
+	if l.Txs != "" {
+		rows[2][1] = "— (the user's own; see sent.csv)"
+	}
 	if l.Shaped() {
 		rows = slices.Insert(rows, 2, []string{"shape (rates per connection)", l.ShapeDetail})
 	}

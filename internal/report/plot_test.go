@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +187,24 @@ func TestOfferedRates(t *testing.T) {
 	// Windows of 2 s average them.
 	if _, rates := offeredRates(sent, start, 2, 2); !slices.Equal(rates, []float64{2, 2}) {
 		t.Errorf("2 s windows: %v", rates)
+	}
+}
+
+// TestExperimentShapeRows checks the Load table of a shaped run of the
+// user's own transactions: the shape, the file, and the shape's count.
+func TestExperimentShapeRows(t *testing.T) {
+	var b strings.Builder
+	run := results.Run{Load: results.Load{Connections: 2, Rate: 200, Size: 1024, DurationS: 40, Pacing: "even",
+		Shape: "ramp", ShapeDetail: "ramp 200→1200 tx/s", Expected: 56000, Txs: "/tmp/kv.b64"}}
+	mdWriter{w: &b}.experiment(run, nil)
+	for _, want := range []string{
+		"| shape (rates per connection) | ramp 200→1200 tx/s |",
+		"| transactions | the user's own, from /tmp/kv.b64, matched on the chain by SHA-256 |",
+		"| transaction size | — (the user's own; see sent.csv) |",
+		"| expected transactions (the shape's schedule) | 56,000 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Load table lacks %q:\n%s", want, b.String())
+		}
 	}
 }
