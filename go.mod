@@ -3,6 +3,7 @@ module github.com/cometlab/cometlab
 go 1.26.8
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/cometbft/cometbft v0.38.26
 	github.com/google/uuid v1.6.0

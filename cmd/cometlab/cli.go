@@ -264,6 +264,7 @@ type testnetFlags struct {
 	validators   int
 	version      string
 	binary       string
+	app          string
 	startTimeout time.Duration
 	verbose      bool
 }
@@ -273,6 +274,7 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.validators, "validators", 0, "number of validators (default from the manifest: 4)")
 	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, built once and cached (see 'cometlab versions'; default "+cometbft.DefaultVersion+")")
 	fs.StringVar(&f.binary, "cometbft-binary", "", "use this cometbft binary instead of fetching a release")
+	fs.StringVar(&f.app, "app", "", `ABCI app: "kvstore" (built into cometbft) or "e2e" (CometBFT's e2e QA app of the same release; its settings with --set app.KEY=V in a sweep or an [app] table in the manifest) (default from the manifest: kvstore)`)
 	fs.DurationVar(&f.startTimeout, "start-timeout", 90*time.Second, "how long every node has to advance two heights after start")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
 }
@@ -299,6 +301,9 @@ func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) {
 	}
 	if fs.Changed("cometbft-binary") {
 		o.CometBFTBinary = &f.binary
+	}
+	if fs.Changed("app") {
+		o.App = &f.app
 	}
 }
 

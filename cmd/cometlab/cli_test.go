@@ -187,3 +187,19 @@ func TestCobraUsageCoded(t *testing.T) {
 		t.Errorf("analyze of a missing run: %v, rejected: %v", err, rejectedUnhooked(root, args))
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"1GiB", 1 << 30, false}, {"512MiB", 512 << 20, false}, {"1.5 GiB", 3 << 29, false}, {"100", 100, false},
+		{"0", 0, false}, {"2KiB", 2048, false}, {"1GB", 0, true}, {"-1GiB", 0, true}, {"lots", 0, true},
+	} {
+		got, err := parseBytes(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}

@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,15 +17,17 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 func newRunCmd(st *state) *cobra.Command {
 	var (
-		tf     testnetFlags
-		lf     loadFlags
-		mf     metricsFlags
-		out    string
-		target string
+		tf      testnetFlags
+		lf      loadFlags
+		mf      metricsFlags
+		out     string
+		target  string
+		minFree string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -59,10 +64,18 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 			if err != nil {
 				return err
 			}
+			free, err := parseBytes(minFree)
+			if err != nil {
+				return exitcode.With(fmt.Errorf("--min-free-disk: %w", err), exitcode.Usage)
+			}
+			if free == 0 {
+				free = -1 // 0 turns the guard off
+			}
 			res, err := experiment.Run(cmd.Context(), experiment.Options{
 				Manifest: m, Dir: out, Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose),
 				Version: version, StartTimeout: tf.startTimeout, Hard: st.hard,
 				ScrapeInterval: mf.interval, Metrics: mf.metrics, NoResources: mf.noResources, Prometheus: mf.prometheus,
+				MinFreeDisk: free,
 			})
 			return printResult(st, res, err)
 		},
@@ -72,7 +85,30 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 	mf.register(cmd.Flags(), true)
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().StringVar(&target, "target", "", "node that receives the load (default: the first validator)")
+	cmd.Flags().StringVar(&minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
 	return cmd
+}
+
+// parseBytes parses a size as people write it: "512MiB", "1GiB", "1.5 GiB",
+// "100 KiB", or a plain number of bytes.
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("invalid size %q (want e.g. 1GiB, 512MiB or a number of bytes)", s)
+	}
+	return int64(v * mult), nil
 }
 
 // printResult prints the key figures and where the report is, and maps the
@@ -186,16 +222,32 @@ func newAnalyzeCmd(st *state) *cobra.Command {
 func newReportCmd(st *state) *cobra.Command {
 	var mf metricsFlags
 	cmd := &cobra.Command{
-		Use:   "report RUN_DIR",
-		Short: "Recompute summary.json and rewrite report.md of a run directory from its files alone",
+		Use:   "report RUN_DIR|SWEEP_DIR",
+		Short: "Recompute summary.json and rewrite report.md of a run directory (or sweep.md of a sweep) from its files alone",
 		Long: `Recompute summary.json and rewrite report.md of a run directory from its
 files alone. With --prometheus, metrics.csv is first rewritten from a
 Prometheus server that scraped the run's nodes (see 'cometlab
-prometheus-config'), over the run's window.`,
+prometheus-config'), over the run's window. Given a sweep directory (one
+with sweep.json), rewrite its sweep.md and sweep.html from sweep.json and
+the cells' run directories (each cell's own report is left as it is).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := mf.check(false); err != nil {
 				return err
+			}
+			if results.IsSweepDir(args[0]) {
+				if mf.prometheus != "" {
+					return exitcode.With(fmt.Errorf("--prometheus applies to a run directory, not a sweep"), exitcode.Usage)
+				}
+				rec, err := saturation.ReadSweep(args[0])
+				if err != nil {
+					return err
+				}
+				if err := report.WriteSweep(args[0], rec, report.Options{}); err != nil {
+					return err
+				}
+				fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.SweepReportFile)
+				return nil
 			}
 			if mf.prometheus != "" {
 				stats, err := experiment.ReadPrometheus(cmd.Context(), args[0], experiment.PrometheusOptions{
@@ -207,11 +259,11 @@ prometheus-config'), over the run's window.`,
 					fmt.Fprintf(st.stderr, "metrics: %s: %d series, %d rows from prometheus\n", s.Node, s.Series, s.Rows)
 				}
 			}
-			sum, err := analysis.Analyze(args[0])
+			sum, in, err := analysis.AnalyzeInput(args[0])
 			if err != nil {
 				return err
 			}
-			if err := report.Write(args[0], sum, report.Options{}); err != nil {
+			if err := report.Write(args[0], sum, report.Options{Input: &in}); err != nil {
 				return err
 			}
 			fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.ReportFile)

@@ -17,15 +17,102 @@ import (
 // resources.csv (or its .gz) means that nothing was gathered, which the
 // summary's Notes say.
 func Analyze(dir string) (Summary, error) {
-	in, err := ReadInput(dir)
+	s, _, err := AnalyzeInput(dir)
+	return s, err
+}
+
+// AnalyzeInput is Analyze, also returning what it read (ReadStream), for
+// a report written from the same reading.
+func AnalyzeInput(dir string) (Summary, Input, error) {
+	in, err := ReadStream(dir)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, in, err
 	}
 	s := Summarize(in)
 	if err := results.WriteJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
-		return s, fmt.Errorf("write summary: %w", err)
+		return s, in, fmt.Errorf("write summary: %w", err)
 	}
-	return s, nil
+	return s, in, nil
+}
+
+// ReadStream reads the run directory dir as ReadInput does, but streams
+// sent.csv, replies.csv and txs.csv (plain or .gz) into Input.Tx instead
+// of holding their rows, so that memory does not grow with the number of
+// transactions (see TxAggregates). The three files are parsed side by
+// side, each a bounded queue ahead of the aggregation, which takes them
+// in order: sent, replies, transactions.
+func ReadStream(dir string) (Input, error) {
+	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile)
+	if err != nil {
+		return in, err
+	}
+	a := NewTxAggregates(in.Run, in.Adoption)
+	sent := pipe(func(fn func([]results.Sent) error) error { return results.ScanSent(dir, fn) })
+	replies := pipe(func(fn func([]results.Reply) error) error { return results.ScanReplies(dir, fn) })
+	txs := pipe(func(fn func([]results.Tx) error) error { return results.ScanTxs(dir, fn) })
+	var all []error
+	if err := sent.drain(func(r *results.Sent) { a.AddSent(r) }); err != nil {
+		all = append(all, fmt.Errorf("read %s: %w", results.SentFile, err))
+	}
+	for _, f := range []struct {
+		name  string
+		drain func() error
+	}{
+		{results.RepliesFile, func() error { return replies.drain(func(r *results.Reply) { a.AddReply(r) }) }},
+		{results.TxsFile, func() error { return txs.drain(func(r *results.Tx) { a.AddTx(r) }) }},
+	} {
+		switch err := f.drain(); {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist):
+			in.Missing = append(in.Missing, f.name)
+		default:
+			all = append(all, fmt.Errorf("read %s: %w", f.name, err))
+		}
+	}
+	// Missing in InputFiles order, as ReadInput gives it.
+	slices.SortStableFunc(in.Missing, func(x, y string) int {
+		return slices.Index(InputFiles(), x) - slices.Index(InputFiles(), y)
+	})
+	a.Seal()
+	in.Tx = a
+	return in, errors.Join(all...)
+}
+
+// queue is a file being parsed ahead of its reader, in batches.
+type queue[T any] struct {
+	batches chan []T
+	free    chan []T
+	err     chan error
+}
+
+// pipe starts scan in a goroutine, handing its batches over a queue of a
+// few batches (so memory stays bounded whatever the file's length).
+func pipe[T any](scan func(fn func([]T) error) error) *queue[T] {
+	const depth = 4
+	q := &queue[T]{batches: make(chan []T, depth), free: make(chan []T, depth+2), err: make(chan error, 1)}
+	for range depth + 2 {
+		q.free <- make([]T, 0, results.ScanBatch)
+	}
+	go func() {
+		defer close(q.batches)
+		q.err <- scan(func(b []T) error {
+			buf := <-q.free
+			q.batches <- append(buf[:0], b...)
+			return nil
+		})
+	}()
+	return q
+}
+
+// drain calls fn with every row, in order, and returns the scan's error.
+func (q *queue[T]) drain(fn func(*T)) error {
+	for b := range q.batches {
+		for i := range b {
+			fn(&b[i])
+		}
+		q.free <- b
+	}
+	return <-q.err
 }
 
 // ReadInput reads the records of the run directory dir (every file of

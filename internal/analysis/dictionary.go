@@ -60,12 +60,15 @@ const (
 	UnitPeers  = "peers"
 	UnitNodes  = "nodes"
 	UnitFiles  = "files"
+
+	UnitTPSPerMin = "tx/s per min" // change of a rate per minute of the load
+	UnitMSPerMin  = "ms per min"
 )
 
 // Units returns every unit the dictionary uses.
 func Units() []string {
 	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
-		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles}
+		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin}
 }
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,
@@ -132,7 +135,7 @@ func Dictionary() []Metric {
 		{ID: "knee_tps", Source: "sent.csv, blocks.csv, txs.csv, run.json", Title: "Knee (ramp)", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
 			Definition: "Ramp runs only: a one-run estimate of the saturation point, the committed rate (all connections) at which it first fell below the offered rate and stayed below. " +
 				"Both rates are counted in 5 s windows from the load start over the load's whole windows: committed = run transactions of the blocks committed in the window (commit time); " +
-				"offered = scheduled sends of sent.csv whose scheduled time plus the lag falls in it, the lag being the median block latency of the transactions sent in the first 20 % of the load. " +
+				"offered = scheduled sends of sent.csv counted by the second of their scheduled time, shifted by the lag (the median block latency of the transactions sent in the first 20 % of the load, in whole seconds). " +
 				"The knee is the first window where committed < 0.9 × offered holds for it and the next 2 windows (every remaining window, at least 2, near the end); the mean committed rate over those windows is reported (on a rising ramp, the offered rate crossed it there). " +
 				"Absent when the committed rate never stayed below; compare with saturate's saturation point."},
 
@@ -163,7 +166,7 @@ func Dictionary() []Metric {
 		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
-	return slices.Concat(base, blockDictionary(), mempoolDictionary(), resourceDictionary(), adoptionDictionary())
+	return slices.Concat(base, trendDictionary(), blockDictionary(), mempoolDictionary(), resourceDictionary(), adoptionDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"slices"
 
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -52,13 +51,13 @@ func Knee(offered, committed []float64, tol float64, persist int) (int, bool) {
 
 // knee puts knee_tps for a ramp run: the mean committed rate over the
 // windows Knee finds (where the offered rate crossed what the network
-// committed), offered and committed counted in KneeWindowS-second windows from
-// the load start over the load's whole windows. Offered sends are placed
-// at their scheduled time plus the lag, the median block latency of the
-// transactions sent in the first kneeLagShare of the load (before a ramp
-// saturates), so that a rising offer is not mistaken for a fall of the
-// commits that follow it by a block or two.
-func knee(in Input, b *builder, start int64, noBlocks bool) {
+// committed), offered and committed counted in KneeWindowS-second windows
+// from the load start over the load's whole windows. Offered sends are
+// placed at their scheduled second plus the lag, the median block latency
+// of the transactions sent in the first kneeLagShare of the load (before a
+// ramp saturates), so that a rising offer is not mistaken for a fall of
+// the commits that follow it by a block or two.
+func knee(in Input, agg *TxAggregates, b *builder, start int64, noBlocks bool) {
 	l := in.Run.Load
 	if l.Shape != "ramp" || noBlocks || start == 0 {
 		return
@@ -69,12 +68,13 @@ func knee(in Input, b *builder, start int64, noBlocks bool) {
 		return
 	}
 	const w = int64(KneeWindowS * results.NsPerS)
-	lag := kneeLag(in.Txs, start, int64(l.DurationS*kneeLagShare*results.NsPerS))
-	times := make([]int64, len(in.Sent))
-	for i := range in.Sent {
-		times[i] = in.Sent[i].Intended + lag
+	lag := int64(math.Round(agg.EarlyLatency() / results.NsPerS)) // whole seconds
+	offered := make([]float64, n)
+	for sec, c := range agg.Offered() {
+		if k := (int64(sec) + lag) / KneeWindowS; k < int64(n) {
+			offered[k] += float64(c)
+		}
 	}
-	offered := WindowCounts(times, nil, start, w, n)
 	ks := in.RunBlocks()
 	times, weights := make([]int64, len(ks)), make([]float64, len(ks))
 	for i := range ks {
@@ -102,21 +102,4 @@ func knee(in Input, b *builder, start int64, noBlocks bool) {
 	b.put("knee_tps", sum/float64(p), "")
 	b.note("knee: from %d s into the load the committed rate (%.0f tx/s over %d windows of %d s) stayed below the offered one (%.0f tx/s in the first)",
 		k*KneeWindowS, sum/float64(p), p, KneeWindowS, offered[k])
-}
-
-// kneeLag returns the median block latency (ns) of the transactions sent
-// within span of start, or 0 when there are none.
-func kneeLag(txs []results.Tx, start, span int64) int64 {
-	var lat []float64
-	for i := range txs {
-		t := &txs[i]
-		if !t.Duplicate && t.CommitTime != 0 && t.Sent >= start && t.Sent < start+span {
-			lat = append(lat, float64(t.Latency()))
-		}
-	}
-	if len(lat) == 0 {
-		return 0
-	}
-	slices.Sort(lat)
-	return int64(math.Round(lat[len(lat)/2]))
 }

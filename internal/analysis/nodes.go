@@ -11,9 +11,33 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
+// AppProcessSuffix ends the resources.csv name of a node's external ABCI
+// app process ("validator01/app"): a process sampled beside its node,
+// not a node.
+const AppProcessSuffix = "/app"
+
+// IsAppProcess reports whether a resources.csv name is a node's external
+// app process.
+func IsAppProcess(name string) bool { return strings.HasSuffix(name, AppProcessSuffix) }
+
+// RunProcesses returns [RunNodes] followed by the external app processes
+// sampled in resources.csv, sorted: the rows of resource tables.
+func RunProcesses(in Input) []string {
+	out := RunNodes(in)
+	var apps []string
+	for i := range in.Resources {
+		if n := in.Resources[i].Node; IsAppProcess(n) && !slices.Contains(apps, n) {
+			apps = append(apps, n)
+		}
+	}
+	slices.Sort(apps)
+	return append(out, apps...)
+}
+
 // RunNodes returns the run's node names: run.json's nodes in order, then
-// any other node named in metrics.csv, resources.csv or adoption.csv,
-// sorted. Reports give nodes their colours in this order.
+// any other node named in metrics.csv, resources.csv (but app processes,
+// see [RunProcesses]) or adoption.csv, sorted. Reports give nodes their
+// colours in this order.
 func RunNodes(in Input) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -36,7 +60,9 @@ func RunNodes(in Input) []string {
 		}
 	}
 	for i := range in.Resources {
-		add(in.Resources[i].Node)
+		if !IsAppProcess(in.Resources[i].Node) {
+			add(in.Resources[i].Node)
+		}
 	}
 	for i := range in.Adoption {
 		add(in.Adoption[i].Node)
@@ -186,6 +212,9 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 	}
 	histMean("block_processing_time_mean_ms", "state_block_processing_time", 1) // already ms
 	histMean("round_duration_mean_ms", "consensus_round_duration_seconds", 1000)
+	histMean("block_store_access_mean_ms", "store_block_store_access_duration_seconds", 1000)
+	histMean("state_store_access_mean_ms", "state_store_access_duration_seconds", 1000)
+	pruningFigures(in, set, b, nodes)
 
 	last := map[string]float64{}
 	top := math.Inf(-1)
@@ -210,6 +239,44 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 		}
 	}
 	b.put("height_behind_max", worst, "no sample of consensus_height")
+}
+
+// pruningFigures puts each node's block store base (the lowest height it
+// still stores, v1.0's state_block_store_base_height) and flags a run
+// whose app asked for pruning (the e2e app's retain_blocks) that ran long
+// enough to prune but where no node did.
+func pruningFigures(in Input, set *SeriesSet, b *builder, nodes []string) {
+	base := math.NaN()
+	seen := false
+	for _, n := range nodes {
+		s := set.One(n, "state_block_store_base_height")
+		if s == nil {
+			continue
+		}
+		seen = true
+		v := maxOf(s.V)
+		b.putNode(n, "block_store_base_height", v)
+		if !(v <= base) {
+			base = v
+		}
+	}
+	if seen {
+		b.put("block_store_base_height", base, "no sample of state_block_store_base_height")
+	}
+	retain, _ := in.Run.AppConfig["retain_blocks"].(float64)
+	if r, ok := in.Run.AppConfig["retain_blocks"].(int64); ok {
+		retain = float64(r)
+	}
+	if retain <= 0 || in.Run.LastHeight <= int64(retain)+10 {
+		return
+	}
+	switch {
+	case !seen:
+		b.note("app.retain_blocks = %.0f: whether blocks were pruned is not checked (this release exposes no state_block_store_base_height)", retain)
+	case !(base > 1):
+		b.anomaly("app.retain_blocks = %.0f and the chain reached height %d, but no node pruned a block (state_block_store_base_height stayed at %.0f)",
+			retain, in.Run.LastHeight, base)
+	}
 }
 
 // mempoolFigures puts the mempool size figures and the anomaly of a

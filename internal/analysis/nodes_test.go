@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +123,80 @@ func TestResourcesFromMetrics(t *testing.T) {
 	}
 	if !slices.ContainsFunc(s.Notes, func(x string) bool { return strings.Contains(x, "taken from the nodes' process_* metrics") }) {
 		t.Errorf("no note on the fallback: %q", s.Notes)
+	}
+}
+
+// TestAppProcesses checks that an external app's process, sampled in
+// resources.csv beside its node, is a row of the resource figures but not
+// a node, and stays out of the run-wide figures.
+func TestAppProcesses(t *testing.T) {
+	in := Input{Run: results.Run{Nodes: []results.Node{{Name: "v1"}, {Name: "v2"}}}}
+	for i, r := range []struct {
+		node string
+		rss  float64
+	}{{"v1", 100}, {"v1/app", 10}, {"v2", 200}, {"v2/app", 20}} {
+		for k := range 3 {
+			in.Resources = append(in.Resources, results.Resource{Time: int64(k+1) * 1e9, Node: r.node, RSS: int64(r.rss * mib), CPU: float64(i)})
+		}
+	}
+	if got := RunNodes(in); !slices.Equal(got, []string{"v1", "v2"}) {
+		t.Errorf("RunNodes %v, want the two nodes", got)
+	}
+	if got := RunProcesses(in); !slices.Equal(got, []string{"v1", "v2", "v1/app", "v2/app"}) {
+		t.Errorf("RunProcesses %v", got)
+	}
+	b := &builder{s: &Summary{Metrics: map[string]float64{}}}
+	resourceFigures(in, b, RunProcesses(in), 0, 10e9)
+	if got := b.s.Metrics["rss_max_mib"]; got != 200 {
+		t.Errorf("run-wide RSS max %v MiB, want the nodes' 200", got)
+	}
+	if got := b.s.Metrics["rss_mean_mib"]; got != 150 {
+		t.Errorf("run-wide RSS mean %v MiB, want the nodes' 150", got)
+	}
+	if got := b.s.Nodes["v2/app"]["rss_max_mib"]; got != 20 {
+		t.Errorf("v2's app RSS max %v MiB, want 20", got)
+	}
+}
+
+// TestPruningFigures checks the block store base and the anomaly of an app
+// that asked for pruning on a chain that pruned nothing.
+func TestPruningFigures(t *testing.T) {
+	metric := func(node string, at int64, base float64) results.Metric {
+		return results.Metric{Time: at, Node: node, Name: "cometbft_state_block_store_base_height", Labels: `chain_id="c"`, Value: base}
+	}
+	for _, tc := range []struct {
+		name    string
+		retain  any // run.json's app_config retain_blocks as decoded (float64) or set (int64)
+		last    int64
+		rows    []results.Metric
+		base    float64 // want; NaN for absent
+		anomaly string
+		note    string
+	}{
+		{"pruned", float64(100), 400, []results.Metric{metric("v1", 1, 1), metric("v1", 2, 250), metric("v2", 2, 240)}, 250, "", ""},
+		{"nothing pruned", int64(100), 400, []results.Metric{metric("v1", 1, 1), metric("v2", 2, 1)}, 1,
+			"app.retain_blocks = 100 and the chain reached height 400, but no node pruned a block", ""},
+		{"too short to prune", float64(100), 105, []results.Metric{metric("v1", 1, 1)}, 1, "", ""},
+		{"no pruning asked", nil, 400, []results.Metric{metric("v1", 1, 1)}, 1, "", ""},
+		{"release without the metric", float64(100), 400, nil, math.NaN(), "", "whether blocks were pruned is not checked"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{Run: results.Run{LastHeight: tc.last}}
+			if tc.retain != nil {
+				in.Run.AppConfig = map[string]any{"retain_blocks": tc.retain}
+			}
+			b := &builder{s: &Summary{Metrics: map[string]float64{}}}
+			pruningFigures(in, NewSeriesSet(tc.rows), b, []string{"v1", "v2"})
+			got, ok := b.s.Metrics["block_store_base_height"]
+			if math.IsNaN(tc.base) != !ok || (ok && got != tc.base) {
+				t.Errorf("block_store_base_height %v (%v), want %v", got, ok, tc.base)
+			}
+			if (tc.anomaly == "") != (len(b.s.Anomalies) == 0) || (tc.anomaly != "" && !strings.Contains(b.s.Anomalies[0], tc.anomaly)) {
+				t.Errorf("anomalies %q, want %q", b.s.Anomalies, tc.anomaly)
+			}
+			if tc.note != "" && !slices.ContainsFunc(b.s.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("notes %q, want %q", b.s.Notes, tc.note)
+			}
+		})
 	}
 }

@@ -121,7 +121,9 @@ func Load1(rows []results.Resource) (t []int64, v []float64) {
 	return t, v
 }
 
-// resourceFigures puts the process and host figures.
+// resourceFigures puts the process and host figures: per process, and
+// run-wide over the nodes (external app processes have their own rows but
+// do not enter the run-wide figures).
 func resourceFigures(in Input, b *builder, nodes []string, from, to int64) {
 	per, fromMetrics := ResourceSeries(in, nodes)
 	if len(per) == 0 {
@@ -145,6 +147,9 @@ func resourceFigures(in Input, b *builder, nodes []string, from, to int64) {
 			return
 		}
 		b.putNode(node, id, v)
+		if IsAppProcess(node) { // run-wide figures are the nodes'
+			return
+		}
 		a := run[id]
 		if a == nil {
 			a = &agg{max: math.Inf(-1), isMaxAgg: maxAgg}

@@ -40,6 +40,9 @@ func keptSeries() []string {
 		"consensus_step_duration_seconds_sum", "consensus_step_duration_seconds_count",
 		"consensus_round_duration_seconds_sum", "consensus_round_duration_seconds_count",
 		"state_block_processing_time_sum", "state_block_processing_time_count",
+		"state_block_store_base_height",
+		"state_store_access_duration_seconds_sum", "state_store_access_duration_seconds_count",
+		"store_block_store_access_duration_seconds_sum", "store_block_store_access_duration_seconds_count",
 		"blocksync_syncing",
 		"process_resident_memory_bytes", "process_cpu_seconds_total",
 	}

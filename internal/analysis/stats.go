@@ -101,6 +101,7 @@ type Distribution struct {
 	Mean   float64 // NaN when N == 0
 	StdDev float64 // sample standard deviation; NaN when N < 2
 	sorted []float64
+	sketch *Sketch // past its ExactCap: percentiles from its histogram
 }
 
 // Describe summarises xs, which it does not modify. It costs one copy and
@@ -128,6 +129,9 @@ func DescribeSorted(sorted []float64) Distribution {
 // Percentile returns the p-th percentile (0 ≤ p ≤ 100) of the sample; see
 // the function Percentile for the method.
 func (d Distribution) Percentile(p float64) float64 {
+	if d.sketch != nil {
+		return d.sketch.Percentile(p)
+	}
 	return Percentile(d.sorted, p)
 }
 

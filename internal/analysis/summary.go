@@ -23,6 +23,12 @@ type Input struct {
 	// Resources holds the rows of resources.csv.
 	Resources []results.Resource
 
+	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
+	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;
+	// when Tx is nil, Summarize and the report aggregate those slices
+	// (see Aggregates).
+	Tx *TxAggregates
+
 	// Missing names the optional files of the run directory that were not
 	// there (results.RepliesFile, results.TxsFile, results.BlocksFile,
 	// results.AdoptionFile, results.MetricsFile, results.ResourceFile):
@@ -66,10 +72,22 @@ func (s Summary) Metric(id string) (float64, bool) {
 	return v, ok
 }
 
+// Aggregates returns in.Tx, or the aggregates of in.Sent, in.Replies and
+// in.Txs when in.Tx is nil.
+func (in Input) Aggregates() *TxAggregates {
+	if in.Tx != nil {
+		return in.Tx
+	}
+	return AggregateTxs(in)
+}
+
 // Summarize computes a run's summary from its records. It is pure: the
 // same Input always gives the same Summary (including the order of Notes).
-// It runs in O(n log n) for n transactions (sorting for percentiles).
+// It runs in O(n) for n transactions, in memory bounded but for a few
+// bytes per send (see TxAggregates); percentiles are exact up to
+// DefaultExactCap transactions and within a Sketch's error bound past it.
 func Summarize(in Input) Summary {
+	agg := in.Aggregates()
 	s := Summary{RunID: in.Run.ID, Status: in.Run.Status, Metrics: map[string]float64{}}
 	b := &builder{s: &s}
 	missing := map[string]bool{}
@@ -79,14 +97,14 @@ func Summarize(in Input) Summary {
 	}
 
 	start := loadStart(in, b)
-	acc := account(in, b, missing[results.RepliesFile])
+	acc := account(agg, in.Run, b, missing[results.RepliesFile])
 	if missing[results.TxsFile] {
 		b.note("without %s every sent transaction counts as missing", results.TxsFile)
 	}
-	lastCommit := latency(in, b, missing[results.AdoptionFile])
+	lastCommit := latency(agg, in.Run, b, missing[results.AdoptionFile])
 	throughput(in, b, acc.committed, start, lastCommit)
 	blocks(in, b, start, missing[results.BlocksFile])
-	knee(in, b, start, missing[results.BlocksFile])
+	knee(in, agg, b, start, missing[results.BlocksFile])
 
 	if len(acc.reasons) > 0 {
 		s.Rejected = acc.reasons
@@ -98,8 +116,9 @@ func Summarize(in Input) Summary {
 	from, to := loadWindow(in, start)
 	adoption(in, b, missing[results.AdoptionFile], missing[results.BlocksFile])
 	metricFigures(in, b, nodes, start, from, to)
-	resourceFigures(in, b, nodes, from, to)
+	resourceFigures(in, b, RunProcesses(in), from, to)
 	gapAnomalies(in, b, nodes, start)
+	trendFigures(in, agg, b)
 	return s
 }
 
@@ -145,6 +164,9 @@ func (in Input) LoadStart() int64 {
 	if !in.Run.LoadStart.IsZero() {
 		return in.Run.LoadStart.UnixNano()
 	}
+	if in.Tx != nil {
+		return in.Tx.firstIntended
+	}
 	var first int64
 	for i := range in.Sent {
 		if t := in.Sent[i].Intended; t > 0 && (first == 0 || t < first) {
@@ -178,38 +200,18 @@ func commitTime(t *results.Tx) int64 {
 
 // latency puts the block and observed latency figures and returns the last
 // commit time (Unix ns) of a run transaction, 0 if none.
-func latency(in Input, b *builder, noAdoption bool) int64 {
-	lat := make([]float64, 0, len(in.Txs))
-	var noCommit, negative, dups int
-	var last int64
-	for i := range in.Txs {
-		t := &in.Txs[i]
-		if t.Duplicate {
-			dups++
-			continue
-		}
-		last = max(last, commitTime(t))
-		if t.CommitTime == 0 {
-			noCommit++
-			continue
-		}
-		l := t.Latency()
-		if l < 0 {
-			negative++
-		}
-		lat = append(lat, float64(l))
+func latency(a *TxAggregates, run results.Run, b *builder, noAdoption bool) int64 {
+	if a.noCommit > 0 {
+		b.note("%d committed transactions have no commit time (block H+1 was not walked): left out of block latency", a.noCommit)
 	}
-	if noCommit > 0 {
-		b.note("%d committed transactions have no commit time (block H+1 was not walked): left out of block latency", noCommit)
+	if a.negative > 0 {
+		b.note("%d transactions have a negative block latency (payload time after the commit time): check the clocks", a.negative)
 	}
-	if negative > 0 {
-		b.note("%d transactions have a negative block latency (payload time after the commit time): check the clocks", negative)
-	}
-	if dups > 0 {
-		b.note("block latency leaves out duplicate commits (%d); CometBFT's loadtime report counts them", dups)
+	if a.duplicates > 0 {
+		b.note("block latency leaves out duplicate commits (%d); CometBFT's loadtime report counts them", a.duplicates)
 	}
 	const why = "no committed transaction with a commit time"
-	d := DescribeSorted(sortFloats(lat))
+	d := a.Block.Describe()
 	b.put("block_latency_min_ms", d.Min/results.NsPerMs, why)
 	b.put("block_latency_mean_ms", d.Mean/results.NsPerMs, why)
 	b.put("block_latency_stddev_ms", d.StdDev/results.NsPerMs, "fewer than 2 committed transactions")
@@ -221,51 +223,25 @@ func latency(in Input, b *builder, noAdoption bool) int64 {
 	}
 	b.put("block_latency_max_ms", d.Max/results.NsPerMs, why)
 
-	observed(in, b, noAdoption)
-	return last
+	observed(a, run, b, noAdoption)
+	return a.lastCommit
 }
 
 // observed puts the observed latency figures: adoption time of the tx's
 // height at the target node − send time.
-func observed(in Input, b *builder, noAdoption bool) {
+func observed(a *TxAggregates, run results.Run, b *builder, noAdoption bool) {
 	if noAdoption {
 		return
 	}
-	// Adoption times of the target, indexed by height − lo.
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for i := range in.Adoption {
-		if a := &in.Adoption[i]; a.Node == in.Run.Target {
-			lo, hi = min(lo, a.Height), max(hi, a.Height)
-		}
-	}
-	if lo > hi {
-		b.note("adoption.csv has no rows for the target node %q: observed latency not computed", in.Run.Target)
+	if !a.targetRows {
+		b.note("adoption.csv has no rows for the target node %q: observed latency not computed", run.Target)
 		return
 	}
-	at := make([]int64, hi-lo+1)
-	for i := range in.Adoption {
-		if a := &in.Adoption[i]; a.Node == in.Run.Target && (at[a.Height-lo] == 0 || a.At < at[a.Height-lo]) {
-			at[a.Height-lo] = a.At
-		}
-	}
-	obs := make([]float64, 0, len(in.Txs))
-	skipped := 0
-	for i := range in.Txs {
-		t := &in.Txs[i]
-		if t.Duplicate {
-			continue
-		}
-		if t.Height < lo || t.Height > hi || at[t.Height-lo] == 0 {
-			skipped++
-			continue
-		}
-		obs = append(obs, float64(at[t.Height-lo]-t.Sent))
-	}
-	if skipped > 0 {
-		b.note("%d committed transactions are in heights without an adoption row for the target node %q: left out of observed latency", skipped, in.Run.Target)
+	if a.obsSkipped > 0 {
+		b.note("%d committed transactions are in heights without an adoption row for the target node %q: left out of observed latency", a.obsSkipped, run.Target)
 	}
 	const why = "no committed transaction in a height adopted by the target node"
-	d := DescribeSorted(sortFloats(obs))
+	d := a.Observed.Describe()
 	b.put("observed_latency_p50_ms", d.Percentile(50)/results.NsPerMs, why)
 	b.put("observed_latency_p99_ms", d.Percentile(99)/results.NsPerMs, why)
 	b.put("observed_latency_max_ms", d.Max/results.NsPerMs, why)

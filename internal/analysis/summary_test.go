@@ -236,7 +236,7 @@ func checkSummary(t *testing.T, s Summary) {
 }
 
 func TestSummarizeSynthetic(t *testing.T) {
-	in := synthetic(4, 2000, 50, true)
+	in := synthetic(4, 8000, 25, true) // 320 s: long enough for the trend figures
 	s := Summarize(in)
 	checkSummary(t, s)
 	// Every dictionary id is computed for a full run, and nothing else;

@@ -28,6 +28,8 @@ type WalkConfig struct {
 	Workers int // concurrent block requests; 0 means 8
 	// Progress, if set, is called after each processed height.
 	Progress func(height int64)
+	// OnTx, if set, is called with each txs row as it is written.
+	OnTx func(tx *results.Tx)
 }
 
 // WalkStats counts what a walk saw.
@@ -89,53 +91,86 @@ type fetched struct {
 // Blocks are fetched and decoded concurrently and written in height order.
 // A (conn, seq) seen again is written with Duplicate set.
 func Walk(ctx context.Context, cfg WalkConfig, txs, blocks *results.Writer) (WalkStats, error) {
+	w := NewWalker(cfg, txs, blocks)
+	err := w.WalkTo(ctx, cfg.To)
+	return w.Stats(), err
+}
+
+// Walker is Walk in steps: each WalkTo continues where the last one
+// stopped, so that a chain can be read while it grows (the same rows, in
+// the same order, as one Walk over the whole range).
+type Walker struct {
+	cfg         WalkConfig
+	txs, blocks *results.Writer
+	seen        map[connSeq]struct{}
+	prev        *fetched // the last block fetched, not yet written (its successor gives its commit time)
+	next        int64    // the next height to fetch
+	st          WalkStats
+}
+
+// NewWalker returns a walker from cfg.From; cfg.To is not used.
+func NewWalker(cfg WalkConfig, txs, blocks *results.Writer) *Walker {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	return &Walker{cfg: cfg, txs: txs, blocks: blocks, seen: make(map[connSeq]struct{}), next: cfg.From}
+}
+
+// SetClient makes the walker read from another node of the same chain.
+func (w *Walker) SetClient(c *rpc.Client) { w.cfg.Client = c }
+
+// Done returns the last height written (cfg.From − 1 before any).
+func (w *Walker) Done() int64 {
+	if w.prev == nil {
+		return w.next - 1
+	}
+	return w.prev.blk.Height - 1
+}
+
+// Stats returns what the walker saw so far.
+func (w *Walker) Stats() WalkStats { return w.st }
+
+// WalkTo writes the heights after Done() up to to, fetching to+1 (which
+// must exist) for the commit time of to, and flushes the writers.
+func (w *Walker) WalkTo(ctx context.Context, to int64) error {
+	if to <= w.Done() {
+		return nil
+	}
 	start := time.Now()
-	var st WalkStats
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = 8
-	}
-	if cfg.To < cfg.From {
-		return st, nil
-	}
-	seen := make(map[connSeq]struct{})
+	defer func() { w.st.Elapsed += time.Since(start) }()
 	const chunk = 64
-	var prev *fetched
-	for lo := cfg.From; lo <= cfg.To+1; lo += chunk {
-		hi := min(lo+chunk-1, cfg.To+1)
+	for lo := w.next; lo <= to+1; lo += chunk {
+		hi := min(lo+chunk-1, to+1)
 		batch := make([]fetched, hi-lo+1)
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(workers)
+		g.SetLimit(w.cfg.Workers)
 		for h := lo; h <= hi; h++ {
 			g.Go(func() error {
-				f, err := fetch(gctx, cfg, h)
+				f, err := fetch(gctx, w.cfg, h)
 				batch[h-lo] = f
 				return err
 			})
 		}
 		if err := g.Wait(); err != nil {
-			return st, err
+			return err
 		}
 		for i := range batch {
 			cur := &batch[i]
-			if prev != nil {
-				st.add(emit(prev, cur.blk.Time, cur.blk.LastRound, seen, txs, blocks))
-				if cfg.Progress != nil {
-					cfg.Progress(prev.blk.Height)
+			if w.prev != nil {
+				w.st.add(emit(w.prev, cur.blk.Time, cur.blk.LastRound, w.seen, w.txs, w.blocks, w.cfg.OnTx))
+				if w.cfg.Progress != nil {
+					w.cfg.Progress(w.prev.blk.Height)
 				}
 			}
-			prev = cur
+			w.prev = cur
 		}
 		// Keep the last block (its successor is in the next chunk) but drop
 		// the rest of this chunk's memory.
-		last := *prev
-		prev = &last
+		last := *w.prev
+		w.prev = &last
+		w.next = hi + 1
 	}
-	if err := errors.Join(txs.Flush(), blocks.Flush()); err != nil {
-		return st, err
-	}
-	st.Elapsed = time.Since(start)
-	return st, nil
+	return errors.Join(w.txs.Flush(), w.blocks.Flush())
 }
 
 func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
@@ -165,7 +200,7 @@ func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
 
 // emit writes block b (committed at commit, in round round) and its run
 // transactions.
-func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, txs, blocks *results.Writer) (s WalkStats) {
+func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, txs, blocks *results.Writer, onTx func(*results.Tx)) (s WalkStats) {
 	bt, ct := b.blk.Time.UnixNano(), commit.UnixNano()
 	for i, p := range b.run {
 		k := connSeq{int(p.Connection), p.Seq}
@@ -178,6 +213,9 @@ func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, 
 		rec := results.Tx{Conn: k.conn, Seq: k.seq, Sent: p.Time.UnixNano(), Height: b.blk.Height,
 			Index: b.idx[i], BlockTime: bt, CommitTime: ct, Duplicate: dup}
 		txs.Write(&rec)
+		if onTx != nil {
+			onTx(&rec)
+		}
 	}
 	n := b.blk.TxCount
 	blocks.Write(&results.Block{Height: b.blk.Height, Time: bt, CommitTime: ct, Txs: n,

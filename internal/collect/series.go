@@ -36,7 +36,10 @@ var nodeFamilies = []string{
 	"p2p_peer_receive_bytes_total", // by peer and channel
 	"p2p_peer_send_bytes_total",
 	"p2p_peers",
-	"state_block_processing_time", // histogram, in milliseconds despite its name
+	"state_block_processing_time",               // histogram, in milliseconds despite its name
+	"state_block_store_base_height",             // v1.0: the lowest height still stored (pruning)
+	"state_store_access_duration_seconds",       // v1.0 histogram, by method
+	"store_block_store_access_duration_seconds", // v1.0 histogram, by method
 }
 
 // processFamilies are the Go client's process and runtime families kept by

@@ -30,23 +30,57 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(d, "cometlab", "cometbft"), nil
 }
 
+// Program is a main package of a CometBFT release that cometlab builds
+// and caches beside the node binary.
+type Program struct {
+	Name string // the file name in the version's cache directory
+	Pkg  string // the package path inside the release's module, e.g. "cmd/cometbft"
+}
+
+var (
+	// NodeProgram is the cometbft node binary.
+	NodeProgram = Program{Name: "cometbft", Pkg: "cmd/cometbft"}
+	// E2ENodeProgram is CometBFT's e2e app node (test/e2e/node): the QA
+	// app and a node in one process, configured by an app.toml file.
+	E2ENodeProgram = Program{Name: "e2e-node", Pkg: "test/e2e/node"}
+	// ABCICLIProgram is abci-cli, whose `kvstore` command serves the
+	// release's kvstore as an external ABCI app (socket or grpc).
+	ABCICLIProgram = Program{Name: "abci-cli", Pkg: "abci/cmd/abci-cli"}
+)
+
+// recordFile is the program's build record in the version's cache
+// directory.
+func (p Program) recordFile() string {
+	if p == NodeProgram {
+		return buildRecordFile
+	}
+	return p.Name + "." + buildRecordFile
+}
+
 // Binary returns the path of the cometbft binary for version, building it
 // when it is not cached. Concurrent callers (other cometlab processes too)
 // wait for one build. A release that cannot be built here gives a
 // *[BuildError] (errors.Is [ErrNotBuildable]) saying why and naming the
 // nearest release of its line that builds.
 func (f *Fetcher) Binary(ctx context.Context, version string) (string, error) {
+	return f.Program(ctx, version, NodeProgram)
+}
+
+// Program returns the path of program prog of release version, building
+// it as [Fetcher.Binary] builds the node binary (same plan, cache
+// directory and lock).
+func (f *Fetcher) Program(ctx context.Context, version string, prog Program) (string, error) {
 	if _, err := LineOf(version); err != nil {
 		return "", err
 	}
 	dir := filepath.Join(f.CacheDir, version)
-	bin := filepath.Join(dir, "cometbft")
+	bin := filepath.Join(dir, prog.Name)
 	if ok, _ := executable(bin); ok {
 		return bin, nil
 	}
 	g, err := f.goTool()
 	if err != nil {
-		return "", fmt.Errorf("build cometbft %s: %w", version, err)
+		return "", fmt.Errorf("build %s %s: %w", prog.Name, version, err)
 	}
 	p, err := plan(ctx, g, version)
 	if err != nil {
@@ -70,7 +104,7 @@ func (f *Fetcher) Binary(ctx context.Context, version string) (string, error) {
 	if ok, _ := executable(bin); ok { // built by someone else meanwhile
 		return bin, nil
 	}
-	if err := f.build(ctx, g, p, dir); err != nil {
+	if err := f.build(ctx, g, p, prog, dir); err != nil {
 		return "", err
 	}
 	return bin, nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -230,36 +231,37 @@ func ReadBuildRecord(dir string) (*BuildRecord, error) {
 // build compiles the plan's release into dir/cometbft (through a temporary
 // directory, so that a failed or interrupted build leaves nothing) and
 // writes dir/build.json.
-func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, dir string) error {
+func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir string) error {
 	tmp, err := os.MkdirTemp(dir, ".build")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	label := "building cometbft " + p.Version
-	bin := filepath.Join(tmp, "cometbft")
+	label := "building " + prog.Name + " " + p.Version
+	bin := filepath.Join(tmp, prog.Name)
 	start := time.Now()
 	var out []byte
 	switch p.Method {
 	case MethodInstall:
-		pkg := Module + "/cmd/cometbft@" + p.Version
-		f.say("building cometbft %s (go install %s); the first build takes a couple of minutes", p.Version, pkg)
+		pkg := Module + "/" + prog.Pkg + "@" + p.Version
+		f.say("building %s %s (go install %s); the first build takes a couple of minutes", prog.Name, p.Version, pkg)
 		_, out, err = g.run(ctx, "", label, []string{"GOBIN=" + tmp, "CGO_ENABLED=0"}, "install", pkg)
+		bin = filepath.Join(tmp, path.Base(prog.Pkg)) // go install names it after the package's directory
 	case MethodMainModule:
-		f.say("building cometbft %s as the main module (go install cannot: %s); the first build takes a minute or two",
-			p.Version, strings.Join(p.NoInstall, "; "))
+		f.say("building %s %s as the main module (go install cannot: %s); the first build takes a minute or two",
+			prog.Name, p.Version, strings.Join(p.NoInstall, "; "))
 		var src string
 		if src, err = copySource(ctx, g, p.Version, tmp); err != nil {
 			return err
 		}
 		_, out, err = g.run(ctx, src, label, []string{"CGO_ENABLED=0"},
-			"build", "-mod=readonly", "-trimpath", "-buildvcs=false", "-o", bin, "./cmd/cometbft")
+			"build", "-mod=readonly", "-trimpath", "-buildvcs=false", "-o", bin, "./"+prog.Pkg)
 	default:
 		return fmt.Errorf("cometbft %s: unknown build method %q", p.Version, p.Method)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("build cometbft %s: %w", p.Version, ctx.Err())
+			return fmt.Errorf("build %s %s: %w", prog.Name, p.Version, ctx.Err())
 		}
 		if rs := parseRefusals(string(out)); len(rs) > 0 {
 			for _, r := range rs {
@@ -267,19 +269,19 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, dir string) error
 			}
 			return f.notBuildable(ctx, g, p)
 		}
-		return fmt.Errorf("build cometbft %s (%s) failed: %v; output:\n%s", p.Version, p.Method, err, tail(string(out), 20))
+		return fmt.Errorf("build %s %s (%s) failed: %v; output:\n%s", prog.Name, p.Version, p.Method, err, tail(string(out), 20))
 	}
 	rec := BuildRecord{Version: p.Version, Method: p.Method, Declares: p.Declares, GoVersion: g.env(ctx, "GOVERSION"),
 		Seconds: time.Since(start).Round(100 * time.Millisecond).Seconds(), Built: time.Now().UTC()}
-	f.say("built cometbft %s in %s (%s)", p.Version, time.Since(start).Round(time.Second), p.Method)
+	f.say("built %s %s in %s (%s)", prog.Name, p.Version, time.Since(start).Round(time.Second), p.Method)
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, buildRecordFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, prog.recordFile()), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	return os.Rename(bin, filepath.Join(dir, "cometbft"))
+	return os.Rename(bin, filepath.Join(dir, prog.Name))
 }
 
 // copySource downloads the release's module source and copies it out of

@@ -53,27 +53,55 @@ type NodeSpec struct {
 	Version string
 	Binary  string         // cometbft binary for this node's version
 	Config  map[string]any // config.toml overrides by dotted key
+	// AppBinary is the e2e app node binary of this node's version when
+	// the spec's App is [AppE2E]; the node runs it instead of Binary
+	// (Binary still generates the home).
+	AppBinary string
 }
 
 // Spec is a testnet to generate.
 type Spec struct {
 	ChainID  string
-	App      string // proxy_app, e.g. "kvstore"
+	App      string // [AppKVStore] or [AppE2E]
 	LogLevel string
 	Nodes    []NodeSpec
+	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
+	// keyed as the app names them; see [E2EAppKeyProblem].
+	AppConfig map[string]any
 }
 
 // Home is a generated node home.
 type Home struct {
-	Name        string
-	Mode        string
-	Dir         string // the node's CometBFT home
-	Binary      string
+	Name   string
+	Mode   string
+	Dir    string // the node's CometBFT home
+	Binary string
+	// AppBinary is the e2e app node binary the node runs ("" when it runs
+	// Binary with the built-in kvstore).
+	AppBinary string
+	// AppCommand is the external app's command line for this node
+	// (placeholders replaced), nil unless the spec's App is [AppExternal];
+	// AppPort is where it listens.
+	AppCommand  []string
+	AppPort     int
 	ID          string // p2p node id
 	RPCPort     int
 	P2PPort     int
 	MetricsPort int
 }
+
+// Command returns the node's command line and the environment it adds:
+// `cometbft start --home DIR`, or for the e2e app node `e2e-node
+// DIR/config/app.toml` with CMTHOME=DIR (where it reads config.toml).
+func (h Home) Command() (args, env []string) {
+	if h.AppBinary != "" {
+		return []string{h.AppBinary, AppConfigFile(h.Dir)}, []string{"CMTHOME=" + h.Dir}
+	}
+	return []string{h.Binary, "start", "--home", h.Dir}, nil
+}
+
+// AppAddr returns the external app's address (tcp://127.0.0.1:port).
+func (h Home) AppAddr() string { return fmt.Sprintf("tcp://127.0.0.1:%d", h.AppPort) }
 
 // RPCAddr returns the node's RPC address (http://127.0.0.1:port).
 func (h Home) RPCAddr() string { return fmt.Sprintf("http://127.0.0.1:%d", h.RPCPort) }
@@ -91,14 +119,22 @@ func (h Home) MetricsAddr() string { return fmt.Sprintf("http://127.0.0.1:%d/met
 // free ports, peers, log level, app and the spec's overrides. Every
 // override must name a key that exists in that version's config.toml.
 func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
-	ports, err := freePorts(3 * len(spec.Nodes))
+	perNode := 3
+	if spec.App == AppExternal {
+		perNode = 4
+	}
+	ports, err := freePorts(perNode * len(spec.Nodes))
 	if err != nil {
 		return nil, err
 	}
 	homes := make([]Home, len(spec.Nodes))
 	for i, n := range spec.Nodes {
-		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary,
-			RPCPort: ports[3*i], P2PPort: ports[3*i+1], MetricsPort: ports[3*i+2]}
+		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
+			RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+		if spec.App == AppExternal {
+			h.AppPort = ports[perNode*i+3]
+			h.AppCommand = externalCommand(spec.AppConfig, h)
+		}
 		cmd := exec.CommandContext(ctx, n.Binary, "init", "--home", h.Dir)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("node %s: %s init: %v: %s", n.Name, n.Binary, err, tail(string(out), 5))
@@ -114,6 +150,14 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	for i, n := range spec.Nodes {
 		if err := writeConfig(spec, n, homes, i); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
+		}
+		if spec.App == AppE2E {
+			if n.AppBinary == "" {
+				return nil, fmt.Errorf("node %s: the e2e app needs the e2e app node binary", n.Name)
+			}
+			if err := writeAppConfig(spec, n, homes[i]); err != nil {
+				return nil, fmt.Errorf("node %s: %w", n.Name, err)
+			}
 		}
 	}
 	return homes, nil
@@ -217,6 +261,11 @@ func writeGenesis(spec Spec, homes []Home) error {
 	}
 	gen["validators"] = vals
 	gen["chain_id"] = spec.ChainID
+	if spec.App == AppE2E {
+		if err := setGenesisAppHeights(gen, spec.AppConfig); err != nil {
+			return err
+		}
+	}
 	gen["genesis_time"] = time.Now().UTC().Format(time.RFC3339Nano)
 	out, err := json.MarshalIndent(gen, "", "  ")
 	if err != nil {
@@ -258,7 +307,7 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	}
 	set := map[string]any{
 		"moniker":                                n.Name,
-		"proxy_app":                              spec.App,
+		"proxy_app":                              proxyApp(spec.App, h),
 		"log_level":                              logLevel,
 		"rpc.laddr":                              fmt.Sprintf("tcp://127.0.0.1:%d", h.RPCPort),
 		"p2p.laddr":                              fmt.Sprintf("tcp://127.0.0.1:%d", h.P2PPort),
@@ -270,6 +319,9 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 		"p2p.seed_mode":                          n.Mode == ModeSeed,
 		"instrumentation.prometheus":             true,
 		"instrumentation.prometheus_listen_addr": fmt.Sprintf("127.0.0.1:%d", h.MetricsPort),
+	}
+	if spec.App == AppExternal {
+		set["abci"] = fmt.Sprint(spec.AppConfig["abci"])
 	}
 	keys := make([]string, 0, len(set))
 	for k := range set {
@@ -297,6 +349,19 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	}
 	header := "# Generated by cometlab from `cometbft init` of this node's version, with loopback\n# listeners, peers and the manifest's overrides applied.\n"
 	return os.WriteFile(path, append([]byte(header), out...), 0o644)
+}
+
+// proxyApp is config.toml's proxy_app for app: the kvstore is built into
+// the node; the e2e app node runs its app in process and ignores it; an
+// external app listens on the node's app port.
+func proxyApp(app string, h Home) string {
+	switch app {
+	case AppE2E:
+		return AppKVStore
+	case AppExternal:
+		return h.AppAddr()
+	}
+	return app
 }
 
 // setKey sets a dotted key in a decoded config.toml. The key must already

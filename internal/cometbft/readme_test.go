@@ -1,7 +1,6 @@
 package cometbft_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
-
-var update = flag.Bool("update", false, "rewrite the README's generated version section")
 
 const (
 	readmeBegin = "<!-- versions:begin — generated from internal/cometbft/versions.go by TestREADMEVersions (go test ./internal/cometbft -run TestREADMEVersions -update); do not edit -->\n"
@@ -38,7 +36,7 @@ func TestREADMEVersions(t *testing.T) {
 	if got == want {
 		return
 	}
-	if *update {
+	if resultstest.Updating() {
 		readme = readme[:i+len(readmeBegin)] + want + readme[j:]
 		if err := os.WriteFile(path, []byte(readme), 0o644); err != nil {
 			t.Fatal(err)

@@ -79,6 +79,8 @@ func evidenceOf(id string) evidence {
 		return ""
 	}
 	switch {
+	case analysis.IsTrendMetric(id):
+		return evidence{} // a fit over one run's windows: no noise estimate from the samples
 	case strings.HasPrefix(id, "block_latency_"):
 		return evidence{dist: DistBlockLatency, stat: stat(strings.TrimPrefix(id, "block_latency_"))}
 	case strings.HasPrefix(id, "observed_latency_"):

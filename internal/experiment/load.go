@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,9 @@ type loadPhase struct {
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
 	source   load.TxSource // nil: loadtime payloads
+	// minFree is the disk guard's minimum free space in bytes: 0 means
+	// DefaultMinFreeDisk, below 0 no guard.
+	minFree int64
 	// Collectors alongside heights for the whole load, drain and read-back
 	// (none when empty): node metrics → metrics.csv, local processes →
 	// resources.csv; or, with prom, metrics.csv read from a Prometheus
@@ -38,6 +42,11 @@ type loadPhase struct {
 	procs     []collect.Proc
 	resCfg    collect.ResourceConfig
 	prom      *PrometheusOptions
+	// live reads the chain while the load runs (liveReader) and prints
+	// the live line; liveFrom, when set, is the RPC address of the node
+	// read from (default: a node other than the target).
+	live     bool
+	liveFrom string
 }
 
 // run drives the load. ctx ending stops the load; the read-back then still
@@ -125,9 +134,28 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	loadStart := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = first })
 	pctx, pstop := context.WithCancel(ctx)
-	go lp.progress(pctx, gen, heights, loadStart)
-	loadErr := gen.Run(ctx)
+	live, err := lp.startLive(hard, first, gen, loadStart)
+	if err != nil {
+		pstop()
+		return err
+	}
+	defer live.stop()
+	if live == nil {
+		go lp.progress(pctx, gen, heights, loadStart)
+	}
+	guard := lp.diskGuard()
+	gctx, gstop := context.WithCancel(ctx)
+	if guard != nil {
+		go guard.watch(gctx, gstop)
+	}
+	loadErr := gen.Run(gctx)
+	gstop()
 	pstop()
+	if why := guard.tripped(); why != "" {
+		lp.out.Phase("%s", why)
+		lp.rd.fail(errors.New(why))
+		loadErr = nil // stopped on purpose: the run is partial, not failed
+	}
 	loadEnd := time.Now()
 	lp.rd.set(func(r *results.Run) { r.LoadEnd = loadEnd })
 	st := gen.Stats()
@@ -145,7 +173,7 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	if ctx.Err() != nil {
 		lp.out.Phase("interrupted: reading back what was sent (interrupt again to stop at once)")
 	}
-	if err := lp.readBack(hard, first); err != nil {
+	if err := lp.readBack(hard, first, live); err != nil {
 		return errors.Join(loadErr, err)
 	}
 	if lp.prom != nil {
@@ -254,7 +282,7 @@ func (lp *loadPhase) progress(ctx context.Context, gen *load.Generator, heights 
 
 // readBack waits for the mempools to drain, then walks the chain from first
 // to the last committed height.
-func (lp *loadPhase) readBack(ctx context.Context, first int64) error {
+func (lp *loadPhase) readBack(ctx context.Context, first int64, live *liveRun) error {
 	start := time.Now()
 	drained, left := lp.drain(ctx)
 	if drained {
@@ -273,6 +301,9 @@ func (lp *loadPhase) readBack(ctx context.Context, first int64) error {
 		return fmt.Errorf("read back: %w", err)
 	}
 	lp.rd.set(func(r *results.Run) { r.LastHeight = last })
+	if live != nil {
+		return live.finish(ctx, lp.out, lp.target, last)
+	}
 	return walkChain(ctx, lp.rd, lp.out, lp.target, lp.id, first, last)
 }
 
@@ -310,6 +341,10 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
 	if err != nil {
+		if strings.Contains(err.Error(), "is not available, lowest height is") {
+			return fmt.Errorf("read back: %w (the node pruned the run's first blocks before cometlab read them after the load: "+
+				"keep more blocks than the run's heights, e.g. a larger app.retain_blocks)", err)
+		}
 		return fmt.Errorf("read back: %w", err)
 	}
 	out.Phase("read-back: %s", st)

@@ -16,8 +16,8 @@ import (
 // each node's release so that a mixed network gets a genesis every node
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
-	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel}
-	binaries := map[string]string{}
+	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig}
+	binaries, apps := map[string]string{}, map[string]string{}
 	for _, n := range m.Nodes {
 		v, bin := n.Version, m.CometBFTBinary
 		if v == "" && bin == "" {
@@ -35,8 +35,19 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		} else if err := cometbft.CheckBinary(bin); err != nil {
 			return spec, err
 		}
+		var app string
+		if m.App == cometbft.AppE2E && v != "" {
+			if apps[v] == "" {
+				b, err := f.Program(ctx, v, cometbft.E2ENodeProgram)
+				if err != nil {
+					return spec, err
+				}
+				apps[v] = b
+			}
+			app = apps[v]
+		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config})
+			Version: v, Binary: bin, Config: n.Config, AppBinary: app})
 	}
 	return spec, nil
 }

@@ -63,3 +63,13 @@ func (p *printer) Write(b []byte) (int, error) {
 	}
 	return p.w.Write(b)
 }
+
+// Live prints a line of figures that change: redrawn in place on a
+// terminal, one line at a time otherwise.
+func (p *printer) Live(format string, a ...any) {
+	if p.tty {
+		p.Status(format, a...)
+		return
+	}
+	p.Phase(format, a...)
+}

@@ -38,11 +38,11 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 	if err := walkChain(ctx, rd, p, rpc.New(endpoint), id, run.FirstHeight, run.LastHeight); err != nil {
 		return Result{}, err
 	}
-	sum, err := analysis.Analyze(dir)
+	sum, in, err := analysis.AnalyzeInput(dir)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := report.Write(dir, sum, report.Options{}); err != nil {
+	if err := report.Write(dir, sum, report.Options{Input: &in}); err != nil {
 		return Result{}, err
 	}
 	return Result{Dir: dir, Run: rd.run, Summary: sum}, nil

@@ -56,6 +56,10 @@ type Options struct {
 	// the nodes: metrics.csv is read from it after the read-back instead of
 	// scraped.
 	Prometheus string
+	// MinFreeDisk is the disk guard's minimum free space (bytes) on the
+	// run directory's file system: below it the load stops and the run is
+	// partial. 0 means DefaultMinFreeDisk; below 0 turns the guard off.
+	MinFreeDisk int64
 }
 
 // Metrics modes (Options.Metrics, --metrics).
@@ -162,6 +166,9 @@ func (lp *loadPhase) setCollectors(opts Options, tn *testnet.Testnet) {
 		}
 		if !opts.NoResources {
 			lp.procs = append(lp.procs, collect.Proc{Name: n.Name, PID: n.PID, DataDir: filepath.Join(n.Dir, "data")})
+			if len(n.AppCommand) > 0 { // the external app, beside its node
+				lp.procs = append(lp.procs, collect.Proc{Name: n.Name + "/app", PID: n.AppPID})
+			}
 		}
 	}
 	ns := metricsNamespace(opts.Manifest)
@@ -273,7 +280,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 		return nil, err
 	}
 	r := s.record(version, m.Load)
-	r.CometBFTVersion, r.App, r.Target = m.CometBFTVersion, m.App, m.Load.Target
+	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return nil, err
@@ -319,7 +326,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true, source: s.txs}
+		target: target.RPC, nodes: endpoints, readback: true, live: true, minFree: opts.MinFreeDisk, source: s.txs}
 	lp.setCollectors(opts, tn)
 	return true, lp.run(ctx, s.hard)
 }
@@ -383,12 +390,12 @@ func finish(ctx context.Context, rd *runDir, out *printer, runErr error, loadSta
 	if !loadStarted {
 		return res, runErr
 	}
-	sum, err := analysis.Analyze(rd.dir)
+	sum, in, err := analysis.AnalyzeInput(rd.dir)
 	if err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("analyse: %w", err))
 	}
 	res.Summary = sum
-	if err := report.Write(rd.dir, sum, report.Options{}); err != nil {
+	if err := report.Write(rd.dir, sum, report.Options{Input: &in}); err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("report: %w", err))
 	}
 	out.Phase("report: %s", rd.path(results.ReportFile))

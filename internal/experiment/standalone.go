@@ -25,6 +25,9 @@ type LoadOptions struct {
 	// Readback walks the chain after the load (needs a CometBFT node);
 	// false only sends (e.g. against a benchmark sink).
 	Readback bool
+	// ReadFrom is the RPC address of another node of the chain from which
+	// the blocks are read while the load runs ("" means the endpoint).
+	ReadFrom string
 	Out      io.Writer
 	Logger   *slog.Logger
 	Version  string
@@ -77,7 +80,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: opts.Workload, endpoint: ep,
-		target: target, readback: opts.Readback, source: s.txs}
+		target: target, readback: opts.Readback, live: true, liveFrom: opts.ReadFrom, source: s.txs}
 	if opts.Readback {
 		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
 	}

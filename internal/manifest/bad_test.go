@@ -34,11 +34,22 @@ var badManifests = map[string][]string{
 	"drain-negative.bad.toml":      {"drain-negative.bad.toml:2:1: load.drain_timeout: must be >= 0, got -1s"},
 	"late-zero.bad.toml":           {"late-zero.bad.toml:2:1: load.late_threshold: must be > 0, got 0s"},
 	"pacing.bad.toml":              {`pacing.bad.toml:2:1: load.pacing: invalid pacing "poisson"`},
-	"app.bad.toml":                 {`app.bad.toml:1:1: app: unsupported app "e2e"`},
-	"version.bad.toml":             {`version.bad.toml:1:1: cometbft_version: malformed version "0.38.17"`},
-	"version-empty.bad.toml":       {"version-empty.bad.toml:1:1: cometbft_version: must be set when cometbft_binary is empty"},
-	"node-version.bad.toml":        {`node-version.bad.toml:2:1: node.a.cometbft_version: malformed version "v1.0"`},
-	"mode.bad.toml":                {`mode.bad.toml:2:1: node.a.mode: invalid mode "light"`},
+	"app.bad.toml":                 {`app.bad.toml:1:1: app: unsupported app "tendermint-app"`},
+	"app-settings.bad.toml": {
+		`app-settings.bad.toml:6:1: app.chain_id: "chain_id" is set by cometlab`,
+		`app-settings.bad.toml:5:1: app.vote_extension_size: the e2e app of v0.38.26 has no key "vote_extension_size" (it takes: key_type, persist_interval, retain_blocks,`,
+	},
+	"app-kvstore-settings.bad.toml": {`app-kvstore-settings.bad.toml:2:1: app.snapshot_interval: app settings are for the e2e app (kind = "e2e")`},
+	"app-external.bad.toml": {
+		`app-external.bad.toml:3:1: app.abci: must be "socket" or "grpc", got http`,
+		"app-external.bad.toml:2:1: app.command: must be a non-empty list of non-empty strings",
+		"app-external.bad.toml:4:1: app.retain_blocks: unknown key for an external app (it takes command and abci)",
+	},
+	"app-binary.bad.toml":    {"app-binary.bad.toml:2:1: app: the e2e app is built from a CometBFT release"},
+	"version.bad.toml":       {`version.bad.toml:1:1: cometbft_version: malformed version "0.38.17"`},
+	"version-empty.bad.toml": {"version-empty.bad.toml:1:1: cometbft_version: must be set when cometbft_binary is empty"},
+	"node-version.bad.toml":  {`node-version.bad.toml:2:1: node.a.cometbft_version: malformed version "v1.0"`},
+	"mode.bad.toml":          {`mode.bad.toml:2:1: node.a.mode: invalid mode "light"`},
 	"node-name.bad.toml": {
 		"node-name.bad.toml:1:2: node.Validator01: invalid node name",
 		`node-name.bad.toml:3:2: node."my node": invalid node name`,
@@ -74,7 +85,7 @@ var badManifests = map[string][]string{
 
 // multiErrors is every problem in multi.bad.toml, in the order reported.
 var multiErrors = []string{
-	`multi.bad.toml:3:1: app: unsupported app "e2e"`,
+	`multi.bad.toml:3:1: app: unsupported app "tendermint-app"`,
 	`multi.bad.toml:4:1: cometbft_version: malformed version "latest"`,
 	"multi.bad.toml:7:1: config.mempool.size: set twice (again on line 8)",
 	"multi.bad.toml:11:1: node.v1.power: must be >= 1 for a validator, got 0",

@@ -19,7 +19,7 @@ type encoded struct {
 	Name            string                 `toml:"name"`
 	CometBFTVersion string                 `toml:"cometbft_version"`
 	CometBFTBinary  string                 `toml:"cometbft_binary"`
-	App             string                 `toml:"app"`
+	App             any                    `toml:"app"`
 	LogLevel        string                 `toml:"log_level"`
 	Config          map[string]any         `toml:"config"`
 	Load            ManifestLoad           `toml:"load"`
@@ -43,7 +43,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Name:            r.Name,
 		CometBFTVersion: r.CometBFTVersion,
 		CometBFTBinary:  r.CometBFTBinary,
-		App:             r.App,
+		App:             appValue(r.App, r.AppConfig),
 		LogLevel:        r.LogLevel,
 		Config:          r.Config,
 		Load: ManifestLoad{

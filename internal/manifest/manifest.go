@@ -10,10 +10,6 @@ import (
 // manifest names neither a version nor a binary: the newest release.
 const DefaultCometBFTVersion = cometbft.DefaultVersion
 
-// AppKVStore is CometBFT's built-in key-value store ABCI application, the
-// only app supported so far.
-const AppKVStore = "kvstore"
-
 // Node modes.
 const (
 	// ModeValidator is a node with a signing key and voting power.
@@ -68,11 +64,25 @@ type Manifest struct {
 	//	cometbft_binary = "/home/me/cometbft/build/cometbft"
 	CometBFTBinary string `toml:"cometbft_binary"`
 
-	// App is the ABCI application: only [AppKVStore] ("kvstore", CometBFT's
-	// built-in) for now. Default "kvstore".
+	// App is the ABCI application: [AppKVStore] ("kvstore", built into the
+	// cometbft binary) or [AppE2E] ("e2e", CometBFT's e2e app node of each
+	// node's release, built and cached like the node binary). The e2e app's
+	// settings (its app.toml keys, checked against each node's release) go
+	// in an [app] table with kind = "e2e"; vote_extensions_enable_height
+	// defaults to 1 where the release has vote extensions. Or the user's
+	// own ABCI app ([AppExternal]): an [app] table with command, started
+	// beside each node with {addr} (tcp://127.0.0.1:PORT), {port}, {home}
+	// (the node's home) and {name} replaced, and abci, "socket" (default)
+	// or "grpc". Default "kvstore".
 	//
-	//	app = "kvstore"
-	App string `toml:"app"`
+	//	app = "e2e"
+	//
+	//	[app]
+	//	kind = "e2e"
+	//	vote_extension_size = 2048
+	//
+	//	app = { command = ["./myappd", "--address", "{addr}"], abci = "socket" }
+	App any `toml:"app"`
 
 	// Validators is the number of validators generated (validator01 …
 	// validatorNN, power 1) when no [node.*] tables are given; it is ignored

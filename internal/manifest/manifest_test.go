@@ -86,6 +86,20 @@ var goodManifests = map[string]Resolved{
 		},
 		Load: defaultLoad,
 	},
+	"app-e2e.good.toml": {
+		Name: "default", CometBFTVersion: "v0.40.0", App: "e2e", LogLevel: "state:info,*:error",
+		AppConfig: map[string]any{"vote_extension_size": int64(2048), "retain_blocks": int64(100), "vote_extensions_enable_height": int64(1)},
+		Config:    map[string]any{},
+		Nodes:     validators(4, "v0.40.0"),
+		Load:      defaultLoad,
+	},
+	"app-external.good.toml": {
+		Name: "default", CometBFTVersion: "v0.40.0", App: "external", LogLevel: "state:info,*:error",
+		AppConfig: map[string]any{"command": []any{"./myappd", "start", "--address", "{addr}", "--home", "{home}/app"}, "abci": "grpc"},
+		Config:    map[string]any{},
+		Nodes:     validators(4, "v0.40.0"),
+		Load:      defaultLoad,
+	},
 	"binary.good.toml": {
 		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error",
 		Config: map[string]any{},

@@ -51,6 +51,9 @@ type Overrides struct {
 	Trace *string
 	// Txs is --txs, load.txs (a path, relative to the working directory).
 	Txs *string
+	// App is --app, the app's name ("kvstore" or "e2e"); an [app] table's
+	// settings stay.
+	App *string
 }
 
 // Apply lays the flags in o over m: flags win over the file. It checks each
@@ -112,6 +115,9 @@ func (m *Manifest) Apply(o Overrides) error {
 			check(d.flag, checkDuration(*d.d, false))
 		}
 	}
+	if _, _, ok := appOf(m.App); o.App != nil && !ok {
+		bad("--app", "the manifest's app is neither a name nor an [app] table")
+	}
 	if len(errs) > 0 {
 		return joinSorted(errs)
 	}
@@ -164,5 +170,10 @@ func (m *Manifest) Apply(o Overrides) error {
 		set("load.target", "--target")
 	}
 	m.applyShape(o, set)
+	if o.App != nil {
+		_ = m.setApp("", *o.App) // checked above
+		set("app", "--app")
+		set("app.kind", "--app")
+	}
 	return nil
 }

@@ -27,8 +27,13 @@ type Resolved struct {
 	// CometBFTBinary is the user's cometbft binary; "" to fetch
 	// CometBFTVersion.
 	CometBFTBinary string
-	// App is the ABCI application ("kvstore").
+	// App is the ABCI application: [AppKVStore], [AppE2E] or
+	// [AppExternal].
 	App string
+	// AppConfig holds the app's settings: the e2e app's app.toml keys
+	// (defaults applied), or an external app's command ([]any of strings)
+	// and abci ("socket" or "grpc"); nil for the kvstore.
+	AppConfig map[string]any
 	// LogLevel is CometBFT's log_level for every node.
 	LogLevel string
 	// Config holds the testnet's config.toml overrides keyed by dotted path
@@ -133,7 +138,6 @@ func (m *Manifest) Resolve() (Resolved, error) {
 		Name:            m.Name,
 		CometBFTVersion: m.CometBFTVersion,
 		CometBFTBinary:  m.CometBFTBinary,
-		App:             m.App,
 		LogLevel:        m.LogLevel,
 	}
 	if m.Name == "" {
@@ -147,14 +151,12 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	if m.CometBFTBinary != "" {
 		r.CometBFTVersion = ""
 	}
-	if m.App != AppKVStore {
-		ps.add(f("app"), "unsupported app %q (supported: %q)", m.App, AppKVStore)
-	}
 	if msg := checkValidators(m.Validators); msg != "" {
 		ps.add(f("validators"), "%s", msg)
 	}
 	r.Config = flatConfig(ps, []string{"config"}, m.Config)
 	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
+	r.App, r.AppConfig = m.resolveApp(ps, r.Nodes, r.CometBFTBinary)
 	r.Load = m.resolveLoad(ps, r.Nodes)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err

@@ -41,6 +41,8 @@ func setter(key string) func(m *Manifest, v string) error {
 		return apply(func(v string) (Overrides, error) { return Overrides{Pacing: &v}, nil })
 	case "load.target":
 		return apply(func(v string) (Overrides, error) { return Overrides{Target: &v}, nil })
+	case "app":
+		return func(m *Manifest, v string) error { return m.setApp("", v) }
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -50,21 +52,31 @@ func setter(key string) func(m *Manifest, v string) error {
 }
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
-// canonical form: "validators", "cometbft_version", "log_level",
+// canonical form: "validators", "cometbft_version", "log_level", "app",
+// an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
 // without "load."), or a config.toml path ("mempool.size", also written
-// "config.mempool.size").
+// "config.mempool.size"; a top-level key only with the prefix,
+// "config.db_backend").
 func SettableKey(key string) (string, error) {
 	for _, k := range []string{key, "load." + key} {
 		if setter(k) != nil {
 			return k, nil
 		}
 	}
-	path := strings.TrimPrefix(key, "config.")
-	if !strings.Contains(path, ".") || strings.HasPrefix(key, "load.") || strings.Contains(path, "..") ||
+	if name, ok := strings.CutPrefix(key, "app."); ok {
+		if name == "" || name == appKindKey || strings.Contains(name, ".") {
+			return "", fmt.Errorf("%s: not an app setting (app.KEY, a key of the e2e app's app.toml)", key)
+		}
+		return key, nil
+	}
+	path, explicit := strings.CutPrefix(key, "config.")
+	// A top-level config.toml key (db_backend) needs the config. prefix,
+	// so that a misspelt manifest key is not taken for one.
+	if (!explicit && !strings.Contains(path, ".")) || path == "" || strings.HasPrefix(key, "load.") || strings.Contains(path, "..") ||
 		strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") {
-		return "", fmt.Errorf("%s: not a manifest key or a config.toml path (section.key)", key)
+		return "", fmt.Errorf("%s: not a manifest key or a config.toml path (section.key, or config.KEY for a top-level key)", key)
 	}
 	return path, nil
 }
@@ -81,6 +93,9 @@ func (m *Manifest) Set(key, value string) error {
 	}
 	if set := setter(k); set != nil {
 		return set(m, value)
+	}
+	if name, ok := strings.CutPrefix(k, "app."); ok {
+		return m.setApp(name, value)
 	}
 	m.Config = withConfig(m.Config, k, configValue(value))
 	return nil

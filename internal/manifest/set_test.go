@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,13 @@ func TestSettableKey(t *testing.T) {
 		{"load.bogus", "", "not a manifest key"},
 		{"mempool", "", "not a manifest key"},
 		{"mempool..size", "", "not a manifest key"},
+		{"config.db_backend", "db_backend", ""},
+		{"db_backend", "", "not a manifest key"},
+		{"config.", "", "not a manifest key"},
+		{"app", "app", ""},
+		{"app.vote_extension_size", "app.vote_extension_size", ""},
+		{"app.kind", "", "not an app setting"},
+		{"app.", "", "not an app setting"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := SettableKey(tc.in)
@@ -31,6 +39,42 @@ func TestSettableKey(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+func TestSetApp(t *testing.T) {
+	m := Default()
+	c := m
+	for _, kv := range [][2]string{{"app", "e2e"}, {"app.vote_extension_size", "4096"}, {"app.retain_blocks", "10"}} {
+		if err := c.Set(kv[0], kv[1]); err != nil {
+			t.Fatalf("%s=%s: %v", kv[0], kv[1], err)
+		}
+	}
+	r, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"vote_extension_size": int64(4096), "retain_blocks": int64(10), "vote_extensions_enable_height": int64(1)}
+	if r.App != AppE2E || !reflect.DeepEqual(r.AppConfig, want) {
+		t.Errorf("resolved app %q %v, want e2e %v", r.App, r.AppConfig, want)
+	}
+	if m.App != AppKVStore {
+		t.Errorf("Set changed the manifest it was copied from: app %v", m.App)
+	}
+	// A sweep over the size changes only the size.
+	d := c
+	if err := d.Set("app.vote_extension_size", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if c.App.(map[string]any)["vote_extension_size"] != int64(4096) {
+		t.Error("Set changed the [app] table of the manifest it was copied from")
+	}
+	// An unknown key of this release's e2e app is an error naming it.
+	if err := d.Set("app.vote_extension_sise", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Resolve(); err == nil || !strings.Contains(err.Error(), `app.vote_extension_sise: the e2e app of v0.40.0 has no key`) {
+		t.Errorf("resolve with a misspelt app key: %v", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -25,20 +26,14 @@ type Options struct {
 	PlotWidth, PlotHeight int
 
 	// Input holds the run's records when the caller has read them
-	// already (analysis.ReadInput), so that a run's files are read once;
-	// nil means Write reads the files it needs.
+	// already (analysis.ReadStream or ReadInput), so that a run's files
+	// are read once; nil means Write reads them (analysis.ReadStream).
 	Input *analysis.Input
 }
 
 // latencyPlot is the latency plot's path inside the run directory (slash
 // separated, as Markdown links are).
 const latencyPlot = results.PlotsDir + "/latency.png"
-
-// reportFiles are the run-directory files the report reads besides
-// run.json and manifest.toml.
-func reportFiles() []string {
-	return []string{results.TxsFile, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile}
-}
 
 // Write writes the run directory dir's report.md, its plots under plots/
 // and report.html (the same report as one self-contained page), each file
@@ -58,7 +53,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	}
 	in := opts.Input
 	if in == nil {
-		read, err := analysis.ReadFiles(dir, reportFiles()...)
+		read, err := analysis.ReadStream(dir)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -94,6 +89,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.anomalies(s)
 	md.latency(s)
 	md.throughput(s)
+	md.trend(s, in)
 	md.mempool(s, in)
 	md.consensus(s, in)
 	md.resources(s, in)
@@ -208,7 +204,7 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	}
 	m.table([]string{"", ""}, "ll", [][]string{
 		{"CometBFT version", run.CometBFTVersion},
-		{"app", run.App},
+		{"app", appText(run.App, run.AppConfig)},
 		{"cometlab version", run.CometlabVersion},
 		{"heights walked", heights},
 	})
@@ -380,4 +376,22 @@ func (m mdWriter) dictionary() {
 		rows = append(rows, []string{"`" + results.PlotsDir + "/" + p.file + "`", p.title, p.unit, p.source, p.def})
 	}
 	m.table([]string{"plot", "title", "y axis", "source", "definition"}, "lllll", rows)
+}
+
+// appText names the app and its settings, sorted by key:
+// "e2e (vote_extension_size = 2048, vote_extensions_enable_height = 1)".
+func appText(app string, settings map[string]any) string {
+	if len(settings) == 0 {
+		return app
+	}
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s = %v", k, settings[k])
+	}
+	return app + " (" + strings.Join(parts, ", ") + ")"
 }

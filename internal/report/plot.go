@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -29,24 +30,23 @@ const (
 // per committed transaction (duplicates and transactions without a commit
 // time left out): x = send time − load start, y = block latency
 // (commit time − send time), both in s. When run has no load start, the
-// first send time is used.
+// first send time is used. Past analysis.ScatterCap points they are
+// decimated as analysis.Scatter says.
 func LatencyPoints(run results.Run, txs []results.Tx) (xs, ys []float64) {
+	return latencyPoints(run, analysis.AggregateTxs(analysis.Input{Run: run, Txs: txs}))
+}
+
+func latencyPoints(run results.Run, a *analysis.TxAggregates) (xs, ys []float64) {
 	start := run.LoadStart.UnixNano()
 	if run.LoadStart.IsZero() {
-		start = math.MaxInt64
-		for i := range txs {
-			start = min(start, txs[i].Sent)
-		}
+		start = a.FirstSent
 	}
-	xs = make([]float64, 0, len(txs))
-	ys = make([]float64, 0, len(txs))
-	for i := range txs {
-		t := &txs[i]
-		if t.Duplicate || t.CommitTime == 0 {
-			continue
-		}
-		xs = append(xs, float64(t.Sent-start)/1e9)
-		ys = append(ys, float64(t.Latency())/1e9)
+	sent, lat := a.Scatter.Points()
+	xs = make([]float64, len(sent))
+	ys = make([]float64, len(sent))
+	for i := range sent {
+		xs[i] = float64(sent[i]-start) / 1e9
+		ys[i] = float64(lat[i]) / 1e9
 	}
 	return xs, ys
 }
@@ -57,10 +57,14 @@ func LatencyPoints(run results.Run, txs []results.Tx) (xs, ys []float64) {
 // dashed red line at the mean latency. Points are drawn straight into the
 // raster, so a million of them take well under a second.
 func LatencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height int) error {
+	return latencyPNG(w, run, analysis.AggregateTxs(analysis.Input{Run: run, Txs: txs}), width, height)
+}
+
+func latencyPNG(w io.Writer, run results.Run, a *analysis.TxAggregates, width, height int) error {
 	if width <= 0 || height <= 0 {
 		width, height = DefaultPlotWidth, DefaultPlotHeight
 	}
-	xs, ys := LatencyPoints(run, txs)
+	xs, ys := latencyPoints(run, a)
 	if len(xs) == 0 {
 		return fmt.Errorf("latency plot: no committed transaction with a commit time")
 	}
@@ -81,13 +85,13 @@ func LatencyPNG(w io.Writer, run results.Run, txs []results.Tx, width, height in
 		pts.color.A, pts.radius = 90, 1.5
 	}
 	p.Add(pts)
-	p.Legend.Add(fmt.Sprintf("transactions (%s)", groupDigits(float64(len(xs)))), pts)
-
-	var sum float64
-	for _, y := range ys {
-		sum += y
+	label := fmt.Sprintf("transactions (%s)", groupDigits(float64(a.Scatter.Total)))
+	if a.Scatter.Decimated() {
+		label = fmt.Sprintf("transactions (%s of %s drawn)", groupDigits(float64(len(xs))), groupDigits(float64(a.Scatter.Total)))
 	}
-	mean := sum / float64(len(ys))
+	p.Legend.Add(label, pts)
+
+	mean := a.Block.Describe().Mean / 1e9
 	xmin, xmax, _, ymax := pts.DataRange()
 	xmin, xmax = min(xmin, 0), max(xmax, run.Load.DurationS)
 	if xmax <= xmin {

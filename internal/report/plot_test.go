@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
@@ -170,23 +171,32 @@ func BenchmarkLatencyPNG1M(b *testing.B) {
 }
 
 // TestOfferedRates checks the offered series of a shaped load's tx/s plot:
-// a square wave of 4 tx/s, 1 s on and 1 s off, in 1 s windows.
+// a square wave of 4 tx/s, 1 s on and 1 s off, in 1 s and 2 s windows.
 func TestOfferedRates(t *testing.T) {
-	start := int64(1e12)
-	var sent []results.Sent
-	for _, off := range []float64{0, 0.25, 0.5, 0.75, 2, 2.25, 2.5, 2.75} {
-		sent = append(sent, results.Sent{Intended: start + int64(off*1e9)})
-	}
-	xs, rates := offeredRates(sent, start, 1, 4)
+	perSecond := []int64{4, 0, 4, 0}
+	xs, rates := offeredRates(perSecond, 1, 4)
 	if want := []float64{0.5, 1.5, 2.5, 3.5}; !slices.Equal(xs, want) {
 		t.Errorf("xs = %v, want %v", xs, want)
 	}
 	if want := []float64{4, 0, 4, 0}; !slices.Equal(rates, want) {
 		t.Errorf("rates = %v, want %v", rates, want)
 	}
-	// Windows of 2 s average them.
-	if _, rates := offeredRates(sent, start, 2, 2); !slices.Equal(rates, []float64{2, 2}) {
+	if _, rates := offeredRates(perSecond, 2, 2); !slices.Equal(rates, []float64{2, 2}) {
 		t.Errorf("2 s windows: %v", rates)
+	}
+}
+
+// TestOfferedPerSecond checks the aggregate the offered line is drawn from:
+// sent.csv's rows counted by the second of their intended time.
+func TestOfferedPerSecond(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := results.Run{LoadStart: t0, Load: results.Load{Connections: 1, DurationS: 4}}
+	a := analysis.NewTxAggregates(run, nil)
+	for i, off := range []float64{0, 0.25, 0.5, 0.75, 2, 2.25, 2.5, 2.75} {
+		a.AddSent(&results.Sent{Seq: uint64(i), Intended: t0.UnixNano() + int64(off*1e9), Actual: 1})
+	}
+	if got := a.Offered(); !slices.Equal(got, []int64{4, 0, 4}) {
+		t.Errorf("Offered = %v, want [4 0 4]", got)
 	}
 }
 

@@ -22,6 +22,7 @@ const rateWindow = 20 * int64(time.Second)
 type plotData struct {
 	run   results.Run
 	in    *analysis.Input
+	agg   *analysis.TxAggregates // in.Aggregates()
 	s     analysis.Summary
 	nodes []string // colour order
 	start int64    // load start, Unix ns: x = 0
@@ -36,12 +37,12 @@ type plotData struct {
 }
 
 func newPlotData(run results.Run, in *analysis.Input, s analysis.Summary, opts Options) *plotData {
-	d := &plotData{run: run, in: in, s: s, nodes: analysis.RunNodes(*in), w: opts.PlotWidth, h: opts.PlotHeight}
+	d := &plotData{run: run, in: in, agg: in.Aggregates(), s: s, nodes: analysis.RunNodes(*in), w: opts.PlotWidth, h: opts.PlotHeight}
 	d.start = run.LoadStart.UnixNano()
 	if run.LoadStart.IsZero() {
 		d.start = math.MaxInt64
-		for i := range in.Txs {
-			d.start = min(d.start, in.Txs[i].Sent)
+		if d.agg.FirstSent != 0 {
+			d.start = d.agg.FirstSent
 		}
 		if in.Metrics != nil {
 			for _, s := range in.Metrics.All() {

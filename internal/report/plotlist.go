@@ -26,13 +26,13 @@ func plotSpecs() []plotSpec {
 	const ms = "metrics.csv: "
 	return []plotSpec{
 		{"latency.png", "Block latency per transaction", "s", "txs.csv",
-			"One point per committed transaction (duplicates left out): x = send time since load start, y = block latency (commit time of its block, the header time of block H+1, − send time); the red dashed line is the mean. CometBFT's QA latency plot.",
+			"One point per committed transaction (duplicates left out): x = send time since load start, y = block latency (commit time of its block, the header time of block H+1, − send time); the red dashed line is the mean. CometBFT's QA latency plot. Past 262,144 transactions, every 2^k-th is drawn (the smallest k that keeps at most 262,144), plus the highest point of each of 1,024 columns of the load window, so spikes stay visible.",
 			func(d *plotData) ([]byte, error) {
 				if slices.Contains(d.in.Missing, results.TxsFile) {
 					return nil, noData(results.TxsFile + " not found")
 				}
 				var b bytes.Buffer
-				if err := LatencyPNG(&b, d.run, d.in.Txs, d.w, d.h); err != nil {
+				if err := latencyPNG(&b, d.run, d.agg, d.w, d.h); err != nil {
 					return nil, noData("no committed transaction with a commit time")
 				}
 				return b.Bytes(), nil
@@ -46,6 +46,16 @@ func plotSpecs() []plotSpec {
 		{"tps.png", "Committed transactions per second", "tx/s", "blocks.csv",
 			"The run's transactions committed in each 1-second window from the load start (each block counted at its commit time, the header time of the next block), as tm-bench counts them (runs longer than 10 minutes: the mean over wider windows, about 600 in all); the red dashed line is tps_mean and the grey dashed one the offered load c × r.",
 			(*plotData).tps},
+		{"trend_tps.png", "Committed tx/s over the load, fitted", "tx/s", "blocks.csv",
+			"The committed tx/s of each window of the load (30 to 120 equal windows, 10 s each, wider past 20 minutes; each block counted at its commit time), the least-squares line through them (red dashed; slope per minute ± its 95 % interval) and the means of the first and last 10 % of the windows. Only for loads of at least 5 minutes.",
+			func(d *plotData) ([]byte, error) {
+				return d.trendPlot("Committed tx/s over the load", "tx/s", false)
+			}},
+		{"trend_latency.png", "Block latency over the load, fitted", "ms", "txs.csv, blocks.csv",
+			"The mean block latency of each window's committed transactions (windows as in trend_tps.png), the least-squares line through them and the means of the first and last 10 %. Only for loads of at least 5 minutes.",
+			func(d *plotData) ([]byte, error) {
+				return d.trendPlot("Block latency over the load", "ms", true)
+			}},
 		{"block_rate.png", "Blocks per minute, per node", "blocks/min", ms + "cometbft_consensus_height (or adoption.csv)",
 			"For each node, the rate of increase of its consensus height over the trailing 20 seconds at each scrape × 60 (blocks per minute; Prometheus's rate(…[20s])): when each node learned that a new block had been agreed upon, as in the seeds' block_rate plot. The red dashed line is the average over nodes. Without metrics.csv, the heights each node committed (adoption.csv) are counted instead.",
 			func(d *plotData) ([]byte, error) {

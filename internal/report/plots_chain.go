@@ -77,7 +77,7 @@ func (d *plotData) tps() ([]byte, error) {
 	if mean, ok := d.s.Metrics["tps_mean"]; ok {
 		c.average(fmt.Sprintf("mean = %.1f tx/s", mean), []float64{0, float64(n * w)}, []float64{mean, mean})
 	}
-	if l := d.run.Load; l.Shaped() && len(d.in.Sent) > 0 {
+	if l := d.run.Load; l.Shaped() && len(d.agg.Offered()) > 0 {
 		d.offeredLine(c, w, n)
 	} else if l.Connections > 0 && l.Rate > 0 {
 		offered := float64(l.Connections) * l.Rate
@@ -88,10 +88,10 @@ func (d *plotData) tps() ([]byte, error) {
 }
 
 // offeredLine draws a shaped load's offered rate beside the committed one:
-// the scheduled sends of sent.csv (by their intended time) in the same n
-// windows of w s.
+// the scheduled sends of sent.csv (by their intended time, counted per
+// second from the load start) in the same n windows of w s.
 func (d *plotData) offeredLine(c *chart, w, n int) {
-	xs, offered := offeredRates(d.in.Sent, d.start, w, n)
+	xs, offered := offeredRates(d.agg.Offered(), w, n)
 	l := &plotter.Line{XYs: xyOf(xs, offered), StepStyle: plotter.MidStep,
 		LineStyle: draw.LineStyle{Color: nodeColor(6), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}}
 	c.p.Add(l)
@@ -99,16 +99,15 @@ func (d *plotData) offeredLine(c *chart, w, n int) {
 	c.see(offered...)
 }
 
-// offeredRates returns the middles of n windows of w s from start and the
-// offered rate in each: scheduled sends (sent.csv rows, by intended time)
-// per second.
-func offeredRates(sent []results.Sent, start int64, w, n int) (xs, rates []float64) {
-	times := make([]int64, len(sent))
-	for i := range sent {
-		times[i] = sent[i].Intended
+// offeredRates returns the middles of n windows of w s and the offered
+// rate in each, from the scheduled sends per second since the load start.
+func offeredRates(perSecond []int64, w, n int) (xs, rates []float64) {
+	xs, rates = make([]float64, n), make([]float64, n)
+	for sec, c := range perSecond {
+		if k := sec / w; k < n {
+			rates[k] += float64(c)
+		}
 	}
-	rates = analysis.WindowCounts(times, nil, start, int64(w)*int64(1e9), n)
-	xs = make([]float64, n)
 	for k := range xs {
 		xs[k] = (float64(k) + 0.5) * float64(w)
 		rates[k] /= float64(w)
@@ -170,15 +169,12 @@ func fmtSig(v float64) string {
 // latencyHist draws the histogram of block latency with its mean and
 // percentiles.
 func (d *plotData) latencyHist() ([]byte, error) {
-	lat := analysis.BlockLatencies(d.in.Txs)
-	if len(lat) == 0 {
+	lat := &d.agg.Block
+	if lat.N() == 0 {
 		return nil, noData("no committed transaction with a commit time")
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := range lat {
-		lat[i] /= 1e9
-		lo, hi = min(lo, lat[i]), max(hi, lat[i])
-	}
+	dist := lat.Describe()
+	lo, hi := dist.Min/1e9, dist.Max/1e9
 	nb := 60
 	width := (hi - lo) / float64(nb)
 	if width <= 0 {
@@ -189,10 +185,11 @@ func (d *plotData) latencyHist() ([]byte, error) {
 	for i := range bins {
 		bins[i].Min, bins[i].Max = lo+float64(i)*width, lo+float64(i+1)*width
 	}
-	for _, v := range lat {
-		bins[min(nb-1, int((v-lo)/width))].Weight++
-	}
-	c := newChart(fmt.Sprintf("Block latency distribution (%s transactions)", groupDigits(float64(len(lat)))), "block latency (s)", "transactions")
+	lat.Each(func(v float64, n int64) bool {
+		bins[min(nb-1, max(0, int((v/1e9-lo)/width)))].Weight += float64(n)
+		return true
+	})
+	c := newChart(fmt.Sprintf("Block latency distribution (%s transactions)", groupDigits(float64(lat.N()))), "block latency (s)", "transactions")
 	h := &plotter.Histogram{Bins: bins, Width: width, FillColor: lighter(nodeColor(0), 0.4), LineStyle: draw.LineStyle{Color: nodeColor(0), Width: vg.Points(0.5)}}
 	c.p.Add(h)
 	c.add("transactions", h)
@@ -238,25 +235,41 @@ func cdfXY(sorted []float64, scale float64) (xs, ys []float64) {
 	return xs, ys
 }
 
+// sketchCDF is cdfXY of the values of a sketch (within its error bound
+// past its exact cap).
+func sketchCDF(sk *analysis.Sketch, scale float64) (xs, ys []float64) {
+	n := sk.N()
+	step := max(1, n/2000)
+	var ranks []int64
+	for i := int64(0); i < n; i += step {
+		ranks = append(ranks, i)
+	}
+	if (n-1)%step != 0 {
+		ranks = append(ranks, n-1)
+	}
+	for i, v := range sk.Ranks(ranks) {
+		xs, ys = append(xs, v*scale), append(ys, float64(ranks[i]+1)/float64(n))
+	}
+	return xs, ys
+}
+
 // latencyCDF draws the cumulative distributions of block and observed
 // latency.
 func (d *plotData) latencyCDF() ([]byte, error) {
-	block := analysis.BlockLatencies(d.in.Txs)
-	if len(block) == 0 {
+	if d.agg.Block.N() == 0 {
 		return nil, noData("no committed transaction with a commit time")
 	}
 	c := newChart("Latency CDF", "latency (s)", "fraction of transactions")
 	c.inside = true
 	for i, l := range []struct {
 		name string
-		v    []float64
-	}{{"block latency", block}, {"observed latency", analysis.ObservedLatencies(*d.in)}} {
-		if len(l.v) == 0 {
+		v    *analysis.Sketch
+	}{{"block latency", &d.agg.Block}, {"observed latency", &d.agg.Observed}} {
+		if l.v.N() == 0 {
 			continue
 		}
-		slices.Sort(l.v)
-		xs, ys := cdfXY(l.v, 1e-9)
-		label := fmt.Sprintf("%s (p50 %s s, p99 %s s)", l.name, fmtSig(analysis.Percentile(l.v, 50)/1e9), fmtSig(analysis.Percentile(l.v, 99)/1e9))
+		xs, ys := sketchCDF(l.v, 1e-9)
+		label := fmt.Sprintf("%s (p50 %s s, p99 %s s)", l.name, fmtSig(l.v.Percentile(50)/1e9), fmtSig(l.v.Percentile(99)/1e9))
 		c.add(label, c.line(xs, ys, nodeColor(i), 1.8, false))
 		c.p.X.Min, c.p.X.Max = min(c.p.X.Min, xs[0]), max(c.p.X.Max, xs[len(xs)-1])
 	}

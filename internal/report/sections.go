@@ -164,7 +164,7 @@ func (m mdWriter) resources(s analysis.Summary, in *analysis.Input) {
 	m.plot("cpu.png", "")
 	m.plot("load1.png", fmt.Sprintf("max %s, mean during the load %s", metricValue(s, "load1_max"), metricValue(s, "load1_mean")))
 	m.plot("storage.png", "")
-	m.nodeTable(s, analysis.RunNodes(*in), []string{"rss_max_mib", "rss_mean_mib", "cpu_mean_pct", "cpu_max_pct", "open_files_max", "data_dir_end_mib", "data_dir_growth_mib"})
+	m.nodeTable(s, analysis.RunProcesses(*in), []string{"rss_max_mib", "rss_mean_mib", "cpu_mean_pct", "cpu_max_pct", "open_files_max", "data_dir_end_mib", "data_dir_growth_mib"})
 }
 
 func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.Run) {

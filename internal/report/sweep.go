@@ -43,6 +43,17 @@ func WriteSweep(dir string, rec saturation.SweepRecord, opts Options) error {
 	if rec.Grid.Repeat > 1 {
 		md.sweepRepeats(tables)
 	}
+	cells := sweepCellRuns(dir, rec)
+	md.sweepFigures(cells)
+	drawn, err := footprint(dir, cells, opts)
+	if err != nil {
+		return err
+	}
+	if drawn {
+		md.f("![Data directory over time](%s/%s)\n\nThe data directory of each cell's first finished repeat over time, the mean over its nodes "+
+			"(from resources.csv): a line that keeps climbing is a store that keeps growing; pruning and compaction show as a flatter line.\n\n",
+			results.PlotsDir, FootprintPlot)
+	}
 	md.saturationDictionary()
 	return writeDoc(dir, results.SweepReportFile, results.SweepHTMLFile, "cometlab sweep "+rec.ID, b.Bytes())
 }

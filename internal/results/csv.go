@@ -260,3 +260,57 @@ func ReadEvents(dir string) ([]Event, error) {
 	}
 	return ev, err
 }
+
+// scanBatches reads the rows of a CSV file in batches of up to n rows,
+// calling fn with each (the slice is reused after fn returns), so that a
+// file of any length is read in bounded memory.
+func scanBatches[T any, P interface {
+	*T
+	parse([]string) error
+}](path, header string, n int, fn func([]T) error) error {
+	buf := make([]T, 0, n)
+	err := scan(path, header, true, func(f []string) error {
+		var zero T
+		buf = append(buf, zero)
+		if err := P(&buf[len(buf)-1]).parse(f); err != nil {
+			buf = buf[:len(buf)-1]
+			return err
+		}
+		if len(buf) == n {
+			err := fn(buf)
+			buf = buf[:0]
+			return err
+		}
+		return nil
+	}, nil)
+	if err == nil && len(buf) > 0 {
+		err = fn(buf)
+	}
+	return err
+}
+
+// ScanBatch is the number of rows ScanSent, ScanReplies and ScanTxs give
+// at a time.
+const ScanBatch = 4096
+
+// ScanSent reads dir/sent.csv (or .gz), with or without its hash column
+// (see SentHeaderV1), in batches of up to ScanBatch rows, calling fn with
+// each; the slice is reused after fn returns.
+func ScanSent(dir string, fn func([]Sent) error) error {
+	path := filepath.Join(dir, SentFile)
+	header, err := SentFileHeader(path)
+	if err != nil {
+		return err
+	}
+	return scanBatches[Sent](path, header, ScanBatch, fn)
+}
+
+// ScanReplies reads dir/replies.csv as ScanSent reads sent.csv.
+func ScanReplies(dir string, fn func([]Reply) error) error {
+	return scanBatches[Reply](filepath.Join(dir, RepliesFile), RepliesHeader, ScanBatch, fn)
+}
+
+// ScanTxs reads dir/txs.csv as ScanSent reads sent.csv.
+func ScanTxs(dir string, fn func([]Tx) error) error {
+	return scanBatches[Tx](filepath.Join(dir, TxsFile), TxsHeader, ScanBatch, fn)
+}

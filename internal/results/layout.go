@@ -38,23 +38,26 @@ const (
 
 // Run is run.json: what a run was and how it ended.
 type Run struct {
-	ID              string    `json:"id"` // UUID; its bytes are the payload id
-	Status          string    `json:"status"`
-	Errors          []string  `json:"errors,omitempty"`
-	CometlabVersion string    `json:"cometlab_version"`
-	CometBFTVersion string    `json:"cometbft_version"` // as reported by the nodes
-	App             string    `json:"app"`
-	Host            Host      `json:"host"`
-	Load            Load      `json:"load"`
-	Target          string    `json:"target"`   // node name (or endpoint) that received the load
-	Endpoint        string    `json:"endpoint"` // websocket URL the load went to
-	Nodes           []Node    `json:"nodes,omitempty"`
-	Started         time.Time `json:"started"`
-	LoadStart       time.Time `json:"load_start,omitzero"`
-	LoadEnd         time.Time `json:"load_end,omitzero"`
-	Ended           time.Time `json:"ended,omitzero"`
-	FirstHeight     int64     `json:"first_height,omitempty"` // first height that could hold the run's txs
-	LastHeight      int64     `json:"last_height,omitempty"`  // last height walked
+	ID              string   `json:"id"` // UUID; its bytes are the payload id
+	Status          string   `json:"status"`
+	Errors          []string `json:"errors,omitempty"`
+	CometlabVersion string   `json:"cometlab_version"`
+	CometBFTVersion string   `json:"cometbft_version"` // as reported by the nodes
+	App             string   `json:"app"`
+	// AppConfig holds the app's settings (the e2e app's app.toml keys);
+	// absent for the kvstore.
+	AppConfig   map[string]any `json:"app_config,omitempty"`
+	Host        Host           `json:"host"`
+	Load        Load           `json:"load"`
+	Target      string         `json:"target"`   // node name (or endpoint) that received the load
+	Endpoint    string         `json:"endpoint"` // websocket URL the load went to
+	Nodes       []Node         `json:"nodes,omitempty"`
+	Started     time.Time      `json:"started"`
+	LoadStart   time.Time      `json:"load_start,omitzero"`
+	LoadEnd     time.Time      `json:"load_end,omitzero"`
+	Ended       time.Time      `json:"ended,omitzero"`
+	FirstHeight int64          `json:"first_height,omitempty"` // first height that could hold the run's txs
+	LastHeight  int64          `json:"last_height,omitempty"`  // last height walked
 }
 
 // Load is the load that was asked for.

@@ -30,6 +30,7 @@ type Node struct {
 	err    error         // its exit status
 	logf   *os.File
 	detach bool
+	app    *appProcess // the external ABCI app, if any
 }
 
 // Testnet is a set of node processes.
@@ -84,14 +85,18 @@ func (t *Testnet) Start(opts Options) error {
 }
 
 func (n *Node) start(opts Options) error {
+	if err := n.startApp(opts); err != nil {
+		return err
+	}
 	n.LogPath = filepath.Join(opts.LogDir, n.Name+".log")
 	f, err := os.OpenFile(n.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(n.Binary, "start", "--home", n.Dir)
+	args, env := n.Command()
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), env...)
 	if opts.Detach {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {
@@ -163,6 +168,7 @@ func (t *Testnet) Stop(grace time.Duration) {
 }
 
 func (n *Node) stop(grace time.Duration) {
+	defer n.stopApp(grace)
 	n.mu.Lock()
 	cmd, done := n.cmd, n.done
 	n.mu.Unlock()

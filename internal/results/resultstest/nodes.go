@@ -282,6 +282,11 @@ func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error
 		{ns + "_mempool_evicted_txs", chain, 0},
 		{ns + "_p2p_peers", chain, s.peers},
 		{ns + "_blocksync_syncing", chain, 0},
+		{ns + "_state_block_store_base_height", chain, 1}, // v1.0's storage series: nothing pruned
+		{ns + "_store_block_store_access_duration_seconds_sum", chain + ";method=load_block", 0.0004 * float64(s.committed)},
+		{ns + "_store_block_store_access_duration_seconds_count", chain + ";method=load_block", 2 * float64(s.committed)},
+		{ns + "_state_store_access_duration_seconds_sum", chain + ";method=save", 0.0009 * float64(s.committed)},
+		{ns + "_state_store_access_duration_seconds_count", chain + ";method=save", float64(s.committed)},
 		{"process_resident_memory_bytes", "", s.rss},
 		{"process_cpu_seconds_total", "", s.cpuSec},
 		{"go_goroutines", "", 40 + 12*s.peers},

@@ -1,0 +1,320 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// TxAggregates is what the figures and plots take from sent.csv,
+// replies.csv and txs.csv, gathered one row at a time (AddSent, then
+// AddReply, then AddTx) in memory that does not grow with the number of
+// transactions but for the reconciliation's state: 1 byte per send, 2
+// more per send once a reply refused one (~30 MB for 10 M transactions,
+// against ~450 B per transaction held as rows). Latencies go to Sketches,
+// the latency scatter to a bounded Scatter, per-height latency sums to a
+// map the size of the chain.
+type TxAggregates struct {
+	led            ledger
+	repeats        int
+	sent, unsent   int64
+	late           int64
+	lateNs         int64
+	lag            Sketch // actual − intended send time of each sent tx, ns
+	firstIntended  int64
+	orphanReplies  int
+	duplicates     int64
+	unlogged       int64
+	committedUnsnt int64
+
+	// Block and Observed are the block and observed latencies (ns) of
+	// the committed transactions, duplicates left out.
+	Block, Observed Sketch
+	noCommit        int
+	negative        int
+	lastCommit      int64
+	obsSkipped      int
+	targetLo        int64
+	targetAt        []int64 // target's first commit of height targetLo + i, 0 if none
+	targetRows      bool
+
+	// FirstSent is the earliest payload time of a committed transaction
+	// (duplicates included), Unix ns; 0 when there is none.
+	FirstSent int64
+	// Scatter is the (send time, block latency) of the committed
+	// transactions with a commit time, duplicates left out, decimated.
+	Scatter Scatter
+	// Heights holds, per height, the block latencies of its committed
+	// transactions (duplicates left out): the per-block means that the
+	// decline fit uses.
+	Heights map[int64]*HeightLatency
+
+	// The offered load of a shaped run (see Offered, EarlyLatency).
+	loadStart, earlyEnd int64   // load start and the end of its first kneeLagShare, Unix ns (0: unknown)
+	offered             []int64 // scheduled sends per second from loadStart
+	early               Sketch  // block latencies (ns) of the txs sent before earlyEnd
+}
+
+// Offered returns the scheduled sends (rows of sent.csv, by intended time)
+// in each second from the load start: the offered load, one count a
+// second, so memory grows with the load's length, not its transactions.
+// It is nil when the load start is unknown.
+func (a *TxAggregates) Offered() []int64 { return a.offered }
+
+// EarlyLatency returns the median block latency (ns) of the committed
+// transactions sent in the first kneeLagShare of the load, or 0 when
+// there are none.
+func (a *TxAggregates) EarlyLatency() float64 {
+	if a.early.N() == 0 {
+		return 0
+	}
+	return a.early.Percentile(50)
+}
+
+// HeightLatency sums the block latencies (ns) of one height's
+// transactions.
+type HeightLatency struct {
+	Sum float64
+	N   int64
+}
+
+// NewTxAggregates returns empty aggregates for the run, whose target's
+// adoption rows (from adoption) give the observed latency.
+func NewTxAggregates(run results.Run, adoption []results.Adoption) *TxAggregates {
+	a := &TxAggregates{lateNs: int64(run.Load.LateThreshold * results.NsPerS), Heights: map[int64]*HeightLatency{}}
+	a.Scatter.init(run)
+	if !run.LoadStart.IsZero() {
+		a.loadStart = run.LoadStart.UnixNano()
+		a.earlyEnd = a.loadStart + int64(run.Load.DurationS*kneeLagShare*results.NsPerS)
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range adoption {
+		if r := &adoption[i]; r.Node == run.Target {
+			lo, hi = min(lo, r.Height), max(hi, r.Height)
+		}
+	}
+	if lo > hi {
+		return a
+	}
+	a.targetRows, a.targetLo = true, lo
+	a.targetAt = make([]int64, hi-lo+1)
+	for i := range adoption {
+		if r := &adoption[i]; r.Node == run.Target && (a.targetAt[r.Height-lo] == 0 || r.At < a.targetAt[r.Height-lo]) {
+			a.targetAt[r.Height-lo] = r.At
+		}
+	}
+	return a
+}
+
+// AggregateTxs aggregates the rows of in.Sent, in.Replies and in.Txs.
+func AggregateTxs(in Input) *TxAggregates {
+	a := NewTxAggregates(in.Run, in.Adoption)
+	for i := range in.Sent {
+		a.AddSent(&in.Sent[i])
+	}
+	for i := range in.Replies {
+		a.AddReply(&in.Replies[i])
+	}
+	for i := range in.Txs {
+		a.AddTx(&in.Txs[i])
+	}
+	a.Seal()
+	return a
+}
+
+// Seal readies the aggregates for readers that may run in parallel (the
+// plots): after it, reading the sketches modifies nothing. Add no row
+// after Seal.
+func (a *TxAggregates) Seal() {
+	for _, s := range []*Sketch{&a.Block, &a.Observed, &a.lag, &a.early} {
+		if s.pos == nil {
+			s.sortExact()
+		}
+	}
+}
+
+// AddSent adds a row of sent.csv; every row must be added before the
+// first reply or transaction. A repeated (connection, sequence) counts
+// once, as its first row.
+func (a *TxAggregates) AddSent(r *results.Sent) {
+	if t := r.Intended; t > 0 && (a.firstIntended == 0 || t < a.firstIntended) {
+		a.firstIntended = t
+	}
+	st := a.led.log(r.Conn, r.Seq)
+	if st == nil {
+		a.repeats++
+		return
+	}
+	if a.loadStart != 0 && r.Intended >= a.loadStart {
+		if k := (r.Intended - a.loadStart) / int64(results.NsPerS); k < maxOfferedSeconds {
+			for int64(len(a.offered)) <= k {
+				a.offered = append(a.offered, 0)
+			}
+			a.offered[k]++
+		}
+	}
+	if r.Actual == 0 || r.Err != "" {
+		a.unsent++
+		return
+	}
+	*st |= stSent
+	a.sent++
+	lag := r.Actual - r.Intended
+	a.lag.Add(float64(lag))
+	if lag > a.lateNs {
+		a.late++
+	}
+}
+
+// maxOfferedSeconds bounds Offered (a year), against a wild intended time.
+const maxOfferedSeconds = 366 * 24 * 3600
+
+// AddReply adds a row of replies.csv.
+func (a *TxAggregates) AddReply(r *results.Reply) {
+	st := a.led.find(r.Conn, r.Seq)
+	if st == nil {
+		a.orphanReplies++
+		return
+	}
+	if r.OK {
+		*st |= stReplyOK
+		return
+	}
+	*st |= stReplyErr
+	a.led.refuse(r.Conn, r.Seq, r.Message, r.Code)
+}
+
+// AddTx adds a row of txs.csv.
+func (a *TxAggregates) AddTx(t *results.Tx) {
+	if a.FirstSent == 0 || t.Sent < a.FirstSent {
+		a.FirstSent = t.Sent
+	}
+	if t.Duplicate {
+		a.duplicates++
+	}
+	st := a.led.find(t.Conn, t.Seq)
+	switch {
+	case st == nil && !t.Duplicate:
+		a.unlogged++
+	case st != nil:
+		if *st&(stSent|stCommitted) == 0 {
+			a.committedUnsnt++
+		}
+		*st |= stCommitted
+	}
+	if t.Duplicate {
+		return
+	}
+
+	// Block latency.
+	a.lastCommit = max(a.lastCommit, commitTime(t))
+	if t.CommitTime == 0 {
+		a.noCommit++
+	} else {
+		l := t.Latency()
+		if l < 0 {
+			a.negative++
+		}
+		a.Block.Add(float64(l))
+		a.Scatter.add(t.Sent, l)
+		if t.Sent >= a.loadStart && t.Sent < a.earlyEnd {
+			a.early.Add(float64(l))
+		}
+		h := a.Heights[t.Height]
+		if h == nil {
+			h = &HeightLatency{}
+			a.Heights[t.Height] = h
+		}
+		h.Sum += float64(l)
+		h.N++
+	}
+
+	// Observed latency.
+	if !a.targetRows {
+		return
+	}
+	if i := t.Height - a.targetLo; i < 0 || i >= int64(len(a.targetAt)) || a.targetAt[i] == 0 {
+		a.obsSkipped++
+	} else {
+		a.Observed.Add(float64(a.targetAt[i] - t.Sent))
+	}
+}
+
+// Scatter is a deterministic, bounded sample of (send time, latency)
+// points: every point while there are at most ScatterCap, else every
+// 2^k-th point in the order added (k the smallest that fits the cap),
+// plus, in each of ScatterColumns equal columns of the load window
+// (when run.json gives one), the point of highest latency, so that a
+// spike is never thinned away.
+type Scatter struct {
+	Sent, Latency []int64 // Unix ns, ns
+	Total         int64   // points offered
+	stride        int64
+	colFrom       int64 // load start, Unix ns; 0 without columns
+	colWidth      int64
+	colMax        [][2]int64 // per column: sent, latency; latency = MinInt64 when empty
+}
+
+// ScatterCap is the most points a Scatter samples systematically.
+const ScatterCap = 1 << 18
+
+// ScatterColumns is the number of columns in which a Scatter keeps the
+// highest point.
+const ScatterColumns = 1024
+
+func (s *Scatter) init(run results.Run) {
+	s.stride = 1
+	if run.LoadStart.IsZero() || run.Load.DurationS <= 0 {
+		return
+	}
+	s.colFrom = run.LoadStart.UnixNano()
+	s.colWidth = max(1, int64(run.Load.DurationS*results.NsPerS)/ScatterColumns)
+}
+
+func (s *Scatter) add(sent, lat int64) {
+	if s.stride == 0 {
+		s.stride = 1
+	}
+	if s.Total%s.stride == 0 {
+		s.Sent, s.Latency = append(s.Sent, sent), append(s.Latency, lat)
+		if len(s.Sent) > ScatterCap {
+			j := 0
+			for i := 0; i < len(s.Sent); i += 2 {
+				s.Sent[j], s.Latency[j] = s.Sent[i], s.Latency[i]
+				j++
+			}
+			s.Sent, s.Latency = s.Sent[:j], s.Latency[:j]
+			s.stride *= 2
+		}
+	}
+	s.Total++
+	if s.colWidth > 0 && sent >= s.colFrom {
+		if s.colMax == nil {
+			s.colMax = make([][2]int64, ScatterColumns)
+			for i := range s.colMax {
+				s.colMax[i][1] = math.MinInt64
+			}
+		}
+		if k := (sent - s.colFrom) / s.colWidth; k < ScatterColumns && lat > s.colMax[k][1] {
+			s.colMax[k] = [2]int64{sent, lat}
+		}
+	}
+}
+
+// Decimated tells whether the sample leaves points out.
+func (s *Scatter) Decimated() bool { return s.stride > 1 }
+
+// Points returns the points to draw: the sample, plus the highest point
+// of each column when the sample leaves points out.
+func (s *Scatter) Points() (sent, lat []int64) {
+	if !s.Decimated() {
+		return s.Sent, s.Latency
+	}
+	sent, lat = append([]int64(nil), s.Sent...), append([]int64(nil), s.Latency...)
+	for _, c := range s.colMax {
+		if c[1] != math.MinInt64 {
+			sent, lat = append(sent, c[0]), append(lat, c[1])
+		}
+	}
+	return sent, lat
+}

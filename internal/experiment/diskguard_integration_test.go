@@ -1,0 +1,61 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
+)
+
+// TestRunDiskGuard runs a real testnet with a disk guard that wants more
+// free space than any disk has: the load stops at the first check (after
+// 5 s), the run is partial with the guard's reason, what was sent is read
+// back and accounted for, and no node is left running.
+func TestRunDiskGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	f := fetcher(t) // waits for the node lock
+	start := time.Now()
+	res, err := experiment.Run(context.Background(), experiment.Options{
+		Manifest: resolved(t, 200, 60*time.Second), Dir: dir, Fetcher: f, Out: &out, Version: "test",
+		MinFreeDisk: 1 << 62, // 4 EiB
+	})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.Status != results.StatusPartial {
+		t.Errorf("status %s, want partial", res.Run.Status)
+	}
+	if len(res.Run.Errors) == 0 || !strings.Contains(res.Run.Errors[0], "disk guard:") {
+		t.Errorf("run.json errors %q, want the disk guard's reason", res.Run.Errors)
+	}
+	if took := time.Since(start); took > 50*time.Second {
+		t.Errorf("the run took %s: the guard did not stop the 60 s load", took)
+	}
+	m := res.Summary.Metrics
+	if m["sent_txs"] < 500 || m["sent_txs"] > 2000 {
+		t.Errorf("sent %v txs: want the ~1,000 of the 5 s before the guard's first check", m["sent_txs"])
+	}
+	if m["sent_txs"] != m["committed_txs"] || m["missing_txs"] != 0 {
+		t.Errorf("sent %v, committed %v, missing %v: what was sent before the guard tripped is not all accounted", m["sent_txs"], m["committed_txs"], m["missing_txs"])
+	}
+	for _, f := range []string{results.SentFile, results.TxsFile, results.SummaryFile, results.ReportFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("run directory lacks %s", f)
+		}
+	}
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+}

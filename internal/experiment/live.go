@@ -1,0 +1,226 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/load"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/rpc"
+)
+
+// Reading the chain while the load runs.
+const (
+	livePoll    = 2 * time.Second // how often the reader node's height is polled
+	liveWorkers = 2               // block requests in flight to the reader node
+	liveLine    = 5 * time.Second // how often the live line is printed
+)
+
+// liveReader reads the run's blocks as they are committed, from a node
+// other than the load target when there is one, into txs.csv and
+// blocks.csv, so that after the load only the last blocks are left to
+// read. Reads are bounded: one height poll every livePoll, at most
+// liveWorkers block requests in flight.
+type liveReader struct {
+	txs, blocks *results.Writer
+	reader      *rpc.Client
+	name        string // the reader node
+
+	mu     sync.Mutex // guards w and the window below
+	w      *collect.Walker
+	err    error           // the last error of a live step (retried at the next poll)
+	window analysis.Sketch // block latencies (ns) of the txs read since the last line
+	inWin  int64
+}
+
+// newLiveReader creates txs.csv and blocks.csv and a walker from height
+// first, reading from the first node that is not the target (the target
+// when there is none).
+func (lp *loadPhase) newLiveReader(first int64) (*liveReader, error) {
+	l := &liveReader{reader: lp.target, name: "the target"}
+	if lp.liveFrom != "" {
+		l.reader, l.name = rpc.New(lp.liveFrom), lp.liveFrom
+	}
+	for _, n := range lp.nodes {
+		if lp.liveFrom != "" {
+			break
+		}
+		if n.Name != lp.rd.run.Target && n.Addr != lp.target.Addr() {
+			l.reader, l.name = rpc.New(n.Addr), n.Name
+			break
+		}
+	}
+	var err error
+	if l.txs, err = results.Create(lp.rd.path(results.TxsFile), results.TxsHeader); err != nil {
+		return nil, err
+	}
+	if l.blocks, err = results.Create(lp.rd.path(results.BlocksFile), results.BlocksHeader); err != nil {
+		l.txs.Close()
+		return nil, err
+	}
+	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: first, RunID: lp.id, Workers: liveWorkers, OnTx: l.onTx}, l.txs, l.blocks)
+	return l, nil
+}
+
+// onTx is called under l.mu (from WalkTo).
+func (l *liveReader) onTx(t *results.Tx) {
+	if !t.Duplicate && t.CommitTime != 0 {
+		l.window.Add(float64(t.Latency()))
+	}
+	l.inWin++
+}
+
+// run reads what the reader node committed until ctx ends: every livePoll,
+// the heights up to the reader's height − 1 (whose commit time is known).
+func (l *liveReader) run(ctx context.Context) {
+	t := time.NewTicker(livePoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		h, err := l.reader.Height(ctx)
+		if err != nil {
+			continue
+		}
+		l.mu.Lock()
+		l.err = l.w.WalkTo(ctx, h-1)
+		l.mu.Unlock()
+	}
+}
+
+// finish reads the heights left up to last from the target (which has
+// them all: the read-back waited for it) and closes the files.
+func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, last int64) error {
+	r.cancel()
+	<-r.done
+	l := r.liveReader
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	done := l.w.Done()
+	start := time.Now()
+	l.w.SetClient(target)
+	left := fmt.Sprintf("reading %d…%d from the target", done+1, last)
+	if done >= last {
+		left = "nothing left to read"
+	}
+	out.Phase("read-back: %d heights read during the load and drain from %s (up to %d); %s", l.w.Stats().Blocks, l.name, done, left)
+	err := l.w.WalkTo(ctx, last)
+	if err == nil {
+		out.Phase("read-back: %d heights left after the load read in %s; in all %s", max(0, last-done), since(start), l.w.Stats())
+	}
+	if err != nil {
+		err = fmt.Errorf("read back: %w", err)
+	}
+	return errors.Join(err, l.txs.Close(), l.blocks.Close())
+}
+
+// close closes the files (a no-op after finish).
+func (l *liveReader) close() {
+	l.txs.Close()
+	l.blocks.Close()
+}
+
+// lines prints the live line every liveLine until ctx ends: sent,
+// committed (read so far), committed tx/s and block latency p50/p99 over
+// the transactions read since the last line, the mempools' total, late
+// sends. On a terminal it is redrawn in place, else printed one line at
+// a time.
+func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen *load.Generator, start time.Time) {
+	t := time.NewTicker(liveLine)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		st := gen.Stats()
+		mempool := lp.mempoolTotal(ctx)
+		l.mu.Lock()
+		ws := l.w.Stats()
+		n, p50, p99 := l.inWin, l.window.Percentile(50), l.window.Percentile(99)
+		l.window, l.inWin = analysis.Sketch{}, 0
+		l.mu.Unlock()
+		lat := "latency —"
+		if !isNaN(p50) {
+			lat = fmt.Sprintf("latency p50 %.0f ms p99 %.0f ms", p50/results.NsPerMs, p99/results.NsPerMs)
+		}
+		lp.out.Live("live %5.0fs  sent %d  committed %d  %.0f tx/s  %s  mempools %s  late %d",
+			time.Since(start).Seconds(), st.Sent, ws.RunTxs-ws.Duplicates, float64(n)/liveLine.Seconds(), lat, mempool, st.Late)
+	}
+}
+
+func isNaN(f float64) bool { return f != f }
+
+// mempoolTotal returns the number of transactions in every node's
+// mempool, "?" for a node that did not answer.
+func (lp *loadPhase) mempoolTotal(ctx context.Context) string {
+	var total int64
+	failed := 0
+	for _, n := range lp.nodes {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		k, err := rpc.New(n.Addr).UnconfirmedTxs(cctx)
+		cancel()
+		if err != nil {
+			failed++
+			continue
+		}
+		total += k
+	}
+	if failed > 0 {
+		return fmt.Sprintf("%d (+%d nodes ?)", total, failed)
+	}
+	return fmt.Sprint(total)
+}
+
+// liveRun is a live reader running, with the live line.
+type liveRun struct {
+	*liveReader
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startLive starts reading the chain and printing the live line, when the
+// load phase reads back and lp.live is set; it returns nil otherwise.
+// Reading goes on through the drain until stop (readBack's finish stops
+// it first).
+func (lp *loadPhase) startLive(hard context.Context, first int64, gen *load.Generator, start time.Time) (*liveRun, error) {
+	if !lp.readback || !lp.live {
+		return nil, nil
+	}
+	if lp.source != nil && lp.source.Hashed() {
+		// The user's own transactions are matched by hash against the
+		// whole of sent.csv: they are read back after the load.
+		return nil, nil
+	}
+	l, err := lp.newLiveReader(first)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(hard))
+	r := &liveRun{liveReader: l, cancel: cancel, done: make(chan struct{})}
+	var wg sync.WaitGroup
+	wg.Go(func() { l.run(ctx) })
+	wg.Go(func() { lp.liveLines(ctx, l, gen, start) })
+	go func() { wg.Wait(); close(r.done) }()
+	return r, nil
+}
+
+// stop stops reading and the live line (idempotent; nil-safe) and closes
+// the files if finish did not.
+func (r *liveRun) stop() {
+	if r == nil {
+		return
+	}
+	r.cancel()
+	<-r.done
+	r.close()
+}
