@@ -34,17 +34,19 @@ func shaped(t *testing.T, c int, rate float64, d time.Duration, o manifest.Overr
 	return r
 }
 
-// TestRunRampKnee ramps the default testnet from 400 to 2,400 tx/s over
-// 40 s, across its saturation point (about 1,450 tx/s on this machine), and
-// checks that the run reports a knee in a plausible band (wide: the machine
-// is shared) and accounts for every transaction.
+// TestRunRampKnee ramps the default testnet from 400 to 3,600 tx/s over
+// 40 s, well across its saturation point (about 1,450 tx/s on this machine,
+// 1,000–2,000 on a busy one: a ramp that ends at 2,400 does not always stay
+// above it long enough), and checks that the run reports a knee in a
+// plausible band (wide: the machine is shared) and accounts for every
+// transaction.
 func TestRunRampKnee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	kind, to := shape.Ramp, 1200.0
+	kind, to := shape.Ramp, 1800.0
 	res, err := experiment.Run(context.Background(), experiment.Options{
 		Manifest: shaped(t, 2, 200, 40*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}),
 		Dir:      dir, Fetcher: fetcher(t), Out: &out, Version: "test",
@@ -55,7 +57,7 @@ func TestRunRampKnee(t *testing.T) {
 	}
 	m := res.Summary.Metrics
 	t.Logf("knee_tps %v, committed_tps %v, throughput ratio %v, notes %q", m["knee_tps"], m["committed_tps"], m["throughput_ratio"], res.Summary.Notes)
-	if got, want := m["expected_txs"], float64(2*(200+1200)/2*40); got != want {
+	if got, want := m["expected_txs"], float64(2*(200+1800)/2*40); got != want {
 		t.Errorf("expected_txs = %v, want %v", got, want)
 	}
 	if m["sent_txs"] != m["expected_txs"] {
@@ -68,10 +70,10 @@ func TestRunRampKnee(t *testing.T) {
 	if !ok {
 		t.Fatalf("no knee reported; notes %q", res.Summary.Notes)
 	}
-	if knee < 500 || knee > 2200 {
-		t.Errorf("knee_tps = %v, want within 500…2,200 tx/s", knee)
+	if knee < 500 || knee > 2500 {
+		t.Errorf("knee_tps = %v, want within 500…2,500 tx/s", knee)
 	}
-	if res.Run.Load.Shape != shape.Ramp || res.Run.Load.Expected != 56000 {
+	if res.Run.Load.Shape != shape.Ramp || res.Run.Load.Expected != 80000 {
 		t.Errorf("run.json load: %+v", res.Run.Load)
 	}
 }
