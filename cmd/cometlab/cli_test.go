@@ -27,7 +27,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // TestHelpGolden keeps every command's --help under review: a changed flag
 // shows up as a diff of testdata/help/*.txt (regenerate with -update).
 func TestHelpGolden(t *testing.T) {
-	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"sweep"}, {"saturate"}, {"versions"}} {
+	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}} {
 		name := strings.Join(append([]string{"cometlab"}, args...), "_")
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := run(t, append(args, "--help")...)
@@ -77,6 +77,11 @@ func TestUsageErrors(t *testing.T) {
 			[]string{"--node-name: 1 names for 2 --metrics-url endpoints"}},
 		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--metrics-url", "http://a:1/metrics,http://a:1/metrics"}, []string{`--node-name "a:1": want a distinct`}},
 		{[]string{"analyze"}, []string{"accepts 1 arg"}},
+		{[]string{"sentinel", "--rate", "fast"}, []string{"--rate"}},
+		{[]string{"sentinel", "--upstream", "ws://x"}, []string{"upstream", "http://host:port"}},
+		{[]string{"sentinel", "--metrics", "0.0.0.0:9"}, []string{"loopback"}},
+		{[]string{"sentinel", "--client-limit", "greedy=10/s,colour=3"}, []string{"unknown setting"}},
+		{[]string{"sentinel", "--trusted-proxy", "10.0.0.0"}, []string{"--trusted-proxy"}},
 		// cobra's own complaints: unknown commands, argument counts, required flags
 		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "cometlab"`}},
 		{[]string{"run", "extra"}, []string{`unknown command "extra" for "cometlab run"`}},

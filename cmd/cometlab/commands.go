@@ -143,6 +143,7 @@ func newLoadCmd(st *state) *cobra.Command {
 		mnames   []string
 		interval time.Duration
 		mall     bool
+		key      string
 	)
 	cmd := &cobra.Command{
 		Use:   "load",
@@ -182,7 +183,7 @@ gateways that are not CometBFT nodes).`,
 			}
 			res, err := experiment.Load(cmd.Context(), experiment.LoadOptions{
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
-				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard,
+				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
 				MetricsURLs: murls, NodeNames: mnames, ScrapeInterval: interval, MetricsAll: mall,
 			})
 			return printResult(st, res, err)
@@ -194,6 +195,7 @@ gateways that are not CometBFT nodes).`,
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().BoolVar(&readback, "readback", true, "after the load, wait for the mempool to drain and read the chain back")
 	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "how long to wait for the mempool to empty after the load (default from the manifest: 60s)")
+	cmd.Flags().StringVar(&key, "client-key", "", "send this key as the X-Client-Key header on every websocket handshake, so that a gateway (cometlab sentinel) tells this client apart from others on the same host")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs on stderr")
 	cmd.Flags().StringSliceVar(&murls, "metrics-url", nil, "scrape this node's Prometheus endpoint (http://host:26660/metrics) into metrics.csv during the run; repeat or comma-separate for several nodes")
 	cmd.Flags().StringSliceVar(&mnames, "node-name", nil, "the names of the --metrics-url nodes in the report, in the same order (default: each URL's host:port)")

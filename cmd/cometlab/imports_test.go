@@ -20,6 +20,7 @@ var allowedImports = map[string][]string{
 	"results":             {},
 	"results/resultstest": {"results"},
 	"rpc":                 {},
+	"sentinel":            {"rpc"},
 	"payload":             {},
 	"shape":               {},
 	"cometbft":            {"exitcode"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ type loadPhase struct {
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
 	source   load.TxSource // nil: loadtime payloads
+	header   http.Header   // sent on the load's websocket handshakes
 	// minFree is the disk guard's minimum free space in bytes: 0 means
 	// DefaultMinFreeDisk, below 0 no guard.
 	minFree int64
@@ -116,6 +118,7 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
 		Shape: lp.work.Shape, Source: lp.source,
+		Header: lp.header,
 	}, sent, replies, lp.logger)
 	if err != nil {
 		return err

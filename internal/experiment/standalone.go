@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -44,7 +45,15 @@ type LoadOptions struct {
 	// MetricsAll keeps every series (histogram buckets too), not only the
 	// default ones.
 	MetricsAll bool
+	// ClientKey, when set, is sent as the X-Client-Key header on the
+	// load's websocket handshakes, so that a gateway in front of the node
+	// (cometlab sentinel) can tell load clients on one host apart.
+	ClientKey string
 }
+
+// ClientKeyHeader is the header LoadOptions.ClientKey is sent in (the
+// sentinel's default --client-header).
+const ClientKeyHeader = "X-Client-Key"
 
 // Load drives load into an endpoint cometlab did not start, and (with
 // Readback) reads the chain back and reports, like a run without a testnet.
@@ -81,6 +90,9 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	}
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: opts.Workload, endpoint: ep,
 		target: target, readback: opts.Readback, live: true, liveFrom: opts.ReadFrom, source: s.txs}
+	if opts.ClientKey != "" {
+		lp.header = http.Header{ClientKeyHeader: {opts.ClientKey}}
+	}
 	if opts.Readback {
 		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/http"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -74,6 +75,9 @@ type Config struct {
 	// and Duration above. The zero value is the constant rate, paced as
 	// Pacing says; any other shape is paced even (see Interleaved).
 	Shape shape.Spec
+	// Header is sent on every websocket handshake, e.g. the X-Client-Key
+	// a gateway such as cometlab's sentinel tells clients apart by.
+	Header http.Header
 }
 
 // Validate returns every problem with c at once, each naming its field.
@@ -324,7 +328,7 @@ func (g *Generator) dialAll(ctx context.Context) error {
 func (g *Generator) dial(ctx context.Context, timeout time.Duration) (*websocket.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ws, resp, err := g.dialer.DialContext(ctx, g.cfg.Endpoint, nil)
+	ws, resp, err := g.dialer.DialContext(ctx, g.cfg.Endpoint, g.cfg.Header)
 	if err != nil {
 		if resp != nil {
 			err = fmt.Errorf("%w (HTTP %s)", err, resp.Status)
