@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -155,6 +156,14 @@ type loadFlags struct {
 	size        int
 	duration    time.Duration
 	pacing      string
+
+	shape             string
+	rateTo, amplitude string
+	steps             string
+	step, on, off     time.Duration
+	period            time.Duration
+	trace             string
+	txs               string
 }
 
 func (f *loadFlags) register(fs *pflag.FlagSet) {
@@ -163,6 +172,16 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.size, "size", "s", 0, "bytes per transaction (s), even (default from the manifest: 1024)")
 	fs.DurationVarP(&f.duration, "duration", "T", 0, "how long to send load (T), e.g. 90s, 2m (default from the manifest: 60s)")
 	fs.StringVar(&f.pacing, "pacing", "", `"even" spaces sends evenly; "burst" sends each second's r at once, like loadtime (default from the manifest: even)`)
+	fs.StringVar(&f.shape, "shape", "", `how the rate changes: constant, ramp, square, sine or trace; replaces the manifest's shape (default from the manifest: constant)`)
+	fs.StringVar(&f.rateTo, "rate-to", "", "ramp: the rate per connection at the end, reached linearly from --rate (e.g. --shape ramp --rate 400 --rate-to 2400)")
+	fs.StringVar(&f.steps, "steps", "", "ramp in steps: rates per connection, each held for --step, the last until the end (e.g. --steps 200,400,800 --step 30s)")
+	fs.DurationVar(&f.step, "step", 0, "ramp in steps: how long each of --steps lasts")
+	fs.DurationVar(&f.on, "on", 0, "square: how long each burst at --rate lasts (e.g. --shape square --on 20s --off 10s)")
+	fs.DurationVar(&f.off, "off", 0, "square: how long each pause between bursts lasts")
+	fs.StringVar(&f.amplitude, "amplitude", "", "sine: the swing around --rate, at most --rate (e.g. --shape sine --rate 800 --amplitude 400 --period 60s)")
+	fs.DurationVar(&f.period, "period", 0, "sine: the period of the swing")
+	fs.StringVar(&f.txs, "txs", "", "send your own transactions from FILE, one a line in hex or base64, in order at the load's pace (instead of loadtime payloads; found on the chain by SHA-256)")
+	fs.StringVar(&f.trace, "trace", "", "trace: a CSV file of offset_s,rate lines (rate per connection from offset_s on) replayed over --duration")
 }
 
 // overrides turns the flags the user set into manifest overrides.
@@ -185,6 +204,56 @@ func (f *loadFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 	}
 	if fs.Changed("pacing") {
 		o.Pacing = &f.pacing
+	}
+	return f.shapeOverrides(fs, o)
+}
+
+// shapeOverrides turns the shape flags the user set into overrides.
+func (f *loadFlags) shapeOverrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
+	rate := func(flag, v string) (*float64, error) {
+		if !fs.Changed(flag) {
+			return nil, nil
+		}
+		r, err := manifest.ParseRate(v)
+		if err != nil {
+			return nil, exitcode.With(fmt.Errorf("--%s: %w", flag, err), exitcode.Usage)
+		}
+		return &r, nil
+	}
+	var err error
+	if o.RateTo, err = rate("rate-to", f.rateTo); err != nil {
+		return err
+	}
+	if o.Amplitude, err = rate("amplitude", f.amplitude); err != nil {
+		return err
+	}
+	if fs.Changed("steps") {
+		o.Steps = []float64{}
+		for _, v := range strings.Split(f.steps, ",") {
+			r, err := manifest.ParseRate(v)
+			if err != nil {
+				return exitcode.With(fmt.Errorf("--steps: %w", err), exitcode.Usage)
+			}
+			o.Steps = append(o.Steps, r)
+		}
+	}
+	for _, d := range []struct {
+		flag string
+		v    *time.Duration
+		dst  **time.Duration
+	}{{"step", &f.step, &o.Step}, {"on", &f.on, &o.On}, {"off", &f.off, &o.Off}, {"period", &f.period, &o.Period}} {
+		if fs.Changed(d.flag) {
+			*d.dst = d.v
+		}
+	}
+	if fs.Changed("shape") {
+		o.Shape = &f.shape
+	}
+	if fs.Changed("trace") {
+		o.Trace = &f.trace
+	}
+	if fs.Changed("txs") {
+		o.Txs = &f.txs
 	}
 	return nil
 }

@@ -43,6 +43,11 @@ func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
 	resultstest.WriteFile(t, bad, []byte("[load]\nrtae = 5\nrate = 0\n"))
+	badTxs, fewTxs := filepath.Join(dir, "bad.txs"), filepath.Join(dir, "few.txs")
+	resultstest.WriteFile(t, badTxs, []byte("YT0x\na=1\n"))
+	resultstest.WriteFile(t, fewTxs, []byte("YT0x\nYj0y\n"))
+	ramp := filepath.Join(dir, "ramp.toml")
+	resultstest.WriteFile(t, ramp, []byte("[load]\nshape = \"ramp\"\nrate_to = 800\n"))
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -55,6 +60,22 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--cometbft-version", "v9.9.9"}, []string{"v9.9.9"}},
 		{[]string{"run", "--frobnicate"}, []string{"unknown flag"}},
 		{[]string{"load", "-r", "10"}, []string{"endpoint"}},
+		{[]string{"run", "--shape", "zigzag"}, []string{`--shape: invalid shape "zigzag"`}},
+		{[]string{"run", "--shape", "square", "--on", "1s"}, []string{`--shape: shape "square" needs off`}},
+		{[]string{"run", "--shape", "ramp", "--steps", "1,x", "--step", "1s"}, []string{"--steps: invalid rate"}},
+		{[]string{"run", "--rate-to", "800"}, []string{`--rate-to: only for shape = "ramp" (shape is "constant")`}},
+		{[]string{"run", "--shape", "trace", "--trace", filepath.Join(dir, "none.csv")}, []string{"--trace: trace: open"}},
+		{[]string{"sweep", "--manifest", ramp, "--rates", "10"}, []string{`shape "ramp": sweeps and saturation searches step a constant rate`}},
+		{[]string{"saturate", "--manifest", ramp}, []string{`shape "ramp"`}},
+		{[]string{"run", "--txs", filepath.Join(dir, "none.txs")}, []string{"--txs: stat", "none.txs"}},
+		{[]string{"run", "--txs", badTxs}, []string{"bad.txs:2: not base64", "because line 1 is not hex"}},
+		{[]string{"run", "--txs", fewTxs, "-r", "10", "-T", "1s"}, []string{"few.txs holds 2 transactions, and the load schedules 10"}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--txs", badTxs}, []string{"bad.txs:2: not base64"}},
+		{[]string{"sweep", "--txs", fewTxs, "--rates", "10"}, []string{"unknown flag: --txs"}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--metrics-url", "127.0.0.1:26660"}, []string{`--metrics-url "127.0.0.1:26660": want http://host:port/metrics`}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--metrics-url", "http://a:1/metrics,http://b:1/metrics", "--node-name", "a"},
+			[]string{"--node-name: 1 names for 2 --metrics-url endpoints"}},
+		{[]string{"load", "--endpoint", "ws://127.0.0.1:1/websocket", "--metrics-url", "http://a:1/metrics,http://a:1/metrics"}, []string{`--node-name "a:1": want a distinct`}},
 		{[]string{"analyze"}, []string{"accepts 1 arg"}},
 		{[]string{"sentinel", "--rate", "fast"}, []string{"--rate"}},
 		{[]string{"sentinel", "--upstream", "ws://x"}, []string{"upstream", "http://host:port"}},

@@ -141,6 +141,10 @@ func newLoadCmd(st *state) *cobra.Command {
 		readback bool
 		drain    time.Duration
 		verbose  bool
+		murls    []string
+		mnames   []string
+		interval time.Duration
+		mall     bool
 		key      string
 	)
 	cmd := &cobra.Command{
@@ -176,9 +180,13 @@ gateways that are not CometBFT nodes).`,
 			if cmd.Flags().Changed("drain-timeout") {
 				w.DrainTimeout = drain
 			}
+			if interval <= 0 {
+				return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", interval), exitcode.Usage)
+			}
 			res, err := experiment.Load(cmd.Context(), experiment.LoadOptions{
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
 				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
+				MetricsURLs: murls, NodeNames: mnames, ScrapeInterval: interval, MetricsAll: mall,
 			})
 			return printResult(st, res, err)
 		},
@@ -191,6 +199,10 @@ gateways that are not CometBFT nodes).`,
 	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "how long to wait for the mempool to empty after the load (default from the manifest: 60s)")
 	cmd.Flags().StringVar(&key, "client-key", "", "send this key as the X-Client-Key header on every websocket handshake, so that a gateway (cometlab sentinel) tells this client apart from others on the same host")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs on stderr")
+	cmd.Flags().StringSliceVar(&murls, "metrics-url", nil, "scrape this node's Prometheus endpoint (http://host:26660/metrics) into metrics.csv during the run; repeat or comma-separate for several nodes")
+	cmd.Flags().StringSliceVar(&mnames, "node-name", nil, "the names of the --metrics-url nodes in the report, in the same order (default: each URL's host:port)")
+	cmd.Flags().DurationVar(&interval, "scrape-interval", time.Second, "with --metrics-url: how often each node's metrics are scraped")
+	cmd.Flags().BoolVar(&mall, "metrics-all", false, "with --metrics-url: keep every series (histogram buckets too), not only the report's")
 	_ = cmd.MarkFlagRequired("endpoint")
 	return cmd
 }

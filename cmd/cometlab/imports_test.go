@@ -22,19 +22,20 @@ var allowedImports = map[string][]string{
 	"rpc":                 {},
 	"sentinel":            {"rpc"},
 	"payload":             {},
+	"shape":               {},
 	"cometbft":            {"exitcode"},
 	"exitcode":            {},
-	"manifest":            {"cometbft", "payload"},
+	"manifest":            {"cometbft", "payload", "shape"},
 	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
 	"links":               {},
-	"load":                {"payload", "results"},
+	"load":                {"payload", "results", "shape"},
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
 	"saturation":          {"analysis", "results"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "shape", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -14,6 +14,7 @@ import (
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // criterionFlags set the saturation criterion.
@@ -82,8 +83,16 @@ func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manife
 	if err := m.Apply(o); err != nil {
 		return m, exitcode.With(err, exitcode.Usage)
 	}
-	if err := m.Validate(); err != nil {
+	r, err := m.Resolve()
+	if err != nil {
 		return m, exitcode.With(err, exitcode.Usage)
+	}
+	if r.Load.TxsFile != "" {
+		return m, exitcode.With(fmt.Errorf("the manifest's load sends the transactions of %s: sweeps and saturation searches send loadtime payloads only", r.Load.TxsFile), exitcode.Usage)
+	}
+	if sh := r.Load.ShapeName(); sh != shape.Constant {
+		return m, exitcode.With(fmt.Errorf("the manifest's load has shape %q: sweeps and saturation searches step a constant rate "+
+			"(the saturation criterion is defined for constant loads only); use 'cometlab run' for a shaped load", sh), exitcode.Usage)
 	}
 	return m, nil
 }

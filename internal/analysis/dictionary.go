@@ -108,7 +108,7 @@ func Dictionary() []Metric {
 	base := []Metric{
 		// Load and accounting.
 		{ID: "expected_txs", Source: "run.json", Title: "Expected", Unit: UnitTxs, Better: Neutral, Group: GroupLoad,
-			Definition: "Transactions the load asked for: c × r × duration (connections × rate per connection × load duration in s), rounded down."},
+			Definition: "Transactions the load asked for: c × r × duration (connections × rate per connection × load duration in s), rounded down; for a shaped load (ramp, square, sine, trace) the number of sends its schedule holds, run.json load.expected_txs."},
 		{ID: "sent_txs", Source: "sent.csv", Title: "Sent", Unit: UnitTxs, Better: Neutral, Group: GroupLoad,
 			Definition: "Transactions handed to a connection: rows of sent.csv with an actual send time and no error."},
 		{ID: "unsent_txs", Source: "sent.csv", Title: "Unsent", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
@@ -139,6 +139,12 @@ func Dictionary() []Metric {
 			Definition: "Sample standard deviation of the per-second committed run transactions (windows as for tps_mean); tm-bench's stddev tx/s."},
 		{ID: "tps_max", Source: "blocks.csv, run.json", Title: "Tx/s max", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
 			Definition: "Largest per-second count of committed run transactions (windows as for tps_mean); tm-bench's max tx/s."},
+		{ID: "knee_tps", Source: "sent.csv, blocks.csv, txs.csv, run.json", Title: "Knee (ramp)", Unit: UnitTPS, Better: HigherIsBetter, Group: GroupThroughput,
+			Definition: "Ramp runs only: a one-run estimate of the saturation point, the committed rate (all connections) at which it first fell below the offered rate and stayed below. " +
+				"Both rates are counted in 5 s windows from the load start over the load's whole windows: committed = run transactions of the blocks committed in the window (commit time); " +
+				"offered = scheduled sends of sent.csv counted by the second of their scheduled time, shifted by the lag (the median block latency of the transactions sent in the first 20 % of the load, in whole seconds). " +
+				"The knee is the first window where committed < 0.9 × offered holds for it and the next 2 windows (every remaining window, at least 2, near the end); the mean committed rate over those windows is reported (on a rising ramp, the offered rate crossed it there). " +
+				"Absent when the committed rate never stayed below; compare with saturate's saturation point."},
 
 		// Latency.
 		lat("min", "min", "Smallest"),

@@ -114,6 +114,7 @@ func Summarize(in Input) Summary {
 	lastCommit := latency(agg, in.Run, b, missing[results.AdoptionFile])
 	throughput(in, b, acc.committed, start, lastCommit)
 	blocks(in, b, start, missing[results.BlocksFile])
+	knee(in, agg, b, start, missing[results.BlocksFile])
 
 	if len(acc.reasons) > 0 {
 		s.Rejected = acc.reasons

@@ -48,6 +48,27 @@ type TxAggregates struct {
 	// transactions (duplicates left out): the per-block means that the
 	// decline fit uses.
 	Heights map[int64]*HeightLatency
+
+	// The offered load of a shaped run (see Offered, EarlyLatency).
+	loadStart, earlyEnd int64   // load start and the end of its first kneeLagShare, Unix ns (0: unknown)
+	offered             []int64 // scheduled sends per second from loadStart
+	early               Sketch  // block latencies (ns) of the txs sent before earlyEnd
+}
+
+// Offered returns the scheduled sends (rows of sent.csv, by intended time)
+// in each second from the load start: the offered load, one count a
+// second, so memory grows with the load's length, not its transactions.
+// It is nil when the load start is unknown.
+func (a *TxAggregates) Offered() []int64 { return a.offered }
+
+// EarlyLatency returns the median block latency (ns) of the committed
+// transactions sent in the first kneeLagShare of the load, or 0 when
+// there are none.
+func (a *TxAggregates) EarlyLatency() float64 {
+	if a.early.N() == 0 {
+		return 0
+	}
+	return a.early.Percentile(50)
 }
 
 // HeightLatency sums the block latencies (ns) of one height's
@@ -62,6 +83,10 @@ type HeightLatency struct {
 func NewTxAggregates(run results.Run, adoption []results.Adoption) *TxAggregates {
 	a := &TxAggregates{lateNs: int64(run.Load.LateThreshold * results.NsPerS), Heights: map[int64]*HeightLatency{}}
 	a.Scatter.init(run)
+	if !run.LoadStart.IsZero() {
+		a.loadStart = run.LoadStart.UnixNano()
+		a.earlyEnd = a.loadStart + int64(run.Load.DurationS*kneeLagShare*results.NsPerS)
+	}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for i := range adoption {
 		if r := &adoption[i]; r.Node == run.Target {
@@ -101,7 +126,7 @@ func AggregateTxs(in Input) *TxAggregates {
 // plots): after it, reading the sketches modifies nothing. Add no row
 // after Seal.
 func (a *TxAggregates) Seal() {
-	for _, s := range []*Sketch{&a.Block, &a.Observed, &a.lag} {
+	for _, s := range []*Sketch{&a.Block, &a.Observed, &a.lag, &a.early} {
 		if s.pos == nil {
 			s.sortExact()
 		}
@@ -120,6 +145,14 @@ func (a *TxAggregates) AddSent(r *results.Sent) {
 		a.repeats++
 		return
 	}
+	if a.loadStart != 0 && r.Intended >= a.loadStart {
+		if k := (r.Intended - a.loadStart) / int64(results.NsPerS); k < maxOfferedSeconds {
+			for int64(len(a.offered)) <= k {
+				a.offered = append(a.offered, 0)
+			}
+			a.offered[k]++
+		}
+	}
 	if r.Actual == 0 || r.Err != "" {
 		a.unsent++
 		return
@@ -132,6 +165,9 @@ func (a *TxAggregates) AddSent(r *results.Sent) {
 		a.late++
 	}
 }
+
+// maxOfferedSeconds bounds Offered (a year), against a wild intended time.
+const maxOfferedSeconds = 366 * 24 * 3600
 
 // AddReply adds a row of replies.csv.
 func (a *TxAggregates) AddReply(r *results.Reply) {
@@ -181,6 +217,9 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 		}
 		a.Block.Add(float64(l))
 		a.Scatter.add(t.Sent, l)
+		if t.Sent >= a.loadStart && t.Sent < a.earlyEnd {
+			a.early.Add(float64(l))
+		}
 		h := a.Heights[t.Height]
 		if h == nil {
 			h = &HeightLatency{}

@@ -2,6 +2,8 @@ package collect
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -18,7 +20,12 @@ type WalkConfig struct {
 	Client   *rpc.Client
 	From, To int64    // heights whose transactions are read; To+1 must exist (its time is To's commit time)
 	RunID    [16]byte // only payloads with this id are this run's
-	Workers  int      // concurrent block requests; 0 means 8
+	// ByHash, when set, makes the run's transactions those whose SHA-256 it
+	// holds (sent.csv's hash column: the user's own transactions, which
+	// carry no payload), instead of the payloads with RunID; a tx row then
+	// takes its connection, sequence and send time from the send.
+	ByHash  map[[32]byte]HashedSend
+	Workers int // concurrent block requests; 0 means 8
 	// Progress, if set, is called after each processed height.
 	Progress func(height int64)
 	// OnTx, if set, is called with each txs row as it is written.
@@ -33,6 +40,37 @@ type WalkStats struct {
 	Duplicates int64
 	OtherTxs   int64 // not loadtime-style payloads, or another run's
 	Elapsed    time.Duration
+}
+
+// HashedSend is the send a transaction hash was matched to.
+type HashedSend struct {
+	Conn int
+	Seq  uint64
+	Sent int64 // actual send time, Unix ns
+}
+
+// HashIndex indexes the sends of sent.csv that carry a hash (and were
+// made) by the hash's bytes; a hash sent twice keeps its first send. It
+// returns nil when no row has a hash.
+func HashIndex(sent []results.Sent) (map[[32]byte]HashedSend, error) {
+	var ix map[[32]byte]HashedSend
+	for i := range sent {
+		s := &sent[i]
+		if s.Hash == "" || s.Actual == 0 || s.Err != "" {
+			continue
+		}
+		var h [32]byte
+		if n, err := hex.Decode(h[:], []byte(s.Hash)); err != nil || n != len(h) {
+			return nil, fmt.Errorf("%s: conn %d seq %d: hash %q is not 64 hex digits", results.SentFile, s.Conn, s.Seq, s.Hash)
+		}
+		if ix == nil {
+			ix = map[[32]byte]HashedSend{}
+		}
+		if _, dup := ix[h]; !dup {
+			ix[h] = HashedSend{Conn: s.Conn, Seq: s.Seq, Sent: s.Actual}
+		}
+	}
+	return ix, nil
 }
 
 type connSeq struct {
@@ -142,6 +180,13 @@ func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
 	}
 	f := fetched{blk: blk}
 	for i, tx := range blk.Txs {
+		if cfg.ByHash != nil {
+			if s, ok := cfg.ByHash[sha256.Sum256(tx)]; ok {
+				f.run = append(f.run, payload.Header{Connection: uint64(s.Conn), Seq: s.Seq, Time: time.Unix(0, s.Sent)})
+				f.idx = append(f.idx, i)
+			}
+			continue
+		}
 		p, err := payload.Decode(tx)
 		if err != nil || p.ID != cfg.RunID {
 			continue

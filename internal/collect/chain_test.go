@@ -2,7 +2,9 @@ package collect
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -118,6 +120,70 @@ func TestWalk(t *testing.T) {
 	if blocks[0].CommitTime != chain.time(3).UnixNano() {
 		t.Errorf("block 2 commit time %d, want time of block 3", blocks[0].CommitTime)
 	}
+}
+
+// TestWalkByHash matches the user's own transactions by SHA-256 against the
+// send log: their connection, sequence and send time come from the send, a
+// payload or an unknown tx is not the run's, and a tx committed again is a
+// duplicate.
+func TestWalkByHash(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	enc, _ := payload.NewEncoder(1, 100, 256, [16]byte{1})
+	chain := &fakeChain{t0: t0, blocks: [][][]byte{
+		{[]byte("a=1"), []byte("x=9")},                                // 1
+		{[]byte("b=2"), append([]byte(nil), enc.Encode(0, 0, t0)...)}, // 2
+		{[]byte("a=1")}, // 3: again
+		{},              // 4
+	}}
+	srv := httptest.NewServer(chain)
+	defer srv.Close()
+	sentAt := t0.Add(200 * time.Millisecond).UnixNano()
+	sent := []results.Sent{
+		{Conn: 0, Seq: 0, Actual: sentAt, Hash: hashOf("a=1")},
+		{Conn: 1, Seq: 0, Actual: sentAt + 1e8, Hash: hashOf("b=2")},
+		{Conn: 0, Seq: 1, Actual: 0, Err: "not connected", Hash: ""},
+		{Conn: 1, Seq: 1, Actual: sentAt, Hash: hashOf("a=1")}, // the same tx sent again: the first send keeps it
+	}
+	ix, err := HashIndex(sent)
+	if err != nil || len(ix) != 2 {
+		t.Fatalf("HashIndex = %v, %v", ix, err)
+	}
+	dir := t.TempDir()
+	txw, bw := createWalkFiles(t, dir)
+	st, err := Walk(context.Background(), WalkConfig{Client: rpc.New(srv.URL), From: 1, To: 3, RunID: [16]byte{1}, ByHash: ix}, txw, bw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txw.Close()
+	bw.Close()
+	if st.RunTxs != 3 || st.Duplicates != 1 || st.OtherTxs != 2 {
+		t.Errorf("stats %+v", st)
+	}
+	txs, err := results.ReadTxs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []results.Tx{
+		{Conn: 0, Seq: 0, Sent: sentAt, Height: 1, Index: 0, BlockTime: chain.time(1).UnixNano(), CommitTime: chain.time(2).UnixNano()},
+		{Conn: 1, Seq: 0, Sent: sentAt + 1e8, Height: 2, Index: 0, BlockTime: chain.time(2).UnixNano(), CommitTime: chain.time(3).UnixNano()},
+		{Conn: 0, Seq: 0, Sent: sentAt, Height: 3, Index: 0, BlockTime: chain.time(3).UnixNano(), CommitTime: chain.time(4).UnixNano(), Duplicate: true},
+	}
+	if len(txs) != len(want) {
+		t.Fatalf("txs %+v", txs)
+	}
+	for i := range want {
+		if txs[i] != want[i] {
+			t.Errorf("tx %d = %+v, want %+v", i, txs[i], want[i])
+		}
+	}
+	if _, err := HashIndex([]results.Sent{{Actual: 1, Hash: "XYZ"}}); err == nil || !strings.Contains(err.Error(), "not 64 hex digits") {
+		t.Errorf("bad hash: %v", err)
+	}
+}
+
+func hashOf(tx string) string {
+	sum := sha256.Sum256([]byte(tx))
+	return strings.ToUpper(hex.EncodeToString(sum[:]))
 }
 
 // TestWalkMissingBlock reports a height the node does not have.

@@ -30,7 +30,8 @@ type loadPhase struct {
 	target   *rpc.Client        // the node that receives the load
 	nodes    []collect.Endpoint // every node (for adoption and drain)
 	readback bool
-	header   http.Header // sent on the load's websocket handshakes
+	source   load.TxSource // nil: loadtime payloads
+	header   http.Header   // sent on the load's websocket handshakes
 	// minFree is the disk guard's minimum free space in bytes: 0 means
 	// DefaultMinFreeDisk, below 0 no guard.
 	minFree int64
@@ -132,14 +133,23 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	gen, err := load.New(load.Config{
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
+		Shape: lp.work.Shape, Source: lp.source,
 		Header: lp.header,
 	}, sent, replies, lp.logger)
 	if err != nil {
 		return err
 	}
 	expected := lp.work.ExpectedTxs()
-	lp.out.Phase("load: %d conn × %g tx/s × %s, %d-byte txs → %s (%d txs expected)",
-		lp.work.Connections, lp.work.Rate, lp.work.Duration, lp.work.Size, lp.endpoint, expected)
+	what := fmt.Sprintf("%d-byte txs", lp.work.Size)
+	if lp.source != nil {
+		what = "the transactions of " + lp.work.TxsFile + " (matched on the chain by hash)"
+	}
+	rate := fmt.Sprintf("%g tx/s", lp.work.Rate)
+	if !lp.work.Shape.IsConstant() {
+		rate = lp.work.Spec().String()
+	}
+	lp.out.Phase("load: %d conn × %s × %s, %s → %s (%d txs expected)",
+		lp.work.Connections, rate, lp.work.Duration, what, lp.endpoint, expected)
 	loadStart := time.Now()
 	lp.loadStart = loadStart
 	if lp.onLoadStart != nil {
@@ -378,8 +388,25 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return err
 	}
 	defer blocks.Close()
+	// The user's own transactions are found by hash (sent.csv's).
+	var byHash map[[32]byte]collect.HashedSend
+	rd.mu.Lock()
+	hashed := rd.run.Load.Txs != ""
+	rd.mu.Unlock()
+	if hashed {
+		sent, err := results.ReadSent(rd.dir)
+		if err != nil {
+			return fmt.Errorf("read back: %w", err)
+		}
+		if byHash, err = collect.HashIndex(sent); err != nil {
+			return fmt.Errorf("read back: %w", err)
+		}
+		if byHash == nil {
+			byHash = map[[32]byte]collect.HashedSend{} // nothing sent: nothing is the run's
+		}
+	}
 	out.Phase("read-back: walking heights %d…%d", first, last)
-	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id,
+	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
 	if err != nil {
 		if strings.Contains(err.Error(), "is not available, lowest height is") {

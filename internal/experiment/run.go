@@ -18,6 +18,8 @@ import (
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
@@ -198,6 +200,10 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("metrics %q: want %s, %s or %s", opts.Metrics, MetricsDefault, MetricsAll, MetricsNone)
 	}
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
+	var err error
+	if s.txs, err = txSource(m.Load); err != nil {
+		return Result{}, err
+	}
 	out := newPrinter(opts.Out)
 	// The binaries first: a release that cannot be built (or fetched) is
 	// refused before a run directory exists.
@@ -222,6 +228,25 @@ type runStart struct {
 	dir    string          // the run directory
 	hard   context.Context // never nil
 	logger *slog.Logger    // never nil
+	txs    load.TxSource   // the user's own transactions; nil for loadtime payloads
+}
+
+// txSource reads the workload's file of the user's own transactions (nil
+// without one), refusing a bad file or one with fewer transactions than
+// the load schedules as bad input, before anything runs.
+func txSource(w manifest.Workload) (load.TxSource, error) {
+	if w.TxsFile == "" {
+		return nil, nil
+	}
+	txs, err := load.ReadTxFile(w.TxsFile)
+	if err != nil {
+		return nil, exitcode.With(err, exitcode.Usage)
+	}
+	if n := w.ExpectedTxs(); int64(len(txs)) < n {
+		return nil, exitcode.With(fmt.Errorf("%s holds %d transactions, and the load schedules %d: give more, or a lower rate or shorter duration",
+			w.TxsFile, len(txs), n), exitcode.Usage)
+	}
+	return load.Lines(w.TxsFile, txs), nil
 }
 
 // beginRun draws a run's id and applies, in one place, the defaults of the
@@ -320,7 +345,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true, live: true, minFree: opts.MinFreeDisk}
+		target: target.RPC, nodes: endpoints, readback: true, live: true, minFree: opts.MinFreeDisk, source: s.txs}
 	lp.setCollectors(opts, tn)
 	lp.down = func(name string, t0 time.Time) (bool, string) {
 		n := tn.Node(name)
@@ -380,8 +405,13 @@ func reportedVersion(m manifest.Resolved, reported string) string {
 }
 
 func workloadRecord(w manifest.Workload) results.Load {
-	return results.Load{Connections: w.Connections, Rate: w.Rate, Size: w.Size, DurationS: w.Duration.Seconds(),
+	l := results.Load{Connections: w.Connections, Rate: w.Rate, Size: w.Size, DurationS: w.Duration.Seconds(),
 		Pacing: w.Pacing, LateThreshold: w.LateThreshold.Seconds()}
+	if !w.Shape.IsConstant() {
+		l.Shape, l.ShapeDetail, l.Expected = w.ShapeName(), w.Spec().String(), w.ExpectedTxs()
+	}
+	l.Txs = w.TxsFile
+	return l
 }
 
 // finish records the run's status, analyses and reports what was gathered.

@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
@@ -31,6 +33,18 @@ type LoadOptions struct {
 	Logger   *slog.Logger
 	Version  string
 	Hard     context.Context
+	// MetricsURLs are the Prometheus endpoints of the chain's nodes
+	// (http://host:port/metrics), scraped into metrics.csv for the whole
+	// load, drain and read-back (none when empty), so that a chain
+	// cometlab did not start gets the report's node sections. NodeNames
+	// name them in the same order; without names a node is its URL's
+	// host:port.
+	MetricsURLs, NodeNames []string
+	// ScrapeInterval is how often they are scraped; 0 means 1 s.
+	ScrapeInterval time.Duration
+	// MetricsAll keeps every series (histogram buckets too), not only the
+	// default ones.
+	MetricsAll bool
 	// ClientKey, when set, is sent as the X-Client-Key header on the
 	// load's websocket handshakes, so that a gateway in front of the node
 	// (cometlab sentinel) can tell load clients on one host apart.
@@ -45,6 +59,14 @@ const ClientKeyHeader = "X-Client-Key"
 // Readback) reads the chain back and reports, like a run without a testnet.
 func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
+	var err error
+	if s.txs, err = txSource(opts.Workload); err != nil {
+		return Result{}, err
+	}
+	targets, err := metricsTargets(opts.MetricsURLs, opts.NodeNames)
+	if err != nil {
+		return Result{}, err
+	}
 	out := newPrinter(opts.Out)
 	ep := rpc.WSAddr(opts.Endpoint)
 	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
@@ -67,13 +89,15 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: opts.Workload, endpoint: ep,
-		target: target, readback: opts.Readback, live: true, liveFrom: opts.ReadFrom}
+		target: target, readback: opts.Readback, live: true, liveFrom: opts.ReadFrom, source: s.txs}
 	if opts.ClientKey != "" {
 		lp.header = http.Header{ClientKeyHeader: {opts.ClientKey}}
 	}
 	if opts.Readback {
 		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
 	}
+	lp.scrape = targets
+	lp.scrapeCfg = collect.ScrapeConfig{Interval: opts.ScrapeInterval, All: opts.MetricsAll}
 	err = lp.run(ctx, s.hard)
 	if !opts.Readback {
 		return finishSendOnly(ctx, rd, out, err)
@@ -96,4 +120,30 @@ func finishSendOnly(ctx context.Context, rd *runDir, out *printer, runErr error)
 	}
 	out.Phase("send log: %s", rd.path(results.SentFile))
 	return Result{Dir: rd.dir, Run: rd.run}, runErr
+}
+
+// metricsTargets pairs the metrics URLs with the node names (a URL's
+// host:port when no names are given); errors name the flags of `load`.
+func metricsTargets(urls, names []string) ([]collect.Target, error) {
+	if len(names) > 0 && len(names) != len(urls) {
+		return nil, exitcode.With(fmt.Errorf("--node-name: %d names for %d --metrics-url endpoints", len(names), len(urls)), exitcode.Usage)
+	}
+	var out []collect.Target
+	seen := map[string]bool{}
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, exitcode.With(fmt.Errorf("--metrics-url %q: want http://host:port/metrics", raw), exitcode.Usage)
+		}
+		name := u.Host
+		if len(names) > 0 {
+			name = names[i]
+		}
+		if name == "" || seen[name] {
+			return nil, exitcode.With(fmt.Errorf("--node-name %q: want a distinct, non-empty name per endpoint", name), exitcode.Usage)
+		}
+		seen[name] = true
+		out = append(out, collect.Target{Name: name, URL: raw})
+	}
+	return out, nil
 }

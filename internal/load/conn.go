@@ -2,15 +2,17 @@ package load
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
 
-	"github.com/cometlab/cometlab/internal/payload"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -30,7 +32,7 @@ type conn struct {
 	g     *Generator
 	k     int
 	pacer Pacer
-	enc   *payload.Encoder
+	gen   TxGen
 	// window is the offset from the start after which sends still not made
 	// are dropped: the end of the schedule plus the grace.
 	window time.Duration
@@ -71,9 +73,9 @@ type link struct {
 	replied   counter                // replies read (by the reader)
 }
 
-func newConn(g *Generator, k int, p Pacer, phase time.Duration, enc *payload.Encoder) *conn {
+func newConn(g *Generator, k int, p Pacer, phase time.Duration, gen TxGen) *conn {
 	return &conn{
-		g: g, k: k, pacer: p, enc: enc,
+		g: g, k: k, pacer: p, gen: gen,
 		window: g.cfg.Duration + phase + max(DropGrace, g.cfg.LateThreshold),
 		msg:    make([]byte, 0, requestLen(g.cfg.Size)),
 		// Sized for a full batch, which is flushed before it grows past.
@@ -198,20 +200,32 @@ func (c *conn) send(ctx context.Context, n uint64, start time.Time, startNs int6
 		c.deadline = now.Add(WriteTimeout)
 		l.ws.SetWriteDeadline(c.deadline)
 	}
-	tx := c.enc.Encode(uint64(c.k), n, now)
+	tx, err := c.gen.Tx(n, now)
+	if err != nil {
+		c.unsent(n, intended, 0, errSource+err.Error())
+		return
+	}
+	row := results.Sent{Conn: c.k, Seq: n, Intended: intended, Actual: now.UnixNano(), Size: len(tx)}
+	if c.g.hashed {
+		row.Hash = TxHash(tx)
+	}
 	c.msg = c.req.append(c.msg[:0], n, tx)
-	err := l.ws.WriteMessage(websocket.TextMessage, c.msg)
+	err = l.ws.WriteMessage(websocket.TextMessage, c.msg)
 	if len(c.pending) == 0 {
 		c.pendingSince = now
 	}
-	c.pending = append(c.pending, pendingSend{
-		row:  results.Sent{Conn: c.k, Seq: n, Intended: intended, Actual: now.UnixNano(), Size: c.g.cfg.Size},
-		late: now.Sub(start)-due > c.g.cfg.LateThreshold,
-	})
+	c.pending = append(c.pending, pendingSend{row: row, late: now.Sub(start)-due > c.g.cfg.LateThreshold})
 	if err != nil || l.bc == nil || l.bc.Buffered() >= batchBytes || now.Sub(c.pendingSince) >= batchDelay {
 		c.flush(err)
 		c.kickReader()
 	}
+}
+
+// TxHash returns a transaction's name on the chain: its SHA-256 in
+// upper-case hex, as CometBFT's RPC prints tx hashes.
+func TxHash(tx []byte) string {
+	sum := sha256.Sum256(tx)
+	return strings.ToUpper(hex.EncodeToString(sum[:]))
 }
 
 // kickReader has a polled reader read the replies that came in meanwhile.

@@ -12,7 +12,12 @@
 // with their reason, never skipped.
 //
 // Pacers are pure functions of the send number; the generator is the only
-// part that reads a clock. A sender sleeps until a send is due unless it is
+// part that reads a clock. A shaped load (ramp, square, sine, trace; package
+// shape) is one schedule spread over the connections by [Interleaved].
+// What is sent comes from a [TxSource]: loadtime payloads by default, the
+// lines of a file ([Lines]), or a Go user's own generator; transactions
+// other than payloads are named in sent.csv by their SHA-256, which the
+// chain walk matches. A sender sleeps until a send is due unless it is
 // due within 50 µs; Go's timers wake late by up to the runtime poller's
 // resolution (whole milliseconds on Linux), which shows as lateness of that
 // order at low rates.

@@ -30,11 +30,13 @@ type fakeNode struct {
 	silent    bool                 // read but never reply
 	dropAfter int                  // drop the first connection after this many requests (0: never)
 	logPad    int                  // bytes of CheckTx log in each OK reply
+	anyTx     bool                 // accept any tx (not only payloads), kept in raw
 
 	mu    sync.Mutex
 	conns int
 	got   map[[2]uint64]int // (connection, seq) from the payload → times received
 	bad   []string          // requests that did not decode
+	raw   map[string]int    // with anyTx: tx → times received
 }
 
 func newFakeNode(t *testing.T, setup func(*fakeNode)) *fakeNode {
@@ -95,6 +97,20 @@ func (f *fakeNode) record(msg []byte) (uint64, bool) {
 	}
 	var h payload.Header
 	err := json.Unmarshal(msg, &req)
+	if f.anyTx && err == nil {
+		tx, derr := base64.StdEncoding.DecodeString(req.Params.Tx)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if derr != nil || req.Method != "broadcast_tx_async" {
+			f.bad = append(f.bad, fmt.Sprintf("%.100s: %v", msg, derr))
+			return 0, false
+		}
+		if f.raw == nil {
+			f.raw = map[string]int{}
+		}
+		f.raw[string(tx)]++
+		return req.ID, true
+	}
 	if err == nil {
 		var tx []byte
 		if tx, err = base64.StdEncoding.DecodeString(req.Params.Tx); err == nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/payload"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // Pacing names accepted in Config.Pacing.
@@ -54,6 +55,7 @@ const (
 	errWrite        = "write: "
 	errDropped      = "dropped: generator behind schedule when the load window closed"
 	errCancelled    = "cancelled: load stopped behind schedule"
+	errSource       = "tx source: "
 )
 
 // Config is the resolved load of one run.
@@ -66,6 +68,13 @@ type Config struct {
 	Pacing        string        // PacingEven (default when empty) or PacingBurst
 	LateThreshold time.Duration // a send made later than this after it was due counts as late; 0 means DefaultLateThreshold
 	RunID         [16]byte      // run id, written into every payload
+	// Source makes the transactions; nil means loadtime payloads of Size
+	// bytes (see Payloads).
+	Source TxSource
+	// Shape is the load's shape; its Rate and Duration are taken from Rate
+	// and Duration above. The zero value is the constant rate, paced as
+	// Pacing says; any other shape is paced even (see Interleaved).
+	Shape shape.Spec
 	// Header is sent on every websocket handshake, e.g. the X-Client-Key
 	// a gateway such as cometlab's sentinel tells clients apart by.
 	Header http.Header
@@ -93,6 +102,14 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("pacing %q: want %q or %q", c.Pacing, PacingEven, PacingBurst))
 	}
+	if !c.Shape.IsConstant() {
+		if c.Pacing == PacingBurst {
+			errs = append(errs, fmt.Errorf("pacing %q: only for the constant shape, not %q", c.Pacing, c.Shape.Kind))
+		}
+		if err := c.shape().Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("shape: %w", err))
+		}
+	}
 	if c.LateThreshold < 0 {
 		errs = append(errs, fmt.Errorf("late threshold %s: want 0 or more", c.LateThreshold))
 	}
@@ -102,6 +119,22 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("size %d: want an even number of bytes in [%d, %d]", c.Size, payload.MinSize(), payload.MaxSize))
 	}
 	return errors.Join(errs...)
+}
+
+// shape returns the Shape with the Config's rate and duration.
+func (c Config) shape() shape.Spec {
+	s := c.Shape
+	s.Rate, s.Duration = c.Rate, c.Duration
+	return s
+}
+
+// Schedule returns the combined schedule of a shaped load (nil for the
+// constant shape, whose connections each follow Even or Burst).
+func (c Config) Schedule() (shape.Schedule, error) {
+	if c.Shape.IsConstant() {
+		return nil, nil
+	}
+	return shape.New(c.shape(), c.Connections)
 }
 
 // Stats are the generator's running totals. Every scheduled send ends up in
@@ -123,6 +156,10 @@ type Generator struct {
 	log     *slog.Logger
 	dialer  websocket.Dialer
 	conns   []*conn
+
+	// hashed: sent.csv records each transaction's SHA-256 (see
+	// TxSource.Hashed).
+	hashed bool
 
 	// pollReplies: the sender sleeps between sends often enough to read
 	// the replies when it wakes (see pollMaxInterval).
@@ -167,10 +204,21 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 			},
 		},
 	}
-	g.pollReplies = cfg.Pacing == PacingEven && time.Duration(1e9/cfg.Rate) <= pollMaxInterval
+	sched, err := cfg.Schedule()
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	// A shape's rate varies (and may stop): its replies are awaited, not
+	// polled.
+	g.pollReplies = sched == nil && cfg.Pacing == PacingEven && time.Duration(1e9/cfg.Rate) <= pollMaxInterval
 	c := float64(cfg.Connections)
+	src := cfg.Source
+	if src == nil {
+		src = Payloads(cfg.Connections, cfg.Rate, cfg.Size, cfg.RunID)
+	}
+	g.hashed = src.Hashed()
 	for k := range cfg.Connections {
-		enc, err := payload.NewEncoder(uint64(cfg.Connections), uint64(math.Round(cfg.Rate)), uint64(cfg.Size), cfg.RunID)
+		gen, err := src.Conn(k, cfg.Connections)
 		if err != nil {
 			return nil, fmt.Errorf("load config: %w", err)
 		}
@@ -178,15 +226,18 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 			p     Pacer
 			phase time.Duration
 		)
-		if cfg.Pacing == PacingBurst {
+		switch {
+		case sched != nil:
+			p = Interleaved(sched, cfg.Connections, k)
+		case cfg.Pacing == PacingBurst:
 			p = Burst(cfg.Rate, cfg.Duration)
-		} else {
+		default:
 			// Connection k starts k/(c·rate) in, so the connections
 			// interleave into one even stream.
 			phase = time.Duration(float64(k) * 1e9 / (c * cfg.Rate))
 			p = Even(cfg.Rate, cfg.Duration, phase)
 		}
-		g.conns = append(g.conns, newConn(g, k, p, phase, enc))
+		g.conns = append(g.conns, newConn(g, k, p, phase, gen))
 	}
 	return g, nil
 }

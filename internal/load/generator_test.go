@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 func TestRun(t *testing.T) {
@@ -70,6 +72,43 @@ func TestRun(t *testing.T) {
 	// Late is left out: a busy machine may delay a send by 10 ms.
 	if s := g.Stats(); s.Sent != 200 || s.Replies != 200 || s.Unsent != 0 || s.Errors != 0 {
 		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestRunShaped runs a square wave: the sends follow the shape's one
+// stream over both connections, and nothing is sent in the off phase.
+func TestRunShaped(t *testing.T) {
+	checkNoLeak(t)
+	f := newFakeNode(t, nil)
+	l := newLogs(t)
+	cfg := Config{Endpoint: f.endpoint(), Connections: 2, Rate: 100, Size: 256, Duration: 600 * time.Millisecond,
+		Shape: shape.Spec{Kind: shape.Square, On: 200 * time.Millisecond, Off: 200 * time.Millisecond}}
+	sched, err := cfg.Schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.generator(t, cfg).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	l.read(t)
+	// 2 × 100 tx/s for the 400 ms on: 80 sends.
+	if len(l.sentBy) != 80 || sched.Count() != 80 {
+		t.Fatalf("%d sends, schedule %d, want 80", len(l.sentBy), sched.Count())
+	}
+	first := l.sentBy[[2]uint64{0, 0}].Intended
+	for k, s := range l.sentBy {
+		due, _ := sched.Due(k[1]*2 + k[0])
+		if s.Err != "" || s.Intended != first+int64(due) {
+			t.Errorf("send %v: %+v, want intended at +%v", k, s, due)
+		}
+		if off := time.Duration(s.Intended - first); off >= 200*time.Millisecond && off < 400*time.Millisecond {
+			t.Errorf("send %v due in the off phase (+%v)", k, off)
+		}
+	}
+	if _, err := New(Config{Endpoint: f.endpoint(), Connections: 1, Rate: 1, Size: 256, Duration: time.Second,
+		Pacing: PacingBurst, Shape: shape.Spec{Kind: shape.Square, On: time.Second}}, nil, nil, nil); err == nil ||
+		!strings.Contains(err.Error(), "only for the constant shape") {
+		t.Errorf("burst pacing of a square wave: got %v", err)
 	}
 }
 

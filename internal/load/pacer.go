@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // Pacer is the schedule of one connection: a pure function from a send's
@@ -91,4 +93,26 @@ func (p burst) Due(n uint64) (time.Duration, bool) {
 
 func (p burst) String() string {
 	return fmt.Sprintf("burst{%g/s, %d sends}", p.rate, p.n)
+}
+
+// Interleaved returns connection k's share of the c-connection schedule s:
+// its sends are s's sends k, k+c, k+2c, …, so
+//
+//	due(n) = s.due(n·c + k)               for n·c + k < N
+//
+// and the c connections together send s's one stream (N sends in all).
+func Interleaved(s shape.Schedule, c, k int) Pacer {
+	return interleaved{s: s, c: uint64(c), k: uint64(k)}
+}
+
+type interleaved struct {
+	s    shape.Schedule
+	c, k uint64
+}
+
+func (p interleaved) Due(n uint64) (time.Duration, bool) {
+	if n > (math.MaxUint64-p.k)/p.c {
+		return 0, false
+	}
+	return p.s.Due(n*p.c + p.k)
 }

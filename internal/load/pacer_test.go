@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // schedule lists every due offset of p, stopping at limit sends.
@@ -146,4 +148,33 @@ func BenchmarkBurstDue(b *testing.B) {
 		sink += d
 	}
 	_ = sink
+}
+
+// TestInterleaved checks that c connections' shares of a shaped schedule
+// add up to the one stream: every send once, in the schedule's order.
+func TestInterleaved(t *testing.T) {
+	for _, c := range []int{1, 2, 3, 7} {
+		s, err := shape.New(shape.Spec{Kind: shape.Ramp, Rate: 10, RateTo: 300, Duration: 2 * time.Second}, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := uint64(0)
+		for k := range c {
+			p := Interleaved(s, c, k)
+			for n := uint64(0); ; n++ {
+				d, ok := p.Due(n)
+				if !ok {
+					break
+				}
+				if want, _ := s.Due(n*uint64(c) + uint64(k)); d != want {
+					t.Fatalf("c=%d conn %d: due(%d) = %v, want %v", c, k, n, d, want)
+				}
+				total++
+			}
+		}
+		// Λ(2 s) = c·(10+300)/2·2 = 310·c.
+		if total != s.Count() || total != uint64(310*c) {
+			t.Errorf("c=%d: %d sends, Count %d, want %d", c, total, s.Count(), 310*c)
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -37,7 +39,7 @@ func TestApply(t *testing.T) {
 			check: func(t *testing.T, r Resolved) {
 				want := Workload{Connections: 8, Rate: 1000, Size: 512, Duration: 90 * time.Second, Pacing: PacingEven,
 					Target: "val-b", DrainTimeout: 0, LateThreshold: 5 * time.Millisecond}
-				if r.Load != want {
+				if !reflect.DeepEqual(r.Load, want) {
 					t.Errorf("Load = %+v, want %+v", r.Load, want)
 				}
 			},
@@ -181,5 +183,48 @@ func TestApplyNamesFlagInLaterErrors(t *testing.T) {
 	want = filepath.Join(fixtures, "full.good.toml") + `:26:1: load.target: no node named "nobody"`
 	if err == nil || err.Error() != want {
 		t.Errorf("copy made before Apply: %v, want %q", err, want)
+	}
+}
+
+// TestApplyShape checks the shape flags: --shape replaces the file's shape
+// whole, and problems with a flag's value name the flag.
+func TestApplyShape(t *testing.T) {
+	m, err := Load(filepath.Join(fixtures, "shape-square.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Apply(Overrides{Shape: ptr(shape.Ramp), Steps: []float64{100, 200}, Step: ptr(20 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (shape.Spec{Kind: shape.Ramp, Steps: []float64{100, 200}, Step: 20 * time.Second}); !reflect.DeepEqual(r.Load.Shape, want) {
+		t.Errorf("shape %+v, want %+v", r.Load.Shape, want)
+	}
+	if got, want := r.Load.ExpectedTxs(), int64(2*(100*20+200*40)); got != want {
+		t.Errorf("ExpectedTxs = %d, want %d", got, want)
+	}
+
+	for _, tc := range []struct {
+		o    Overrides
+		want string
+	}{
+		{Overrides{Shape: ptr("zigzag")}, `--shape: invalid shape "zigzag"`},
+		{Overrides{Shape: ptr(shape.Square), On: ptr(time.Duration(0))}, "--on: must be > 0, got 0s"},
+		{Overrides{Shape: ptr(shape.Square), On: ptr(time.Second)}, `--shape: shape "square" needs off`},
+		{Overrides{Shape: ptr(shape.Ramp), RateTo: ptr(10.0), Period: ptr(time.Second)}, `--period: only for shape = "sine" (shape is "ramp")`},
+		{Overrides{Shape: ptr(shape.Sine), Amplitude: ptr(1e9), Period: ptr(time.Second)}, "--amplitude: must be > 0 and <= rate"},
+		{Overrides{Shape: ptr(shape.Trace), Trace: ptr("no-such-trace.csv")}, "--trace: trace: open no-such-trace.csv"},
+	} {
+		m := Default()
+		err := m.Apply(tc.o)
+		if err == nil {
+			err = m.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want %q", tc.o, err, tc.want)
+		}
 	}
 }

@@ -83,6 +83,25 @@ var badManifests = map[string][]string{
 		`perturb.bad.toml:21:2: perturb.nobody: no node named "nobody"`,
 		"perturb.bad.toml:23:1: perturb.nobody.count: is 2: every must be set too",
 	},
+	"shape-unknown.bad.toml": {`shape-unknown.bad.toml:2:1: load.shape: invalid shape "poisson"`},
+	"shape-foreign-key.bad.toml": {
+		`shape-foreign-key.bad.toml:4:1: load.on: only for shape = "square" (shape is "ramp")`,
+		`shape-foreign-key.bad.toml:5:1: load.period: only for shape = "sine" (shape is "ramp")`,
+	},
+	"shape-missing.bad.toml":       {`shape-missing.bad.toml:2:1: load.shape: shape "square" needs off`},
+	"shape-ramp-both.bad.toml":     {"shape-ramp-both.bad.toml:3:1: load.rate_to: give rate_to (a linear ramp) or steps, not both"},
+	"shape-steps.bad.toml":         {"shape-steps.bad.toml:4:1: load.steps: step 2: must be >= 0 and finite, got -1"},
+	"shape-steps-long.bad.toml":    {"shape-steps-long.bad.toml:4:1: load.steps: 3 steps of 30s: the last would start after the load ends (duration 1m0s)"},
+	"shape-square.bad.toml":        {`shape-square.bad.toml:4:1: load.off: invalid duration "soon"`},
+	"shape-burst.bad.toml":         {`shape-burst.bad.toml:2:1: load.pacing: burst pacing is for the constant shape only (shape is "square")`},
+	"shape-trace-missing.bad.toml": {"shape-trace-missing.bad.toml:3:1: load.trace: trace: open no-such.csv: no such file"},
+	"shape-trace.bad.toml": {
+		"shape-trace.bad.toml:3:1: load.trace: bad-trace.csv:4: offset 20 s is not after the previous one (30 s): offsets must increase",
+	},
+	"shape-sine.bad.toml": {
+		"shape-sine.bad.toml:4:1: load.amplitude: must be > 0 and <= rate (100), so the rate never goes below 0; got 150",
+		"shape-sine.bad.toml:5:1: load.period: must be > 0, got -1s",
+	},
 }
 
 // multiErrors is every problem in multi.bad.toml, in the order reported.

@@ -71,6 +71,7 @@ func Encode(r Resolved) ([]byte, error) {
 		},
 		Nodes: make(map[string]encodedNode, len(r.Nodes)),
 	}
+	encodeShape(&e.Load, r.Load)
 	if e.Config == nil {
 		e.Config = map[string]any{}
 	}

@@ -3,6 +3,7 @@ package manifest
 import (
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/payload"
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // DefaultCometBFTVersion is the CometBFT release a testnet runs when the
@@ -190,7 +191,8 @@ type ManifestNode struct {
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is
-// connections × rate × duration.
+// connections × rate × duration for the constant shape, and the shape's own
+// count otherwise.
 type ManifestLoad struct {
 	// Connections is c, the number of websocket connections sending
 	// transactions (>= 1). Default 1.
@@ -240,6 +242,67 @@ type ManifestLoad struct {
 	//
 	//	late_threshold = "5ms"
 	LateThreshold string `toml:"late_threshold"`
+
+	// Shape is how the rate changes over the load: "constant" (rate
+	// throughout), "ramp", "square", "sine" or "trace"; the keys below
+	// belong to one shape each, and giving one to another shape is an
+	// error. Every rate is per connection, like rate. The expected number of
+	// transactions is the shape's own count (see [Workload.ExpectedTxs]).
+	// Default "constant".
+	//
+	//	shape = "ramp"
+	Shape string `toml:"shape"`
+
+	// RateTo is the rate at the end of a linear ramp, which goes from rate
+	// to it over the duration (>= 0). Ramp only; give it or steps.
+	//
+	//	rate_to = 2400
+	RateTo *float64 `toml:"rate_to,omitempty"`
+
+	// Steps are the rates of a ramp in steps, each held for step; the last
+	// holds until the end of the load. Ramp only; give them or rate_to.
+	//
+	//	steps = [200, 400, 800]
+	Steps []float64 `toml:"steps,omitempty"`
+
+	// Step is how long each of the steps lasts, as a Go duration (> 0).
+	//
+	//	step = "30s"
+	Step string `toml:"step,omitempty"`
+
+	// On and Off are the phases of a square wave, as Go durations: rate for
+	// on (> 0), then nothing for off (> 0), repeated from the start. Square
+	// only, both required.
+	//
+	//	on = "20s"
+	//	off = "10s"
+	On  string `toml:"on,omitempty"`
+	Off string `toml:"off,omitempty"`
+
+	// Amplitude and Period make the sine rate + amplitude·sin(2πt/period):
+	// amplitude in tx/s (0 < amplitude <= rate, so the rate never goes below
+	// 0), period a Go duration (> 0). Sine only, both required.
+	//
+	//	amplitude = 300
+	//	period = "60s"
+	Amplitude *float64 `toml:"amplitude,omitempty"`
+	Period    string   `toml:"period,omitempty"`
+
+	// Trace is a CSV file of "offset_s,rate" lines replayed as the rate (see
+	// shape.ParseTrace), relative to the manifest's directory. Trace only.
+	//
+	//	trace = "day-compressed.csv"
+	Trace string `toml:"trace,omitempty"`
+
+	// Txs is a file of the user's own transactions, one a line in hex or
+	// base64 (see load.ParseTxs), relative to the manifest's directory: they
+	// are sent in order at the shape's pace instead of loadtime payloads
+	// (size is then unused) and found on the chain by their SHA-256. The
+	// file must hold at least the expected number of transactions. Default
+	// "" (loadtime payloads).
+	//
+	//	txs = "signed-txs.b64"
+	Txs string `toml:"txs,omitempty"`
 }
 
 // Default returns the built-in manifest: four validators of
@@ -263,6 +326,7 @@ func Default() Manifest {
 			Pacing:        PacingEven,
 			DrainTimeout:  "60s",
 			LateThreshold: "10ms",
+			Shape:         shape.Constant,
 		},
 	}
 }

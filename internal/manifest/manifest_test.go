@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // fixtures is where the *.good.toml and *.bad.toml manifests live.
@@ -107,6 +109,42 @@ var goodManifests = map[string]Resolved{
 		},
 		Load: func() Workload { l := defaultLoad; l.Rate, l.Duration, l.Target = 1000, time.Second, "new"; return l }(),
 	},
+	"shape-ramp.good.toml":   shaped(400, 40*time.Second, 1, shape.Spec{Kind: shape.Ramp, RateTo: 2400}),
+	"shape-steps.good.toml":  shaped(200, 90*time.Second, 1, shape.Spec{Kind: shape.Ramp, Steps: []float64{200, 400, 800}, Step: 30 * time.Second}),
+	"shape-square.good.toml": shaped(300, time.Minute, 2, shape.Spec{Kind: shape.Square, On: 20 * time.Second, Off: 10 * time.Second}),
+	"shape-sine.good.toml":   shaped(500, 2*time.Minute, 1, shape.Spec{Kind: shape.Sine, Amplitude: 300, Period: time.Minute}),
+	"shape-trace.good.toml": func() Resolved {
+		r := shaped(200, 90*time.Second, 1, shape.Spec{Kind: shape.Trace,
+			Trace: []shape.Point{{Offset: 0, Rate: 200}, {Offset: 30 * time.Second, Rate: 800}, {Offset: time.Minute, Rate: 400}}})
+		abs, _ := filepath.Abs(filepath.Join(fixtures, "trace.csv"))
+		r.Load.TraceFile = abs
+		return r
+	}(),
+}
+
+// shaped is the default testnet with a shaped load.
+func shaped(rate float64, d time.Duration, c int, s shape.Spec) Resolved {
+	l := defaultLoad
+	l.Rate, l.Duration, l.Connections, l.Shape = rate, d, c, s
+	return Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l,
+	}
+}
+
+// TestShapeExpectedTxs checks that the expected count follows the shape.
+func TestShapeExpectedTxs(t *testing.T) {
+	for name, want := range map[string]int64{
+		"shape-ramp.good.toml":   (400 + 2400) / 2 * 40,
+		"shape-steps.good.toml":  (200 + 400 + 800) * 30,
+		"shape-square.good.toml": 2 * 300 * 40,
+		"shape-sine.good.toml":   500 * 120,
+		"shape-trace.good.toml":  (200 + 800 + 400) * 30,
+	} {
+		if got := goodManifests[name].Load.ExpectedTxs(); got != want {
+			t.Errorf("%s: ExpectedTxs = %d, want %d", name, got, want)
+		}
+	}
 }
 
 func init() {

@@ -30,6 +30,27 @@ type Overrides struct {
 	// Target is --target, load.target; it is checked against the node names
 	// by [Manifest.Resolve].
 	Target *string
+	// Shape is --shape, load.shape. It replaces the file's shape whole: the
+	// file's shape keys (rate_to, steps, on, …) are dropped, and the flags
+	// below give the new shape's.
+	Shape *string
+	// RateTo is --rate-to, load.rate_to in tx/s per connection.
+	RateTo *float64
+	// Steps is --steps, load.steps in tx/s per connection (nil: not set).
+	Steps []float64
+	// Step is --step, load.step.
+	Step *time.Duration
+	// On and Off are --on and --off, load.on and load.off.
+	On, Off *time.Duration
+	// Amplitude is --amplitude, load.amplitude in tx/s per connection.
+	Amplitude *float64
+	// Period is --period, load.period.
+	Period *time.Duration
+	// Trace is --trace, load.trace (a path, relative to the working
+	// directory).
+	Trace *string
+	// Txs is --txs, load.txs (a path, relative to the working directory).
+	Txs *string
 	// App is --app, the app's name ("kvstore" or "e2e"); an [app] table's
 	// settings stay.
 	App *string
@@ -82,6 +103,17 @@ func (m *Manifest) Apply(o Overrides) error {
 	}
 	if o.Target != nil && *o.Target == "" {
 		bad("--target", "must not be empty")
+	}
+	if o.Shape != nil {
+		check("--shape", checkShape(*o.Shape))
+	}
+	for _, d := range []struct {
+		flag string
+		d    *time.Duration
+	}{{"--step", o.Step}, {"--on", o.On}, {"--off", o.Off}, {"--period", o.Period}} {
+		if d.d != nil {
+			check(d.flag, checkDuration(*d.d, false))
+		}
 	}
 	if _, _, ok := appOf(m.App); o.App != nil && !ok {
 		bad("--app", "the manifest's app is neither a name nor an [app] table")
@@ -137,6 +169,7 @@ func (m *Manifest) Apply(o Overrides) error {
 		m.Load.Target = *o.Target
 		set("load.target", "--target")
 	}
+	m.applyShape(o, set)
 	if o.App != nil {
 		_ = m.setApp("", *o.App) // checked above
 		set("app", "--app")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/payload"
+	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // Resolved is the testnet and load that run: every default applied, nodes
@@ -91,13 +92,29 @@ type Workload struct {
 	DrainTimeout time.Duration
 	// LateThreshold is how far behind schedule a send counts as late.
 	LateThreshold time.Duration
+	// Shape is the load's shape without its Rate and Duration (see
+	// [Workload.Spec]); the zero value is the constant shape.
+	Shape shape.Spec
+	// TraceFile is the absolute path of the trace of a trace shape.
+	TraceFile string
+	// TxsFile is the absolute path of the user's own transactions; ""
+	// for loadtime payloads.
+	TxsFile string
 }
 
-// ExpectedTxs returns the number of transactions the load should send,
-// c × r × T (T in seconds), rounded down. The product is first rounded to a
-// millionth of a transaction, so that floating point does not make 4.35 tx/s
-// for 100 s come to 434.
+// ExpectedTxs returns the number of transactions the load should send:
+// for the constant shape c × r × T (T in seconds), rounded down, the
+// product first rounded to a millionth of a transaction, so that floating
+// point does not make 4.35 tx/s for 100 s come to 434; for any other shape
+// the count of its schedule, ⌊Λ(T)⌋ (see shape.Schedule).
 func (l Workload) ExpectedTxs() int64 {
+	if !l.Shape.IsConstant() {
+		s, err := shape.New(l.Spec(), l.Connections)
+		if err != nil {
+			return 0
+		}
+		return int64(min(s.Count(), math.MaxInt64))
+	}
 	v := float64(l.Connections) * l.Rate * l.Duration.Seconds()
 	v = math.Floor(math.Round(v*1e6) / 1e6)
 	switch {
@@ -255,6 +272,7 @@ func (m *Manifest) resolveLoad(ps *problems, nodes []Node) Workload {
 	if msg := checkPacing(ml.Pacing); msg != "" {
 		ps.add(f("load", "pacing"), "%s", msg)
 	}
+	m.resolveShape(ps, &l)
 	if l.Target == "" {
 		for _, n := range nodes {
 			if n.Mode == ModeValidator {

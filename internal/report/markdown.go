@@ -174,16 +174,30 @@ func (m mdWriter) header(run results.Run, s analysis.Summary) {
 func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	l := run.Load
 	m.f("## Experiment\n\n### Load\n\n")
-	m.table([]string{"parameter", "value"}, "lr", [][]string{
+	expected := []string{"expected transactions (c × r × duration)", groupDigits(float64(l.ExpectedTxs()))}
+	if l.Shaped() {
+		expected = []string{"expected transactions (the shape's schedule)", groupDigits(float64(l.ExpectedTxs()))}
+	}
+	rows := [][]string{
 		{"connections (c)", strconv.Itoa(l.Connections)},
 		{"rate per connection (r)", fmtFloat(l.Rate) + " tx/s"},
 		{"transaction size", strconv.Itoa(l.Size) + " B"},
 		{"duration", fmtFloat(l.DurationS) + " s"},
 		{"pacing", l.Pacing},
 		{"late threshold", fmtFloat(l.LateThreshold) + " s"},
-		{"expected transactions (c × r × duration)", groupDigits(float64(l.ExpectedTxs()))},
+		expected,
 		{"target", fmt.Sprintf("%s (%s)", run.Target, run.Endpoint)},
-	})
+	}
+	if l.Txs != "" {
+		rows[2][1] = "— (the user's own; see sent.csv)"
+	}
+	if l.Shaped() {
+		rows = slices.Insert(rows, 2, []string{"shape (rates per connection)", l.ShapeDetail})
+	}
+	if l.Txs != "" {
+		rows = slices.Insert(rows, 2, []string{"transactions", "the user's own, from " + l.Txs + ", matched on the chain by SHA-256"})
+	}
+	m.table([]string{"parameter", "value"}, "lr", rows)
 
 	m.f("### Testnet\n\n")
 	heights := "—"

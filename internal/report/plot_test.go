@@ -7,9 +7,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
@@ -163,6 +166,55 @@ func BenchmarkLatencyPNG1M(b *testing.B) {
 		buf.Reset()
 		if err := LatencyPNG(&buf, run, txs, 0, 0); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestOfferedRates checks the offered series of a shaped load's tx/s plot:
+// a square wave of 4 tx/s, 1 s on and 1 s off, in 1 s and 2 s windows.
+func TestOfferedRates(t *testing.T) {
+	perSecond := []int64{4, 0, 4, 0}
+	xs, rates := offeredRates(perSecond, 1, 4)
+	if want := []float64{0.5, 1.5, 2.5, 3.5}; !slices.Equal(xs, want) {
+		t.Errorf("xs = %v, want %v", xs, want)
+	}
+	if want := []float64{4, 0, 4, 0}; !slices.Equal(rates, want) {
+		t.Errorf("rates = %v, want %v", rates, want)
+	}
+	if _, rates := offeredRates(perSecond, 2, 2); !slices.Equal(rates, []float64{2, 2}) {
+		t.Errorf("2 s windows: %v", rates)
+	}
+}
+
+// TestOfferedPerSecond checks the aggregate the offered line is drawn from:
+// sent.csv's rows counted by the second of their intended time.
+func TestOfferedPerSecond(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := results.Run{LoadStart: t0, Load: results.Load{Connections: 1, DurationS: 4}}
+	a := analysis.NewTxAggregates(run, nil)
+	for i, off := range []float64{0, 0.25, 0.5, 0.75, 2, 2.25, 2.5, 2.75} {
+		a.AddSent(&results.Sent{Seq: uint64(i), Intended: t0.UnixNano() + int64(off*1e9), Actual: 1})
+	}
+	if got := a.Offered(); !slices.Equal(got, []int64{4, 0, 4}) {
+		t.Errorf("Offered = %v, want [4 0 4]", got)
+	}
+}
+
+// TestExperimentShapeRows checks the Load table of a shaped run of the
+// user's own transactions: the shape, the file, and the shape's count.
+func TestExperimentShapeRows(t *testing.T) {
+	var b strings.Builder
+	run := results.Run{Load: results.Load{Connections: 2, Rate: 200, Size: 1024, DurationS: 40, Pacing: "even",
+		Shape: "ramp", ShapeDetail: "ramp 200→1200 tx/s", Expected: 56000, Txs: "/tmp/kv.b64"}}
+	mdWriter{w: &b}.experiment(run, nil)
+	for _, want := range []string{
+		"| shape (rates per connection) | ramp 200→1200 tx/s |",
+		"| transactions | the user's own, from /tmp/kv.b64, matched on the chain by SHA-256 |",
+		"| transaction size | — (the user's own; see sent.csv) |",
+		"| expected transactions (the shape's schedule) | 56,000 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Load table lacks %q:\n%s", want, b.String())
 		}
 	}
 }

@@ -78,12 +78,42 @@ func (d *plotData) tps() ([]byte, error) {
 	if mean, ok := d.s.Metrics["tps_mean"]; ok {
 		c.average(fmt.Sprintf("mean = %.1f tx/s", mean), []float64{0, float64(n * w)}, []float64{mean, mean})
 	}
-	if l := d.run.Load; l.Connections > 0 && l.Rate > 0 {
+	if l := d.run.Load; l.Shaped() && len(d.agg.Offered()) > 0 {
+		d.offeredLine(c, w, n)
+	} else if l.Connections > 0 && l.Rate > 0 {
 		offered := float64(l.Connections) * l.Rate
 		c.hline(fmt.Sprintf("offered c × r = %s tx/s", fmtSig(offered)), offered, 0, d.dur, nodeColor(6), true)
 	}
 	c.p.X.Min, c.p.X.Max = 0, float64(n*w)
 	return c.render(d.w, d.h)
+}
+
+// offeredLine draws a shaped load's offered rate beside the committed one:
+// the scheduled sends of sent.csv (by their intended time, counted per
+// second from the load start) in the same n windows of w s.
+func (d *plotData) offeredLine(c *chart, w, n int) {
+	xs, offered := offeredRates(d.agg.Offered(), w, n)
+	l := &plotter.Line{XYs: xyOf(xs, offered), StepStyle: plotter.MidStep,
+		LineStyle: draw.LineStyle{Color: nodeColor(6), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}}
+	c.p.Add(l)
+	c.add("offered (scheduled sends, "+d.run.Load.Shape+")", l)
+	c.see(offered...)
+}
+
+// offeredRates returns the middles of n windows of w s and the offered
+// rate in each, from the scheduled sends per second since the load start.
+func offeredRates(perSecond []int64, w, n int) (xs, rates []float64) {
+	xs, rates = make([]float64, n), make([]float64, n)
+	for sec, c := range perSecond {
+		if k := sec / w; k < n {
+			rates[k] += float64(c)
+		}
+	}
+	for k := range xs {
+		xs[k] = (float64(k) + 0.5) * float64(w)
+		rates[k] /= float64(w)
+	}
+	return xs, rates
 }
 
 func xyOf(xs, ys []float64) plotter.XYs {

@@ -204,9 +204,31 @@ func readAll[T any, P interface {
 	return out, err
 }
 
-// ReadSent reads dir/sent.csv.
+// ReadSent reads dir/sent.csv, with or without its hash column (see
+// SentHeaderV1).
 func ReadSent(dir string) ([]Sent, error) {
-	return readAll[Sent](filepath.Join(dir, SentFile), SentHeader)
+	path := filepath.Join(dir, SentFile)
+	header, err := SentFileHeader(path)
+	if err != nil {
+		return nil, err
+	}
+	return readAll[Sent](path, header)
+}
+
+// SentFileHeader returns the header a sent.csv file was written with:
+// SentHeader, or SentHeaderV1 for files written before the hash column.
+// An empty file is taken to have SentHeader.
+func SentFileHeader(path string) (string, error) {
+	rc, err := Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	first, err := newRecordReader(rc, false).next()
+	if err == nil && strings.Join(first, ",") == SentHeaderV1 {
+		return SentHeaderV1, nil
+	}
+	return SentHeader, nil
 }
 
 // ReadReplies reads dir/replies.csv.
@@ -271,10 +293,16 @@ func scanBatches[T any, P interface {
 // at a time.
 const ScanBatch = 4096
 
-// ScanSent reads dir/sent.csv (or .gz) in batches of up to ScanBatch
-// rows, calling fn with each; the slice is reused after fn returns.
+// ScanSent reads dir/sent.csv (or .gz), with or without its hash column
+// (see SentHeaderV1), in batches of up to ScanBatch rows, calling fn with
+// each; the slice is reused after fn returns.
 func ScanSent(dir string, fn func([]Sent) error) error {
-	return scanBatches[Sent](filepath.Join(dir, SentFile), SentHeader, ScanBatch, fn)
+	path := filepath.Join(dir, SentFile)
+	header, err := SentFileHeader(path)
+	if err != nil {
+		return err
+	}
+	return scanBatches[Sent](path, header, ScanBatch, fn)
 }
 
 // ScanReplies reads dir/replies.csv as ScanSent reads sent.csv.

@@ -68,12 +68,34 @@ type Load struct {
 	DurationS     float64 `json:"duration_s"`
 	Pacing        string  `json:"pacing"`
 	LateThreshold float64 `json:"late_threshold_s"`
+	// Shape is the shape of a load whose rate changes ("ramp", "square",
+	// "sine", "trace"); "" for a constant rate (and in runs made before
+	// shapes).
+	Shape string `json:"shape,omitempty"`
+	// ShapeDetail describes the shape with its parameters, rates per
+	// connection ("ramp 400→2400 tx/s").
+	ShapeDetail string `json:"shape_detail,omitempty"`
+	// Txs is the file of the user's own transactions the load sent (one a
+	// line; see load.ParseTxs), matched on the chain by hash; "" for
+	// loadtime payloads.
+	Txs string `json:"txs,omitempty"`
+	// Expected is the number of sends a shaped load's schedule holds; 0 for
+	// a constant rate, whose count is c·r·duration.
+	Expected int64 `json:"expected_txs,omitempty"`
 }
 
-// ExpectedTxs is c·r·duration, rounded down.
+// ExpectedTxs is the number of transactions the load should send: Expected
+// for a shaped load, otherwise c·r·duration, rounded down.
 func (l Load) ExpectedTxs() int64 {
+	if l.Expected > 0 {
+		return l.Expected
+	}
 	return int64(float64(l.Connections) * l.Rate * l.DurationS)
 }
+
+// Shaped reports whether the load's rate changed over the run (a shape
+// other than constant).
+func (l Load) Shaped() bool { return l.Shape != "" }
 
 // Nanoseconds per second and per millisecond: the run directory keeps
 // times as Unix nanoseconds and durations in float seconds or milliseconds.

@@ -16,10 +16,19 @@ type Sent struct {
 	Actual   int64  // Unix ns; 0 when the send could not be made
 	Size     int    // bytes
 	Err      string // why the send could not be made; empty when it was written
+	// Hash is the transaction's SHA-256 in upper-case hex, as CometBFT
+	// names transactions, for transactions the chain walk matches by hash
+	// (the user's own, --txs); empty for loadtime payloads, which carry
+	// their (conn, seq), and in sent.csv files written before the column.
+	Hash string
 }
 
 // SentHeader is the header row of sent.csv.
-const SentHeader = "conn,seq,intended_ns,actual_ns,size,error"
+const SentHeader = "conn,seq,intended_ns,actual_ns,size,error,hash"
+
+// SentHeaderV1 is the header row of sent.csv before the hash column: such
+// files are still read, every Hash empty.
+const SentHeaderV1 = "conn,seq,intended_ns,actual_ns,size,error"
 
 // AppendCSV appends the row (without newline).
 func (s *Sent) AppendCSV(b []byte) []byte {
@@ -33,12 +42,19 @@ func (s *Sent) AppendCSV(b []byte) []byte {
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(s.Size), 10)
 	b = append(b, ',')
-	return appendField(b, s.Err)
+	b = appendField(b, s.Err)
+	b = append(b, ',')
+	return append(b, s.Hash...)
 }
 
+// parse reads a row of either header (7 fields, or 6 before the hash).
 func (s *Sent) parse(f []string) (err error) {
-	if len(f) != 6 {
-		return errFields(6, f)
+	if len(f) != 6 && len(f) != 7 {
+		return errFields(7, f)
+	}
+	s.Hash = ""
+	if len(f) == 7 {
+		s.Hash = strings.Clone(f[6])
 	}
 	p := parser{f: f}
 	s.Conn = int(p.int(0))

@@ -1,0 +1,65 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
+)
+
+// TestLoadMetricsURL loads a testnet cometlab did not start for the run
+// (`testnet up`) through `load --endpoint` with two nodes' Prometheus
+// endpoints: metrics.csv holds both under the names given, and the
+// summary has their per-node figures.
+func TestLoadMetricsURL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	ctx := context.Background()
+	tmp := t.TempDir()
+	tnDir := filepath.Join(tmp, "testnet")
+	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: resolved(t, 100, 10*time.Second), Dir: tnDir, Fetcher: fetcher(t), Out: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
+			t.Error(err)
+		}
+		if left := testnettest.ProcessesUnder(t, tnDir); len(left) > 0 {
+			t.Errorf("node processes left behind: %v", left)
+		}
+	})
+	w := resolved(t, 100, 10*time.Second).Load
+	w.DrainTimeout = 30 * time.Second
+	dir := filepath.Join(tmp, "run")
+	var out bytes.Buffer
+	res, err := experiment.Load(ctx, experiment.LoadOptions{
+		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Out: &out, Version: "test",
+		MetricsURLs: []string{up.Nodes[0].Metrics, up.Nodes[1].Metrics}, NodeNames: []string{"alpha", "beta"},
+		ScrapeInterval: 500 * time.Millisecond,
+	})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 1000)
+	set, err := analysis.ReadSeries(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := set.Nodes(); len(got) != 2 || got[0] != "alpha" || got[1] != "beta" {
+		t.Errorf("metrics.csv nodes %v, want [alpha beta]", got)
+	}
+	for _, n := range []string{"alpha", "beta"} {
+		if len(res.Summary.Nodes[n]) == 0 {
+			t.Errorf("summary has no figures of node %s: %v", n, res.Summary.Nodes)
+		}
+	}
+}
