@@ -99,6 +99,9 @@ func SettableKey(key string) (string, error) {
 		strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") {
 		return "", fmt.Errorf("%s: not a manifest key or a config.toml path (section.key, or config.KEY for a top-level key)", key)
 	}
+	if !strings.Contains(path, ".") {
+		return "config." + path, nil // the canonical form keeps the prefix, so it stays settable
+	}
 	return path, nil
 }
 
@@ -121,7 +124,7 @@ func (m *Manifest) Set(key, value string) error {
 	if name, ok := strings.CutPrefix(k, "app."); ok {
 		return m.setApp(name, value)
 	}
-	m.Config = withConfig(m.Config, k, configValue(value))
+	m.Config = withConfig(m.Config, strings.TrimPrefix(k, "config."), configValue(value))
 	return nil
 }
 

@@ -19,7 +19,7 @@ func TestSettableKey(t *testing.T) {
 		{"load.bogus", "", "not a manifest key"},
 		{"mempool", "", "not a manifest key"},
 		{"mempool..size", "", "not a manifest key"},
-		{"config.db_backend", "db_backend", ""},
+		{"config.db_backend", "config.db_backend", ""},
 		{"db_backend", "", "not a manifest key"},
 		{"config.", "", "not a manifest key"},
 		{"app", "app", ""},
@@ -39,6 +39,24 @@ func TestSettableKey(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+func TestSetTopLevelConfig(t *testing.T) {
+	m := Default()
+	k, err := SettableKey("config.db_backend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Set(k, "pebbledb"); err != nil { // the canonical key is settable again (a sweep's cells)
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Config["db_backend"] != "pebbledb" {
+		t.Errorf("config %v, want db_backend = pebbledb", r.Config)
 	}
 }
 
