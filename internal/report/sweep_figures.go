@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
@@ -80,7 +81,8 @@ var (
 // order.
 type cellRuns struct {
 	id        string
-	dirs      []string // relative to the sweep directory
+	params    map[string]string // "c", "r" and every swept setting
+	dirs      []string          // relative to the sweep directory
 	summaries []*analysis.Summary
 	runs      []*results.Run
 }
@@ -104,7 +106,7 @@ func sweepCellRuns(dir string, rec saturation.SweepRecord) []*cellRuns {
 		}
 		cr := byID[c.ID]
 		if cr == nil {
-			cr = &cellRuns{id: c.ID}
+			cr = &cellRuns{id: c.ID, params: c.Params}
 			byID[c.ID] = cr
 			out = append(out, cr)
 		}
@@ -170,7 +172,12 @@ func intervalText(v saturation.CellInterval, f func(float64) string) string {
 // axis, as CometBFT's storage report does; false when no cell has a
 // data-directory sample.
 func footprint(dir string, cells []*cellRuns, opts Options) (bool, error) {
-	c := newChart("Data directory over time", "time since the load start (s)", "data directory, mean over nodes (MiB)")
+	keys := varyingParams(cells)
+	title := "Data directory over time"
+	if len(keys) > 0 {
+		title += " — " + strings.Join(keys, " · ")
+	}
+	c := newChart(title, "time since the load start (s)", "data directory, mean over nodes (MiB)")
 	var xmax float64
 	drawn := 0
 	for i, cr := range cells {
@@ -181,7 +188,7 @@ func footprint(dir string, cells []*cellRuns, opts Options) (bool, error) {
 		if len(xs) == 0 {
 			continue
 		}
-		c.nodeLine(cr.id, i, xs, ys)
+		c.nodeLine(cellLabel(cr, keys), i, xs, ys)
 		xmax = max(xmax, xs[len(xs)-1])
 		drawn++
 	}
@@ -238,4 +245,34 @@ func footprintSeries(runDir string, run *results.Run) (xs, ys []float64, err err
 		ys = append(ys, bySecond[s].sum/bySecond[s].n)
 	}
 	return xs, ys, nil
+}
+
+// varyingParams returns the settings whose value differs between cells
+// (c and r included), sorted, each by the last part of its name
+// ("storage.experimental_db_key_layout" → "experimental_db_key_layout").
+func varyingParams(cells []*cellRuns) []string {
+	var keys []string
+	for k := range cells[0].params {
+		for _, c := range cells[1:] {
+			if c.params[k] != cells[0].params[k] {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// cellLabel names a cell in a legend by the values of the settings that
+// vary ("goleveldb · v1 · 30"), or by its id when none does.
+func cellLabel(c *cellRuns, keys []string) string {
+	if len(keys) == 0 {
+		return c.id
+	}
+	vals := make([]string, len(keys))
+	for i, k := range keys {
+		vals[i] = c.params[k]
+	}
+	return strings.Join(vals, " · ")
 }

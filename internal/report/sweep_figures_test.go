@@ -97,3 +97,20 @@ func TestSweepFigures(t *testing.T) {
 		t.Errorf("footprint %v %v, want x 1,2,3 and y 3,6,12 MiB", xs, ys)
 	}
 }
+
+func TestCellLabels(t *testing.T) {
+	cells := []*cellRuns{
+		{id: "a", params: map[string]string{"c": "1", "r": "200", "db_backend": "goleveldb", "app.retain_blocks": "0"}},
+		{id: "b", params: map[string]string{"c": "1", "r": "200", "db_backend": "pebbledb", "app.retain_blocks": "30"}},
+	}
+	keys := varyingParams(cells)
+	if !slices.Equal(keys, []string{"app.retain_blocks", "db_backend"}) {
+		t.Errorf("varying %v", keys)
+	}
+	if got := cellLabel(cells[1], keys); got != "30 · pebbledb" {
+		t.Errorf("label %q", got)
+	}
+	if got := cellLabel(cells[0], nil); got != "a" {
+		t.Errorf("label without varying settings %q, want the id", got)
+	}
+}
