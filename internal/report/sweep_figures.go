@@ -251,6 +251,9 @@ func footprintSeries(runDir string, run *results.Run) (xs, ys []float64, err err
 // (c and r included), sorted, each by the last part of its name
 // ("storage.experimental_db_key_layout" → "experimental_db_key_layout").
 func varyingParams(cells []*cellRuns) []string {
+	if len(cells) == 0 {
+		return nil
+	}
 	var keys []string
 	for k := range cells[0].params {
 		for _, c := range cells[1:] {
