@@ -83,15 +83,22 @@ func Lines() []Line {
 	e2eAppKeysV039 := []string{"app_side_mempool", "chain_id", "dir", "key_type", "listen", "mode", "persist_interval",
 		"privval_key", "privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval",
 		"validator_update", "vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"}
+	// storageMetricsAbsent: v1.0's storage series (pruning, store access
+	// times), which the lines before it do not expose.
+	storageMetricsAbsent := map[string]string{"state_block_store_base_height": "", "state_store_access_duration_seconds": "",
+		"store_block_store_access_duration_seconds": ""}
 	return []Line{
 		{
 			Prefix: "v0.34", Proven: "v0.34.33", ModulePath: "github.com/tendermint/tendermint", Reports: "0.34.33",
 			P2PProtocol: 8, BlockProtocol: 11, ABCI: "0.17.0",
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
 			MetricsAbsent: map[string]string{
-				"abci_connection_method_timing_seconds": "",
-				"blocksync_syncing":                     "consensus_fast_syncing",
-				"consensus_round_duration_seconds":      "",
+				"abci_connection_method_timing_seconds":     "",
+				"blocksync_syncing":                         "consensus_fast_syncing",
+				"consensus_round_duration_seconds":          "",
+				"state_block_store_base_height":             "",
+				"state_store_access_duration_seconds":       "",
+				"store_block_store_access_duration_seconds": "",
 			},
 			BlockMaxBytes: 22020096, BlockMaxGas: -1,
 			KVStoreInitAppHash: "",
@@ -102,7 +109,8 @@ func Lines() []Line {
 			Prefix: "v0.37", Proven: "v0.37.18", Parent: "v0.34", ModulePath: Module, Reports: "0.37.16",
 			P2PProtocol: 8, BlockProtocol: 11, ABCI: "1.0.0",
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
-			MetricsAbsent: map[string]string{"blocksync_syncing": "consensus_block_syncing"},
+			MetricsAbsent: map[string]string{"blocksync_syncing": "consensus_block_syncing",
+				"state_block_store_base_height": "", "state_store_access_duration_seconds": "", "store_block_store_access_duration_seconds": ""},
 			ConfigAdded:   []string{"block_sync", "blocksync.version", "mempool.type", "statesync.max_snapshot_chunks"},
 			ConfigRemoved: []string{"fast_sync", "fastsync.version", "p2p.upnp"},
 			GenesisAdded:  []string{"version.app"}, GenesisRemoved: []string{"block.time_iota_ms"},
@@ -115,6 +123,7 @@ func Lines() []Line {
 			Prefix: "v0.38", Proven: "v0.38.26", Parent: "v0.37", ModulePath: Module, Reports: "0.38.26",
 			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0",
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			MetricsAbsent: storageMetricsAbsent,
 			ConfigAdded: []string{"consensus.block_time_tolerance", "event_bus_buffer_capacity", "mempool.recheck_timeout",
 				"rpc.max_request_batch_size", "version"},
 			ConfigRemoved: []string{"block_sync", "mempool.ttl-duration", "mempool.ttl-num-blocks", "mempool.version"},
@@ -129,6 +138,7 @@ func Lines() []Line {
 			Prefix: "v0.39", Proven: "v0.39.4", Parent: "v0.38", ModulePath: Module, Reports: "0.39.4",
 			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0",
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			MetricsAbsent: storageMetricsAbsent,
 			ConfigAdded: []string{"blocksync.adaptive_sync", "mempool.check_tx_retry_delay", "mempool.reap_interval",
 				"mempool.reap_max_bytes", "mempool.reap_max_gas", "mempool.seen_cache_size", "p2p.libp2p.enabled",
 				"p2p.libp2p.limits.max_peer_streams", "p2p.libp2p.limits.max_peers", "p2p.libp2p.limits.mode",
@@ -145,6 +155,7 @@ func Lines() []Line {
 			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
 			P2PProtocol: 8, BlockProtocol: 11, ABCI: "2.0.0", MedianTimeCommitOnly: true,
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
+			MetricsAbsent: storageMetricsAbsent,
 			BlockMaxBytes: 55600190, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039,
