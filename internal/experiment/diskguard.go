@@ -36,23 +36,18 @@ func newDiskGuard(dir string, min uint64) *diskGuard {
 // minimum it records why and calls stop. A failed check is not a reason to
 // stop (the next one may work).
 func (g *diskGuard) watch(ctx context.Context, stop func()) {
-	t := time.NewTicker(g.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	ctx, done := context.WithCancel(ctx)
+	defer done()
+	every(ctx, g.every, func() {
 		if free, err := g.free(g.dir); err == nil && free < g.min {
 			g.mu.Lock()
 			g.why = fmt.Sprintf("disk guard: %s free under %s, below the minimum %s: the load was stopped before the disk fills (--min-free-disk)",
 				fmtBytes(free), g.dir, fmtBytes(g.min))
 			g.mu.Unlock()
 			stop()
-			return
+			done()
 		}
-	}
+	})
 }
 
 // diskGuard returns the load phase's disk guard over the run directory, nil

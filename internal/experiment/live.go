@@ -78,22 +78,15 @@ func (l *liveReader) onTx(t *results.Tx) {
 // run reads what the reader node committed until ctx ends: every livePoll,
 // the heights up to the reader's height − 1 (whose commit time is known).
 func (l *liveReader) run(ctx context.Context) {
-	t := time.NewTicker(livePoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, livePoll, func() {
 		h, err := l.reader.Height(ctx)
 		if err != nil {
-			continue
+			return
 		}
 		l.mu.Lock()
 		l.err = l.w.WalkTo(ctx, h-1)
 		l.mu.Unlock()
-	}
+	})
 }
 
 // finish reads the heights left up to last from the target (which has
@@ -134,14 +127,7 @@ func (l *liveReader) close() {
 // sends. On a terminal it is redrawn in place, else printed one line at
 // a time.
 func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen *load.Generator, start time.Time) {
-	t := time.NewTicker(liveLine)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, liveLine, func() {
 		st := gen.Stats()
 		mempool := lp.mempoolTotal(ctx)
 		l.mu.Lock()
@@ -155,7 +141,7 @@ func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen *load.Gen
 		}
 		lp.out.Live("live %5.0fs  sent %d  committed %d  %.0f tx/s  %s  mempools %s  late %d",
 			time.Since(start).Seconds(), st.Sent, ws.RunTxs-ws.Duplicates, float64(n)/liveLine.Seconds(), lat, mempool, st.Late)
-	}
+	})
 }
 
 func isNaN(f float64) bool { return f != f }

@@ -104,21 +104,12 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	// Flush what was gathered every second: a crash loses at most that.
 	fctx, fstop := context.WithCancel(context.Background())
 	defer fstop()
-	go func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-fctx.Done():
-				return
-			case <-t.C:
-				sent.Flush()
-				replies.Flush()
-				adoption.Flush()
-				col.flush()
-			}
-		}
-	}()
+	go every(fctx, time.Second, func() {
+		sent.Flush()
+		replies.Flush()
+		adoption.Flush()
+		col.flush()
+	})
 
 	// The first height that can hold a transaction of this run (only a
 	// CometBFT node has one; a sink or gateway without read-back need not).
@@ -300,21 +291,28 @@ func (c *collectors) print(out *printer) {
 }
 
 func (lp *loadPhase) progress(ctx context.Context, gen *load.Generator, heights *collect.Heights, start time.Time) {
-	t := time.NewTicker(500 * time.Millisecond)
+	every(ctx, 500*time.Millisecond, func() {
+		st := gen.Stats()
+		el := time.Since(start)
+		height := ""
+		if len(lp.nodes) > 0 {
+			height = fmt.Sprintf("  height %d", heights.Latest(lp.nodes[0].Name))
+		}
+		lp.out.Status("load %5.1fs/%s  sent %d (%.0f tx/s)  replies %d  errors %d  late %d%s",
+			el.Seconds(), lp.work.Duration, st.Sent, float64(st.Sent)/el.Seconds(), st.Replies, st.Errors, st.Late, height)
+	})
+}
+
+// every calls fn every d, the first time after d, until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			st := gen.Stats()
-			el := time.Since(start)
-			height := ""
-			if len(lp.nodes) > 0 {
-				height = fmt.Sprintf("  height %d", heights.Latest(lp.nodes[0].Name))
-			}
-			lp.out.Status("load %5.1fs/%s  sent %d (%.0f tx/s)  replies %d  errors %d  late %d%s",
-				el.Seconds(), lp.work.Duration, st.Sent, float64(st.Sent)/el.Seconds(), st.Replies, st.Errors, st.Late, height)
+			fn()
 		}
 	}
 }
