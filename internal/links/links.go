@@ -20,7 +20,8 @@ type Links struct {
 
 	mu     sync.Mutex
 	relays []*relay
-	cut    map[string]bool // nodes whose links are cut
+	cut    map[string]bool             // nodes whose links are cut
+	delay  map[[2]string]time.Duration // one-way delay of the bytes a node sends to another
 	closed bool
 	wg     sync.WaitGroup // accept loops and relayed connections
 }
@@ -51,7 +52,22 @@ func New(logger *slog.Logger) *Links {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Links{logger: logger, cut: map[string]bool{}}
+	return &Links{logger: logger, cut: map[string]bool{}, delay: map[[2]string]time.Duration{}}
+}
+
+// SetDelay makes every byte node from sends to node to arrive d later
+// (a one-way delay; 0 removes it), on the relayed connections opened from
+// then on, in both relays between them: from's writes on its own link to
+// to, and its replies on to's link to it. Order and throughput are kept:
+// each chunk read is released d after it was read.
+func (l *Links) SetDelay(from, to string, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if d <= 0 {
+		delete(l.delay, [2]string{from, to})
+		return
+	}
+	l.delay[[2]string{from, to}] = d
 }
 
 // Add opens a relay for the directed link from → to that forwards to
@@ -110,15 +126,20 @@ func (l *Links) serve(r *relay, down net.Conn) {
 		return
 	}
 	r.conns[p] = struct{}{}
+	fwd, back := l.delay[[2]string{r.from, r.to}], l.delay[[2]string{r.to, r.from}]
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
+	cp := func(dst, src net.Conn, delay time.Duration) {
+		if delay > 0 {
+			delayedCopy(dst, src, delay)
+		} else {
+			_, _ = io.Copy(dst, src)
+		}
 		p.close() // one side ended: end both, as a peer's TCP reset would
 		done <- struct{}{}
 	}
-	go cp(up, down)
-	go cp(down, up)
+	go cp(up, down, fwd)
+	go cp(down, up, back)
 	<-done
 	<-done
 	l.mu.Lock()
@@ -192,4 +213,49 @@ func (l *Links) Close() error {
 	l.mu.Unlock()
 	l.wg.Wait()
 	return nil
+}
+
+// delayChunks bounds the chunks in flight on a delayed direction: with
+// 32 KiB chunks, 8 MiB, so a reader ahead of a slow writer is held back by
+// TCP's own flow control, as on a long link.
+const delayChunks = 256
+
+// chunk is bytes read from one side, due at the other side at due.
+type chunk struct {
+	b   []byte
+	due time.Time
+}
+
+// delayedCopy copies src to dst, each chunk written delay after it was
+// read: a reader stamps chunks as they arrive and a writer releases them
+// in order, so the link keeps its throughput (a long fat pipe) instead of
+// waiting delay per write. It returns when src ends or a write fails.
+func delayedCopy(dst, src net.Conn, delay time.Duration) {
+	ch := make(chan chunk, delayChunks)
+	go func() {
+		defer close(ch)
+		for {
+			b := make([]byte, 32<<10)
+			n, err := src.Read(b)
+			if n > 0 {
+				ch <- chunk{b: b[:n], due: time.Now().Add(delay)}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	failed := false
+	for c := range ch {
+		if failed {
+			continue // drain, so the reader can end
+		}
+		if wait := time.Until(c.due); wait > 0 {
+			time.Sleep(wait)
+		}
+		if _, err := dst.Write(c.b); err != nil {
+			failed = true
+			src.Close() // stop the reader: the other side is gone
+		}
+	}
 }

@@ -175,3 +175,79 @@ func TestUpstreamDown(t *testing.T) {
 		t.Error("connection to a relay of a dead upstream stays open")
 	}
 }
+
+// TestDelay: with a one-way delay of 40 ms each way, the round trip of a
+// small message through the relay is 80 ms (the smallest of 10, within
+// 10 %); 4 MiB still come back unchanged and in order, far faster than a
+// delay per chunk would allow (128 chunks × 80 ms ≈ 10 s); the other
+// direction's delay applies to replies; a cut still ends a delayed
+// connection, and nothing is left behind.
+func TestDelay(t *testing.T) {
+	up := echo(t)
+	base := runtime.NumGoroutine()
+	l := New(nil)
+	l.SetDelay("a", "b", 40*time.Millisecond)
+	l.SetDelay("b", "a", 40*time.Millisecond)
+	addr, err := l.Add("a", "b", up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := time.Hour
+	for range 10 {
+		start := time.Now()
+		roundTrip(t, c, []byte("ping"))
+		best = min(best, time.Since(start))
+	}
+	if best < 80*time.Millisecond || best > 88*time.Millisecond {
+		t.Errorf("round trip %s through 40 ms each way, want 80 ms within 10 %%", best)
+	}
+	data := make([]byte, 4<<20)
+	rand.Read(data)
+	start := time.Now()
+	if got := roundTrip(t, c, data); !bytes.Equal(got, data) {
+		t.Error("bytes changed or reordered on a delayed link")
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("4 MiB took %s through a delayed link: the delay is paid per chunk", took)
+	}
+	if err := l.Cut("a"); err != nil {
+		t.Fatal(err)
+	}
+	if !dead(c) {
+		t.Error("a cut left a delayed connection open")
+	}
+	c.Close()
+	l.Close()
+	settle(t, base)
+}
+
+// TestDelayOneWay: a delay set for a → b only slows what a sends, not
+// b's replies.
+func TestDelayOneWay(t *testing.T) {
+	up := echo(t)
+	l := New(nil)
+	defer l.Close()
+	l.SetDelay("a", "b", 60*time.Millisecond)
+	addr, err := l.Add("a", "b", up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	best := time.Hour
+	for range 5 {
+		start := time.Now()
+		roundTrip(t, c, []byte("ping"))
+		best = min(best, time.Since(start))
+	}
+	if best < 60*time.Millisecond || best > 66*time.Millisecond {
+		t.Errorf("round trip %s with 60 ms one way only, want 60 ms within 10 %%", best)
+	}
+}
