@@ -30,6 +30,7 @@ var allowedImports = map[string][]string{
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
 	"saturation":          {"analysis", "results"},
+	"sequential":          {},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
 	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "load", "manifest", "report", "results", "rpc", "saturation", "testnet"},
