@@ -33,6 +33,7 @@ var allowedImports = map[string][]string{
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
 	"saturation":          {"analysis", "results"},
+	"sequential":          {},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
 	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "shape", "testnet"},

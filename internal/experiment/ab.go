@@ -1,0 +1,135 @@
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
+)
+
+// SpecKind is what a side of an A/B experiment (--base, --cand) names.
+type SpecKind int
+
+// Kinds of spec.
+const (
+	SpecVersion  SpecKind = iota + 1 // a CometBFT release, "v0.38.26"
+	SpecBinary                       // the path of a cometbft binary
+	SpecManifest                     // the path of a manifest file (*.toml)
+	SpecSet                          // overrides on the default: "key=value key=value"
+)
+
+func (k SpecKind) String() string {
+	return [...]string{"", "version", "binary", "manifest", "set"}[k]
+}
+
+// Spec is one side of an A/B experiment as the user wrote it.
+type Spec struct {
+	Text string
+	Kind SpecKind
+	// Value is the version or path; Sets the key=value overrides in order.
+	Value string
+	Sets  [][2]string
+}
+
+var versionSpecRE = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+// ParseSpec classifies a spec by its syntax alone: words with "=" are
+// --set-style overrides (keys as [manifest.SettableKey] takes them,
+// separated by spaces); "vX.Y.Z" is a version; a path ending in ".toml" a
+// manifest; any other text the path of a binary. Errors carry the usage
+// exit code and name the flag.
+func ParseSpec(flag, text string) (Spec, error) {
+	s := Spec{Text: text}
+	t := strings.TrimSpace(text)
+	bad := func(format string, args ...any) (Spec, error) {
+		return Spec{}, exitcode.With(fmt.Errorf("%s %q: "+format, append([]any{flag, text}, args...)...), exitcode.Usage)
+	}
+	switch {
+	case t == "":
+		return bad("empty: want a version (v0.38.26), a binary, a manifest file or key=value overrides")
+	case strings.Contains(t, "="):
+		s.Kind = SpecSet
+		for _, w := range strings.Fields(t) {
+			k, v, ok := strings.Cut(w, "=")
+			if !ok || k == "" {
+				return bad("%q: want key=value", w)
+			}
+			key, err := manifest.SettableKey(k)
+			if err != nil {
+				return bad("%v", err)
+			}
+			s.Sets = append(s.Sets, [2]string{key, v})
+		}
+	case versionSpecRE.MatchString(t):
+		s.Kind, s.Value = SpecVersion, t
+	case strings.HasSuffix(t, ".toml"):
+		s.Kind, s.Value = SpecManifest, t
+	default:
+		s.Kind, s.Value = SpecBinary, t
+	}
+	return s, nil
+}
+
+// Manifest returns the manifest of the side: the manifest file itself,
+// or def with the version, the binary or the overrides laid over it. It
+// reads the manifest file and checks that a binary exists; errors name
+// the flag and carry the usage exit code.
+func (s Spec) Manifest(flag string, def manifest.Manifest) (manifest.Manifest, error) {
+	wrap := func(err error) error {
+		return exitcode.With(fmt.Errorf("%s %q: %w", flag, s.Text, err), exitcode.Usage)
+	}
+	m := def
+	switch s.Kind {
+	case SpecManifest:
+		loaded, err := manifest.Load(s.Value)
+		if err != nil {
+			return def, wrap(err)
+		}
+		return loaded, nil
+	case SpecVersion:
+		if err := m.Set("cometbft_version", s.Value); err != nil {
+			return def, wrap(err)
+		}
+	case SpecBinary:
+		fi, err := os.Stat(s.Value)
+		if err != nil {
+			return def, wrap(err)
+		}
+		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return def, wrap(fmt.Errorf("not an executable file"))
+		}
+		if err := m.Apply(manifest.Overrides{CometBFTBinary: &s.Value}); err != nil {
+			return def, wrap(err)
+		}
+	case SpecSet:
+		for _, kv := range s.Sets {
+			if err := m.Set(kv[0], kv[1]); err != nil {
+				return def, wrap(fmt.Errorf("%s=%s: %w", kv[0], kv[1], err))
+			}
+		}
+	default:
+		return def, wrap(fmt.Errorf("unparsed spec"))
+	}
+	return m, nil
+}
+
+// ABOrder returns the order of the runs of round i (one round is one run
+// of every side: side 0 the base, 1… the candidates): the sides in order
+// (ABAB…) unless random, then a permutation drawn from a PCG seeded with
+// seed and i, so that a round's order does not depend on how many rounds
+// came before and the seed recorded reproduces the whole experiment.
+func ABOrder(round, sides int, random bool, seed uint64) []int {
+	order := make([]int, sides)
+	for i := range order {
+		order[i] = i
+	}
+	if random {
+		r := rand.New(rand.NewPCG(seed, uint64(round)))
+		r.Shuffle(sides, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	return order
+}
