@@ -252,7 +252,7 @@ func adoption(in Input, b *builder, noAdoption, noBlocks bool) {
 
 	lo, hi := st.Blocks[0].Height, st.Blocks[len(st.Blocks)-1].Height
 	for _, n := range st.Nodes {
-		if len(n.Missing) == 0 {
+		if len(n.Missing) == 0 || Ephemeral(in.Events, n.Node) {
 			continue
 		}
 		last := "none"

@@ -234,7 +234,7 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 		if !(top-h <= worst) {
 			worst = top - h
 		}
-		if top-h >= 3 {
+		if top-h >= 3 && !Ephemeral(in.Events, n) {
 			b.anomaly("%s's consensus height ended at %.0f, %.0f below the highest node (%.0f): it fell behind", n, h, top-h, top)
 		}
 	}

@@ -105,3 +105,15 @@ func SummarizeCatchUps(cs []CatchUp) RotationStats {
 	}
 	return st
 }
+
+// Ephemeral reports whether node is a rotation's ephemeral node, one with a
+// caught-up event: it is stopped and wiped between its lives, so falling
+// behind or missing heights is what it does, not an anomaly.
+func Ephemeral(ev []results.Event, node string) bool {
+	for i := range ev {
+		if ev[i].Node == node && ev[i].Kind == results.EventCaughtUp {
+			return true
+		}
+	}
+	return false
+}
