@@ -27,7 +27,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // TestHelpGolden keeps every command's --help under review: a changed flag
 // shows up as a diff of testdata/help/*.txt (regenerate with -update).
 func TestHelpGolden(t *testing.T) {
-	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}} {
+	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"ab"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}} {
 		name := strings.Join(append([]string{"cometlab"}, args...), "_")
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := run(t, append(args, "--help")...)
@@ -89,6 +89,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"testnet", "down", "a", "b"}, []string{"accepts at most 1 arg(s), received 2"}},
 		{[]string{"compare", "one"}, []string{"requires at least 2 arg(s), only received 1"}},
 		{[]string{"load"}, []string{`required flag(s) "endpoint" not set`}},
+		{[]string{"ab"}, []string{"--cand: at least one candidate SPEC"}},
+		{[]string{"ab", "--cand", "v0.40.0", "--repeat", "0"}, []string{`--repeat "0"`}},
+		{[]string{"ab", "--cand", "timeout_commit=2s"}, []string{"--cand", "not a manifest key"}},
+		{[]string{"ab", "--cand", "v0.40.0", "--order", "abba"}, []string{`--order "abba"`}},
+		{[]string{"ab", "--cand", "validators=0"}, []string{"validators=0"}},
 		{[]string{"completion", "bash", "extra"}, []string{`unknown command "extra" for "cometlab completion bash"`}},
 		{[]string{"__complete"}, []string{"requires at least 1 arg(s), only received 0"}},
 	} {

@@ -72,6 +72,17 @@ func (o Outcome) String() string {
 // MarshalText writes the outcome's name.
 func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
+// UnmarshalText reads an outcome's name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for c := Undecided; c <= Equivalent; c++ {
+		if c.String() == string(b) {
+			*o = c
+			return nil
+		}
+	}
+	return fmt.Errorf("outcome %q: want undecided, worse, better, changed or equivalent", b)
+}
+
 // Config is the design of the experiment.
 type Config struct {
 	// Alpha bounds the probability that a metric whose true change is 0

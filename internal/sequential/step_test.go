@@ -242,3 +242,17 @@ func floats(t *testing.T, ss []string) []float64 {
 	}
 	return out
 }
+
+func TestOutcomeText(t *testing.T) {
+	for o := Undecided; o <= Equivalent; o++ {
+		b, _ := o.MarshalText()
+		var got Outcome
+		if err := got.UnmarshalText(b); err != nil || got != o {
+			t.Errorf("%v: round trip gave %v, %v", o, got, err)
+		}
+	}
+	var o Outcome
+	if err := o.UnmarshalText([]byte("maybe")); err == nil {
+		t.Error("maybe: no error")
+	}
+}

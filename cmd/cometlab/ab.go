@@ -1,0 +1,380 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/sequential"
+	"github.com/spf13/cobra"
+)
+
+type abFlags struct {
+	base       string
+	cands      []string
+	repeat     string
+	maxPairs   int
+	maxTime    time.Duration
+	order      string
+	seed       uint64
+	out        string
+	thresholds string
+}
+
+// abRecord is ab.json: how the experiment was made and what it decided.
+type abRecord struct {
+	Base       string                `json:"base"`
+	Candidates []string              `json:"candidates"`
+	Repeat     string                `json:"repeat"`
+	MaxPairs   int                   `json:"max_pairs"`
+	Order      string                `json:"order"`
+	Seed       uint64                `json:"seed"`
+	Method     string                `json:"method"`
+	Pairs      int                   `json:"pairs"`
+	Rounds     [][]string            `json:"rounds"` // run directories in the order they ran
+	Sequential []sequential.Decision `json:"sequential,omitempty"`
+	Verdict    compare.Verdict       `json:"verdict"`
+	Partial    bool                  `json:"partial,omitempty"`
+}
+
+func newABCmd(st *state) *cobra.Command {
+	var (
+		tf testnetFlags
+		lf loadFlags
+		f  abFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "ab",
+		Short: "Run an A/B experiment: interleaved runs of a baseline and candidates, compared, with a verdict",
+		Long: `Run an A/B experiment: the baseline and each candidate run on fresh
+testnets in rounds (base, cand, base, cand, … or a seeded random order per
+round), so that drift of the host falls on every side; then compare the
+runs as 'cometlab compare' does and write everything to one directory.
+
+A SPEC is a CometBFT version (v0.38.26), the path of a cometbft binary, a
+manifest file (*.toml), or key=value overrides on the manifest, separated
+by spaces ('consensus.timeout_commit=2s'; keys as 'sweep --set' takes
+them). --base defaults to the manifest as given.
+
+--repeat N runs N rounds. --repeat auto adds rounds until every judged
+metric of every candidate is decided (worse, better, or within the
+threshold) or --max-pairs / --max-time is spent, by a group-sequential
+paired t-test with O'Brien–Fleming-type alpha spending (Lan & DeMets 1983)
+and two one-sided tests for equivalence: the chance of calling a metric
+changed when it is not stays ≤ alpha (per metric) over all the looks.
+
+Exit code 4 when a candidate is worse (auto: a metric decided worse),
+130 on Ctrl-C: the finished runs are kept and a partial verdict written.`,
+		Example: `  cometlab ab --base v0.38.26 --cand v0.40.0 --repeat 3 -T 60s
+  cometlab ab --cand 'consensus.timeout_commit=2s' --repeat auto --max-pairs 6
+  cometlab ab --base base.toml --cand cand.toml --order random --seed 7`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAB(st, cmd, &tf, &lf, f) },
+	}
+	tf.register(cmd.Flags())
+	lf.register(cmd.Flags())
+	fs := cmd.Flags()
+	fs.StringVar(&f.base, "base", "", "baseline SPEC (default: the manifest as given)")
+	fs.StringArrayVar(&f.cands, "cand", nil, "candidate SPEC (repeatable; at least one)")
+	fs.StringVar(&f.repeat, "repeat", "3", `rounds to run, or "auto" to stop when every metric is decided`)
+	fs.IntVar(&f.maxPairs, "max-pairs", 10, "--repeat auto: most rounds (the planned horizon of the alpha spending)")
+	fs.DurationVar(&f.maxTime, "max-time", 0, "--repeat auto: start no round after this much time (0: no limit)")
+	fs.StringVar(&f.order, "order", "interleaved", `order of the sides in a round: "interleaved" (base first) or "random"`)
+	fs.Uint64Var(&f.seed, "seed", 1, "--order random: seed of the order (recorded in ab.json)")
+	fs.StringVar(&f.out, "out", "", "experiment directory (default ab/<UTC time>)")
+	fs.StringVar(&f.thresholds, "thresholds", "", "thresholds file, as 'compare --thresholds'")
+	return cmd
+}
+
+func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) error {
+	usage := func(err error) error { return exitcode.With(err, exitcode.Usage) }
+	auto := f.repeat == "auto"
+	rounds := f.maxPairs
+	if !auto {
+		n, err := strconv.Atoi(f.repeat)
+		if err != nil || n < 1 {
+			return usage(fmt.Errorf("--repeat %q: want a number ≥ 1 or auto", f.repeat))
+		}
+		rounds = n
+	}
+	if len(f.cands) == 0 {
+		return usage(errors.New("--cand: at least one candidate SPEC"))
+	}
+	if f.order != "interleaved" && f.order != "random" {
+		return usage(fmt.Errorf("--order %q: want interleaved or random", f.order))
+	}
+	if auto && f.maxPairs < 2 {
+		return usage(fmt.Errorf("--max-pairs %d: want at least 2", f.maxPairs))
+	}
+	th := compare.DefaultThresholds()
+	if f.thresholds != "" {
+		b, err := os.ReadFile(f.thresholds)
+		if err != nil {
+			return usage(fmt.Errorf("--thresholds: %w", err))
+		}
+		if th, err = compare.ParseThresholds(f.thresholds, b); err != nil {
+			return usage(err)
+		}
+	}
+	sides, labels, err := abSides(cmd, tf, lf, f)
+	if err != nil {
+		return err
+	}
+	fetch, err := fetcher(st.stderr)
+	if err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("ab", time.Now().UTC().Format("20060102-150405"))
+	}
+	rec := abRecord{Base: f.base, Candidates: f.cands, Repeat: f.repeat, MaxPairs: f.maxPairs, Order: f.order, Seed: f.seed,
+		Method: "group-sequential paired t-test, O'Brien–Fleming-type alpha spending (Lan & DeMets 1983), TOST equivalence"}
+	dirs := make([][]string, len(sides))
+	start := time.Now()
+	var runErr error
+rounds:
+	for round := range rounds {
+		if auto && f.maxTime > 0 && time.Since(start) > f.maxTime {
+			fmt.Fprintf(st.stderr, "ab: --max-time %v spent after %d rounds\n", f.maxTime, round)
+			break
+		}
+		var ran []string
+		for _, i := range experiment.ABOrder(round, len(sides), f.order == "random", f.seed) {
+			dir := filepath.Join(out, "runs", fmt.Sprintf("%02d-%s", round+1, labels[i]))
+			fmt.Fprintf(st.stderr, "ab: round %d, %s: %s\n", round+1, labels[i], dir)
+			res, err := experiment.Run(cmd.Context(), experiment.Options{Manifest: sides[i], Dir: dir, Fetcher: fetch,
+				Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard})
+			if err != nil || cmd.Context().Err() != nil {
+				if cmd.Context().Err() != nil {
+					runErr = exitcode.With(cmp(err, cmd.Context().Err()), exitcode.Interrupted)
+				} else {
+					runErr = exitcode.With(err, exitcode.Failed)
+				}
+				if res.Dir != "" {
+					ran = append(ran, res.Dir)
+				}
+				rec.Rounds = append(rec.Rounds, ran)
+				rec.Partial = true
+				break rounds
+			}
+			dirs[i] = append(dirs[i], res.Dir)
+			ran = append(ran, res.Dir)
+		}
+		rec.Rounds = append(rec.Rounds, ran)
+		rec.Pairs = round + 1
+		if auto {
+			decs, stop, err := abStep(dirs, labels, th, f.maxPairs)
+			if err != nil {
+				return err
+			}
+			rec.Sequential = decs
+			for ci, d := range decs {
+				fmt.Fprintf(st.stderr, "ab: after %d pairs, %s: %s\n", rec.Pairs, labels[ci+1], decisionLine(d))
+			}
+			if stop {
+				break
+			}
+		}
+	}
+	return abFinish(st, out, dirs, labels, th, rec, auto, runErr)
+}
+
+func cmp(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// abSides resolves the manifests of the sides and their labels.
+func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]manifest.Resolved, []string, error) {
+	m, err := tf.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	var o manifest.Overrides
+	if err := lf.overrides(cmd.Flags(), &o); err != nil {
+		return nil, nil, err
+	}
+	tf.overrides(cmd.Flags(), &o)
+	if err := m.Apply(o); err != nil {
+		return nil, nil, exitcode.With(err, exitcode.Usage)
+	}
+	specs := append([]string{f.base}, f.cands...)
+	var sides []manifest.Resolved
+	var labels []string
+	for i, text := range specs {
+		flag, label := "--cand", "cand"
+		if len(f.cands) > 1 {
+			label = fmt.Sprintf("cand%d", i)
+		}
+		side := m
+		if i == 0 {
+			flag, label = "--base", "base"
+		}
+		if i > 0 || text != "" {
+			s, err := experiment.ParseSpec(flag, text)
+			if err != nil {
+				return nil, nil, err
+			}
+			if side, err = s.Manifest(flag, m); err != nil {
+				return nil, nil, err
+			}
+			if s.Kind == experiment.SpecManifest {
+				if err := side.Apply(o); err != nil {
+					return nil, nil, exitcode.With(err, exitcode.Usage)
+				}
+			}
+		}
+		r, err := side.Resolve()
+		if err != nil {
+			return nil, nil, exitcode.With(fmt.Errorf("%s %q: %w", flag, text, err), exitcode.Usage)
+		}
+		sides = append(sides, r)
+		labels = append(labels, label)
+	}
+	return sides, labels, nil
+}
+
+// abStep reads the runs so far and applies the stepping rule to every
+// candidate; stop is true when every candidate may stop.
+func abStep(dirs [][]string, labels []string, th compare.Thresholds, maxPairs int) ([]sequential.Decision, bool, error) {
+	runs := make([][]compare.Run, len(dirs))
+	for i, ds := range dirs {
+		for _, d := range ds {
+			r, err := compare.LoadRun(d, compare.LoadOptions{})
+			if err != nil {
+				return nil, false, fmt.Errorf("%s: %w", labels[i], err)
+			}
+			runs[i] = append(runs[i], r)
+		}
+	}
+	cfg := sequential.Config{Alpha: th.Alpha, MaxPairs: maxPairs}
+	stop := true
+	var decs []sequential.Decision
+	for ci := 1; ci < len(runs); ci++ {
+		d, err := sequential.Step(cfg, seqMetrics(runs[0], runs[ci], th))
+		if err != nil {
+			return nil, false, err
+		}
+		decs = append(decs, d)
+		stop = stop && d.Stop
+	}
+	return decs, stop, nil
+}
+
+// seqMetrics pairs the runs of two sides round by round, for every judged
+// metric of the dictionary that every run has.
+func seqMetrics(base, cand []compare.Run, th compare.Thresholds) []sequential.Metric {
+	n := min(len(base), len(cand))
+	var ms []sequential.Metric
+	for _, dm := range analysis.Dictionary() {
+		pct, minDelta, ignore := th.For(dm.ID)
+		if ignore || dm.Better == analysis.Neutral {
+			continue
+		}
+		m := sequential.Metric{ID: dm.ID, ThresholdPct: pct, MinDelta: minDelta, Better: sequential.LowerIsBetter}
+		if dm.Better == analysis.HigherIsBetter {
+			m.Better = sequential.HigherIsBetter
+		}
+		ok := true
+		for i := range n {
+			b, okB := base[i].Metrics[dm.ID]
+			c, okC := cand[i].Metrics[dm.ID]
+			if !okB || !okC || math.IsNaN(b) || math.IsNaN(c) {
+				ok = false
+				break
+			}
+			m.Base, m.Cand = append(m.Base, b), append(m.Cand, c)
+		}
+		if ok && n > 0 {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// decisionLine counts a decision's outcomes and names the metrics found
+// worse or better.
+func decisionLine(d sequential.Decision) string {
+	count := map[sequential.Outcome]int{}
+	var changed []string
+	for _, r := range d.Metrics {
+		count[r.Outcome]++
+		if r.Outcome == sequential.Worse || r.Outcome == sequential.Better {
+			changed = append(changed, fmt.Sprintf("%s %v (at %d pairs)", r.ID, r.Outcome, r.DecidedAt))
+		}
+	}
+	s := fmt.Sprintf("%d worse, %d better, %d equivalent, %d undecided", count[sequential.Worse], count[sequential.Better],
+		count[sequential.Equivalent], count[sequential.Undecided])
+	if len(changed) > 0 {
+		s += fmt.Sprintf(": %v", changed)
+	}
+	return s
+}
+
+// abFinish compares the finished runs, writes the comparison and ab.json,
+// and returns the error that sets the exit code.
+func abFinish(st *state, out string, dirs [][]string, labels []string, th compare.Thresholds, rec abRecord, auto bool, runErr error) error {
+	complete := true
+	for _, ds := range dirs {
+		complete = complete && len(ds) > 0
+	}
+	if complete {
+		given := make([]compare.SideDirs, len(dirs))
+		for i := range dirs {
+			given[i] = compare.SideDirs{Label: labels[i], Dirs: dirs[i]}
+		}
+		c, cs, err := compare.Runs(given, compare.Options{Thresholds: th}, compare.LoadOptions{})
+		if err != nil {
+			return err
+		}
+		if err := report.WriteCompare(out, c, cs, report.CompareOptions{Command: "cometlab ab"}); err != nil {
+			return err
+		}
+		report.CompareTable(st.stdout, c)
+		rec.Verdict = c.Verdict
+		if auto {
+			rec.Verdict = compare.NoChange
+			for _, d := range rec.Sequential {
+				for _, r := range d.Metrics {
+					if r.Outcome == sequential.Worse {
+						rec.Verdict = compare.Worse
+					} else if r.Outcome == sequential.Better && rec.Verdict != compare.Worse {
+						rec.Verdict = compare.Better
+					}
+				}
+			}
+		}
+	}
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "ab.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(st.stdout, "\nab: %d pairs, verdict %s; directory %s\n", rec.Pairs, report.VerdictText(rec.Verdict), out)
+	switch {
+	case runErr != nil:
+		return runErr
+	case rec.Verdict == compare.Worse:
+		return errRegression
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/sequential"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
+)
+
+// TestABKnownEffect runs `cometlab ab --repeat auto` on real 4-validator
+// testnets with a known effect, consensus.timeout_commit 1 s (the
+// default) against 2 s, 10-s runs at 100 tx/s and a budget of 3 pairs:
+// block latency must be decided worse, the exit code must be 4, and the
+// directory must hold every run, the comparison and ab.json. 4–6 runs,
+// about 2–3 minutes.
+func TestABKnownEffect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs up to six real 4-validator testnets")
+	}
+	testnettest.LockForTest(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := run(t, "ab", "--cand", "consensus.timeout_commit=2s", "--repeat", "auto", "--max-pairs", "3",
+		"-r", "100", "-T", "10s", "--out", out)
+	t.Log(stdout)
+	if code != exitcode.Regression {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitcode.Regression, stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "ab.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec abRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Pairs < 2 || rec.Pairs > 3 || len(rec.Rounds) != rec.Pairs {
+		t.Errorf("%d pairs, %d rounds recorded; want 2 or 3", rec.Pairs, len(rec.Rounds))
+	}
+	if len(rec.Sequential) != 1 {
+		t.Fatalf("%d sequential decisions, want 1", len(rec.Sequential))
+	}
+	worse := false
+	for _, r := range rec.Sequential[0].Metrics {
+		t.Logf("%s: %v at %d pairs (Δ %.4g, θ %.4g, p %.3g at level %.3g)", r.ID, r.Outcome, r.DecidedAt, r.MeanDiff, r.Threshold, r.P, r.Level)
+		if r.ID == "block_latency_p50_ms" {
+			worse = r.Outcome == sequential.Worse
+		}
+	}
+	if !worse {
+		t.Error("block_latency_p50_ms not decided worse")
+	}
+	if _, err := os.Stat(filepath.Join(out, results.CompareJSON)); err != nil {
+		t.Errorf("no comparison: %v", err)
+	}
+	for _, round := range rec.Rounds {
+		for _, dir := range round {
+			if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
+				t.Errorf("run %s: %v", dir, err)
+			}
+		}
+	}
+}
