@@ -22,12 +22,13 @@ import (
 
 func newRunCmd(st *state) *cobra.Command {
 	var (
-		tf      testnetFlags
-		lf      loadFlags
-		mf      metricsFlags
-		out     string
-		target  string
-		minFree string
+		tf       testnetFlags
+		lf       loadFlags
+		mf       metricsFlags
+		out      string
+		target   string
+		minFree  string
+		readLive bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -76,7 +77,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 				Manifest: m, Dir: out, Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose),
 				Version: version, StartTimeout: tf.startTimeout, Hard: st.hard,
 				ScrapeInterval: mf.interval, Metrics: mf.metrics, NoResources: mf.noResources, Prometheus: mf.prometheus,
-				MinFreeDisk: free,
+				MinFreeDisk: free, ReadAfterLoad: !readLive,
 			})
 			return printResult(st, res, err)
 		},
@@ -87,6 +88,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 	mf.register(cmd.Flags(), true)
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().StringVar(&target, "target", "", "node that receives the load (default: the first validator)")
+	cmd.Flags().BoolVar(&readLive, "read-during-load", true, "read blocks as they commit, from a node other than the target, and print a live line every 5 s; false reads every block after the load (no RPC requests to the nodes during it)")
 	cmd.Flags().StringVar(&minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
 	return cmd
 }

@@ -102,7 +102,7 @@ func Walk(ctx context.Context, cfg WalkConfig, txs, blocks *results.Writer) (Wal
 type Walker struct {
 	cfg         WalkConfig
 	txs, blocks *results.Writer
-	seen        map[connSeq]struct{}
+	seen        *seqSet
 	prev        *fetched // the last block fetched, not yet written (its successor gives its commit time)
 	next        int64    // the next height to fetch
 	st          WalkStats
@@ -113,7 +113,7 @@ func NewWalker(cfg WalkConfig, txs, blocks *results.Writer) *Walker {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 8
 	}
-	return &Walker{cfg: cfg, txs: txs, blocks: blocks, seen: make(map[connSeq]struct{}), next: cfg.From}
+	return &Walker{cfg: cfg, txs: txs, blocks: blocks, seen: newSeqSet(), next: cfg.From}
 }
 
 // SetClient makes the walker read from another node of the same chain.
@@ -200,15 +200,13 @@ func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
 
 // emit writes block b (committed at commit, in round round) and its run
 // transactions.
-func emit(b *fetched, commit time.Time, round int32, seen map[connSeq]struct{}, txs, blocks *results.Writer, onTx func(*results.Tx)) (s WalkStats) {
+func emit(b *fetched, commit time.Time, round int32, seen *seqSet, txs, blocks *results.Writer, onTx func(*results.Tx)) (s WalkStats) {
 	bt, ct := b.blk.Time.UnixNano(), commit.UnixNano()
 	for i, p := range b.run {
 		k := connSeq{int(p.Connection), p.Seq}
-		_, dup := seen[k]
+		dup := seen.add(k)
 		if dup {
 			s.Duplicates++
-		} else {
-			seen[k] = struct{}{}
 		}
 		rec := results.Tx{Conn: k.conn, Seq: k.seq, Sent: p.Time.UnixNano(), Height: b.blk.Height,
 			Index: b.idx[i], BlockTime: bt, CommitTime: ct, Duplicate: dup}

@@ -61,6 +61,11 @@ type Options struct {
 	// run directory's file system: below it the load stops and the run is
 	// partial. 0 means DefaultMinFreeDisk; below 0 turns the guard off.
 	MinFreeDisk int64
+	// ReadAfterLoad reads every block after the load instead of while it
+	// runs (no live reader, no live line): to measure what the live
+	// read-back costs, or to keep every RPC request off the nodes during
+	// the load.
+	ReadAfterLoad bool
 }
 
 // Metrics modes (Options.Metrics, --metrics).
@@ -345,7 +350,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true, live: true, minFree: opts.MinFreeDisk, source: s.txs}
+		target: target.RPC, nodes: endpoints, readback: true, live: !opts.ReadAfterLoad, minFree: opts.MinFreeDisk, source: s.txs}
 	lp.setCollectors(opts, tn)
 	lp.down = func(name string, t0 time.Time) (bool, string) {
 		n := tn.Node(name)
