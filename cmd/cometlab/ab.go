@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -30,6 +31,10 @@ type abFlags struct {
 	seed       uint64
 	out        string
 	thresholds string
+	aa         bool
+	stop       string
+	metrics    []string
+	familyWise bool
 }
 
 // abRecord is ab.json: how the experiment was made and what it decided.
@@ -41,11 +46,19 @@ type abRecord struct {
 	Order      string                `json:"order"`
 	Seed       uint64                `json:"seed"`
 	Method     string                `json:"method"`
+	Alpha      float64               `json:"alpha"`
 	Pairs      int                   `json:"pairs"`
 	Rounds     [][]string            `json:"rounds"` // run directories in the order they ran
 	Sequential []sequential.Decision `json:"sequential,omitempty"`
 	Verdict    compare.Verdict       `json:"verdict"`
 	Partial    bool                  `json:"partial,omitempty"`
+	// AA is set for an A/A calibration (--aa): Noise names its noise.json.
+	AA    bool   `json:"aa,omitempty"`
+	Noise string `json:"noise,omitempty"`
+	// Stop, Metrics and FamilyWise are --repeat auto's rule.
+	Stop       string   `json:"stop,omitempty"`
+	Metrics    []string `json:"metrics,omitempty"`
+	FamilyWise bool     `json:"family_wise,omitempty"`
 }
 
 func newABCmd(st *state) *cobra.Command {
@@ -74,11 +87,29 @@ paired t-test with O'Brien–Fleming-type alpha spending (Lan & DeMets 1983)
 and two one-sided tests for equivalence: the chance of calling a metric
 changed when it is not stays ≤ alpha (per metric) over all the looks.
 
+--stop worse ends an auto experiment as soon as a metric is decided worse
+(what a CI gate needs; stopping early never raises the false-alarm bound);
+--metrics limits the judged metrics to those named (the others are still
+compared, not waited for); --family-wise divides alpha among the judged
+metrics (Bonferroni), so that the bound holds for "any metric called
+changed" instead of metric by metric.
+
+--aa is an A/A calibration: the --base spec runs on both sides (no --cand;
+--repeat defaults to 10 pairs). It writes noise.json: per metric the
+between-run coefficient of variation, the RMS of the pairs' Δ %, the noise
+floor a single-run comparison must exceed, the smallest change that many
+pairs detect, and the false alarms of single-run 'compare' over the pairs,
+with the within-run tests (before) and against the noise of the other
+pairs (after). 'compare --noise noise.json' then judges single runs of
+this setup against it. An A/A experiment exits 0 whatever it finds.
+
 Exit code 4 when a candidate is worse (auto: a metric decided worse),
 130 on Ctrl-C: the finished runs are kept and a partial verdict written.`,
 		Example: `  cometlab ab --base v0.38.26 --cand v0.40.0 --repeat 3 -T 60s
   cometlab ab --cand 'consensus.timeout_commit=2s' --repeat auto --max-pairs 6
-  cometlab ab --base base.toml --cand cand.toml --order random --seed 7`,
+  cometlab ab --base base.toml --cand cand.toml --order random --seed 7
+  cometlab ab --aa -T 30s --out ab/aa-default          # then: compare --noise ab/aa-default/noise.json …
+  cometlab ab --base v0.38.26 --cand v0.40.0 --repeat auto --stop worse --metrics block_latency_p50_ms,committed_tps`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAB(st, cmd, &tf, &lf, f) },
 	}
@@ -94,11 +125,32 @@ Exit code 4 when a candidate is worse (auto: a metric decided worse),
 	fs.Uint64Var(&f.seed, "seed", 1, "--order random: seed of the order (recorded in ab.json)")
 	fs.StringVar(&f.out, "out", "", "experiment directory (default ab/<UTC time>)")
 	fs.StringVar(&f.thresholds, "thresholds", "", "thresholds file, as 'compare --thresholds'")
+	fs.BoolVar(&f.aa, "aa", false, "A/A calibration: run --base on both sides and write noise.json (between-run noise, noise floors, false alarms of single-run compare); --repeat defaults to 10")
+	fs.StringVar(&f.stop, "stop", "all", `--repeat auto: stop when "all" judged metrics are decided, or at the first metric decided "worse"`)
+	fs.StringSliceVar(&f.metrics, "metrics", nil, "--repeat auto: judge only these metric ids (comma-separated; default every judged metric of the dictionary)")
+	fs.BoolVar(&f.familyWise, "family-wise", false, "--repeat auto: split alpha among the judged metrics (Bonferroni), bounding the chance that any metric is called changed")
 	return cmd
 }
 
 func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) error {
 	usage := func(err error) error { return exitcode.With(err, exitcode.Usage) }
+	if f.aa {
+		if len(f.cands) > 0 {
+			return usage(errors.New("--aa runs --base on both sides: give no --cand"))
+		}
+		f.cands = []string{f.base}
+		if !cmd.Flags().Changed("repeat") {
+			f.repeat = "10"
+		}
+	}
+	if f.stop != "all" && f.stop != "worse" {
+		return usage(fmt.Errorf("--stop %q: want all or worse", f.stop))
+	}
+	for _, id := range f.metrics {
+		if _, ok := analysis.Lookup(id); !ok {
+			return usage(fmt.Errorf("--metrics: %q is not a metric id (see 'cometlab analyze --help' or summary.json)", id))
+		}
+	}
 	auto := f.repeat == "auto"
 	rounds := f.maxPairs
 	if !auto {
@@ -140,7 +192,11 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abF
 		out = filepath.Join("ab", time.Now().UTC().Format("20060102-150405"))
 	}
 	rec := abRecord{Base: f.base, Candidates: f.cands, Repeat: f.repeat, MaxPairs: f.maxPairs, Order: f.order, Seed: f.seed,
-		Method: "group-sequential paired t-test, O'Brien–Fleming-type alpha spending (Lan & DeMets 1983), TOST equivalence"}
+		Method: "group-sequential paired t-test, O'Brien–Fleming-type alpha spending (Lan & DeMets 1983), TOST equivalence",
+		AA:     f.aa, Alpha: th.Alpha}
+	if auto {
+		rec.Stop, rec.Metrics, rec.FamilyWise = f.stop, f.metrics, f.familyWise
+	}
 	dirs := make([][]string, len(sides))
 	start := time.Now()
 	var runErr error
@@ -158,7 +214,7 @@ rounds:
 				Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard})
 			if err != nil || cmd.Context().Err() != nil {
 				if cmd.Context().Err() != nil {
-					runErr = exitcode.With(cmp(err, cmd.Context().Err()), exitcode.Interrupted)
+					runErr = exitcode.With(firstErr(err, cmd.Context().Err()), exitcode.Interrupted)
 				} else {
 					runErr = exitcode.With(err, exitcode.Failed)
 				}
@@ -175,7 +231,7 @@ rounds:
 		rec.Rounds = append(rec.Rounds, ran)
 		rec.Pairs = round + 1
 		if auto {
-			decs, stop, err := abStep(dirs, labels, th, f.maxPairs)
+			decs, stop, err := abStep(dirs, labels, th, f)
 			if err != nil {
 				return err
 			}
@@ -188,10 +244,10 @@ rounds:
 			}
 		}
 	}
-	return abFinish(st, out, dirs, labels, th, rec, auto, runErr)
+	return abFinish(st, out, commandLine(nil, cmd), dirs, labels, th, rec, auto, runErr)
 }
 
-func cmp(a, b error) error {
+func firstErr(a, b error) error {
 	if a != nil {
 		return a
 	}
@@ -250,7 +306,7 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 
 // abStep reads the runs so far and applies the stepping rule to every
 // candidate; stop is true when every candidate may stop.
-func abStep(dirs [][]string, labels []string, th compare.Thresholds, maxPairs int) ([]sequential.Decision, bool, error) {
+func abStep(dirs [][]string, labels []string, th compare.Thresholds, f abFlags) ([]sequential.Decision, bool, error) {
 	runs := make([][]compare.Run, len(dirs))
 	for i, ds := range dirs {
 		for _, d := range ds {
@@ -261,28 +317,31 @@ func abStep(dirs [][]string, labels []string, th compare.Thresholds, maxPairs in
 			runs[i] = append(runs[i], r)
 		}
 	}
-	cfg := sequential.Config{Alpha: th.Alpha, MaxPairs: maxPairs}
+	cfg := sequential.Config{Alpha: th.Alpha, MaxPairs: f.maxPairs, FamilyWise: f.familyWise}
 	stop := true
 	var decs []sequential.Decision
 	for ci := 1; ci < len(runs); ci++ {
-		d, err := sequential.Step(cfg, seqMetrics(runs[0], runs[ci], th))
+		d, err := sequential.Step(cfg, seqMetrics(runs[0], runs[ci], th, f.metrics))
 		if err != nil {
 			return nil, false, err
 		}
 		decs = append(decs, d)
 		stop = stop && d.Stop
 	}
+	if f.stop == "worse" && anyOutcome(decs, sequential.Worse) {
+		stop = true
+	}
 	return decs, stop, nil
 }
 
 // seqMetrics pairs the runs of two sides round by round, for every judged
 // metric of the dictionary that every run has.
-func seqMetrics(base, cand []compare.Run, th compare.Thresholds) []sequential.Metric {
+func seqMetrics(base, cand []compare.Run, th compare.Thresholds, only []string) []sequential.Metric {
 	n := min(len(base), len(cand))
 	var ms []sequential.Metric
 	for _, dm := range analysis.Dictionary() {
 		pct, minDelta, ignore := th.For(dm.ID)
-		if ignore || dm.Better == analysis.Neutral {
+		if ignore || dm.Better == analysis.Neutral || (len(only) > 0 && !slices.Contains(only, dm.ID)) {
 			continue
 		}
 		m := sequential.Metric{ID: dm.ID, ThresholdPct: pct, MinDelta: minDelta, Better: sequential.LowerIsBetter}
@@ -306,6 +365,18 @@ func seqMetrics(base, cand []compare.Run, th compare.Thresholds) []sequential.Me
 	return ms
 }
 
+// anyOutcome says whether some metric of some decision has outcome o.
+func anyOutcome(decs []sequential.Decision, o sequential.Outcome) bool {
+	for _, d := range decs {
+		for _, r := range d.Metrics {
+			if r.Outcome == o {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // decisionLine counts a decision's outcomes and names the metrics found
 // worse or better.
 func decisionLine(d sequential.Decision) string {
@@ -325,12 +396,16 @@ func decisionLine(d sequential.Decision) string {
 	return s
 }
 
-// abFinish compares the finished runs, writes the comparison and ab.json,
-// and returns the error that sets the exit code.
-func abFinish(st *state, out string, dirs [][]string, labels []string, th compare.Thresholds, rec abRecord, auto bool, runErr error) error {
+// abFinish compares the finished runs, writes the comparison (with the
+// sequential decisions or the A/A noise at its top), noise.json and
+// ab.json, and returns the error that sets the exit code.
+func abFinish(st *state, out, command string, dirs [][]string, labels []string, th compare.Thresholds, rec abRecord, auto bool, runErr error) error {
 	complete := true
 	for _, ds := range dirs {
 		complete = complete && len(ds) > 0
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
 	}
 	if complete {
 		given := make([]compare.SideDirs, len(dirs))
@@ -341,29 +416,34 @@ func abFinish(st *state, out string, dirs [][]string, labels []string, th compar
 		if err != nil {
 			return err
 		}
-		if err := report.WriteCompare(out, c, cs, report.CompareOptions{Command: "cometlab ab"}); err != nil {
+		rec.Verdict = c.Verdict
+		var preface string
+		if auto {
+			rec.Verdict = sequentialVerdict(rec.Sequential)
+			preface = sequentialMarkdown(rec, labels)
+		}
+		if rec.AA && len(cs) == 2 {
+			noise := compare.MeasureNoise(rec.Base, cs[0].Runs, cs[1].Runs, th.Alpha)
+			fa, err := compare.CountFalseAlarms(rec.Base, cs[0].Runs, cs[1].Runs, compare.Options{Thresholds: th})
+			if err != nil {
+				return err
+			}
+			noise.FalseAlarms = &fa
+			if err := compare.WriteNoise(filepath.Join(out, "noise.json"), noise); err != nil {
+				return err
+			}
+			rec.Noise = "noise.json"
+			preface = aaMarkdown(noise) + preface
+			fmt.Fprintf(st.stdout, "aa: %d pairs; single-run compare false alarms: %d of %d pairs with the within-run tests, %d of %d against the noise; %s\n",
+				fa.Pairs, fa.Before, fa.Pairs, fa.After, fa.Pairs, filepath.Join(out, "noise.json"))
+		}
+		if err := report.WriteCompare(out, c, cs, report.CompareOptions{Command: command, Preface: preface}); err != nil {
 			return err
 		}
 		report.CompareTable(st.stdout, c)
-		rec.Verdict = c.Verdict
-		if auto {
-			rec.Verdict = compare.NoChange
-			for _, d := range rec.Sequential {
-				for _, r := range d.Metrics {
-					if r.Outcome == sequential.Worse {
-						rec.Verdict = compare.Worse
-					} else if r.Outcome == sequential.Better && rec.Verdict != compare.Worse {
-						rec.Verdict = compare.Better
-					}
-				}
-			}
-		}
 	}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, "ab.json"), append(b, '\n'), 0o644); err != nil {
@@ -373,7 +453,7 @@ func abFinish(st *state, out string, dirs [][]string, labels []string, th compar
 	switch {
 	case runErr != nil:
 		return runErr
-	case rec.Verdict == compare.Worse:
+	case rec.Verdict == compare.Worse && !rec.AA:
 		return errRegression
 	}
 	return nil

@@ -27,6 +27,7 @@ type compareFlags struct {
 	threshold  float64
 	seed       uint64
 	resamples  int
+	noise      string
 }
 
 func newCompareCmd(st *state) *cobra.Command {
@@ -41,6 +42,13 @@ change). A metric is worse only when its change is at least the threshold
 (default 10 %, CometBFT's QA rule) in its bad direction AND significant
 (p < 0.05 or the interval excludes 0). The report starts with what differs
 between the runs: versions, load, manifest and config.toml keys.
+
+Single runs cannot see the noise between runs (a busier host slows a whole
+run), so with one run a side a change that the within-run tests call
+significant is judged against the between-run noise measured on this setup
+by 'cometlab ab --aa' (--noise FILE, its noise.json); without it such a
+metric is "noise unknown" and the comparison's verdict too (exit 0), never
+worse. Lost and duplicate transactions are judged within the run.
 
 BASE and each CAND are run directories. Repeats of one setup are given
 joined with commas (runs/a1,runs/a2,runs/a3): the between-run spread then
@@ -64,13 +72,14 @@ default threshold, alpha and per-metric thresholds:
   [metric.tps_stddev]
   ignore = true
 
-Exit codes: 0 no metric is worse; 4 some metric of some candidate is worse
+Exit codes: 0 no metric is worse (or noise unknown); 4 some metric of some candidate is worse
 (a regression: CI pipelines can gate on it); 2 unusable input (a missing
 or unreadable run, bad arguments or thresholds); 1 the report could not be
 written.`,
 		Example: `  cometlab compare runs/v038 runs/v040
   cometlab compare v038=runs/v038-1,runs/v038-2 v040=runs/v040-1,runs/v040-2 --out compare/v038-v040
-  cometlab compare --thresholds thresholds.toml sweeps/base sweeps/candidate`,
+  cometlab compare --thresholds thresholds.toml sweeps/base sweeps/candidate
+  cometlab compare --noise ab/aa-default/noise.json runs/v040-a runs/v040-b`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(st, cmd, f, args)
@@ -82,6 +91,7 @@ written.`,
 	fs.Float64Var(&f.threshold, "threshold", compare.DefaultThresholdPct, "default threshold in % of the baseline (overrides the thresholds file's)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap (the same seed gives the same intervals)")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
+	fs.StringVar(&f.noise, "noise", "", "noise.json of 'cometlab ab --aa' on this setup: single runs are judged against the between-run noise it measured (without it, a change of single runs is \"noise unknown\")")
 	return cmd
 }
 
@@ -136,6 +146,13 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 		sides = append(sides, s)
 	}
 	opts := compare.Options{Thresholds: th, Seed: f.seed, Resamples: f.resamples}
+	if f.noise != "" {
+		n, err := compare.ReadNoise(f.noise)
+		if err != nil {
+			return exitcode.With(fmt.Errorf("--noise: %w", err), exitcode.Usage)
+		}
+		opts.Noise = n
+	}
 	load := compare.LoadOptions{IgnoreConfig: cometbft.RunSpecificConfigKeys()}
 	ropts := report.CompareOptions{Command: commandLine(args, cmd)}
 
@@ -199,8 +216,14 @@ func compareSweeps(st *state, sides []compare.SideDirs, out string, opts compare
 // commandLine rebuilds the command line for the report, quoting arguments
 // with spaces.
 func commandLine(args []string, cmd *cobra.Command) string {
-	parts := []string{"cometlab compare"}
+	parts := []string{cmd.CommandPath()}
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				parts = append(parts, "--"+fl.Name+" "+quote(v))
+			}
+			return
+		}
 		parts = append(parts, "--"+fl.Name+" "+quote(fl.Value.String()))
 	})
 	for _, a := range args {

@@ -17,7 +17,8 @@ import (
 // TestCompareRealRuns runs two real 15-s runs of a 4-validator testnet at
 // 100 tx/s — the default network, and one whose consensus.timeout_commit
 // is 2 s instead of 1 s — and compares them with `cometlab compare`: the
-// slower network's block latency must be worse (exit 4), the changed
+// slower network's block latency must be noise unknown without a measured
+// noise (exit 0) and worse against one (exit 4), the changed
 // config key must head the differences, and with thresholds that tolerate
 // the change the exit code must be 0. About 50 s.
 func TestCompareRealRuns(t *testing.T) {
@@ -41,8 +42,15 @@ func TestCompareRealRuns(t *testing.T) {
 		}
 	}
 
+	// Without a measured noise a single-run change is "noise unknown".
+	code, stdout, stderr := run(t, "compare", base, slow, "--out", filepath.Join(tmp, "cmp0"))
+	if code != exitcode.OK || !strings.Contains(stdout, "noise unknown") {
+		t.Fatalf("without --noise: exit %d, want 0 and noise unknown\n%s\n%s", code, stdout, stderr)
+	}
+	// Against a between-run noise of 5 % (what `ab --aa` measures for
+	// central latencies on this kind of host), +60 % is worse.
 	out := filepath.Join(tmp, "cmp")
-	code, stdout, stderr := run(t, "compare", base, slow, "--out", out)
+	code, stdout, stderr = run(t, "compare", base, slow, "--out", out, "--noise", writeNoise(t, tmp, 5))
 	t.Log(stdout)
 	if code != exitcode.Regression {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitcode.Regression, stdout, stderr)

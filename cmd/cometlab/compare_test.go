@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
@@ -106,8 +107,19 @@ func TestCompareRuns(t *testing.T) {
 		}
 	}
 
-	out = filepath.Join(tmp, "slower")
+	// Single runs without a measured noise: the within-run tests call the
+	// slower blocks significant, but the verdict is "noise unknown", exit 0.
+	out = filepath.Join(tmp, "unknown")
 	code, stdout, stderr = run(t, "compare", a1, b1, "--out", out)
+	if code != exitcode.OK {
+		t.Fatalf("single runs without --noise: exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	}
+	if c := readComparison(t, filepath.Join(out, results.CompareJSON)); c.Verdict != compare.NoiseUnknown {
+		t.Errorf("single runs without --noise: verdict %s, want noise_unknown", c.Verdict)
+	}
+
+	out = filepath.Join(tmp, "slower")
+	code, stdout, stderr = run(t, "compare", a1, b1, "--out", out, "--noise", writeNoise(t, tmp, 5))
 	if code != exitcode.Regression {
 		t.Fatalf("slower blocks: exit %d, want %d\n%s\n%s", code, exitcode.Regression, stdout, stderr)
 	}
@@ -241,7 +253,7 @@ func TestCompareSweeps(t *testing.T) {
 		{"c4-r50", []fakeRun{{"v0.40.0", sec, 8}}},
 	})
 	out := filepath.Join(tmp, "out")
-	code, stdout, stderr := run(t, "compare", base, cand, "--out", out)
+	code, stdout, stderr := run(t, "compare", base, cand, "--out", out, "--noise", writeNoise(t, tmp, 5))
 	if code != exitcode.Regression {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -260,4 +272,20 @@ func TestCompareSweeps(t *testing.T) {
 	if len(c.Baseline.Runs) != 2 || len(c.Candidates[0].Runs) != 2 || !strings.Contains(strings.Join(c.Warnings, "\n"), "cand: skipped") {
 		t.Errorf("cell c1-r50: %d v %d runs, warnings %q", len(c.Baseline.Runs), len(c.Candidates[0].Runs), c.Warnings)
 	}
+}
+
+// writeNoise writes a noise.json in dir giving every metric of the
+// dictionary a between-run noise of pct % (RMS of Δ % over 10 A/A pairs)
+// and returns its path.
+func writeNoise(t *testing.T, dir string, pct float64) string {
+	t.Helper()
+	n := compare.Noise{Spec: "test", Pairs: 10, Alpha: 0.05, Metrics: map[string]compare.NoiseMetric{}}
+	for _, m := range analysis.Dictionary() {
+		n.Metrics[m.ID] = compare.NoiseMetric{Pairs: 10, RelPairs: 10, DiffRMSPct: pct, DiffRMS: 1}
+	}
+	path := filepath.Join(dir, fmt.Sprintf("noise-%g.json", pct))
+	if err := compare.WriteNoise(path, n); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -422,14 +422,10 @@ func accountingAnomalies(b *builder) {
 		}
 		slices.SortFunc(rs, func(a, b reason) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.msg, b.msg)) })
 		var parts []string
-		for i, r := range rs {
-			if i == 3 {
-				parts = append(parts, fmt.Sprintf("and %d other reasons", len(rs)-3))
-				break
-			}
+		for _, r := range rs {
 			parts = append(parts, fmt.Sprintf("%q (%d)", r.msg, r.n))
 		}
-		b.anomaly("%s rejected: %s", count(v, "sent transaction was", "sent transactions were"), strings.Join(parts, ", "))
+		b.anomaly("%s rejected: %s", count(v, "sent transaction was", "sent transactions were"), JoinFew(parts, 3, "and %d other reasons"))
 	}
 	if v := m["missing_txs"]; v > 0 {
 		b.anomaly("%s missing: neither committed nor rejected, dropped without an error", count(v, "sent transaction is", "sent transactions are"))
@@ -478,6 +474,15 @@ func moreBlocks(in Input, b *builder, noBlocks bool) {
 }
 
 // count writes n followed by the singular or the plural words.
+// JoinFew joins the first n parts with ", " and, when there are more,
+// adds more (a format with one %d: how many were left out).
+func JoinFew(parts []string, n int, more string) string {
+	if len(parts) <= n {
+		return strings.Join(parts, ", ")
+	}
+	return strings.Join(append(slices.Clone(parts[:n]), fmt.Sprintf(more, len(parts)-n)), ", ")
+}
+
 func count(n float64, one, many string) string {
 	if n == 1 {
 		return "1 " + one

@@ -44,6 +44,10 @@ type Options struct {
 	Confidence float64    // of the intervals; 0 means 1 − Thresholds.Alpha
 	Resamples  int        // bootstrap resamples; 0 means 2000
 	Seed       uint64     // of the bootstrap; the same seed gives the same intervals
+	// Noise is the between-run noise measured by an A/A experiment: a
+	// single-run comparison judges a metric against it, and calls a
+	// change of a metric it lacks "noise unknown".
+	Noise *Noise
 }
 
 // Verdict is the judgement of one metric (or of a whole comparison).
@@ -58,6 +62,10 @@ const (
 	NotJudged     Verdict = "not_judged"     // neutral, unknown or ignored metric
 	NotComparable Verdict = "not_comparable" // the loads differ, so the figure means something else
 	Missing       Verdict = "missing"        // absent on one side
+	// NoiseUnknown: single runs whose within-run evidence calls a change,
+	// with no measured between-run noise to judge it against (a cell); a
+	// candidate with such cells and no worse or better one (a side).
+	NoiseUnknown Verdict = "noise_unknown"
 )
 
 // Result is the result of Sides; compare.json holds it.
@@ -126,6 +134,10 @@ type Cell struct {
 	Tested  bool    `json:"tested,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	Reason  string  `json:"reason"`
+	// WithinRun is the verdict of the within-run evidence alone, for
+	// single runs (Verdict is then judged against the A/A noise, or
+	// NoiseUnknown).
+	WithinRun Verdict `json:"within_run,omitempty"`
 }
 
 // Sides compares each candidate with the baseline, metric by metric and
@@ -194,6 +206,12 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 				ci.Worse++
 			}
 		}
+		unknown := 0
+		for _, r := range out.Metrics {
+			if r.Candidates[i].Verdict == NoiseUnknown {
+				unknown++
+			}
+		}
 		switch {
 		case ci.Worse > 0:
 			ci.Verdict = Worse
@@ -202,6 +220,11 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 			ci.Verdict = Better
 			if out.Verdict != Worse {
 				out.Verdict = Better
+			}
+		case unknown > 0:
+			ci.Verdict = NoiseUnknown
+			if out.Verdict == NoChange {
+				out.Verdict = NoiseUnknown
 			}
 		default:
 			ci.Verdict = NoChange
@@ -331,7 +354,6 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		cell.Verdict, cell.Reason = NotJudged, "ignored by the thresholds file"
 		return cell
 	}
-	cell.Verdict = NoChange
 	material := d != 0 && math.Abs(d) >= floor
 	var beyond, within string
 	if cell.DeltaPct != nil {
@@ -348,30 +370,69 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		}
 		within += fmt.Sprintf("below the floor of %s", fmtNum(floor))
 	}
+	single := len(bv) == 1 && len(cv) == 1
+	c.judge(&cell, m, d, material, beyond, within)
+	if !single || lossCount(m.ID) {
+		return cell
+	}
+	// Single runs: the within-run evidence cannot see a busier host.
+	cell.WithinRun = cell.Verdict
+	if nm, ok := c.noise(m.ID); ok {
+		if iv, p, test, ok := noiseTest(nm, b, d, c.opts.Confidence); ok {
+			cell.CI, cell.P, cell.Test = &iv, &p, test
+			c.judge(&cell, m, d, material, beyond, within)
+			return cell
+		}
+	}
+	if changed(cell.Verdict) {
+		cell.Verdict = NoiseUnknown
+		cell.Reason = "noise unknown: " + cell.Reason + " within the run, but one run cannot show how much this figure moves " +
+			"between runs on this host; measure it with `cometlab ab --aa` and pass `compare --noise`, or repeat the runs"
+	}
+	return cell
+}
+
+// lossCount says whether id counts transactions lost or duplicated: a
+// healthy setup has none in any run, so host noise does not move it and
+// the within-run test of a single run judges it.
+func lossCount(id string) bool { return id == "missing_txs" || id == "duplicate_txs" }
+
+// noise returns the measured between-run noise of metric id, if any.
+func (c *comparer) noise(id string) (NoiseMetric, bool) {
+	if c.opts.Noise == nil {
+		return NoiseMetric{}, false
+	}
+	nm, ok := c.opts.Noise.Metrics[id]
+	return nm, ok
+}
+
+// judge sets the cell's verdict and reason from its change (material:
+// beyond the threshold and floor) and its evidence (P, CI).
+func (c *comparer) judge(cell *Cell, m analysis.Metric, d float64, material bool, beyond, within string) {
+	cell.Verdict = NoChange
 	cell.Beyond, cell.Tested = material, cell.P != nil || cell.CI != nil
 	switch {
 	case !material && d == 0:
 		cell.Reason = "no change"
-		return cell
+		return
 	case !material:
 		cell.Reason = within
-		return cell
+		return
 	case cell.P == nil && cell.CI == nil:
 		cell.Reason = beyond + ", but single runs give no noise estimate for this figure: repeat the runs to judge it"
-		return cell
+		return
 	}
 	sig := (cell.P != nil && *cell.P < c.opts.Thresholds.Alpha) || (cell.CI != nil && cell.CI.Excludes(0))
 	if !sig {
-		cell.Reason = beyond + ", but not significant (" + c.evidenceText(cell) + ")"
-		return cell
+		cell.Reason = beyond + ", but not significant (" + c.evidenceText(*cell) + ")"
+		return
 	}
 	good := (m.Better == analysis.HigherIsBetter) == (d > 0)
 	cell.Verdict = Worse
 	if good {
 		cell.Verdict = Better
 	}
-	cell.Reason = beyond + " and significant (" + c.evidenceText(cell) + ")"
-	return cell
+	cell.Reason = beyond + " and significant (" + c.evidenceText(*cell) + ")"
 }
 
 func (c *comparer) evidenceText(cell Cell) string {

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -45,6 +46,10 @@ type cmpCase struct {
 		Seed         uint64
 		ThresholdPct *float64 `toml:"threshold_pct"`
 		Resamples    int
+		// Noise gives metrics a measured between-run noise: id → the RMS
+		// of the A/A pairs' Δ %, over NoisePairs pairs (default 10).
+		Noise      map[string]float64
+		NoisePairs int `toml:"noise_pairs"`
 	}
 	Run    []cmpCaseRun
 	Expect struct {
@@ -174,6 +179,13 @@ func loadCase(t *testing.T, path string) (cmpCase, Side, []Side, Options) {
 		cands = append(cands, *sides[s])
 	}
 	opts := Options{Seed: c.Options.Seed, Resamples: c.Options.Resamples, Thresholds: DefaultThresholds()}
+	if c.Options.Noise != nil {
+		pairs := cmp.Or(c.Options.NoisePairs, 10)
+		opts.Noise = &Noise{Pairs: pairs, Metrics: map[string]NoiseMetric{}}
+		for id, pct := range c.Options.Noise {
+			opts.Noise.Metrics[id] = NoiseMetric{Pairs: pairs, RelPairs: pairs, DiffRMSPct: pct}
+		}
+	}
 	if c.Options.ThresholdPct != nil {
 		opts.Thresholds.DefaultPct = *c.Options.ThresholdPct
 	}

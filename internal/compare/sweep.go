@@ -70,7 +70,7 @@ type SweepResult struct {
 
 // Conclude sets each compared cell's verdict and candidates from its
 // Result, and the sweep's verdict: worse when any cell's is, else better
-// when any cell's is, else no change.
+// when any cell's is, else noise unknown when any cell's is, else no change.
 func (s *SweepResult) Conclude() {
 	s.Verdict = NoChange
 	for i := range s.Cells {
@@ -84,6 +84,8 @@ func (s *SweepResult) Conclude() {
 			s.Verdict = Worse
 		case c.Verdict == Better && s.Verdict != Worse:
 			s.Verdict = Better
+		case c.Verdict == NoiseUnknown && s.Verdict == NoChange:
+			s.Verdict = NoiseUnknown
 		}
 	}
 }

@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +26,9 @@ type CompareOptions struct {
 	// Command is the command line that made the comparison, shown in the
 	// report so that it can be repeated; "" leaves it out.
 	Command string
+	// Preface is Markdown put right after the verdict (cometlab ab's
+	// sequential decisions, or the A/A noise), before the tables.
+	Preface string
 }
 
 // WriteCompare writes the comparison c of sides (baseline first, as
@@ -39,7 +44,7 @@ func WriteCompare(dir string, c compare.Result, sides []compare.Side, opts Compa
 		return fmt.Errorf("compare: %w", err)
 	}
 	var b bytes.Buffer
-	compareMarkdown(&b, c, plots, opts.Command)
+	compareMarkdown(&b, c, plots, opts)
 	return writeCompareFiles(dir, "cometlab "+compareTitle(c), b.Bytes(), c)
 }
 
@@ -86,6 +91,8 @@ func VerdictText(v compare.Verdict) string {
 		return "not comparable"
 	case compare.Missing:
 		return "missing"
+	case compare.NoiseUnknown:
+		return "noise unknown"
 	}
 	return string(v)
 }
@@ -165,18 +172,21 @@ func valueText(m analysis.Metric, v *float64) string {
 // compareMarkdown writes compare.md: verdict, what was compared, the
 // differences between the runs, warnings, metric tables by group, the
 // changes with their reasons, the distributions, the plots and the method.
-func compareMarkdown(w io.Writer, c compare.Result, plots []comparePlot, command string) {
+func compareMarkdown(w io.Writer, c compare.Result, plots []comparePlot, opts CompareOptions) {
 	m := mdWriter{w: w}
 	th := c.Method.Thresholds
 	m.f("# Comparison: %s\n\n", compareTitle(c))
-	m.f("**Verdict: %s.** ", strings.ToUpper(VerdictText(c.Verdict)))
-	for _, s := range c.Candidates {
-		m.f("%s against %s: %s (%d worse, %d better). ", s.Label, c.Baseline.Label, VerdictText(s.Verdict), s.Worse, s.Better)
+	m.f("**Verdict: %s.**\n\n", strings.ToUpper(VerdictText(c.Verdict)))
+	for ci := range c.Candidates {
+		m.f("- %s\n", verdictSentence(c, ci))
 	}
-	m.f("A metric is better or worse when its change is at least %s %% (CometBFT's regression rule; per-metric thresholds may differ) "+
+	m.f("\nA metric is better or worse when its change is at least %s %% (CometBFT's regression rule; per-metric thresholds may differ) "+
 		"and significant at α = %s.\n\n", fmtFloat(th.DefaultPct), fmtFloat(th.Alpha))
-	if command != "" {
-		m.f("```sh\n%s\n```\n\n", command)
+	if opts.Command != "" {
+		m.f("```sh\n%s\n```\n\n", opts.Command)
+	}
+	if opts.Preface != "" {
+		m.f("%s\n\n", strings.TrimSpace(opts.Preface))
 	}
 
 	m.f("## What was compared\n\n")
@@ -227,6 +237,68 @@ func compareMarkdown(w io.Writer, c compare.Result, plots []comparePlot, command
 		}
 	}
 	compareMethod(m, c)
+}
+
+// verdictSentence says in one sentence what candidate ci's verdict is
+// and which metrics decided it (the largest changes first, at most three
+// named).
+func verdictSentence(c compare.Result, ci int) string {
+	s := c.Candidates[ci]
+	type change struct {
+		title string
+		text  string
+		size  float64
+	}
+	by := map[compare.Verdict][]change{}
+	for _, r := range c.Metrics {
+		cell := r.Candidates[ci]
+		if cell.Verdict != compare.Worse && cell.Verdict != compare.Better && cell.Verdict != compare.NoiseUnknown {
+			continue
+		}
+		m := metricFor(r.ID)
+		size, text := 0.0, ""
+		if cell.Delta != nil {
+			size = math.Abs(*cell.Delta)
+			text = signed(m, *cell.Delta)
+		}
+		if cell.DeltaPct != nil {
+			size = math.Abs(*cell.DeltaPct)
+			text = pctText(cell)
+		}
+		by[cell.Verdict] = append(by[cell.Verdict], change{title: m.Title, text: text, size: size})
+	}
+	list := func(cs []change) string {
+		slices.SortStableFunc(cs, func(a, b change) int { return cmp.Compare(b.size, a.size) })
+		var parts []string
+		for _, ch := range cs {
+			parts = append(parts, fmt.Sprintf("%s (%s)", ch.title, ch.text))
+		}
+		return analysis.JoinFew(parts, 3, "and %d more")
+	}
+	worse, better, unknown := by[compare.Worse], by[compare.Better], by[compare.NoiseUnknown]
+	who := fmt.Sprintf("**%s** against %s", s.Label, c.Baseline.Label)
+	switch s.Verdict {
+	case compare.Worse:
+		out := fmt.Sprintf("%s: **worse** in %d %s: %s", who, len(worse), plural(len(worse), "metric", "metrics"), list(worse))
+		if len(better) > 0 {
+			out += fmt.Sprintf("; better in %d: %s", len(better), list(better))
+		}
+		return out + "."
+	case compare.Better:
+		return fmt.Sprintf("%s: **better** in %d %s: %s; worse in none.", who, len(better), plural(len(better), "metric", "metrics"), list(better))
+	case compare.NoiseUnknown:
+		return fmt.Sprintf("%s: **no verdict, noise unknown**: %d %s changed beyond the threshold and significantly within single runs (%s), "+
+			"but one run cannot tell such a change from a busier host. Measure the noise with `cometlab ab --aa` and pass `--noise`, "+
+			"or repeat the runs.", who, len(unknown), plural(len(unknown), "metric", "metrics"), list(unknown))
+	}
+	return fmt.Sprintf("%s: **no significant change**: no judged metric changed beyond its threshold and significantly.", who)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // compareTables writes one table per metric group, in the dictionary's
@@ -378,9 +450,12 @@ func compareMethod(m mdWriter, c compare.Result) {
 		"duplicate transactions) are tested as proportions (two-proportion z test). Extremes (min, max), adoption spreads, the load "+
 		"generator's own counts and other figures of single runs have no noise estimate: a change beyond the threshold is reported as "+
 		"*untested*, never as worse.\n", c.Method.Resamples, c.Method.Seed)
-	m.f("  - Within-run tests cannot see run-to-run noise (a busier host slows a whole run): with single runs the threshold has to absorb " +
-		"it. Between runs of one version on one host, central latencies (mean, median) typically move a few per cent, tails (p99, max) " +
-		"and adoption more. Repeat the runs (`LABEL=run1,run2,run3`) for verdicts that measure it.\n")
+	m.f("  - Within-run tests cannot see run-to-run noise (a busier host slows a whole run). So with single runs a change that the " +
+		"within-run test calls significant is judged against the between-run noise measured by an A/A experiment (`cometlab ab --aa`, " +
+		"given as `compare --noise noise.json`): Δ divided by the RMS of the A/A pairs' differences follows Student's t with as many " +
+		"degrees of freedom as pairs when nothing changed. Without a measured noise for the metric it is *noise unknown*: reported, " +
+		"never worse. Lost and duplicate transactions are judged within the run (a healthy setup has none in any run). Repeat the runs " +
+		"(`LABEL=run1,run2,run3`) for verdicts from the runs' own spread.\n")
 	m.f("- **Verdict.** *worse* (or *better*) needs both a change beyond the threshold and significance, in the direction the metric "+
 		"dictionary calls worse (better); the comparison is worse when any metric of any candidate is. `cometlab compare` then exits with code %d.\n\n", 4)
 }

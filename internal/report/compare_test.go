@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
@@ -68,7 +69,13 @@ func compareFixture(t *testing.T) (compare.Result, []compare.Side) {
 		{Runs: []compare.Run{fixtureRun(2, "v0.40.0", 1000, results.StatusPartial)}},
 	}
 	compare.DefaultLabels(sides)
-	c, err := compare.Sides(sides[0], sides[1:], compare.Options{Seed: 1, Resamples: 500})
+	// Single runs: judged against a measured A/A noise of 2 % (Δ % RMS
+	// over 10 pairs) for every metric.
+	noise := compare.Noise{Pairs: 10, Metrics: map[string]compare.NoiseMetric{}}
+	for _, m := range analysis.Dictionary() {
+		noise.Metrics[m.ID] = compare.NoiseMetric{Pairs: 10, RelPairs: 10, DiffRMSPct: 2}
+	}
+	c, err := compare.Sides(sides[0], sides[1:], compare.Options{Seed: 1, Resamples: 500, Noise: &noise})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,3 +88,13 @@ func bareValue(s analysis.Summary, id string) string {
 	}
 	return formatValue(metricFor(id), v)
 }
+
+// FormatMetric formats a value of the dictionary metric id as the
+// reports do (its unit's precision); an unknown id gets %.4g.
+func FormatMetric(id string, v float64) string {
+	m, ok := analysis.Lookup(id)
+	if !ok {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return formatValue(m, v)
+}

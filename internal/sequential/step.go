@@ -186,7 +186,7 @@ type Decision struct {
 //
 // Σ α_n = A(1; α) = α, so P(ever changed | true Δ = 0) ≤ α by the union
 // bound; likewise β for equivalence. With s = 0 the test is exact: d̄ ≠ 0
-// is a change (when ≥ θ), d̄ = 0 with θ > 0 is equivalence.
+// is a change (when ≥ θ), d̄ = 0 is equivalence (for any θ, 0 included).
 func Step(cfg Config, ms []Metric) (Decision, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -259,6 +259,11 @@ func look(cfg Config, alpha, beta float64, m Metric, k int, r *Result) {
 	switch {
 	case p < levelA && math.Abs(mean) >= theta:
 		r.Outcome = direction(m.Better, mean)
+		r.DecidedAt = k
+	case sd == 0 && mean == 0:
+		// Every pair identical: no change at all, whatever the threshold
+		// (a zero threshold would otherwise leave it undecided forever).
+		r.Outcome = Equivalent
 		r.DecidedAt = k
 	case theta > 0 && mean-halfWidth > -theta && mean+halfWidth < theta:
 		r.Outcome = Equivalent
