@@ -280,7 +280,7 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 		if i == 0 {
 			flag, label = "--base", "base"
 		}
-		if i > 0 || text != "" {
+		if text != "" || (i > 0 && !f.aa) {
 			s, err := experiment.ParseSpec(flag, text)
 			if err != nil {
 				return nil, nil, err
