@@ -94,6 +94,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ab", "--cand", "timeout_commit=2s"}, []string{"--cand", "not a manifest key"}},
 		{[]string{"ab", "--cand", "v0.40.0", "--order", "abba"}, []string{`--order "abba"`}},
 		{[]string{"ab", "--cand", "validators=0"}, []string{"validators=0"}},
+		{[]string{"ab", "--aa", "--cand", "v0.40.0"}, []string{"--aa runs --base on both sides: give no --cand"}},
+		{[]string{"ab", "--cand", "v0.40.0", "--repeat", "auto", "--stop", "first"}, []string{`--stop "first": want all or worse`}},
+		{[]string{"ab", "--cand", "v0.40.0", "--metrics", "latency_p99"}, []string{`--metrics: "latency_p99" is not a metric id`}},
+		{[]string{"compare", "--noise", "/nonexistent/noise.json", "a", "b"}, []string{"--noise:", "no such file"}},
 		{[]string{"completion", "bash", "extra"}, []string{`unknown command "extra" for "cometlab completion bash"`}},
 		{[]string{"__complete"}, []string{"requires at least 1 arg(s), only received 0"}},
 	} {
