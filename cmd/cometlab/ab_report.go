@@ -11,6 +11,7 @@ import (
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/sequential"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // sequentialVerdict is the verdict of --repeat auto: worse when some
@@ -173,7 +174,15 @@ func aaMarkdown(n compare.Noise) string {
 	fmt.Fprintf(&b, "Per metric: the mean over every run, the between-run coefficient of variation, the RMS of the pairs' Δ %%, the "+
 		"**noise floor** a single-run change must exceed to be significant (t(1 − α/2; pairs) × RMS), and the smallest change an A/B "+
 		"of %d pairs detects with 80 %% power. Saved as `noise.json`: pass it to `cometlab compare --noise`.\n\n", n.Pairs)
-	b.WriteString("| metric | mean | CV | Δ % RMS | single-run floor | detectable with these pairs |\n|---|---:|---:|---:|---:|---:|\n")
+	family := 0
+	for _, m := range n.Metrics {
+		if m.DiffRMSPct > 0 || m.DiffRMS > 0 {
+			family++
+		}
+	}
+	fmt.Fprintf(&b, "A single-run `compare` corrects for judging about %d metrics at once (Holm): the change it first calls significant "+
+		"must exceed the floor \"with Holm\", t(1 − α/(2·%d); pairs) × RMS.\n\n", family, family)
+	b.WriteString("| metric | mean | CV | Δ % RMS | single-run floor | with Holm | detectable with these pairs |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, dm := range analysis.Dictionary() {
 		m, ok := n.Metrics[dm.ID]
 		if !ok {
@@ -185,8 +194,9 @@ func aaMarkdown(n compare.Noise) string {
 			}
 			return fmt.Sprintf("%.1f %%", v)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.1f %% | %s | %s | %s |\n", metricTitle(dm.ID), report.FormatMetric(dm.ID, m.Mean), m.CVPct,
-			pct(m.DiffRMSPct), pct(m.FloorPct), pct(m.MDEPct))
+		holm := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(max(m.RelPairs, 1))}.Quantile(1-n.Alpha/(2*float64(max(family, 1)))) * m.DiffRMSPct
+		fmt.Fprintf(&b, "| %s | %s | %.1f %% | %s | %s | %s | %s |\n", metricTitle(dm.ID), report.FormatMetric(dm.ID, m.Mean), m.CVPct,
+			pct(m.DiffRMSPct), pct(m.FloorPct), pct(holm), pct(m.MDEPct))
 	}
 	b.WriteString("\n")
 	return b.String()

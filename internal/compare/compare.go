@@ -193,6 +193,7 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	out.Differences = settingDiffs(append([]Side{base}, cands...))
 	out.Warnings = inputWarnings(base, cands)
 	out.Metrics = c.rows()
+	c.holm(out.Metrics)
 	out.Distributions = c.distRows()
 
 	out.Verdict = NoChange
@@ -242,10 +243,67 @@ func sideInfo(s Side) SideInfo {
 }
 
 type comparer struct {
-	opts  Options
-	base  Side
-	cands []Side
-	boot  map[bootKey]bootResult
+	opts    Options
+	base    Side
+	cands   []Side
+	boot    map[bootKey]bootResult
+	pending []pendingNoise // single-run cells judged against the A/A noise, for holm
+}
+
+// pendingNoise is what judging a single-run cell against the noise again
+// needs.
+type pendingNoise struct {
+	cand           int
+	m              analysis.Metric
+	nm             NoiseMetric
+	b, d           float64
+	material       bool
+	beyond, within string
+}
+
+// holm corrects the single-run cells judged against the A/A noise for
+// multiplicity, candidate by candidate: with m such metrics, Holm's
+// step-down adjusted p-values (p₍ₖ₎·(m − k + 1), made monotone) decide,
+// and the intervals are Bonferroni's (level 1 − α/m), so that the chance
+// of calling any metric of an unchanged candidate worse or better is at
+// most α (Holm 1979), not α per metric: about 70 metrics at α each would
+// flag most A/A pairs.
+func (c *comparer) holm(rows []Row) {
+	idx := map[string]int{}
+	for i, r := range rows {
+		idx[r.ID] = i
+	}
+	for ci := range c.cands {
+		var ps []pendingNoise
+		for _, p := range c.pending {
+			if p.cand == ci {
+				ps = append(ps, p)
+			}
+		}
+		n := len(ps)
+		raw := func(p pendingNoise) float64 { return *rows[idx[p.m.ID]].Candidates[ci].P }
+		slices.SortStableFunc(ps, func(a, b pendingNoise) int { return cmpFloat(raw(a), raw(b)) })
+		adj := 0.0
+		for k, p := range ps {
+			adj = math.Max(adj, math.Min(1, float64(n-k)*raw(p)))
+			cell := &rows[idx[p.m.ID]].Candidates[ci]
+			iv, _, test, _ := noiseTest(p.nm, p.b, p.d, 1-(1-c.opts.Confidence)/float64(n))
+			padj := adj
+			cell.CI, cell.P = &iv, &padj
+			cell.Test = fmt.Sprintf("%s; Holm over %d metrics", test, n)
+			c.judge(cell, p.m, p.d, p.material, p.beyond, p.within)
+		}
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // metricValues returns the values of id in the runs that have it.
@@ -372,15 +430,25 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 	}
 	single := len(bv) == 1 && len(cv) == 1
 	c.judge(&cell, m, d, material, beyond, within)
-	if !single || lossCount(m.ID) {
+	if ev := evidenceOf(m.ID); !single || lossCount(m.ID) || ev.stat == "min" || ev.stat == "max" {
+		// Extremes of one run (a single block or transaction) are heavy
+		// tailed: an RMS of A/A differences does not bound them either,
+		// so they stay untested with single runs, as within the run.
 		return cell
 	}
 	// Single runs: the within-run evidence cannot see a busier host.
 	cell.WithinRun = cell.Verdict
 	if nm, ok := c.noise(m.ID); ok {
+		if scale, _, _, ok := noiseScale(nm, b); ok && scale == 0 {
+			// The A/A pairs never differed in this figure (a count that
+			// was 0 in every run, a deterministic figure): no noise to
+			// judge against, so the within-run evidence judges it.
+			return cell
+		}
 		if iv, p, test, ok := noiseTest(nm, b, d, c.opts.Confidence); ok {
 			cell.CI, cell.P, cell.Test = &iv, &p, test
 			c.judge(&cell, m, d, material, beyond, within)
+			c.pending = append(c.pending, pendingNoise{cand: ci, m: m, nm: nm, b: b, d: d, material: material, beyond: beyond, within: within})
 			return cell
 		}
 	}

@@ -162,15 +162,8 @@ func tQuantile(p, df float64) float64 {
 // It uses Δ % when the metric's noise is relative and Δ % exists, the
 // absolute Δ otherwise; ok is false when the noise cannot judge it.
 func noiseTest(nm NoiseMetric, b, d float64, conf float64) (iv Interval, p float64, test string, ok bool) {
-	var scale, df float64
-	switch {
-	case nm.RelPairs == nm.Pairs && nm.RelPairs >= 2 && b != 0:
-		scale, df = nm.DiffRMSPct/100*math.Abs(b), float64(nm.RelPairs)
-		test = fmt.Sprintf("against the A/A noise (%d pairs: Δ %% RMS %.2g %%)", nm.RelPairs, nm.DiffRMSPct)
-	case nm.Pairs >= 2:
-		scale, df = nm.DiffRMS, float64(nm.Pairs)
-		test = fmt.Sprintf("against the A/A noise (%d pairs: Δ RMS %.3g)", nm.Pairs, nm.DiffRMS)
-	default:
+	scale, df, test, ok := noiseScale(nm, b)
+	if !ok {
 		return Interval{}, 0, "", false
 	}
 	if scale == 0 {
@@ -183,6 +176,20 @@ func noiseTest(nm NoiseMetric, b, d float64, conf float64) (iv Interval, p float
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	half := t.Quantile(1-(1-conf)/2) * scale
 	return Interval{Lo: d - half, Hi: d + half}, 2 * (1 - t.CDF(math.Abs(d)/scale)), test, true
+}
+
+// noiseScale returns the spread of a single-run Δ when nothing changed
+// (in the metric's unit, for a baseline b), its degrees of freedom and
+// the test's name; ok is false when the noise cannot judge the metric.
+func noiseScale(nm NoiseMetric, b float64) (scale, df float64, test string, ok bool) {
+	switch {
+	case nm.RelPairs == nm.Pairs && nm.RelPairs >= 2 && b != 0:
+		return nm.DiffRMSPct / 100 * math.Abs(b), float64(nm.RelPairs),
+			fmt.Sprintf("against the A/A noise (%d pairs: Δ %% RMS %.2g %%)", nm.RelPairs, nm.DiffRMSPct), true
+	case nm.Pairs >= 2:
+		return nm.DiffRMS, float64(nm.Pairs), fmt.Sprintf("against the A/A noise (%d pairs: Δ RMS %.3g)", nm.Pairs, nm.DiffRMS), true
+	}
+	return 0, 0, "", false
 }
 
 // ReadNoise reads a noise.json.

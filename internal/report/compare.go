@@ -200,7 +200,7 @@ func compareMarkdown(w io.Writer, c compare.Result, plots []comparePlot, opts Co
 			rows = append(rows, []string{role, s.Label, "`" + r.Dir + "`", r.Status, r.Version})
 		}
 	}
-	m.table([]string{"", "label", "run directory", "status", "CometBFT"}, "lllll", rows)
+	m.table([]string{"side", "label", "run directory", "status", "CometBFT"}, "lllll", rows)
 
 	m.f("## Differences between the runs\n\n")
 	m.f("Versions, load and status, then every setting of run.json, the manifest, the nodes' `config.toml` and the genesis " +
@@ -453,7 +453,9 @@ func compareMethod(m mdWriter, c compare.Result) {
 	m.f("  - Within-run tests cannot see run-to-run noise (a busier host slows a whole run). So with single runs a change that the " +
 		"within-run test calls significant is judged against the between-run noise measured by an A/A experiment (`cometlab ab --aa`, " +
 		"given as `compare --noise noise.json`): Δ divided by the RMS of the A/A pairs' differences follows Student's t with as many " +
-		"degrees of freedom as pairs when nothing changed. Without a measured noise for the metric it is *noise unknown*: reported, " +
+		"degrees of freedom as pairs when nothing changed; the p-values of the metrics judged so are corrected by Holm's step-down " +
+		"method (intervals at the Bonferroni level), so that an unchanged candidate has at most an α chance of any metric called " +
+		"worse or better. Extremes (min, max) stay untested. Without a measured noise for the metric it is *noise unknown*: reported, " +
 		"never worse. Lost and duplicate transactions are judged within the run (a healthy setup has none in any run). Repeat the runs " +
 		"(`LABEL=run1,run2,run3`) for verdicts from the runs' own spread.\n")
 	m.f("- **Verdict.** *worse* (or *better*) needs both a change beyond the threshold and significance, in the direction the metric "+
