@@ -88,3 +88,15 @@ func bareValue(s analysis.Summary, id string) string {
 	}
 	return formatValue(metricFor(id), v)
 }
+
+// codeSpan returns s as a Markdown code span ("—" when empty): an address
+// such as id@127.0.0.1:26656 in a code span is not autolinked as an email.
+func codeSpan(s string) string {
+	switch {
+	case s == "":
+		return "—"
+	case strings.Contains(s, "`"):
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}
