@@ -103,9 +103,13 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 		m.f("\n")
 	}
 	l := run.Load
-	load := fmt.Sprintf("%d connections × %s tx/s for %s s", l.Connections, fmtFloat(l.Rate), fmtFloat(l.DurationS))
+	conns := fmt.Sprintf("%d connections", l.Connections)
+	if l.Connections == 1 {
+		conns = "1 connection"
+	}
+	load := fmt.Sprintf("%s × %s tx/s for %s s", conns, fmtFloat(l.Rate), fmtFloat(l.DurationS))
 	if l.Shaped() {
-		load = fmt.Sprintf("%d connections, %s, for %s s", l.Connections, l.ShapeDetail, fmtFloat(l.DurationS))
+		load = fmt.Sprintf("%s, %s, for %s s", conns, l.ShapeDetail, fmtFloat(l.DurationS))
 	}
 	m.f("Setup: CometBFT %s, %d nodes, %s, to %s. The load, testnet, nodes, host, timeline and resolved manifest are in the [appendix](#%s).\n\n",
 		run.CometBFTVersion, len(run.Nodes), load, run.Target, appendixAnchor)

@@ -57,7 +57,7 @@ func checkDetail(v saturation.Verdict, name string) string {
 // several.
 func TestGlance(t *testing.T) {
 	run := results.Run{CometBFTVersion: "v0.38.26", Target: "validator00",
-		Load:  results.Load{Connections: 2, Rate: 10, DurationS: 30},
+		Load:  results.Load{Connections: 1, Rate: 20, DurationS: 30},
 		Nodes: []results.Node{{Name: "validator00"}, {Name: "validator01"}}}
 	pass := saturation.Verdict{Pass: true, Checks: []saturation.Check{{Name: "throughput", Pass: true, Detail: "ratio 1.0000 ≥ 0.98"}}}
 	fail := saturation.Verdict{Checks: []saturation.Check{{Name: "run", Pass: true, Detail: "complete"},
@@ -78,7 +78,7 @@ func TestGlance(t *testing.T) {
 			"- **Block latency**: mean 1200.0 ms, p50 1100.0 ms, p99 2100.0 ms.",
 			"- **Saturation**: kept up with its load",
 			"- **Anomalies**: none.",
-			"Setup: CometBFT v0.38.26, 2 nodes, 2 connections × 10 tx/s for 30 s, to validator00.",
+			"Setup: CometBFT v0.38.26, 2 nodes, 1 connection × 20 tx/s for 30 s, to validator00.",
 			"[appendix](#appendix-experiment)"}},
 		{"failed", analysis.Summary{Metrics: kept, Anomalies: []string{"v1 exited", "3 txs missing"}}, fail, []string{
 			"- **Saturation**: did not keep up by the default saturation criterion: throughput (ratio 0.5000 < 0.98); drain (mempools not empty after 10.0 s (x)) failed",

@@ -189,7 +189,7 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	if l.Txs != "" {
 		rows = slices.Insert(rows, 2, []string{"transactions", "the user's own, from " + l.Txs + ", matched on the chain by SHA-256"})
 	}
-	m.table([]string{"parameter", "value"}, "lr", rows)
+	m.table([]string{"parameter", "value"}, "ll", rows)
 
 	m.f("### Testnet\n\n")
 	heights := "—"
