@@ -90,9 +90,9 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 	case 0:
 		m.f("- **Anomalies**: none.\n")
 	case 1:
-		m.f("- **Anomalies**: 1: %s (see [Anomalies](#anomalies)).\n", s.Anomalies[0])
+		m.f("- **Anomalies**: 1: %s (see [Anomalies](#anomalies)).\n", strings.TrimSuffix(s.Anomalies[0], "."))
 	default:
-		m.f("- **Anomalies**: %d; the worst: %s (see [Anomalies](#anomalies)).\n", n, s.Anomalies[0])
+		m.f("- **Anomalies**: %d; the worst: %s (see [Anomalies](#anomalies)).\n", n, strings.TrimSuffix(s.Anomalies[0], "."))
 	}
 	m.f("\n")
 	if len(run.Errors) > 0 {

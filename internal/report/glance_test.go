@@ -80,7 +80,7 @@ func TestGlance(t *testing.T) {
 			"- **Anomalies**: none.",
 			"Setup: CometBFT v0.38.26, 2 nodes, 1 connection × 20 tx/s for 30 s, to validator00.",
 			"[appendix](#appendix-experiment)"}},
-		{"failed", analysis.Summary{Metrics: kept, Anomalies: []string{"v1 exited", "3 txs missing"}}, fail, []string{
+		{"failed", analysis.Summary{Metrics: kept, Anomalies: []string{"v1 exited.", "3 txs missing"}}, fail, []string{
 			"- **Saturation**: did not keep up by the default saturation criterion: throughput (ratio 0.5000 < 0.98); drain (mempools not empty after 10.0 s (x)) failed",
 			"- **Anomalies**: 2; the worst: v1 exited (see [Anomalies](#anomalies))."}},
 	}
