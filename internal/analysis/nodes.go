@@ -235,7 +235,7 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 			worst = top - h
 		}
 		if top-h >= 3 && !Ephemeral(in.Events, n) {
-			b.anomaly("%s's consensus height ended at %.0f, %.0f below the highest node (%.0f): it fell behind", n, h, top-h, top)
+			b.anomalyOf(severeBehind, "%s's consensus height ended at %.0f, %.0f below the highest node (%.0f): it fell behind", n, h, top-h, top)
 		}
 	}
 	b.put("height_behind_max", worst, "no sample of consensus_height")
@@ -425,10 +425,10 @@ func accountingAnomalies(b *builder) {
 		for _, r := range rs {
 			parts = append(parts, fmt.Sprintf("%q (%d)", r.msg, r.n))
 		}
-		b.anomaly("%s rejected: %s", count(v, "sent transaction was", "sent transactions were"), JoinFew(parts, 3, "and %d other reasons"))
+		b.anomalyOf(severeTxs, "%s rejected: %s", count(v, "sent transaction was", "sent transactions were"), JoinFew(parts, 3, "and %d other reasons"))
 	}
 	if v := m["missing_txs"]; v > 0 {
-		b.anomaly("%s missing: neither committed nor rejected, dropped without an error", count(v, "sent transaction is", "sent transactions are"))
+		b.anomalyOf(severeTxs, "%s missing: neither committed nor rejected, dropped without an error", count(v, "sent transaction is", "sent transactions are"))
 	}
 	if v := m["duplicate_txs"]; v > 0 {
 		b.anomaly("%s committed more than once (extra copies flagged duplicate in txs.csv)", count(v, "transaction was", "transactions were"))

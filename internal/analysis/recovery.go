@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -317,7 +316,7 @@ func eventFigures(in Input, b *builder, start int64) {
 	exits := UnplannedExits(in.Events, unixNs(in.Run.LoadEnd))
 	b.s.Metrics["node_exits"] = float64(len(exits))
 	for _, e := range exits {
-		b.s.Anomalies = append(b.s.Anomalies, fmt.Sprintf("%s exited at %.1f s, %s, outside every perturbation: it died on its own.", e.Node, since(e.At), cmp.Or(e.Detail, "status unknown")))
+		b.anomalyOf(severeExit, "%s exited at %.1f s, %s, outside every perturbation: it died on its own.", e.Node, since(e.At), cmp.Or(e.Detail, "status unknown"))
 	}
 	gap, up := math.NaN(), math.NaN()
 	for _, r := range rec {

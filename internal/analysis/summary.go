@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
@@ -69,6 +71,9 @@ type Summary struct {
 	// itself: transactions rejected, missing or duplicated, mempools not
 	// back to empty after the load, nodes that fell behind, gaps in a
 	// node's series (a node without a metrics endpoint, or one that died).
+	// The worst come first: a node that died on its own, a node that fell
+	// behind, sent transactions lost (rejected or missing), then the rest,
+	// each group in the order found.
 	Anomalies []string `json:"anomalies,omitempty"`
 
 	// Notes are plain sentences about the data: missing files, skipped
@@ -130,11 +135,25 @@ func Summarize(in Input) Summary {
 	gapAnomalies(in, b, nodes, start)
 	trendFigures(in, agg, b)
 	eventFigures(in, b, start)
+	b.sortAnomalies()
 	return s
 }
 
 // builder collects metrics and notes, keeping NaN and Inf out.
-type builder struct{ s *Summary }
+type builder struct {
+	s   *Summary
+	sev []severity // of each anomaly of s, by index
+}
+
+// severity ranks anomalies, worst first.
+type severity int
+
+const (
+	severeExit   severity = iota // a node died on its own
+	severeBehind                 // a node fell behind
+	severeTxs                    // sent transactions lost: rejected or missing
+	severeOther                  // the rest
+)
 
 // put records v under id, or a note saying why id is left out when v is
 // NaN or Inf.
@@ -165,8 +184,37 @@ func (b *builder) note(format string, a ...any) {
 	b.s.Notes = append(b.s.Notes, fmt.Sprintf(format, a...))
 }
 
-func (b *builder) anomaly(format string, a ...any) {
+func (b *builder) anomaly(format string, a ...any) { b.anomalyOf(severeOther, format, a...) }
+
+func (b *builder) anomalyOf(sev severity, format string, a ...any) {
+	for len(b.sev) < len(b.s.Anomalies) {
+		b.sev = append(b.sev, severeOther)
+	}
 	b.s.Anomalies = append(b.s.Anomalies, fmt.Sprintf(format, a...))
+	b.sev = append(b.sev, sev)
+}
+
+// sortAnomalies puts the worst anomalies first, keeping the order found
+// within each severity.
+func (b *builder) sortAnomalies() {
+	type ranked struct {
+		sev  severity
+		text string
+	}
+	rs := make([]ranked, len(b.s.Anomalies))
+	for i, a := range b.s.Anomalies {
+		rs[i] = ranked{severeOther, a}
+		if i < len(b.sev) {
+			rs[i].sev = b.sev[i]
+		}
+	}
+	slices.SortStableFunc(rs, func(x, y ranked) int { return cmp.Compare(x.sev, y.sev) })
+	for i, r := range rs {
+		b.s.Anomalies[i] = r.text
+		if i < len(b.sev) {
+			b.sev[i] = r.sev
+		}
+	}
 }
 
 // LoadStart returns the load's start (Unix ns) from run.json, falling back

@@ -106,3 +106,19 @@ func TestBenchRun(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkVerdict is the saturation verdict of the report's opening on a
+// streamed reading: txs.csv and metrics.csv scanned once more.
+func BenchmarkVerdict(b *testing.B) {
+	dir := benchRun(b)
+	in, err := analysis.ReadStream(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := analysis.Summarize(in)
+	for b.Loop() {
+		if _, err := verdictOf(dir, &in, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,15 +1,21 @@
 // Package report presents a run: a text table of its key figures for the
 // terminal (Table), and, in the run directory (Write), report.md with its
 // plots under plots/ and report.html, the same report as one
-// self-contained page. Its sections are those of CometBFT's QA reports,
-// with Cardano's block adoption: the experiment, a results table, the
+// self-contained page. It opens with the run's answer (glance: committed,
+// throughput, latency, the saturation verdict by the default criterion,
+// the anomalies with the worst named) and the saturation checks; then the
+// sections of CometBFT's QA reports, with Cardano's block adoption: the
 // anomalies, latency (the scatter plot, a histogram and CDFs), throughput
 // (tx/s, and blocks and transactions per minute per node), mempool
 // (stacked over nodes and the average), peers and consensus (rounds, block
 // interval and size, block processing time, step durations), resources
 // (RSS, CPU, load1, data-directory size), block adoption, the accounting
-// of every sent transaction, and a data dictionary of every figure
-// (generated from analysis.Dictionary) and every plot (plotSpecs).
+// of every sent transaction, every figure grouped, and two appendices: the
+// experiment (load, testnet, nodes, host, timeline, resolved manifest) and
+// a data dictionary of every figure (generated from analysis.Dictionary)
+// and every plot (plotSpecs). Every table has a header row, and the HTML
+// autolinks URLs but not emails (a node's P2P address id@host:port is
+// none).
 //
 // The same kit writes the reports over several runs: a sweep (WriteSweep:
 // the saturation table and the latency–throughput curve), a saturation

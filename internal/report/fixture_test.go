@@ -64,8 +64,8 @@ func writeSmallRun(t testing.TB, dir string) {
 		Load:   results.Load{Connections: 2, Rate: 10, Size: 256, DurationS: 3, Pacing: "constant", LateThreshold: 0.1},
 		Target: "validator00", Endpoint: "ws://127.0.0.1:26657/websocket",
 		Nodes: []results.Node{
-			{Name: "validator00", Mode: "validator", Version: "v0.38.26", RPC: "http://127.0.0.1:26657", P2P: "127.0.0.1:26656", Metrics: "http://127.0.0.1:26660", Home: "nodes/validator00"},
-			{Name: "validator01", Mode: "validator", Version: "v0.38.26", RPC: "http://127.0.0.1:26667", P2P: "127.0.0.1:26666", Metrics: "http://127.0.0.1:26670", Home: "nodes/validator01"},
+			{Name: "validator00", Mode: "validator", Version: "v0.38.26", RPC: "http://127.0.0.1:26657", P2P: "3a6b2c1d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b@127.0.0.1:26656", Metrics: "http://127.0.0.1:26660", Home: "nodes/validator00"},
+			{Name: "validator01", Mode: "validator", Version: "v0.38.26", RPC: "http://127.0.0.1:26667", P2P: "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432@127.0.0.1:26666", Metrics: "http://127.0.0.1:26670", Home: "nodes/validator01"},
 		},
 		Started: t0.Add(-5 * time.Second), LoadStart: t0, LoadEnd: t0.Add(3 * time.Second), Ended: t0.Add(9 * time.Second),
 	}

@@ -98,3 +98,15 @@ func FormatMetric(id string, v float64) string {
 	}
 	return formatValue(m, v)
 }
+
+// codeSpan returns s as a Markdown code span ("—" when empty): an address
+// such as id@127.0.0.1:26656 in a code span is not autolinked as an email.
+func codeSpan(s string) string {
+	switch {
+	case s == "":
+		return "—"
+	case strings.Contains(s, "`"):
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 )
 
 // htmlStyle keeps the HTML report readable without anything from the
@@ -24,13 +25,21 @@ h1{border-bottom:1px solid #d0d7de}h2{border-bottom:1px solid #eee;margin-top:2e
 
 var imgSrc = regexp.MustCompile(`<img src="([^"]+)"`)
 
+// noEmail matches nothing: a node's P2P address (id@127.0.0.1:26656) is not
+// an email, so GFM's autolinking of emails is off.
+var noEmail = regexp.MustCompile(`$.^`)
+
 // HTML renders Markdown as one self-contained HTML page: GitHub-flavoured
-// tables, and every image referenced by a path relative to dir inlined as
-// a data: URI, so the file can be mailed or archived alone and viewed
-// without network access.
+// Markdown (tables; URLs but not emails autolinked), headings with the ids
+// GitHub gives them (so #anchor links work), and every image referenced by
+// a path relative to dir inlined as a data: URI, so the file can be mailed
+// or archived alone and viewed without network access.
 func HTML(title string, md []byte, dir string) ([]byte, error) {
 	var body bytes.Buffer
-	gm := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	gm := goldmark.New(
+		goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList,
+			extension.NewLinkify(extension.WithLinkifyEmailRegexp(noEmail))),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 	if err := gm.Convert(md, &body); err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}

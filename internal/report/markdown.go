@@ -82,22 +82,28 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 		}
 	}
 
+	verdict, err := verdictOf(dir, in, s)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+
 	var b bytes.Buffer
 	md := mdWriter{w: &b, plots: plots}
-	md.header(run, s)
-	md.experiment(run, manifest)
-	md.results(s)
+	md.glance(run, s, verdict)
+	md.saturationChecks(verdict)
 	md.anomalies(s)
-	md.events(s, in, run, pd.start, pd.end)
 	md.latency(s)
 	md.throughput(s)
+	md.events(s, in, run, pd.start, pd.end)
 	md.trend(s, in)
 	md.mempool(s, in)
 	md.consensus(s, in)
 	md.resources(s, in)
 	md.adoption(s, in, run, !hasEvents(s, in, pd.start, pd.end))
 	md.accounting(s)
+	md.results(s)
 	md.notes(s)
+	md.experiment(run, manifest)
 	md.dictionary()
 	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), b.Bytes()); err != nil {
 		return fmt.Errorf("report: write %s: %w", results.ReportFile, err)
@@ -157,23 +163,9 @@ func fmtTime(t time.Time) string {
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func (m mdWriter) header(run results.Run, s analysis.Summary) {
-	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
-	m.f("%s sent, %s committed (throughput ratio %s), block latency mean %s, p99 %s.\n\n",
-		metricValue(s, "sent_txs"), metricValue(s, "committed_txs"), metricValue(s, "throughput_ratio"),
-		metricValue(s, "block_latency_mean_ms"), metricValue(s, "block_latency_p99_ms"))
-	if len(run.Errors) > 0 {
-		m.f("**Errors:**\n\n")
-		for _, e := range run.Errors {
-			m.f("- %s\n", e)
-		}
-		m.f("\n")
-	}
-}
-
 func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	l := run.Load
-	m.f("## Experiment\n\n### Load\n\n")
+	m.f("## Appendix: Experiment\n\n### Load\n\n")
 	expected := []string{"expected transactions (c × r × duration)", groupDigits(float64(l.ExpectedTxs()))}
 	if l.Shaped() {
 		expected = []string{"expected transactions (the shape's schedule)", groupDigits(float64(l.ExpectedTxs()))}
@@ -197,14 +189,14 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	if l.Txs != "" {
 		rows = slices.Insert(rows, 2, []string{"transactions", "the user's own, from " + l.Txs + ", matched on the chain by SHA-256"})
 	}
-	m.table([]string{"parameter", "value"}, "lr", rows)
+	m.table([]string{"parameter", "value"}, "ll", rows)
 
 	m.f("### Testnet\n\n")
 	heights := "—"
 	if run.FirstHeight != 0 || run.LastHeight != 0 {
 		heights = fmt.Sprintf("%d … %d", run.FirstHeight, run.LastHeight)
 	}
-	m.table([]string{"", ""}, "ll", [][]string{
+	m.table([]string{"testnet", "value"}, "ll", [][]string{
 		{"CometBFT version", run.CometBFTVersion},
 		{"app", appText(run.App, run.AppConfig)},
 		{"cometlab version", run.CometlabVersion},
@@ -217,8 +209,9 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 			if metrics == "" {
 				metrics = "—"
 			}
-			rows = append(rows, []string{n.Name, n.Mode, n.Version, n.RPC, n.P2P, metrics})
+			rows = append(rows, []string{n.Name, n.Mode, n.Version, n.RPC, codeSpan(n.P2P), metrics})
 		}
+		m.f("### Nodes\n\n")
 		m.table([]string{"node", "mode", "version", "RPC", "P2P", "metrics"}, "llllll", rows)
 	}
 
@@ -250,7 +243,7 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 }
 
 func (m mdWriter) results(s analysis.Summary) {
-	m.f("## Results\n\n")
+	m.f("## All figures\n\n")
 	byGroup := map[string][][]string{}
 	groups := analysis.Groups()
 	seen := map[string]bool{}
@@ -296,7 +289,7 @@ func (m mdWriter) latency(s analysis.Summary) {
 		}
 		rows = append(rows, row)
 	}
-	m.table([]string{"", "block latency", "observed latency"}, "lrr", rows)
+	m.table([]string{"statistic", "block latency", "observed latency"}, "lrr", rows)
 	m.plot("latency_hist.png", "")
 	m.plot("latency_cdf.png", "")
 }
@@ -317,7 +310,7 @@ func (m mdWriter) accounting(s analysis.Summary) {
 	for _, id := range []string{"sent_txs", "committed_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "unanswered_txs", "late_sends"} {
 		rows = append(rows, []string{metricFor(id).Title, metricValue(s, id)})
 	}
-	m.table([]string{"", "transactions"}, "lr", rows)
+	m.table([]string{"fate", "transactions"}, "lr", rows)
 
 	if len(s.Rejected) > 0 {
 		type reason struct {

@@ -18,11 +18,12 @@ import (
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
-// checkPlots checks that every plot of the report is in dir/plots and
-// decodes as a PNG of the default size, and that report.html inlines them
-// all.
 // trendPlots are the plots of loads of at least analysis.TrendMinDuration.
 var trendPlots = map[string]bool{"trend_tps.png": true, "trend_latency.png": true}
+
+// checkPlots checks that every plot of the report is in dir/plots and
+// decodes as a PNG of the default size, and that report.html inlines them
+// all and passes checkPage.
 
 func checkPlots(t *testing.T, dir string) {
 	t.Helper()
@@ -62,6 +63,7 @@ func checkPlots(t *testing.T, dir string) {
 	if bytes.Contains(page, []byte(`src="plots/`)) {
 		t.Error("report.html refers to a plot file")
 	}
+	checkPage(t, results.ReportHTML, page)
 }
 
 func TestQARun(t *testing.T) {

@@ -79,6 +79,15 @@ func TestSmallRun(t *testing.T) {
 		}
 		resultstest.Golden(t, filepath.Join("testdata", "small", f+".golden"), b)
 	}
+	page, err := os.ReadFile(filepath.Join(dir, results.ReportHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, results.ReportHTML, page)
+	if !bytes.Contains(page, []byte("<code>3a6b2c1d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b@127.0.0.1:26656</code>")) {
+		t.Error("report.html does not show validator00's P2P address as code")
+	}
+
 	var table bytes.Buffer
 	Table(&table, s)
 	resultstest.Golden(t, filepath.Join("testdata", "small", "table.txt.golden"), table.Bytes())

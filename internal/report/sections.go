@@ -193,7 +193,7 @@ func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.R
 			metricValue(s, id+"_ms"), metricValue(s, id+"_p99_ms"), bft})
 	}
 	m.f("Over %s blocks (%s not committed by every node):\n\n", bareValue(s, "adoption_blocks"), bareValue(s, "adoption_incomplete_blocks"))
-	m.table([]string{"", "nodes", "mean", "p99", "mean from BFT time"}, "lrrrr", rows)
+	m.table([]string{"adoption", "nodes", "mean", "p99", "mean from BFT time"}, "lrrrr", rows)
 	m.f("Each node's lag behind the first node to commit a block, and the heights it was not seen committing:\n\n")
 	m.nodeTable(s, analysis.RunNodes(*in), []string{"adoption_lag_mean_ms", "adoption_lag_p99_ms", "adoption_lag_max_ms", "adoption_missing_heights"})
 }

@@ -198,7 +198,7 @@ func (m mdWriter) sweepExperiment(rec saturation.SweepRecord) {
 		[]string{"host", fmt.Sprintf("%s, %d CPUs, %s", rec.Host.Hostname, rec.Host.CPUs, rec.Host.OS+"/"+rec.Host.Arch)},
 		[]string{"cometlab", rec.CometlabVersion},
 	)
-	m.table([]string{"", ""}, "ll", rows)
+	m.table([]string{"sweep", "value"}, "ll", rows)
 	m.f("Each cell is an ordinary run directory (`%s/<cell>-<repeat>/`) with its own report; the resolved manifest of each cell is in `%s/`.\n\n",
 		results.CellsDir, results.ManifestsDir)
 }
@@ -250,7 +250,7 @@ func (m mdWriter) saturationTable(rec saturation.SweepRecord, t *saturation.Tabl
 	m.f("## %s\n\n", title)
 	m.f("Committed transactions of each experiment (c connections × r tx/s each for %s s; the mean over repeats). "+
 		"**Bold**: the saturation diagonal; ✗: saturated (the cell fails the criterion).\n\n", fmtFloat(rec.Grid.DurationS))
-	head := []string{""}
+	head := []string{"rate"}
 	align := "l"
 	for _, c := range t.Conns {
 		head = append(head, "c="+strconv.Itoa(c))

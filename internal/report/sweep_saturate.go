@@ -112,7 +112,7 @@ func (m mdWriter) saturateExperiment(rec saturation.SearchRecord) {
 	if rec.Mode == results.ModeReuse {
 		mode = fmt.Sprintf("one testnet for all runs, mempools drained and %s s of cool-down between runs", fmtFloat(rec.CoolDownS))
 	}
-	m.table([]string{"", ""}, "ll", [][]string{
+	m.table([]string{"search", "value"}, "ll", [][]string{
 		{"testnet", fmt.Sprintf("%s: %d validators, %d nodes", rec.Testnet.Name, rec.Testnet.Validators, rec.Testnet.Nodes)},
 		{"CometBFT", rec.Testnet.CometBFTVersion},
 		{"app", rec.Testnet.App},

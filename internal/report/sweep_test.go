@@ -146,6 +146,7 @@ func TestWriteSweepGolden(t *testing.T) {
 	if err != nil || !bytes.Contains(page, []byte("data:image/png;base64,")) {
 		t.Errorf("sweep.html without the inlined plot (%v)", err)
 	}
+	checkPage(t, results.SweepHTMLFile, page)
 	if resultstest.Updating() {
 		// The plot, for a look with an image viewer (not compared).
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot)))
@@ -172,6 +173,11 @@ func TestWriteSaturateGolden(t *testing.T) {
 	}
 	resultstest.Golden(t, filepath.Join(saturationGolden, "saturate.golden.md"), md)
 	checkPlot(t, dir)
+	page, err := os.ReadFile(filepath.Join(dir, results.SaturateHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, results.SaturateHTMLFile, page)
 	var text bytes.Buffer
 	SaturateText(&text, rec)
 	resultstest.Golden(t, filepath.Join(saturationGolden, "saturate.golden.txt"), text.Bytes())

@@ -35,7 +35,7 @@ func (m mdWriter) trend(s analysis.Summary, in *analysis.Input) {
 		}
 		rows = append(rows, []string{g.What, fmtGrowth(g.First, g.Unit), fmtGrowth(g.Last, g.Unit), change, g.Source})
 	}
-	m.table([]string{"", "first 10 %", "last 10 %", "change", "from"}, "lrrrl", rows)
+	m.table([]string{"grew", "first 10 %", "last 10 %", "change", "from"}, "lrrrl", rows)
 }
 
 func fmtGrowth(v float64, unit string) string {

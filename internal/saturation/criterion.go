@@ -174,7 +174,7 @@ func (c Criterion) Judge(ev Evidence) Verdict {
 		rise := t.Slope * (t.ToS - t.FromS)
 		rising := t.Slope > c.MaxLatencySlope && t.Low > 0 && rise > c.MinLatencyRiseS
 		add(CheckLatency, !rising, "slope %s s/s (95 %% CI %s…%s, %d blocks), rise %s s over %s s: %s",
-			satSlope(t.Slope), satSlope(t.Low), satSlope(t.High), t.Points, satRise(rise), satG(t.ToS-t.FromS), satPick(!rising, "not rising", "rising"))
+			satSlope(t.Slope), satSlope(t.Low), satSlope(t.High), t.Points, satRise(rise), satG(math.Round(1e6*(t.ToS-t.FromS))/1e6), satPick(!rising, "not rising", "rising"))
 	}
 
 	switch d := ev.Drain; {

@@ -5,7 +5,7 @@
 //     when it finished, committed ≥ 98 % of its load, its block latency did
 //     not keep rising through the steady window, its mempools drained and
 //     few heights needed a second round. Each check's bound is a field.
-//   - The evidence a run gives the criterion (EvidenceOf, LatencyTrend,
+//   - The evidence a run gives the criterion (EvidenceOf, LatencyTrend, TrendFit,
 //     CountRounds, DrainOfMetrics, DrainOfChain) and the rate it is
 //     estimated to sustain (Evidence.Estimate).
 //   - The search stepper (SearchConfig.Next, Conclude): a pure function of

@@ -163,36 +163,61 @@ func EvidenceOf(c Criterion, in analysis.Input, s analysis.Summary, metrics []re
 // with the 95 % interval b ± t(0.975, n − 2)·se. With fewer than 3 points
 // (or all x equal) the slope is 0 and the interval is [0, 0].
 func LatencyTrend(txs []results.Tx, start int64, fromS, toS float64) Trend {
-	tr := Trend{FromS: fromS, ToS: toS}
-	lo, hi := start+int64(fromS*results.NsPerS), start+int64(toS*results.NsPerS)
-	type acc struct {
-		sx, sy float64
-		n      int
-	}
-	byHeight := map[int64]*acc{}
+	f := NewTrendFit(start, fromS, toS)
 	for i := range txs {
-		t := &txs[i]
-		if t.Duplicate || t.CommitTime == 0 || t.Sent < lo || t.Sent >= hi {
-			continue
-		}
-		a := byHeight[t.Height]
-		if a == nil {
-			a = &acc{}
-			byHeight[t.Height] = a
-		}
-		a.sx += float64(t.Sent-start) / results.NsPerS
-		a.sy += float64(t.Latency()) / results.NsPerS
-		a.n++
+		f.Add(&txs[i])
 	}
-	heights := make([]int64, 0, len(byHeight))
-	for h := range byHeight {
+	return f.Trend()
+}
+
+// TrendFit fits LatencyTrend one transaction at a time, so that a
+// streamed txs.csv gives the trend in memory bounded by its blocks.
+type TrendFit struct {
+	start, lo, hi int64
+	fromS, toS    float64
+	byHeight      map[int64]*trendAcc
+}
+
+type trendAcc struct {
+	sx, sy float64
+	n      int
+}
+
+// NewTrendFit returns an empty fit over the send-time window
+// [start + fromS, start + toS) (seconds after start, Unix ns).
+func NewTrendFit(start int64, fromS, toS float64) *TrendFit {
+	return &TrendFit{start: start, lo: start + int64(fromS*results.NsPerS), hi: start + int64(toS*results.NsPerS),
+		fromS: fromS, toS: toS, byHeight: map[int64]*trendAcc{}}
+}
+
+// Add counts t when it was sent in the window, committed with a commit
+// time and is not a duplicate.
+func (f *TrendFit) Add(t *results.Tx) {
+	if t.Duplicate || t.CommitTime == 0 || t.Sent < f.lo || t.Sent >= f.hi {
+		return
+	}
+	a := f.byHeight[t.Height]
+	if a == nil {
+		a = &trendAcc{}
+		f.byHeight[t.Height] = a
+	}
+	a.sx += float64(t.Sent-f.start) / results.NsPerS
+	a.sy += float64(t.Latency()) / results.NsPerS
+	a.n++
+}
+
+// Trend returns the fit of the transactions added so far.
+func (f *TrendFit) Trend() Trend {
+	tr := Trend{FromS: f.fromS, ToS: f.toS}
+	heights := make([]int64, 0, len(f.byHeight))
+	for h := range f.byHeight {
 		heights = append(heights, h)
 	}
 	slices.Sort(heights)
 	xs := make([]float64, len(heights))
 	ys := make([]float64, len(heights))
 	for i, h := range heights {
-		a := byHeight[h]
+		a := f.byHeight[h]
 		xs[i], ys[i] = a.sx/float64(a.n), a.sy/float64(a.n)
 	}
 	tr.Points = len(xs)

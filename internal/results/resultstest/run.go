@@ -120,7 +120,7 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 			}
 		}
 		run.Nodes = append(run.Nodes, results.Node{Name: name, Mode: "validator", Version: "v0.40.0",
-			RPC: fmt.Sprintf("http://127.0.0.1:%d", 26657+10*i), P2P: fmt.Sprintf("127.0.0.1:%d", 26656+10*i), Metrics: metrics, Home: "nodes/" + name})
+			RPC: fmt.Sprintf("http://127.0.0.1:%d", 26657+10*i), P2P: fmt.Sprintf("%040x@127.0.0.1:%d", 0xc0de+i, 26656+10*i), Metrics: metrics, Home: "nodes/" + name})
 	}
 
 	// The chain: a block every interval (±5 %) from the first sample to

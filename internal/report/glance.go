@@ -1,0 +1,135 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
+)
+
+// The opening of report.md: the run's answer first, then the setup in one
+// line with a link to the appendix that holds the rest.
+
+// appendixAnchor is the heading id of "## Appendix: Experiment", as
+// GitHub and HTML (parser.WithAutoHeadingID) both derive it.
+const appendixAnchor = "appendix-experiment"
+
+// verdictOf judges the run in dir by the default saturation criterion.
+// The evidence comes from in and s as the sweep's does; when in holds no
+// transactions (read streamed), the latency trend is fitted while
+// streaming txs.csv, and the drain is read from metrics.csv's mempool
+// series, so that neither file is held in memory.
+func verdictOf(dir string, in *analysis.Input, s analysis.Summary) (saturation.Verdict, error) {
+	c := saturation.DefaultCriterion()
+	var mempool []results.Metric
+	err := results.ScanMetrics(dir, func(m *results.Metric) error {
+		if m.Name == saturation.MempoolMetric || strings.HasSuffix(m.Name, "_"+saturation.MempoolMetric) {
+			mempool = append(mempool, *m)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return saturation.Verdict{}, fmt.Errorf("read %s: %w", results.MetricsFile, err)
+	}
+	ev := saturation.EvidenceOf(c, *in, s, mempool, nil)
+	if l := in.Run.Load; in.Txs == nil && !in.Run.LoadStart.IsZero() && l.DurationS > 0 {
+		fit := saturation.NewTrendFit(in.Run.LoadStart.UnixNano(), c.SteadyFrom*l.DurationS, c.SteadyTo*l.DurationS)
+		err := results.ScanTxs(dir, func(txs []results.Tx) error {
+			for i := range txs {
+				fit.Add(&txs[i])
+			}
+			return nil
+		})
+		switch {
+		case err == nil:
+			t := fit.Trend()
+			ev.Trend = &t
+		case !errors.Is(err, fs.ErrNotExist):
+			return saturation.Verdict{}, fmt.Errorf("read %s: %w", results.TxsFile, err)
+		}
+	}
+	return c.Judge(ev), nil
+}
+
+// glance writes the title and the run's answer: what was committed, the
+// throughput, the latency, the saturation verdict and the anomalies (the
+// worst named), then the run's errors and its setup in one line.
+func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
+	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
+	sent, committed := s.Metrics["sent_txs"], s.Metrics["committed_txs"]
+	if sent == 0 {
+		m.f("- **Committed**: no transaction was sent.\n")
+	} else {
+		m.f("- **Committed**: %s of %s sent transactions (%s expected; throughput ratio %s).\n",
+			groupDigits(committed), groupDigits(sent), bareValue(s, "expected_txs"), bareValue(s, "throughput_ratio"))
+	}
+	offered := ""
+	if e, d := s.Metrics["expected_txs"], run.Load.DurationS; e > 0 && d > 0 {
+		offered = fmt.Sprintf(" against %s offered", formatWithUnit(metricFor("committed_tps"), e/d))
+	}
+	m.f("- **Throughput**: %s committed%s (1-second windows: mean %s, max %s).\n",
+		metricValue(s, "committed_tps"), offered, metricValue(s, "tps_mean"), metricValue(s, "tps_max"))
+	m.f("- **Block latency**: mean %s, p50 %s, p99 %s.\n",
+		metricValue(s, "block_latency_mean_ms"), metricValue(s, "block_latency_p50_ms"), metricValue(s, "block_latency_p99_ms"))
+	if v.Pass {
+		m.f("- **Saturation**: kept up with its load (every check of the default saturation criterion passed; see [Saturation](#saturation)).\n")
+	} else {
+		var failed []string
+		for _, c := range v.Checks {
+			if !c.Pass {
+				failed = append(failed, c.Name+" ("+c.Detail+")")
+			}
+		}
+		m.f("- **Saturation**: did not keep up by the default saturation criterion: %s failed (see [Saturation](#saturation)).\n", strings.Join(failed, "; "))
+	}
+	switch n := len(s.Anomalies); n {
+	case 0:
+		m.f("- **Anomalies**: none.\n")
+	case 1:
+		m.f("- **Anomalies**: 1: %s (see [Anomalies](#anomalies)).\n", strings.TrimSuffix(s.Anomalies[0], "."))
+	default:
+		m.f("- **Anomalies**: %d; the worst: %s (see [Anomalies](#anomalies)).\n", n, strings.TrimSuffix(s.Anomalies[0], "."))
+	}
+	m.f("\n")
+	if len(run.Errors) > 0 {
+		m.f("**Errors:**\n\n")
+		for _, e := range run.Errors {
+			m.f("- %s\n", e)
+		}
+		m.f("\n")
+	}
+	l := run.Load
+	conns := fmt.Sprintf("%d connections", l.Connections)
+	if l.Connections == 1 {
+		conns = "1 connection"
+	}
+	load := fmt.Sprintf("%s × %s tx/s for %s s", conns, fmtFloat(l.Rate), fmtFloat(l.DurationS))
+	if l.Shaped() {
+		load = fmt.Sprintf("%s, %s, for %s s", conns, l.ShapeDetail, fmtFloat(l.DurationS))
+	}
+	m.f("Setup: CometBFT %s, %d nodes, %s, to %s. The load, testnet, nodes, host, timeline and resolved manifest are in the [appendix](#%s).\n\n",
+		run.CometBFTVersion, len(run.Nodes), load, run.Target, appendixAnchor)
+}
+
+// saturationChecks writes the default saturation criterion's checks on
+// the run.
+func (m mdWriter) saturationChecks(v saturation.Verdict) {
+	m.f("## Saturation\n\n")
+	m.f("The default saturation criterion (the one `cometlab sweep` and `cometlab saturate` use unless told otherwise) applied to this run:\n\n")
+	var rows [][]string
+	for _, c := range v.Checks {
+		rows = append(rows, []string{c.Name, passText(c.Pass), c.Detail})
+	}
+	m.table([]string{"check", "result", "measured"}, "lll", rows)
+}
+
+func passText(ok bool) string {
+	if ok {
+		return "pass"
+	}
+	return "**fail**"
+}
