@@ -288,6 +288,9 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 			if side, err = s.Manifest(flag, m); err != nil {
 				return nil, nil, err
 			}
+			if s.Kind == experiment.SpecVersion && !f.aa && !slices.Contains(specs[:i], text) {
+				label = s.Value // a version names its side (runs/NN-v0.40.0)
+			}
 			if s.Kind == experiment.SpecManifest {
 				if err := side.Apply(o); err != nil {
 					return nil, nil, exitcode.With(err, exitcode.Usage)

@@ -17,7 +17,8 @@ import (
 // TestABKnownEffect runs `cometlab ab --repeat auto` on real 4-validator
 // testnets with a known effect, consensus.timeout_commit 1 s (the
 // default) against 2 s, 10-s runs at 100 tx/s and a budget of 3 pairs:
-// block latency must be decided worse, the exit code must be 4, and the
+// block latency (p50 or mean, of the three metrics judged) must be
+// decided worse, the exit code must be 4, and the
 // directory must hold every run, the comparison and ab.json; with --stop
 // worse it ends at the pair that decided it. 4–6 runs, about 2–3 minutes.
 func TestABKnownEffect(t *testing.T) {
@@ -27,7 +28,7 @@ func TestABKnownEffect(t *testing.T) {
 	testnettest.LockForTest(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	code, stdout, stderr := run(t, "ab", "--cand", "consensus.timeout_commit=2s", "--repeat", "auto", "--max-pairs", "3",
-		"--stop", "worse", "-r", "100", "-T", "10s", "--out", out)
+		"--stop", "worse", "--metrics", "block_latency_mean_ms,block_latency_p50_ms,committed_tps", "-r", "100", "-T", "10s", "--out", out)
 	t.Log(stdout)
 	if code != exitcode.Regression {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitcode.Regression, stdout, stderr)
@@ -43,21 +44,21 @@ func TestABKnownEffect(t *testing.T) {
 	if rec.Pairs < 2 || rec.Pairs > 3 || len(rec.Rounds) != rec.Pairs {
 		t.Errorf("%d pairs, %d rounds recorded; want 2 or 3", rec.Pairs, len(rec.Rounds))
 	}
-	if len(rec.Sequential) != 1 {
-		t.Fatalf("%d sequential decisions, want 1", len(rec.Sequential))
+	if len(rec.Sequential) != 1 || len(rec.Sequential[0].Metrics) != 3 {
+		t.Fatalf("sequential decisions %+v, want 1 candidate with the 3 metrics of --metrics", rec.Sequential)
 	}
 	worse, firstWorse := false, 0
 	for _, r := range rec.Sequential[0].Metrics {
 		t.Logf("%s: %v at %d pairs (Δ %.4g, θ %.4g, p %.3g at level %.3g)", r.ID, r.Outcome, r.DecidedAt, r.MeanDiff, r.Threshold, r.P, r.Level)
-		if r.ID == "block_latency_p50_ms" {
-			worse = r.Outcome == sequential.Worse
+		if r.ID == "block_latency_p50_ms" || r.ID == "block_latency_mean_ms" {
+			worse = worse || r.Outcome == sequential.Worse
 		}
 		if r.Outcome == sequential.Worse && (firstWorse == 0 || r.DecidedAt < firstWorse) {
 			firstWorse = r.DecidedAt
 		}
 	}
 	if !worse {
-		t.Error("block_latency_p50_ms not decided worse")
+		t.Error("neither block latency p50 nor mean decided worse")
 	}
 	if firstWorse > 0 && rec.Pairs != firstWorse {
 		t.Errorf("--stop worse: a metric was decided worse at pair %d, but %d pairs ran", firstWorse, rec.Pairs)
