@@ -25,7 +25,7 @@ var allowedImports = map[string][]string{
 	"shape":               {},
 	"cometbft":            {"exitcode"},
 	"exitcode":            {},
-	"manifest":            {"cometbft", "payload", "shape"},
+	"manifest":            {"cometbft", "links", "payload", "shape"},
 	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
 	"links":               {},

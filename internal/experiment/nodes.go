@@ -56,13 +56,14 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 }
 
 // relays sets spec up for m's links: with links = "relay" every directed
-// peer link gets a relay (package links), which the caller closes after
-// the nodes stopped; nil for direct links.
+// peer link gets a relay (package links), delayed by m's zones, which the
+// caller closes after the nodes stopped; nil for direct links.
 func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *links.Links {
 	if m.Links != manifest.LinksRelay {
 		return nil
 	}
 	lk := links.New(logger)
+	setZoneDelays(m, lk)
 	spec.Relay = func(from, to cometbft.Home) (string, error) {
 		return lk.Add(from.Name, to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
 	}
@@ -88,7 +89,7 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 	var endpoints []collect.Endpoint
 	for i, h := range homes {
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
-			Metrics: h.MetricsAddr(), Home: h.Dir})
+			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}

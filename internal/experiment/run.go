@@ -287,6 +287,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 	}
 	r := s.record(version, m.Load)
 	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
+	r.Zones = zonesRecord(m)
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return nil, err
@@ -299,7 +300,16 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	m := opts.Manifest
 	lk := relays(m, &spec, s.logger)
 	if lk != nil {
-		defer lk.Close() // after the nodes stopped (deferred below)
+		defer func() { // after the nodes stopped (deferred below)
+			if rtts := roundTripRecords(lk.RoundTrips()); len(rtts) > 0 {
+				rd.set(func(r *results.Run) {
+					if r.Zones != nil {
+						r.Zones.RoundTrips = rtts
+					}
+				})
+			}
+			lk.Close()
+		}()
 	}
 	homes, err := cometbft.Generate(ctx, rd.path(results.NodesDir), spec)
 	if err != nil {

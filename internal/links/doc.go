@@ -5,8 +5,10 @@
 // dials B), and a node's persistent_peers name its relays instead of the
 // peers. Cut closes every relayed connection of a node and refuses new
 // ones until Restore. Bytes pass through unchanged, after a one-way delay
-// per ordered pair of nodes when one is set (SetDelay). Matrix holds the
-// one-way delays between zones; AWS is CometBFT's matrix of 13 AWS
-// regions, and ParseMatrix reads a user's CSV of the same form. Wiring
-// zones into the manifest is still to come (issue 14).
+// per ordered pair of nodes when one is set (SetDelay), varied by a
+// jitter (SetJitter). Each relayed connection's opening exchange is timed
+// (RoundTrips), which measures the round trip the delays make. Matrix
+// holds the one-way delays between zones; AWS is CometBFT's matrix of 13
+// AWS regions, and ParseMatrix reads a user's CSV of the same form; the
+// manifest's [zones] table names one.
 package links

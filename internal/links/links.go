@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"time"
@@ -22,6 +23,8 @@ type Links struct {
 	relays []*relay
 	cut    map[string]bool             // nodes whose links are cut
 	delay  map[[2]string]time.Duration // one-way delay of the bytes a node sends to another
+	jitter float64                     // standard deviation of a delay, as a fraction of it
+	rtts   []RoundTrip                 // measured at the handshakes of relayed connections
 	closed bool
 	wg     sync.WaitGroup // accept loops and relayed connections
 }
@@ -38,6 +41,17 @@ type relay struct {
 type pair struct {
 	down, up net.Conn
 	once     sync.Once
+
+	mu    sync.Mutex
+	reads [2][]time.Time // the first two reads from down (0) and up (1)
+	timed bool           // the handshake's round trip is recorded
+}
+
+// RoundTrip is the round trip of one relayed connection's opening
+// exchange, as its relay saw it: From dialled To. See [Links.RoundTrips].
+type RoundTrip struct {
+	From, To string
+	RTT      time.Duration
 }
 
 func (p *pair) close() {
@@ -68,6 +82,67 @@ func (l *Links) SetDelay(from, to string, d time.Duration) {
 		return
 	}
 	l.delay[[2]string{from, to}] = d
+}
+
+// SetJitter makes every delay vary: each chunk's delay is drawn from a
+// normal distribution around it with standard deviation frac × delay
+// (cut at 0), as CometBFT's e2e runner does with netem (frac 0.05); the
+// bytes of a connection still arrive in order. It applies to the
+// connections opened from then on; 0 (the default) turns it off.
+func (l *Links) SetJitter(frac float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.jitter = max(frac, 0)
+}
+
+// RoundTrips returns the round trips measured so far, one per relayed
+// connection whose first two reads in each direction were seen. A p2p
+// connection between CometBFT nodes opens with each side sending its
+// ephemeral key at once and its signature as soon as it has the other's
+// key (the SecretConnection handshake), so the relay times both legs: the
+// dialled side's second read less the dialler's first, plus the dialler's
+// second less the dialled side's first, is the one-way delay each way
+// plus the time each node takes to sign — the link's round trip.
+func (l *Links) RoundTrips() []RoundTrip {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]RoundTrip(nil), l.rtts...)
+}
+
+// read records that side (0 down, 1 up) of p was read at t, and the
+// handshake's round trip once both sides were read twice.
+func (l *Links) read(r *relay, p *pair, side int, t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.timed || len(p.reads[side]) == 2 {
+		return
+	}
+	p.reads[side] = append(p.reads[side], t)
+	if len(p.reads[0]) < 2 || len(p.reads[1]) < 2 {
+		return
+	}
+	p.timed = true
+	rtt := p.reads[1][1].Sub(p.reads[0][0]) + p.reads[0][1].Sub(p.reads[1][0])
+	l.mu.Lock()
+	l.rtts = append(l.rtts, RoundTrip{From: r.from, To: r.to, RTT: rtt})
+	l.mu.Unlock()
+}
+
+// timed is a connection whose first two reads are reported to a pair's
+// handshake timing; one goroutine reads it.
+type timed struct {
+	net.Conn
+	n    int // reads reported
+	read func(t time.Time)
+}
+
+func (c *timed) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.n < 2 {
+		c.n++
+		c.read(time.Now())
+	}
+	return n, err
 }
 
 // Add opens a relay for the directed link from → to that forwards to
@@ -127,19 +202,21 @@ func (l *Links) serve(r *relay, down net.Conn) {
 	}
 	r.conns[p] = struct{}{}
 	fwd, back := l.delay[[2]string{r.from, r.to}], l.delay[[2]string{r.to, r.from}]
+	jitter := l.jitter
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn, delay time.Duration) {
+	cp := func(dst, src net.Conn, side int, delay time.Duration) {
+		src = &timed{Conn: src, read: func(t time.Time) { l.read(r, p, side, t) }}
 		if delay > 0 {
-			delayedCopy(dst, src, delay)
+			delayedCopy(dst, src, delay, jitter)
 		} else {
 			_, _ = io.Copy(dst, src)
 		}
 		p.close() // one side ended: end both, as a peer's TCP reset would
 		done <- struct{}{}
 	}
-	go cp(up, down, fwd)
-	go cp(down, up, back)
+	go cp(up, down, 0, fwd)
+	go cp(down, up, 1, back)
 	<-done
 	<-done
 	l.mu.Lock()
@@ -229,16 +306,25 @@ type chunk struct {
 // delayedCopy copies src to dst, each chunk written delay after it was
 // read: a reader stamps chunks as they arrive and a writer releases them
 // in order, so the link keeps its throughput (a long fat pipe) instead of
-// waiting delay per write. It returns when src ends or a write fails.
-func delayedCopy(dst, src net.Conn, delay time.Duration) {
+// waiting delay per write. With jitter > 0 each chunk's delay is drawn
+// from N(delay, (jitter·delay)²), cut at 0, and a chunk is never due
+// before the one read ahead of it. It returns when src ends or a write
+// fails.
+func delayedCopy(dst, src net.Conn, delay time.Duration, jitter float64) {
 	ch := make(chan chunk, delayChunks)
 	go func() {
 		defer close(ch)
+		var last time.Time
 		for {
 			b := make([]byte, 32<<10)
 			n, err := src.Read(b)
 			if n > 0 {
-				ch <- chunk{b: b[:n], due: time.Now().Add(delay)}
+				due := time.Now().Add(jittered(delay, jitter, rand.NormFloat64))
+				if due.Before(last) {
+					due = last
+				}
+				last = due
+				ch <- chunk{b: b[:n], due: due}
 			}
 			if err != nil {
 				return
@@ -258,4 +344,13 @@ func delayedCopy(dst, src net.Conn, delay time.Duration) {
 			src.Close() // stop the reader: the other side is gone
 		}
 	}
+}
+
+// jittered returns delay varied by jitter: delay + norm()·jitter·delay,
+// cut at 0, where norm draws from the standard normal distribution.
+func jittered(delay time.Duration, jitter float64, norm func() float64) time.Duration {
+	if jitter <= 0 {
+		return delay
+	}
+	return max(0, delay+time.Duration(norm()*jitter*float64(delay)))
 }

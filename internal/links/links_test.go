@@ -2,8 +2,10 @@ package links
 
 import (
 	"bytes"
-	"crypto/rand"
+	crand "crypto/rand"
 	"io"
+	"math"
+	"math/rand/v2"
 	"net"
 	"runtime"
 	"testing"
@@ -89,7 +91,7 @@ func TestBytesUnchanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		data := make([]byte, 4<<20)
-		rand.Read(data)
+		crand.Read(data)
 		if got := roundTrip(t, c, data); !bytes.Equal(got, data) {
 			t.Error("bytes changed on the way")
 		}
@@ -200,7 +202,7 @@ func TestDelay(t *testing.T) {
 		t.Errorf("round trip %s through 40 ms each way, want 80 ms within 10 %%", best)
 	}
 	data := make([]byte, 4<<20)
-	rand.Read(data)
+	crand.Read(data)
 	start := time.Now()
 	if got := roundTrip(t, c, data); !bytes.Equal(got, data) {
 		t.Error("bytes changed or reordered on a delayed link")
@@ -251,4 +253,132 @@ func bestRoundTrip(t *testing.T, c net.Conn, n int) time.Duration {
 		best = min(best, time.Since(start))
 	}
 	return best
+}
+
+// handshaker runs a server that opens each connection as CometBFT's
+// SecretConnection does: it sends its key at once and its signature once
+// it has read the client's key.
+func handshaker(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.Write([]byte("key"))
+				if _, err := io.ReadFull(c, make([]byte, 3)); err != nil {
+					return
+				}
+				c.Write([]byte("sig"))
+				io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestRoundTrips: the relay times a connection's opening exchange, and
+// with 30 ms a → b and 50 ms b → a it measures the 80 ms round trip
+// (within 10 %).
+func TestRoundTrips(t *testing.T) {
+	l := New(nil)
+	defer l.Close()
+	l.SetDelay("a", "b", 30*time.Millisecond)
+	l.SetDelay("b", "a", 50*time.Millisecond)
+	addr, err := l.Add("a", "b", handshaker(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("key"))
+		if _, err := io.ReadFull(c, make([]byte, 3)); err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("sig"))
+		if _, err := io.ReadFull(c, make([]byte, 3)); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for len(l.RoundTrips()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	rtts := l.RoundTrips()
+	if len(rtts) != 3 {
+		t.Fatalf("%d round trips measured, want 3", len(rtts))
+	}
+	for _, rt := range rtts {
+		if rt.From != "a" || rt.To != "b" || rt.RTT < 80*time.Millisecond || rt.RTT > 88*time.Millisecond {
+			t.Errorf("round trip %+v, want a → b 80 ms within 10 %%", rt)
+		}
+	}
+}
+
+// TestJittered: the delays drawn have the delay as mean and jitter ×
+// delay as standard deviation (10,000 seeded draws, within 2 %), and none
+// is negative.
+func TestJittered(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	const n, delay, jitter = 10000, 40 * time.Millisecond, 0.05
+	var sum, sq float64
+	for range n {
+		d := jittered(delay, jitter, rnd.NormFloat64)
+		if d < 0 {
+			t.Fatalf("negative delay %s", d)
+		}
+		sum += float64(d)
+		sq += float64(d) * float64(d)
+	}
+	mean := sum / n
+	sd := math.Sqrt(sq/n - mean*mean)
+	if math.Abs(mean-float64(delay)) > 0.02*float64(delay) {
+		t.Errorf("mean %s, want %s", time.Duration(mean), delay)
+	}
+	if want := jitter * float64(delay); math.Abs(sd-want) > 0.02*want {
+		t.Errorf("standard deviation %s, want %s", time.Duration(sd), time.Duration(want))
+	}
+	if d := jittered(delay, 0, rnd.NormFloat64); d != delay {
+		t.Errorf("no jitter: %s, want %s", d, delay)
+	}
+	if d := jittered(delay, 1, func() float64 { return -3 }); d != 0 {
+		t.Errorf("a draw below 0: %s, want 0", d)
+	}
+}
+
+// TestJitterLive: a relay with jitter keeps a link's bytes in order and
+// unchanged (1 MiB in one write: its chunks get different delays).
+func TestJitterLive(t *testing.T) {
+	up := echo(t)
+	l := New(nil)
+	defer l.Close()
+	l.SetDelay("a", "b", 20*time.Millisecond)
+	l.SetDelay("b", "a", 20*time.Millisecond)
+	l.SetJitter(0.5)
+	addr, err := l.Add("a", "b", up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data := make([]byte, 1<<20)
+	crand.Read(data)
+	if got := roundTrip(t, c, data); !bytes.Equal(got, data) {
+		t.Error("bytes changed or reordered on a jittered link")
+	}
 }

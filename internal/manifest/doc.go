@@ -29,5 +29,10 @@
 //	r, err := m.Resolve()              // every problem at once
 //	data, err := manifest.Encode(r)    // saved as runs/<id>/manifest.toml
 //
-// The package does no I/O besides [Load] reading the file.
+// [ManifestZones] ([zones]) gives each node a zone and the latency matrix
+// between zones (CometBFT's AWS matrix or the user's CSV); Resolve reads
+// the matrix and checks every node's zone against it.
+//
+// The package does no I/O besides [Load] reading the file and Resolve
+// reading the files the manifest names (a trace, transactions, a matrix).
 package manifest

@@ -27,6 +27,7 @@ type encoded struct {
 	Nodes           map[string]encodedNode    `toml:"node"`
 	Perturb         map[string]encodedPerturb `toml:"perturb,omitempty"`
 	Rotate          *ManifestRotate           `toml:"rotate,omitempty"`
+	Zones           *ManifestZones            `toml:"zones,omitempty"`
 }
 
 type encodedPerturb struct {
@@ -43,6 +44,7 @@ type encodedNode struct {
 	Power           int64          `toml:"power,omitempty"`
 	CometBFTVersion string         `toml:"cometbft_version,omitempty"`
 	Config          map[string]any `toml:"config,omitempty"`
+	Zone            string         `toml:"zone,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -70,6 +72,7 @@ func Encode(r Resolved) ([]byte, error) {
 			LateThreshold: r.Load.LateThreshold.String(),
 		},
 		Nodes: make(map[string]encodedNode, len(r.Nodes)),
+		Zones: encodeZones(r.Zones),
 	}
 	encodeShape(&e.Load, r.Load)
 	if e.Config == nil {
@@ -85,7 +88,7 @@ func Encode(r Resolved) ([]byte, error) {
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
-		en := encodedNode{Mode: n.Mode, Power: n.Power}
+		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone}
 		if n.Version != r.CometBFTVersion {
 			en.CometBFTVersion = n.Version
 		}

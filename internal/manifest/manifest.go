@@ -148,6 +148,16 @@ type Manifest struct {
 	//	concurrency = 2
 	Rotate ManifestRotate `toml:"rotate"`
 
+	// Zones gives the nodes zones and the latency matrix between them
+	// (see [ManifestZones]); each node then names its zone. Default: none
+	// (no delay).
+	//
+	//	[zones]
+	//	matrix = "aws"
+	//	[node.validator01]
+	//	zone = "Tokyo"
+	Zones *ManifestZones `toml:"zones"`
+
 	// Load describes the load driven into the testnet.
 	//
 	//	[load]
@@ -188,6 +198,12 @@ type ManifestNode struct {
 	//
 	//	config = { "mempool.size" = 10000 }
 	Config map[string]any `toml:"config"`
+
+	// Zone is the node's zone, a zone of the [zones] matrix; required for
+	// every node when [zones] is set. Default "" (no zones).
+	//
+	//	zone = "Frankfurt"
+	Zone string `toml:"zone"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

@@ -51,6 +51,9 @@ type Resolved struct {
 	Perturbations []Perturbation
 	// Rotate is the [rotate] table; nil when rotation is off.
 	Rotate *Rotation
+	// Zones is the [zones] table; nil without zones. Each node's Zone is
+	// one of its matrix's zones (ephemeral nodes have none).
+	Zones *Zones
 }
 
 // Node is one resolved node.
@@ -70,6 +73,8 @@ type Node struct {
 	// Ephemeral marks a [rotate] node: started during the load, not with
 	// the testnet, and no other node's peer.
 	Ephemeral bool
+	// Zone is the node's zone of Resolved.Zones; "" without zones.
+	Zone string
 }
 
 // Workload is the resolved load description, the [load] table. (It is not
@@ -174,7 +179,8 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Nodes = append(r.Nodes, ephemeral...)
 	r.Load = m.resolveLoad(ps, r.Nodes)
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
-	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations)
+	r.Zones = m.resolveZones(ps, r.Nodes)
+	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err
 	}

@@ -100,6 +100,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.consensus(s, in)
 	md.resources(s, in)
 	md.adoption(s, in, run, !hasEvents(s, in, pd.start, pd.end))
+	md.zones(s, in, run)
 	md.accounting(s)
 	md.results(s)
 	md.notes(s)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -52,6 +53,7 @@ type Run struct {
 	Target      string         `json:"target"`   // node name (or endpoint) that received the load
 	Endpoint    string         `json:"endpoint"` // websocket URL the load went to
 	Nodes       []Node         `json:"nodes,omitempty"`
+	Zones       *Zones         `json:"zones,omitempty"` // nil without [zones]
 	Started     time.Time      `json:"started"`
 	LoadStart   time.Time      `json:"load_start,omitzero"`
 	LoadEnd     time.Time      `json:"load_end,omitzero"`
@@ -128,6 +130,45 @@ type Node struct {
 	P2P     string `json:"p2p"`
 	Metrics string `json:"metrics,omitempty"`
 	Home    string `json:"home,omitempty"` // relative to the run directory
+	Zone    string `json:"zone,omitempty"` // its zone of Run.Zones
+}
+
+// Zones is the [zones] of a run's testnet: the latency matrix its relays
+// applied between the zones of its nodes, and the round trips they
+// measured.
+type Zones struct {
+	// Matrix is the matrix's source: "aws" (CometBFT's) or a CSV's path.
+	Matrix string `json:"matrix"`
+	// Jitter is each delay's standard deviation as a fraction of it.
+	Jitter float64 `json:"jitter,omitempty"`
+	// Zones are the zones the nodes are in, in the matrix's order.
+	Zones []string `json:"zones"`
+	// DelayMs[i][j] is the one-way delay from Zones[i] to Zones[j], in ms.
+	DelayMs [][]float64 `json:"delay_ms"`
+	// RoundTrips are the round trips the relays measured per ordered pair
+	// of nodes (From dialled To), from the opening exchange of each p2p
+	// connection; see links.Links.RoundTrips.
+	RoundTrips []RoundTrip `json:"round_trips,omitempty"`
+}
+
+// RoundTrip is the measured round trip of the p2p connections From
+// dialled to To: N connections, the smallest and the median, in ms.
+type RoundTrip struct {
+	From     string  `json:"from"`
+	To       string  `json:"to"`
+	N        int     `json:"n"`
+	MinMs    float64 `json:"min_ms"`
+	MedianMs float64 `json:"median_ms"`
+}
+
+// Delay returns the one-way delay in ms from zone a to zone b, and false
+// when either is not one of z.Zones.
+func (z Zones) Delay(a, b string) (float64, bool) {
+	i, j := slices.Index(z.Zones, a), slices.Index(z.Zones, b)
+	if i < 0 || j < 0 || i >= len(z.DelayMs) || j >= len(z.DelayMs[i]) {
+		return 0, false
+	}
+	return z.DelayMs[i][j], true
 }
 
 // WriteJSON writes v to path atomically (temporary file, then rename), so a

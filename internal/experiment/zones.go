@@ -1,0 +1,79 @@
+package experiment
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/links"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// setZoneDelays gives lk the delays of m's zones: for every ordered pair
+// of nodes in different zones, the matrix's one-way delay from the
+// sender's zone to the receiver's, and the zones' jitter. Nodes without a
+// zone (ephemeral ones) get no delay.
+func setZoneDelays(m manifest.Resolved, lk *links.Links) {
+	if m.Zones == nil {
+		return
+	}
+	lk.SetJitter(m.Zones.Jitter)
+	for _, a := range m.Nodes {
+		for _, b := range m.Nodes {
+			if a.Name == b.Name || a.Zone == "" || b.Zone == "" {
+				continue
+			}
+			if d, ok := m.Zones.Matrix.Delay(a.Zone, b.Zone); ok && d > 0 {
+				lk.SetDelay(a.Name, b.Name, d)
+			}
+		}
+	}
+}
+
+// zonesRecord is run.json's record of m's zones: the matrix's source, and
+// its rows and columns of the zones the nodes are in; nil without zones.
+func zonesRecord(m manifest.Resolved) *results.Zones {
+	if m.Zones == nil {
+		return nil
+	}
+	z := &results.Zones{Matrix: m.Zones.Source, Jitter: m.Zones.Jitter}
+	for _, zone := range m.Zones.Matrix.Zones {
+		if slices.ContainsFunc(m.Nodes, func(n manifest.Node) bool { return n.Zone == zone }) {
+			z.Zones = append(z.Zones, zone)
+		}
+	}
+	for _, a := range z.Zones {
+		row := make([]float64, len(z.Zones))
+		for j, b := range z.Zones {
+			d, _ := m.Zones.Matrix.Delay(a, b)
+			row[j] = ms(d)
+		}
+		z.DelayMs = append(z.DelayMs, row)
+	}
+	return z
+}
+
+// roundTripRecords sums the relays' measured round trips up per ordered
+// pair of nodes, in order of From, then To.
+func roundTripRecords(rtts []links.RoundTrip) []results.RoundTrip {
+	by := map[[2]string][]time.Duration{}
+	for _, rt := range rtts {
+		k := [2]string{rt.From, rt.To}
+		by[k] = append(by[k], rt.RTT)
+	}
+	var out []results.RoundTrip
+	for k, ds := range by {
+		slices.Sort(ds)
+		med := ds[len(ds)/2]
+		if len(ds)%2 == 0 {
+			med = (ds[len(ds)/2-1] + ds[len(ds)/2]) / 2
+		}
+		out = append(out, results.RoundTrip{From: k[0], To: k[1], N: len(ds),
+			MinMs: ms(ds[0]), MedianMs: ms(med)})
+	}
+	slices.SortFunc(out, func(a, b results.RoundTrip) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To)) })
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,43 @@
+package experiment
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/links"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+func TestZonesRecord(t *testing.T) {
+	m := manifest.Resolved{
+		Nodes: []manifest.Node{{Name: "a", Zone: "Tokyo"}, {Name: "b", Zone: "London"}, {Name: "c", Zone: "Tokyo"}, {Name: "e", Ephemeral: true}},
+		Zones: &manifest.Zones{Source: "aws", Jitter: 0.05, Matrix: links.AWS()},
+	}
+	got := zonesRecord(m)
+	want := &results.Zones{Matrix: "aws", Jitter: 0.05, Zones: []string{"London", "Tokyo"}, DelayMs: [][]float64{{0, 104}, {104, 0}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("zonesRecord: %+v, want %+v", got, want)
+	}
+	if zonesRecord(manifest.Resolved{}) != nil {
+		t.Error("a record without zones")
+	}
+}
+
+func TestRoundTripRecords(t *testing.T) {
+	got := roundTripRecords([]links.RoundTrip{
+		{From: "b", To: "a", RTT: 30 * time.Millisecond},
+		{From: "a", To: "b", RTT: 12 * time.Millisecond},
+		{From: "a", To: "b", RTT: 10 * time.Millisecond},
+		{From: "a", To: "b", RTT: 20 * time.Millisecond},
+		{From: "a", To: "b", RTT: 11 * time.Millisecond},
+	})
+	want := []results.RoundTrip{
+		{From: "a", To: "b", N: 4, MinMs: 10, MedianMs: 11.5},
+		{From: "b", To: "a", N: 1, MinMs: 30, MedianMs: 30},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("roundTripRecords: %+v, want %+v", got, want)
+	}
+}

@@ -1,0 +1,139 @@
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/links"
+)
+
+// MatrixAWS names the built-in latency matrix in [zones] matrix: CometBFT's
+// one-way delays between 13 AWS regions (links.AWS).
+const MatrixAWS = "aws"
+
+// ManifestZones is the [zones] table: the latency matrix between the
+// zones the nodes name (each [node.NAME] has zone = "…"). Zones put every
+// p2p link through a relay (links = "relay") that delays the bytes a node
+// sends to a node of another zone by the matrix's one-way value for that
+// ordered pair; nodes of one zone talk without delay.
+type ManifestZones struct {
+	// Matrix is "aws" (CometBFT's AWS matrix, zones N_Virginia, Canada,
+	// N_California, London, Oregon, Ireland, Frankfurt, S_Paulo, Tokyo,
+	// Mumbai, Sydney, Seoul, Singapore) or the path of a CSV in the same
+	// form, relative to the manifest's directory: a header
+	// "From/to,ZONE,…", then one row per zone in the header's order with
+	// the one-way delays in ms from the row's zone to each column's.
+	// Required.
+	//
+	//	matrix = "aws"
+	Matrix string `toml:"matrix"`
+
+	// Jitter is the standard deviation of each delay as a fraction of it
+	// (normal, cut at 0; the bytes of a link keep their order). CometBFT's
+	// e2e runner uses 0.05 (value/20). Between 0 and 1. Default 0.
+	//
+	//	jitter = 0.05
+	Jitter float64 `toml:"jitter,omitempty"`
+}
+
+// Zones is the resolved [zones] table.
+type Zones struct {
+	// Source is "aws" or the absolute path of the user's CSV.
+	Source string
+	// Jitter is each delay's standard deviation as a fraction of it.
+	Jitter float64
+	// Matrix holds the one-way delays between the matrix's zones.
+	Matrix links.Matrix
+}
+
+// resolveZones reads [zones] and checks each node's zone, which it sets
+// on nodes. Ephemeral [rotate] nodes have no zone (no delay).
+func (m *Manifest) resolveZones(ps *problems, nodes []Node) *Zones {
+	named := false
+	for _, name := range slices.Sorted(maps.Keys(m.Nodes)) {
+		if m.Nodes[name].Zone != "" {
+			named = true
+			if m.Zones == nil {
+				ps.add(f("node", name, "zone"), "a zone needs a [zones] table with a matrix")
+			}
+		}
+	}
+	if m.Zones == nil {
+		return nil
+	}
+	mz := *m.Zones
+	z := &Zones{Source: mz.Matrix, Jitter: mz.Jitter}
+	if !(mz.Jitter >= 0 && mz.Jitter <= 1) || math.IsNaN(mz.Jitter) {
+		ps.add(f("zones", "jitter"), "must be between 0 and 1 (a fraction of the delay), got %v", mz.Jitter)
+	}
+	switch mz.Matrix {
+	case "":
+		ps.add(f("zones"), "needs matrix = %q or the path of a CSV matrix", MatrixAWS)
+		return z
+	case MatrixAWS:
+		z.Matrix = links.AWS()
+	default:
+		path := m.relative(mz.Matrix, "zones.matrix")
+		var err error
+		if z.Matrix, err = readMatrix(path); err != nil {
+			ps.add(f("zones", "matrix"), "%v", err)
+			return z
+		}
+		z.Source = path
+		if abs, err := filepath.Abs(path); err == nil {
+			z.Source = abs
+		}
+	}
+	if !named {
+		ps.add(f("zones"), "no node names a zone: give each [node.NAME] a zone = \"…\" of the matrix")
+		return z
+	}
+	for i, n := range nodes {
+		if n.Ephemeral {
+			continue
+		}
+		zone := m.Nodes[n.Name].Zone
+		switch {
+		case zone == "":
+			ps.add(f("node", n.Name), "has no zone: with [zones] every node needs zone = \"…\"")
+		case !slices.Contains(z.Matrix.Zones, zone):
+			ps.add(f("node", n.Name, "zone"), "unknown zone %q (the matrix has %s)", zone, strings.Join(z.Matrix.Zones, ", "))
+		default:
+			nodes[i].Zone = zone
+		}
+	}
+	return z
+}
+
+// readMatrix reads the CSV latency matrix at path (see links.ParseMatrix);
+// errors name the file by its base name and line.
+func readMatrix(path string) (links.Matrix, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return links.Matrix{}, err
+	}
+	return links.ParseMatrix(filepath.Base(path), bytes.NewReader(data))
+}
+
+// encodeZones is the [zones] table Encode writes; nil without zones.
+func encodeZones(z *Zones) *ManifestZones {
+	if z == nil {
+		return nil
+	}
+	return &ManifestZones{Matrix: z.Source, Jitter: z.Jitter}
+}
+
+// String describes z for a log line: "aws" or the CSV's path, and the
+// jitter when there is one.
+func (z Zones) String() string {
+	if z.Jitter > 0 {
+		return fmt.Sprintf("%s, jitter %g", z.Source, z.Jitter)
+	}
+	return z.Source
+}

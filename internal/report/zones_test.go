@@ -1,0 +1,41 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
+)
+
+// TestZonesSection: the Zones section of a run of 3 validators in 2 AWS
+// zones (golden), and none for a run without zones.
+func TestZonesSection(t *testing.T) {
+	run := results.Run{
+		Target: "v1", FirstHeight: 1, LastHeight: 3,
+		Nodes: []results.Node{{Name: "v1", Mode: "validator", Zone: "Tokyo"}, {Name: "v2", Mode: "validator", Zone: "Tokyo"},
+			{Name: "v3", Mode: "validator", Zone: "Frankfurt"}},
+		Zones: &results.Zones{Matrix: "aws", Jitter: 0.05, Zones: []string{"Frankfurt", "Tokyo"},
+			DelayMs:    [][]float64{{0, 111}, {111, 0}},
+			RoundTrips: []results.RoundTrip{{From: "v1", To: "v3", N: 2, MinMs: 223.4, MedianMs: 224}, {From: "v3", To: "v2", N: 1, MinMs: 224.1, MedianMs: 224.1}}},
+	}
+	const ms = 1e6
+	in := &analysis.Input{Adoption: []results.Adoption{
+		{Height: 1, Node: "v1", At: 1000 * ms}, {Height: 1, Node: "v2", At: 1001 * ms}, {Height: 1, Node: "v3", At: 1112 * ms},
+		{Height: 2, Node: "v1", At: 2000 * ms}, {Height: 2, Node: "v2", At: 2003 * ms}, {Height: 2, Node: "v3", At: 2115 * ms},
+		{Height: 3, Node: "v3", At: 3000 * ms}, {Height: 3, Node: "v1", At: 3110 * ms},
+	}}
+	s := analysis.Summary{Metrics: map[string]float64{"block_latency_p50_ms": 1450, "block_latency_p99_ms": 2300, "observed_latency_p50_ms": 1600}}
+	var b bytes.Buffer
+	mdWriter{w: &b}.zones(s, in, run)
+	resultstest.Golden(t, filepath.Join("testdata", "zones.md.golden"), b.Bytes())
+
+	b.Reset()
+	run.Zones = nil
+	mdWriter{w: &b}.zones(s, in, run)
+	if b.Len() != 0 {
+		t.Errorf("a Zones section without zones:\n%s", b.String())
+	}
+}
