@@ -275,9 +275,10 @@ func (s *Sentinel) passThrough(ctx context.Context, c *client, id json.RawMessag
 		s.m.nodeErr.WithLabelValues("unreachable").Inc()
 		return unreachable(id, err)
 	}
-	s.forwarded.Add(1)
 	s.m.forwarded.Inc()
-	if why := rep.nodeRejection(); why != "" {
+	if why := rep.nodeRejection(); why == "" {
+		s.forwarded.Add(1)
+	} else {
 		s.m.nodeErr.WithLabelValues("rejected").Inc()
 	}
 	return outcome{status: http.StatusOK, body: rep.append(nil, id)}

@@ -191,6 +191,13 @@ func (r upstreamReply) append(b []byte, id json.RawMessage) []byte {
 	return appendResult(b, id, r.Result)
 }
 
+// mempoolFull reports whether a node's rejection (nodeRejection) says its
+// mempool has no room: "mempool is full: …", or — while it rechecks after a
+// block — "… so it is considered as full".
+func mempoolFull(why string) bool {
+	return strings.Contains(why, "mempool is full") || strings.Contains(why, "considered as full")
+}
+
 // nodeRejection returns why the node refused a broadcast, or "" when it
 // accepted it: the error's message and data, or a non-zero CheckTx code and
 // log.

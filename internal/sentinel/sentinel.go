@@ -48,7 +48,8 @@ type Sentinel struct {
 	ready     chan struct{} // signalled when an item is queued
 
 	pace      *rate.Limiter // forwarding rate; nil forwards as fast as the workers go
-	forwarded atomic.Int64  // txs forwarded so far (for the pacer)
+	forwarded atomic.Int64  // txs the node took into its mempool (for the pacer)
+	full      atomic.Int64  // "mempool is full" replies, txs queued again (for the pacer)
 	// pending and pendingBytes count the admitted broadcasts the node has
 	// not answered yet: queued, recovered from the spool, or in flight.
 	pending, pendingBytes atomic.Int64
@@ -65,6 +66,7 @@ type item struct {
 	at     time.Time
 	spool  uint64             // its spool record id; 0 when not spooled
 	reply  chan upstreamReply // sync/commit: the node's reply; nil for async
+	full   int                // times the node answered "mempool is full"
 }
 
 // New checks opts, binds the listeners (so Addr is known before Run) and
@@ -466,18 +468,27 @@ func (s *Sentinel) forward(ctx context.Context) error {
 	}
 }
 
-// requeue puts back an item taken when the forwarder stopped, at the head.
+// requeue puts back an item, at the head: one taken when the forwarder
+// stopped, or one the node had no room for.
 func (s *Sentinel) requeue(it *item) {
 	s.mu.Lock()
 	s.recovered = append([]*item{it}, s.recovered...)
 	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
 }
 
 // send forwards one item and settles it: the caller of sync/commit gets the
 // node's reply; an async tx the node rejects is logged with the node's
-// reason. A node that cannot be reached is retried until ctx ends.
+// reason. A node that cannot be reached is retried until ctx ends; a tx the
+// node has no room for ("mempool is full") is queued again, at the head,
+// and the pacer backs off.
 func (s *Sentinel) send(ctx context.Context, it *item) {
-	s.m.wait.Observe(time.Since(it.at).Seconds())
+	if it.full == 0 {
+		s.m.wait.Observe(time.Since(it.at).Seconds())
+	}
 	method := it.method
 	if method == "broadcast_tx_async" {
 		// Sync, to learn the node's verdict on a tx already acknowledged.
@@ -509,9 +520,18 @@ func (s *Sentinel) send(ctx context.Context, it *item) {
 		case <-ctx.Done():
 		}
 	}
-	s.forwarded.Add(1)
+	why := rep.nodeRejection()
+	if mempoolFull(why) {
+		it.full++
+		s.full.Add(1)
+		s.m.nodeErr.WithLabelValues("mempool_full").Inc()
+		s.requeue(it)
+		return
+	}
 	s.m.forwarded.Inc()
-	if why := rep.nodeRejection(); why != "" {
+	if why == "" {
+		s.forwarded.Add(1)
+	} else {
 		s.m.nodeErr.WithLabelValues("rejected").Inc()
 		if it.reply == nil {
 			h := sha256.Sum256(it.tx)
