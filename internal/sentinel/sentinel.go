@@ -305,15 +305,11 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.err.Message }
 
-// admit takes one broadcast from c: it refuses it (rate, queue, buffer,
-// stopping), or queues it — after writing it to the spool, if any, for an
-// async one — and returns the item.
+// admit takes one broadcast from c, whose bucket has let it pass: it
+// refuses it (queue, buffer, stopping), or queues it — after writing it to
+// the spool, if any, for an async one — and returns the item.
 func (s *Sentinel) admit(c *client, method string, tx []byte) (*item, *refusal) {
 	now := time.Now()
-	if ok, wait := allow(c.bucket, now); !ok {
-		return nil, s.refuse(ReasonClientRate, CodeClientRate, http.StatusTooManyRequests, wait,
-			fmt.Sprintf("client rate limit exceeded (%g tx/s, burst %d)", c.limits.Rate, c.limits.Burst))
-	}
 	it := &item{key: c.key, method: method, tx: tx, at: now}
 	if method != "broadcast_tx_async" {
 		it.reply = make(chan upstreamReply, 1)
