@@ -16,7 +16,10 @@ import (
 
 // TestPacerTrace replays the traces recorded from real testnets under the
 // sentinel (testdata/pace_trace*.csv: at_ns,mempool,height,forwarded[,full],
-// rate, written with --pace-trace) through the default controller. Replayed
+// rate, written with --pace-trace; pace_trace.csv by TestSentinelFlood with
+// the first, single-block AIMD, pace_trace_bench.csv by a sentinel arm of
+// bench/sentinel.sh with this one, where the mempool filled once) through
+// the default controller. Replayed
 // open loop, the observations are the node's, not answers to these
 // decisions, so the test checks what holds whatever the node did: the rate
 // never leaves [Min, Max], is never raised while the mempool is at the
