@@ -29,6 +29,7 @@ type fakeNode struct {
 	broadcasts atomic.Int64
 	seen       sync.Map     // tx → true
 	full       atomic.Int64 // answer this many more broadcasts "mempool is full"
+	mempool    atomic.Int64 // what num_unconfirmed_txs says
 }
 
 // received reports whether the node got tx.
@@ -64,7 +65,7 @@ func newFakeNode(t *testing.T) *fakeNode {
 			h := sha256.Sum256(tx)
 			result = `{"code":0,"data":"","log":"","codespace":"","hash":"` + strings.ToUpper(hex.EncodeToString(h[:])) + `"}`
 		case "num_unconfirmed_txs":
-			result = `{"n_txs":"0","total":"0","total_bytes":"0"}`
+			result = fmt.Sprintf(`{"n_txs":"%d","total":"%[1]d","total_bytes":"0"}`, n.mempool.Load())
 		case "status":
 			result = `{"sync_info":{"latest_block_height":"7"}}`
 		}

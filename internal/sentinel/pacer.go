@@ -41,9 +41,10 @@ type PaceConfig struct {
 // size of its blocks — the fixed cost of a height (timeout_commit, the
 // consensus rounds) is shared by more txs — and is highest when the mempool
 // is nearly full at each proposal: that is what a flood directly at the node
-// gets, and what the pacer must match. So the pacer errs on the full
-// side: a tx the node has no room for is only queued again by the
-// sentinel, while a rate under the node's capacity is goodput lost.
+// gets, and what the pacer must match. It must not fill the mempool,
+// though: near full, CometBFT acknowledges a tx and drops it all the same
+// when a concurrent one takes the last place, so the sentinel also holds
+// its sends at Target (Sentinel.gated).
 func DefaultPaceConfig() PaceConfig {
 	return PaceConfig{Target: 4750, Blocks: 2, Min: 10, Max: 100_000, Initial: 200,
 		Increase: 100, Decrease: 0.95, Alpha: 0.3, Cooldown: time.Second}

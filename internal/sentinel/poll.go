@@ -32,12 +32,19 @@ func (s *Sentinel) poll(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
+		before := s.dispatched.Load()
 		o, err := s.observe(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("pacing: cannot read the node", "err", err)
 			}
 			continue
+		}
+		s.polledMempool.Store(o.Mempool)
+		s.dispatchedAtPoll.Store(before)
+		select {
+		case s.polled <- struct{}{}:
+		default:
 		}
 		r := p.Observe(o)
 		s.pace.SetLimit(rate.Limit(r))

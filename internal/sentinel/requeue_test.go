@@ -67,3 +67,28 @@ func postBody(t *testing.T, url, body string) (int, string) {
 	status, _, b := do(t, req, err)
 	return status, b
 }
+
+// TestGate: while the node's mempool (as polled) plus what the sentinel
+// has handed it since is at the pacing target, nothing is forwarded; the
+// next poll that shows room lets the tx through.
+func TestGate(t *testing.T) {
+	node := newFakeNode(t)
+	node.mempool.Store(150)
+	o := DefaultOptions()
+	o.Pace.Target, o.PollInterval = 100, 10*time.Millisecond
+	s := startSentinel(t, node.URL, o)
+	time.Sleep(50 * time.Millisecond) // polled
+	if status, body := postBody(t, "http://"+s.Addr(), txReq(1, "broadcast_tx_async", "g1")); status != 200 {
+		t.Fatalf("async: %d %s", status, body)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if node.received("g1") {
+		t.Fatal("forwarded while the mempool was over the target")
+	}
+	node.mempool.Store(0)
+	for deadline := time.Now().Add(5 * time.Second); !node.received("g1"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("never forwarded once the mempool had room")
+		}
+	}
+}

@@ -50,6 +50,10 @@ type Sentinel struct {
 	pace      *rate.Limiter // forwarding rate; nil forwards as fast as the workers go
 	forwarded atomic.Int64  // txs the node took into its mempool (for the pacer)
 	full      atomic.Int64  // "mempool is full" replies, txs queued again (for the pacer)
+	// The gate (see gated): the mempool as last polled, the txs handed to
+	// the workers so far and as of that poll, and a signal at each poll.
+	polledMempool, dispatched, dispatchedAtPoll atomic.Int64
+	polled                                      chan struct{}
 	// pending and pendingBytes count the admitted broadcasts the node has
 	// not answered yet: queued, recovered from the spool, or in flight.
 	pending, pendingBytes atomic.Int64
@@ -92,7 +96,7 @@ func New(opts Options, logger *slog.Logger, reg prometheus.Registerer) (*Sentine
 		hc: &http.Client{Transport: &http.Transport{
 			MaxIdleConnsPerHost: opts.Workers + 16, DisableCompression: true,
 		}},
-		ready: make(chan struct{}, 1),
+		ready: make(chan struct{}, 1), polled: make(chan struct{}, 1),
 	}
 	s.clients = clients{opts: &s.opts, m: map[string]*client{}}
 	weight := func(key string) int { return s.opts.limits(key).Weight }
@@ -458,6 +462,15 @@ func (s *Sentinel) forward(ctx context.Context) error {
 				return nil
 			}
 		}
+		for s.gated() {
+			select {
+			case <-s.polled:
+			case <-ctx.Done():
+				s.requeue(it)
+				return nil
+			}
+		}
+		s.dispatched.Add(1)
 		select {
 		case work <- it:
 		case <-ctx.Done():
@@ -465,6 +478,20 @@ func (s *Sentinel) forward(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// gated reports whether the forwarder must wait for the next poll: when
+// pacing, the mempool as last polled plus every tx handed to the workers
+// since has reached the pacing Target. The node's mempool then never fills
+// from the sentinel's own sends (Target is mempool.size less more than
+// Workers): near full, CometBFT acknowledges a sync CheckTx with code 0 and
+// drops the tx all the same when a concurrent one took the last place
+// (CListMempool.resCbFirstTime) — a silent loss the bench saw.
+func (s *Sentinel) gated() bool {
+	if s.opts.MaxRate > 0 || s.opts.NoQueue {
+		return false
+	}
+	return s.polledMempool.Load()+s.dispatched.Load()-s.dispatchedAtPoll.Load() >= s.opts.Pace.Target
 }
 
 // requeue puts back an item, at the head: one taken when the forwarder
