@@ -44,12 +44,13 @@ func (f *sentinelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.o.Buffer, "buffer", d.Buffer, "txs queued in all; over it: -32003 global buffer full, HTTP 429")
 	fs.IntVar(&f.o.Quantum, "quantum", d.Quantum, "deficit round robin credit per turn, bytes (times the client's weight)")
 	fs.StringVar(&f.maxRate, "max-rate", "0", "forward to the node at this fixed rate (e.g. 1400/s) instead of pacing by the node's mempool")
-	fs.Int64Var(&f.o.Pace.Target, "pace-target", d.Pace.Target, "pacing: mempool size (txs) to stay under, ~70 % of the node's mempool.size; above it and growing, the rate backs off")
+	fs.Int64Var(&f.o.Pace.Target, "pace-target", d.Pace.Target, "pacing: most txs to let the node's mempool hold, ~95 % of its mempool.size; above it and growing, or on \"mempool is full\", the rate backs off")
+	fs.Float64Var(&f.o.Pace.Blocks, "pace-blocks", d.Pace.Blocks, "pacing: working mempool target in blocks of txs (measured commit rate × block interval), capped by --pace-target")
 	fs.StringVar(&f.min, "pace-min", fmt.Sprint(d.Pace.Min, "/s"), "pacing: lowest rate")
 	fs.StringVar(&f.max, "pace-max", fmt.Sprint(d.Pace.Max, "/s"), "pacing: highest rate")
 	fs.StringVar(&f.ini, "pace-initial", fmt.Sprint(d.Pace.Initial, "/s"), "pacing: starting rate (doubles while the mempool stays under the target)")
-	fs.Float64Var(&f.o.Pace.Increase, "pace-increase", d.Pace.Increase, "pacing: additive increase per poll, tx/s")
-	fs.Float64Var(&f.o.Pace.Decrease, "pace-decrease", d.Pace.Decrease, "pacing: multiplicative decrease, 0 < x < 1")
+	fs.Float64Var(&f.o.Pace.Increase, "pace-increase", d.Pace.Increase, "pacing: additive increase, tx/s per second")
+	fs.Float64Var(&f.o.Pace.Decrease, "pace-decrease", d.Pace.Decrease, "pacing: on a backoff the rate becomes this fraction of the averaged commit rate, 0 < x < 1")
 	fs.DurationVar(&f.o.PollInterval, "poll-interval", d.PollInterval, "how often the node's mempool and height are read")
 	fs.BoolVar(&f.o.NoQueue, "no-queue", false, "pacing and fairness off: forward each tx at once, as sent, behind the token bucket alone (the plain rate-limiting proxy)")
 	fs.IntVar(&f.o.Workers, "workers", d.Workers, "concurrent forwards to the node")
@@ -57,7 +58,7 @@ func (f *sentinelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.o.MaxBatch, "max-batch", d.MaxBatch, "most requests in a batch, as the node's rpc.max_request_batch_size")
 	fs.StringVar(&f.o.Spool, "spool", "", "directory of an fsynced on-disk queue of accepted broadcast_tx_async txs, so a restart loses none (default: memory only)")
 	fs.DurationVar(&f.o.DrainTimeout, "drain-timeout", d.DrainTimeout, "on stop, how long to go on forwarding queued txs (without --spool the rest are lost, logged and counted)")
-	fs.StringVar(&f.o.Trace, "pace-trace", "", "write the pacing observations to this CSV file (at_ns,mempool,height,forwarded,rate)")
+	fs.StringVar(&f.o.Trace, "pace-trace", "", "write the pacing observations to this CSV file (at_ns,mempool,height,forwarded,full,rate)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
 }
 
@@ -151,8 +152,9 @@ func newSentinelCmd(st *state) *cobra.Command {
 		Long: `Run the sentinel: a gateway in front of one CometBFT node's JSON-RPC that
 limits each client (token bucket, connections), queues admitted broadcasts
 fairly (one bounded queue per client, deficit round robin), feeds the node at
-the pace its mempool shows it can take (AIMD) and refuses explicitly what it
-does not admit.
+the pace its mempool and commit rate show it can take (AIMD towards a mempool
+target; a tx the node has no room for is queued again) and refuses explicitly
+what it does not admit.
 
 Clients use it as they would the node: POST /, GET /<method>?args, and
 ws://LISTEN/websocket. broadcast_tx_async is answered as soon as the tx is

@@ -27,7 +27,9 @@ import (
 type fakeNode struct {
 	*httptest.Server
 	broadcasts atomic.Int64
-	seen       sync.Map // tx → true
+	seen       sync.Map     // tx → true
+	full       atomic.Int64 // answer this many more broadcasts "mempool is full"
+	mempool    atomic.Int64 // what num_unconfirmed_txs says
 }
 
 // received reports whether the node got tx.
@@ -49,6 +51,11 @@ func newFakeNode(t *testing.T) *fakeNode {
 		switch req.Method {
 		case "broadcast_tx_sync", "broadcast_tx_async", "broadcast_tx_commit":
 			n.broadcasts.Add(1)
+			if n.full.Add(-1) >= 0 {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"Internal error",`+
+					`"data":"mempool is full: number of txs 5000 (max: 5000), total txs bytes 5120000 (max: 1073741824)"}}`+"\n", req.ID)
+				return
+			}
 			tx, _ := TxParam(req.Params)
 			n.seen.Store(string(tx), true)
 			if string(tx) == "reject" {
@@ -58,7 +65,7 @@ func newFakeNode(t *testing.T) *fakeNode {
 			h := sha256.Sum256(tx)
 			result = `{"code":0,"data":"","log":"","codespace":"","hash":"` + strings.ToUpper(hex.EncodeToString(h[:])) + `"}`
 		case "num_unconfirmed_txs":
-			result = `{"n_txs":"0","total":"0","total_bytes":"0"}`
+			result = fmt.Sprintf(`{"n_txs":"%d","total":"%[1]d","total_bytes":"0"}`, n.mempool.Load())
 		case "status":
 			result = `{"sync_info":{"latest_block_height":"7"}}`
 		}

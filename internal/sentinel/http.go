@@ -199,13 +199,18 @@ func (s *Sentinel) handle(ctx context.Context, c *client, r Request, ws *wsConn)
 func (s *Sentinel) handle1(ctx context.Context, c *client, r Request, ws *wsConn) outcome {
 	switch Classify(r.Method) {
 	case Broadcast:
+		// The client's bucket first: a flood is refused before its tx is
+		// decoded.
+		if ref := s.rateRefusal(c); ref != nil {
+			return s.refusalOutcome(r.ID, ref)
+		}
 		tx, err := TxParam(r.Params)
 		if err != nil {
 			s.m.refused.WithLabelValues(ReasonBadRequest).Inc()
 			return outcome{status: http.StatusOK,
 				body: appendError(nil, r.ID, RPCError{Code: CodeInvalidParams, Message: "Invalid params", Data: err.Error()})}
 		}
-		return s.broadcast(ctx, c, r.ID, r.Method, tx)
+		return s.broadcastRated(ctx, c, r.ID, r.Method, tx)
 	case ReadOnly:
 		if ok, wait := allow(c.reads, time.Now()); !ok {
 			return s.refusalOutcome(r.ID, s.readRefusal(c, wait))
@@ -244,6 +249,23 @@ func trimJSON(b []byte) []byte { return []byte(strings.TrimSpace(string(b))) }
 // broadcast admits one tx: refused, queued (async: acknowledged now), or —
 // sync and commit — answered with the node's reply once forwarded.
 func (s *Sentinel) broadcast(ctx context.Context, c *client, id json.RawMessage, method string, tx []byte) outcome {
+	if ref := s.rateRefusal(c); ref != nil {
+		return s.refusalOutcome(id, ref)
+	}
+	return s.broadcastRated(ctx, c, id, method, tx)
+}
+
+// rateRefusal takes a token from c's bucket, or returns the refusal.
+func (s *Sentinel) rateRefusal(c *client) *refusal {
+	if ok, wait := allow(c.bucket, time.Now()); !ok {
+		return s.refuse(ReasonClientRate, CodeClientRate, http.StatusTooManyRequests, wait,
+			"client rate limit exceeded ("+strconv.FormatFloat(c.limits.Rate, 'g', -1, 64)+" tx/s, burst "+strconv.Itoa(c.limits.Burst)+")")
+	}
+	return nil
+}
+
+// broadcastRated is broadcast once the client's bucket has let tx pass.
+func (s *Sentinel) broadcastRated(ctx context.Context, c *client, id json.RawMessage, method string, tx []byte) outcome {
 	if s.opts.NoQueue {
 		return s.passThrough(ctx, c, id, method, tx)
 	}
@@ -263,21 +285,18 @@ func (s *Sentinel) broadcast(ctx context.Context, c *client, id json.RawMessage,
 }
 
 // passThrough is the plain token bucket (NoQueue): the tx goes to the node
-// at once, as the client sent it.
+// at once, as the client sent it (its bucket already passed).
 func (s *Sentinel) passThrough(ctx context.Context, c *client, id json.RawMessage, method string, tx []byte) outcome {
-	if ok, wait := allow(c.bucket, time.Now()); !ok {
-		return s.refusalOutcome(id, s.refuse(ReasonClientRate, CodeClientRate, http.StatusTooManyRequests, wait,
-			"client rate limit exceeded ("+strconv.FormatFloat(c.limits.Rate, 'g', -1, 64)+" tx/s, burst "+strconv.Itoa(c.limits.Burst)+")"))
-	}
 	s.m.admitted.WithLabelValues(method).Inc()
 	rep, err := s.call(ctx, method, json.RawMessage(`{"tx":"`+base64.StdEncoding.EncodeToString(tx)+`"}`))
 	if err != nil {
 		s.m.nodeErr.WithLabelValues("unreachable").Inc()
 		return unreachable(id, err)
 	}
-	s.forwarded.Add(1)
 	s.m.forwarded.Inc()
-	if why := rep.nodeRejection(); why != "" {
+	if why := rep.nodeRejection(); why == "" {
+		s.forwarded.Add(1)
+	} else {
 		s.m.nodeErr.WithLabelValues("rejected").Inc()
 	}
 	return outcome{status: http.StatusOK, body: rep.append(nil, id)}

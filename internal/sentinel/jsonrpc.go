@@ -76,6 +76,9 @@ func ParseRequests(b []byte, maxBatch int) (reqs []Request, batch bool, err erro
 		}
 		return reqs, true, nil
 	}
+	if r, ok := parseFast(b); ok {
+		return []Request{r}, false, nil
+	}
 	var r Request
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, false, fmt.Errorf("parse request: %w", err)
@@ -95,6 +98,12 @@ func normID(id json.RawMessage) json.RawMessage {
 // TxParam returns the tx of a broadcast's params: {"tx":"<base64>"} or
 // ["<base64>"], as CometBFT accepts them.
 func TxParam(params json.RawMessage) ([]byte, error) {
+	if tx, ok, err := txFast(params); ok {
+		if err != nil {
+			return nil, fmt.Errorf("params.tx: %w", err)
+		}
+		return tx, nil
+	}
 	var s string
 	var named struct {
 		Tx *string `json:"tx"`
@@ -189,6 +198,13 @@ func (r upstreamReply) append(b []byte, id json.RawMessage) []byte {
 		return appendResult(b, id, json.RawMessage("null"))
 	}
 	return appendResult(b, id, r.Result)
+}
+
+// mempoolFull reports whether a node's rejection (nodeRejection) says its
+// mempool has no room: "mempool is full: …", or — while it rechecks after a
+// block — "… so it is considered as full".
+func mempoolFull(why string) bool {
+	return strings.Contains(why, "mempool is full") || strings.Contains(why, "considered as full")
 }
 
 // nodeRejection returns why the node refused a broadcast, or "" when it

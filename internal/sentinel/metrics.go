@@ -19,8 +19,8 @@ type metrics struct {
 	admitted  *prometheus.CounterVec // by method
 	refused   *prometheus.CounterVec // by reason
 	queued    *prometheus.GaugeVec   // by client
-	forwarded prometheus.Counter     // txs the node took (any reply)
-	nodeErr   *prometheus.CounterVec // by kind: rejected, unreachable
+	forwarded prometheus.Counter     // txs the node answered (any reply but mempool full)
+	nodeErr   *prometheus.CounterVec // by kind: rejected, mempool_full, unreachable
 	lost      prometheus.Counter     // accepted, never forwarded (a stop without spool)
 	reads     prometheus.Counter     // read-only calls proxied
 	rate      prometheus.Gauge       // pacing rate, tx/s
@@ -38,9 +38,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		queued: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sentinel_queued",
 			Help: "Transactions waiting in the fair queue, by client."}, []string{"client"}),
 		forwarded: prometheus.NewCounter(prometheus.CounterOpts{Name: "sentinel_forwarded_total",
-			Help: "Transactions forwarded to the node and answered by it."}),
+			Help: "Transactions forwarded to the node and answered by it (a mempool-full answer aside: those are queued again)."}),
 		nodeErr: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sentinel_node_errors_total",
-			Help: "Forwarded transactions the node rejected (kind=rejected) or that could not reach it (kind=unreachable)."}, []string{"kind"}),
+			Help: "Forwarded transactions the node rejected (kind=rejected), had no room for and were queued again (kind=mempool_full), or that could not reach it (kind=unreachable)."}, []string{"kind"}),
 		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "sentinel_lost_total",
 			Help: "Accepted transactions dropped unforwarded when the sentinel stopped without a spool."}),
 		reads: prometheus.NewCounter(prometheus.CounterOpts{Name: "sentinel_reads_total",

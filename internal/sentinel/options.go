@@ -46,7 +46,7 @@ type Options struct {
 	Buffer      int
 	Quantum     int
 
-	// Pace sets the AIMD controller; MaxRate > 0 replaces it with a fixed
+	// Pace sets the pacing controller (Pacer); MaxRate > 0 replaces it with a fixed
 	// forwarding rate (tx/s). PollInterval is how often the node's mempool
 	// and height are read.
 	Pace         PaceConfig
@@ -69,7 +69,7 @@ type Options struct {
 	// broadcast_tx_async txs not yet forwarded; "" keeps them in memory only.
 	Spool string
 	// Trace, when set, is a file the pacing observations are written to
-	// (CSV: at_ns,mempool,height,forwarded,rate), for replay by the
+	// (CSV: at_ns,mempool,height,forwarded,full,rate), for replay by the
 	// pacer's tests.
 	Trace string
 }
@@ -147,9 +147,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("max rate %g: must not be negative", o.MaxRate))
 	}
 	p := o.Pace
-	if o.MaxRate == 0 && !o.NoQueue && (p.Target < 1 || p.Min <= 0 || p.Max < p.Min || p.Increase < 0 ||
-		p.Decrease <= 0 || p.Decrease >= 1) {
-		errs = append(errs, fmt.Errorf("pacing %+v: want target ≥ 1, 0 < min ≤ max, 0 < decrease < 1", p))
+	if o.MaxRate == 0 && !o.NoQueue && (p.Target < 1 || p.Blocks <= 0 || p.Min <= 0 || p.Max < p.Min || p.Increase < 0 ||
+		p.Decrease <= 0 || p.Decrease >= 1 || p.Alpha <= 0 || p.Alpha > 1) {
+		errs = append(errs, fmt.Errorf("pacing %+v: want target ≥ 1, blocks > 0, 0 < min ≤ max, 0 < decrease < 1, 0 < alpha ≤ 1", p))
 	}
 	if o.PollInterval <= 0 || o.Workers < 1 {
 		errs = append(errs, errors.New("poll interval and workers must be positive"))

@@ -22,7 +22,7 @@ func (s *Sentinel) poll(ctx context.Context) error {
 			return fmt.Errorf("pacing trace: %w", err)
 		}
 		defer trace.Close()
-		fmt.Fprintln(trace, "at_ns,mempool,height,forwarded,rate")
+		fmt.Fprintln(trace, "at_ns,mempool,height,forwarded,full,rate")
 	}
 	t := time.NewTicker(s.opts.PollInterval)
 	defer t.Stop()
@@ -32,6 +32,7 @@ func (s *Sentinel) poll(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
+		before := s.dispatched.Load()
 		o, err := s.observe(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -39,13 +40,19 @@ func (s *Sentinel) poll(ctx context.Context) error {
 			}
 			continue
 		}
+		s.polledMempool.Store(o.Mempool)
+		s.dispatchedAtPoll.Store(before)
+		select {
+		case s.polled <- struct{}{}:
+		default:
+		}
 		r := p.Observe(o)
 		s.pace.SetLimit(rate.Limit(r))
 		s.pace.SetBurst(paceBurst(r))
 		s.m.rate.Set(r)
 		s.m.mempool.Set(float64(o.Mempool))
 		if trace != nil {
-			if _, err := fmt.Fprintf(trace, "%d,%d,%d,%d,%g\n", o.At.Nanoseconds(), o.Mempool, o.Height, o.Forwarded, r); err != nil {
+			if _, err := fmt.Fprintf(trace, "%d,%d,%d,%d,%d,%g\n", o.At.Nanoseconds(), o.Mempool, o.Height, o.Forwarded, o.Full, r); err != nil {
 				return fmt.Errorf("pacing trace: %w", err)
 			}
 		}
@@ -56,7 +63,7 @@ func (s *Sentinel) poll(ctx context.Context) error {
 func (s *Sentinel) observe(ctx context.Context) (Observation, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.PollInterval*4)
 	defer cancel()
-	fwd := s.forwarded.Load()
+	fwd, full := s.forwarded.Load(), s.full.Load()
 	at := time.Since(s.started)
 	n, err := s.node.UnconfirmedTxs(ctx)
 	if err != nil {
@@ -66,5 +73,5 @@ func (s *Sentinel) observe(ctx context.Context) (Observation, error) {
 	if err != nil {
 		return Observation{}, err
 	}
-	return Observation{At: at, Mempool: n, Height: h, Forwarded: fwd}, nil
+	return Observation{At: at, Mempool: n, Height: h, Forwarded: fwd, Full: full}, nil
 }

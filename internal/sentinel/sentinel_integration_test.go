@@ -89,7 +89,6 @@ func TestSentinelFlood(t *testing.T) {
 	o.Limits.Rate, o.Limits.ReadRate = 0, 0 // fairness and pacing alone; read-back unthrottled
 	o.ClientHeader = experiment.ClientKeyHeader
 	o.Trace = filepath.Join(t.TempDir(), "pace_trace.csv")
-	o.Pace = tracePaceConfig()
 	s, stop := runSentinel(t, o)
 	ep := "ws://" + s.Addr() + "/websocket"
 
