@@ -75,6 +75,10 @@ type Spec struct {
 	// addresses and bypass them. Seeds cannot work without the peer
 	// exchange: a spec with Relay and a seed is refused.
 	Relay func(from, to Home) (string, error)
+	// PortsReserved, when set, is told every port Generate reserved for
+	// the nodes, before Relay is called: they are free until the nodes
+	// start, so a relay must not listen on one.
+	PortsReserved func(ports []int)
 	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
 	// keyed as the app names them; see [E2EAppKeyProblem].
 	AppConfig map[string]any
@@ -137,6 +141,9 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	ports, err := freePorts(perNode * len(spec.Nodes))
 	if err != nil {
 		return nil, err
+	}
+	if spec.PortsReserved != nil {
+		spec.PortsReserved(ports)
 	}
 	homes := make([]Home, len(spec.Nodes))
 	for i, n := range spec.Nodes {

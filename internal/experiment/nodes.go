@@ -64,6 +64,7 @@ func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *link
 	}
 	lk := links.New(logger)
 	setZoneDelays(m, lk)
+	spec.PortsReserved = func(ports []int) { lk.Avoid(ports...) }
 	spec.Relay = func(from, to cometbft.Home) (string, error) {
 		return lk.Add(from.Name, to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
 	}

@@ -25,6 +25,7 @@ type Links struct {
 	delay  map[[2]string]time.Duration // one-way delay of the bytes a node sends to another
 	jitter float64                     // standard deviation of a delay, as a fraction of it
 	rtts   []RoundTrip                 // measured at the handshakes of relayed connections
+	avoid  map[int]bool                // ports reserved for the nodes (Avoid)
 	closed bool
 	wg     sync.WaitGroup // accept loops and relayed connections
 }
@@ -59,6 +60,48 @@ func (p *pair) close() {
 		p.down.Close()
 		p.up.Close()
 	})
+}
+
+// Avoid keeps the relays' listeners off these ports: the ports a testnet
+// reserved for its nodes are free between their reservation and the
+// nodes' start, and a relay the kernel put on one would make a node fail
+// with "address already in use".
+func (l *Links) Avoid(ports ...int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.avoid == nil {
+		l.avoid = map[int]bool{}
+	}
+	for _, p := range ports {
+		if p > 0 {
+			l.avoid[p] = true
+		}
+	}
+}
+
+// listen opens a loopback listener on a free port that is not avoided
+// (the avoided ones it was given are held until it has one, then freed).
+func (l *Links) listen() (net.Listener, error) {
+	var skipped []net.Listener
+	defer func() {
+		for _, s := range skipped {
+			s.Close()
+		}
+	}()
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		bad := l.avoid[ln.Addr().(*net.TCPAddr).Port]
+		l.mu.Unlock()
+		if !bad {
+			return ln, nil
+		}
+		skipped = append(skipped, ln)
+	}
+	return nil, errors.New("no free loopback port outside the nodes' after 100 tries")
 }
 
 // New returns an empty set of relays; a nil logger discards.
@@ -149,7 +192,7 @@ func (c *timed) Read(b []byte) (int, error) {
 // upstream (host:port) and returns the loopback address (host:port) from
 // must dial instead of upstream.
 func (l *Links) Add(from, to, upstream string) (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := l.listen()
 	if err != nil {
 		return "", fmt.Errorf("relay %s→%s: %w", from, to, err)
 	}

@@ -3,11 +3,14 @@ package links
 import (
 	"bytes"
 	crand "crypto/rand"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net"
 	"runtime"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -380,5 +383,35 @@ func TestJitterLive(t *testing.T) {
 	crand.Read(data)
 	if got := roundTrip(t, c, data); !bytes.Equal(got, data) {
 		t.Error("bytes changed or reordered on a jittered link")
+	}
+}
+
+// TestAvoid: a relay never listens on a port given to Avoid (the ports a
+// testnet reserved for its nodes, free until they start). The kernel picks
+// a listener's port itself, so this checks the contract over 20 relays
+// against 20 ports just freed; it cannot force a collision.
+func TestAvoid(t *testing.T) {
+	l := New(nil)
+	defer l.Close()
+	var avoided []int
+	for range 20 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		avoided = append(avoided, ln.Addr().(*net.TCPAddr).Port)
+		ln.Close()
+	}
+	l.Avoid(avoided...)
+	for i := range 20 {
+		addr, err := l.Add("a", fmt.Sprintf("b%d", i), "127.0.0.1:1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ps, _ := net.SplitHostPort(addr)
+		p, _ := strconv.Atoi(ps)
+		if slices.Contains(avoided, p) {
+			t.Fatalf("relay %d listens on avoided port %d", i, p)
+		}
 	}
 }
