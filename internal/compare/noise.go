@@ -262,3 +262,49 @@ func CountFalseAlarms(spec string, base, cand []Run, opts Options) (FalseAlarms,
 }
 
 func changed(v Verdict) bool { return v == Worse || v == Better }
+
+// pendingNoise is what judging a single-run cell against the noise again
+// needs.
+type pendingNoise struct {
+	cand           int
+	m              analysis.Metric
+	nm             NoiseMetric
+	b, d           float64
+	material       bool
+	beyond, within string
+}
+
+// holm corrects the single-run cells judged against the A/A noise for
+// multiplicity, candidate by candidate: with m such metrics, Holm's
+// step-down adjusted p-values (p₍ₖ₎·(m − k + 1), made monotone) decide,
+// and the intervals are Bonferroni's (level 1 − α/m), so that the chance
+// of calling any metric of an unchanged candidate worse or better is at
+// most α (Holm 1979), not α per metric: about 70 metrics at α each would
+// flag most A/A pairs.
+func (c *comparer) holm(rows []Row) {
+	idx := map[string]int{}
+	for i, r := range rows {
+		idx[r.ID] = i
+	}
+	for ci := range c.cands {
+		var ps []pendingNoise
+		for _, p := range c.pending {
+			if p.cand == ci {
+				ps = append(ps, p)
+			}
+		}
+		n := len(ps)
+		raw := func(p pendingNoise) float64 { return *rows[idx[p.m.ID]].Candidates[ci].P }
+		slices.SortStableFunc(ps, func(a, b pendingNoise) int { return cmpFloat(raw(a), raw(b)) })
+		adj := 0.0
+		for k, p := range ps {
+			adj = math.Max(adj, math.Min(1, float64(n-k)*raw(p)))
+			cell := &rows[idx[p.m.ID]].Candidates[ci]
+			iv, _, test, _ := noiseTest(p.nm, p.b, p.d, 1-(1-c.opts.Confidence)/float64(n))
+			padj := adj
+			cell.CI, cell.P = &iv, &padj
+			cell.Test = fmt.Sprintf("%s; Holm over %d metrics", test, n)
+			c.judge(cell, p.m, p.d, p.material, p.beyond, p.within)
+		}
+	}
+}
