@@ -78,6 +78,11 @@ type Config struct {
 	// Header is sent on every websocket handshake, e.g. the X-Client-Key
 	// a gateway such as cometlab's sentinel tells clients apart by.
 	Header http.Header
+	// ConnOffset numbers the connections from it: connection k logs and
+	// encodes ConnOffset+k, so that several generators (one per client,
+	// see Group) share one send log without their rows colliding. Only
+	// with loadtime payloads (Source nil).
+	ConnOffset int
 }
 
 // Validate returns every problem with c at once, each naming its field.
@@ -96,6 +101,9 @@ func (c Config) Validate() error {
 	}
 	if c.Duration <= 0 {
 		errs = append(errs, fmt.Errorf("duration %s: want more than 0", c.Duration))
+	}
+	if c.ConnOffset < 0 || c.ConnOffset > 0 && c.Source != nil {
+		errs = append(errs, fmt.Errorf("conn offset %d: want 0, or more with loadtime payloads only", c.ConnOffset))
 	}
 	switch c.Pacing {
 	case "", PacingEven, PacingBurst:
@@ -218,7 +226,7 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 	}
 	g.hashed = src.Hashed()
 	for k := range cfg.Connections {
-		gen, err := src.Conn(k, cfg.Connections)
+		gen, err := src.Conn(cfg.ConnOffset+k, cfg.Connections)
 		if err != nil {
 			return nil, fmt.Errorf("load config: %w", err)
 		}
@@ -237,7 +245,7 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 			phase = time.Duration(float64(k) * 1e9 / (c * cfg.Rate))
 			p = Even(cfg.Rate, cfg.Duration, phase)
 		}
-		g.conns = append(g.conns, newConn(g, k, p, phase, gen))
+		g.conns = append(g.conns, newConn(g, cfg.ConnOffset+k, p, phase, gen))
 	}
 	return g, nil
 }

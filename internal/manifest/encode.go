@@ -28,6 +28,7 @@ type encoded struct {
 	Perturb         map[string]encodedPerturb `toml:"perturb,omitempty"`
 	Rotate          *ManifestRotate           `toml:"rotate,omitempty"`
 	Zones           *ManifestZones            `toml:"zones,omitempty"`
+	Sentinel        *ManifestSentinel         `toml:"sentinel,omitempty"`
 }
 
 type encodedPerturb struct {
@@ -71,10 +72,14 @@ func Encode(r Resolved) ([]byte, error) {
 			DrainTimeout:  r.Load.DrainTimeout.String(),
 			LateThreshold: r.Load.LateThreshold.String(),
 		},
-		Nodes: make(map[string]encodedNode, len(r.Nodes)),
-		Zones: encodeZones(r.Zones),
+		Nodes:    make(map[string]encodedNode, len(r.Nodes)),
+		Zones:    encodeZones(r.Zones),
+		Sentinel: r.Sentinel,
 	}
 	encodeShape(&e.Load, r.Load)
+	if e.Load.Clients = encodeClients(r.Load.Clients); e.Load.Clients != nil {
+		e.Load.Connections, e.Load.Rate = 0, 0
+	}
 	if e.Config == nil {
 		e.Config = map[string]any{}
 	}

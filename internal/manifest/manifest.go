@@ -158,6 +158,13 @@ type Manifest struct {
 	//	zone = "Tokyo"
 	Zones *ManifestZones `toml:"zones"`
 
+	// Sentinel puts cometlab's sentinel in front of the load target: the
+	// load goes through it (see [ManifestSentinel]). Default: none.
+	//
+	//	[sentinel]
+	//	rate = 2000
+	Sentinel *ManifestSentinel `toml:"sentinel"`
+
 	// Load describes the load driven into the testnet.
 	//
 	//	[load]
@@ -214,13 +221,13 @@ type ManifestLoad struct {
 	// transactions (>= 1). Default 1.
 	//
 	//	connections = 4
-	Connections int `toml:"connections"`
+	Connections int `toml:"connections,omitempty"`
 
 	// Rate is r, the transactions per second sent on each connection (> 0;
 	// an integer or a float). Default 200.
 	//
 	//	rate = 400
-	Rate float64 `toml:"rate"`
+	Rate float64 `toml:"rate,omitempty"`
 
 	// Size is s, the bytes per transaction: even, at least payload.MinSize() and at
 	// most [MaxTxSize]. Default 1024.
@@ -319,6 +326,17 @@ type ManifestLoad struct {
 	//
 	//	txs = "signed-txs.b64"
 	Txs string `toml:"txs,omitempty"`
+
+	// Clients are the [[load.client]] tables: several load clients, each
+	// with its connections, rate and client key (see [ManifestClient]);
+	// connections and rate above are then not given. Default: none (one
+	// client of connections × rate).
+	//
+	//	[[load.client]]
+	//	name = "greedy"
+	//	connections = 4
+	//	rate = 3600
+	Clients []ManifestClient `toml:"client,omitempty"`
 }
 
 // Default returns the built-in manifest: four validators of

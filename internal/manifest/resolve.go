@@ -54,6 +54,9 @@ type Resolved struct {
 	// Zones is the [zones] table; nil without zones. Each node's Zone is
 	// one of its matrix's zones (ephemeral nodes have none).
 	Zones *Zones
+	// Sentinel is the [sentinel] table; nil when the load goes to the
+	// target directly.
+	Sentinel *ManifestSentinel
 }
 
 // Node is one resolved node.
@@ -105,6 +108,10 @@ type Workload struct {
 	// TxsFile is the absolute path of the user's own transactions; ""
 	// for loadtime payloads.
 	TxsFile string
+	// Clients are the [[load.client]] tables, in manifest order; none
+	// for a single client. With clients, Connections is their sum and
+	// Rate the mean per connection (see [Workload.Client]).
+	Clients []Client
 }
 
 // ExpectedTxs returns the number of transactions the load should send:
@@ -113,6 +120,13 @@ type Workload struct {
 // point does not make 4.35 tx/s for 100 s come to 434; for any other shape
 // the count of its schedule, ⌊Λ(T)⌋ (see shape.Schedule).
 func (l Workload) ExpectedTxs() int64 {
+	if len(l.Clients) > 0 {
+		var n int64
+		for i := range l.Clients {
+			n += l.Client(i).ExpectedTxs()
+		}
+		return n
+	}
 	if !l.Shape.IsConstant() {
 		s, err := shape.New(l.Spec(), l.Connections)
 		if err != nil {
@@ -180,6 +194,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Load = m.resolveLoad(ps, r.Nodes)
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
 	r.Zones = m.resolveZones(ps, r.Nodes)
+	r.Sentinel = m.resolveSentinel(ps)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err
@@ -279,6 +294,7 @@ func (m *Manifest) resolveLoad(ps *problems, nodes []Node) Workload {
 		ps.add(f("load", "pacing"), "%s", msg)
 	}
 	m.resolveShape(ps, &l)
+	m.resolveClients(ps, &l)
 	if l.Target == "" {
 		for _, n := range nodes {
 			if n.Mode == ModeValidator {
