@@ -9,7 +9,9 @@ import (
 // accounts is the reconciliation of the send log with replies and chain.
 type accounts struct {
 	committed int64
-	reasons   map[string]int64
+	reasons   map[string]int64 // rejected, by reason
+	refusals  map[string]int64 // refused, by reason
+	clients   []ClientSummary  // per load client; nil for one
 }
 
 // account reconciles sent.csv with replies.csv and txs.csv (as gathered
@@ -29,32 +31,67 @@ func account(a *TxAggregates, run results.Run, b *builder, noReplies bool) accou
 		b.note("%d transactions logged as unsent were found on the chain: counted as unsent", a.committedUnsnt)
 	}
 
-	acc := accounts{}
-	var rejected, missing, unanswered int64
-	a.led.each(func(f uint8, reason string) {
+	acc := accounts{clients: newClients(run)}
+	var rejected, refused, missing, unanswered int64
+	tally := func(m *map[string]int64, reason string) {
+		if *m == nil {
+			*m = map[string]int64{}
+		}
+		(*m)[reason]++
+	}
+	a.led.each(func(conn int, f uint8, reason string) {
+		var c *ClientSummary
+		if i := run.Load.ClientOf(conn); i >= 0 {
+			c = &acc.clients[i]
+		}
 		if f&stSent == 0 {
+			if c != nil {
+				c.Unsent++
+			}
 			return
 		}
 		if f&(stReplyOK|stReplyErr) == 0 {
 			unanswered++
 		}
+		var n *int64 // the client's count of this fate
 		switch {
 		case f&stCommitted != 0:
 			acc.committed++
+			if c != nil {
+				n = &c.Committed
+			}
+		case f&stReplyErr != 0 && f&stReplyOK == 0 && f&stRefused != 0:
+			refused++
+			tally(&acc.refusals, reason)
+			if c != nil {
+				n = &c.Refused
+				tally(&c.Reasons, reason)
+			}
 		case f&stReplyErr != 0 && f&stReplyOK == 0:
 			rejected++
-			if acc.reasons == nil {
-				acc.reasons = map[string]int64{}
+			tally(&acc.reasons, reason)
+			if c != nil {
+				n = &c.Rejected
+				tally(&c.Reasons, reason)
 			}
-			acc.reasons[reason]++
 		default:
 			missing++
+			if c != nil {
+				n = &c.Missing
+			}
+		}
+		if c != nil {
+			c.Sent++
+			*n++
 		}
 	})
 	sent, unsent, late, duplicates := a.sent, a.unsent, a.late, a.duplicates
 	b.put("sent_txs", float64(sent), "")
 	b.put("unsent_txs", float64(unsent), "")
 	b.put("committed_txs", float64(acc.committed), "")
+	if refused > 0 || run.Sentinel != nil {
+		b.put("refused_txs", float64(refused), "")
+	}
 	b.put("rejected_txs", float64(rejected), "")
 	b.put("missing_txs", float64(missing), "")
 	b.put("duplicate_txs", float64(duplicates), "")

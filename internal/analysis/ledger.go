@@ -35,6 +35,7 @@ const (
 	stCommitted                   // (conn, seq) is in txs.csv
 	stReplyOK                     // a reply accepted it
 	stReplyErr                    // a reply refused it
+	stRefused                     // … and that reply was a gateway's refusal (results.IsRefusal)
 )
 
 const (
@@ -139,9 +140,9 @@ func (l *ledger) intern(message string, code int64) uint16 {
 	return id
 }
 
-// each calls fn with the state and reason ("" when none) of every logged
-// (conn, seq).
-func (l *ledger) each(fn func(st uint8, reason string)) {
+// each calls fn with the connection, state and reason ("" when none) of
+// every logged (conn, seq).
+func (l *ledger) each(fn func(conn int, st uint8, reason string)) {
 	why := func(id uint16) string {
 		if id == 0 {
 			return ""
@@ -161,10 +162,10 @@ func (l *ledger) each(fn func(st uint8, reason string)) {
 			if s < len(r) {
 				id = r[s]
 			}
-			fn(st, why(id))
+			fn(c, st, why(id))
 		}
 	}
-	for _, e := range l.sparse {
-		fn(e.st, why(e.reason))
+	for k, e := range l.sparse {
+		fn(k.conn, e.st, why(e.reason))
 	}
 }

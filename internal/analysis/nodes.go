@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -412,23 +411,13 @@ func NodeGaps(times map[string][]int64, nodes []string) []Gap {
 func accountingAnomalies(b *builder) {
 	m := b.s.Metrics
 	if v := m["rejected_txs"]; v > 0 {
-		type reason struct {
-			msg string
-			n   int64
-		}
-		var rs []reason
-		for msg, n := range b.s.Rejected {
-			rs = append(rs, reason{msg, n})
-		}
-		slices.SortFunc(rs, func(a, b reason) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.msg, b.msg)) })
-		var parts []string
-		for _, r := range rs {
-			parts = append(parts, fmt.Sprintf("%q (%d)", r.msg, r.n))
-		}
-		b.anomalyOf(severeTxs, "%s rejected: %s", count(v, "sent transaction was", "sent transactions were"), JoinFew(parts, 3, "and %d other reasons"))
+		b.anomalyOf(severeTxs, "%s rejected: %s", count(v, "sent transaction was", "sent transactions were"), reasonsText(b.s.Rejected, 3))
 	}
 	if v := m["missing_txs"]; v > 0 {
 		b.anomalyOf(severeTxs, "%s missing: neither committed nor rejected, dropped without an error", count(v, "sent transaction is", "sent transactions are"))
+	}
+	if v := m["refused_txs"]; v > 0 {
+		b.anomaly("%s refused by the sentinel, each with its reason: %s", count(v, "sent transaction was", "sent transactions were"), reasonsText(b.s.Refused, 3))
 	}
 	if v := m["duplicate_txs"]; v > 0 {
 		b.anomaly("%s committed more than once (extra copies flagged duplicate in txs.csv)", count(v, "transaction was", "transactions were"))

@@ -55,6 +55,15 @@ type Summary struct {
 	// (or "code N" when the reply had none); nil when none was rejected.
 	Rejected map[string]int64 `json:"rejected,omitempty"`
 
+	// Refused counts the transactions a gateway refused (a reply whose
+	// code is a refusal, see results.IsRefusal: the sentinel's limits) by
+	// message; nil when none was refused.
+	Refused map[string]int64 `json:"refused,omitempty"`
+
+	// Clients holds each load client's accounting and latency, in the
+	// order of run.json load.clients; absent for a load of one client.
+	Clients []ClientSummary `json:"clients,omitempty"`
+
 	// Nodes holds the per-node figures (dictionary entries with PerNode
 	// set), keyed by node name, then by dictionary id.
 	Nodes map[string]map[string]float64 `json:"nodes,omitempty"`
@@ -124,7 +133,13 @@ func Summarize(in Input) Summary {
 	if len(acc.reasons) > 0 {
 		s.Rejected = acc.reasons
 	}
+	if len(acc.refusals) > 0 {
+		s.Refused = acc.refusals
+	}
+	finishClients(agg, in.Run, acc.clients)
+	s.Clients = acc.clients
 	accountingAnomalies(b)
+	clientAnomalies(b, s.Clients)
 	moreBlocks(in, b, missing[results.BlocksFile])
 
 	nodes := RunNodes(in)

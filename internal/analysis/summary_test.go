@@ -242,10 +242,11 @@ func TestSummarizeSynthetic(t *testing.T) {
 	// Every dictionary id is computed for a full run, and nothing else;
 	// the run has no events.csv (TestRecoveryOf and the report's
 	// TestPerturbedRun cover those ids); knee_tps is for ramp runs only
-	// (knee_test.go).
+	// (knee_test.go); refused_txs for runs through a sentinel
+	// (TestClientAccounting).
 	var ids []string
 	for _, m := range Dictionary() {
-		if m.Group == GroupEvents || m.ID == "knee_tps" {
+		if m.Group == GroupEvents || m.ID == "knee_tps" || m.ID == "refused_txs" {
 			continue
 		}
 		ids = append(ids, m.ID)

@@ -53,6 +53,11 @@ type TxAggregates struct {
 	loadStart, earlyEnd int64   // load start and the end of its first kneeLagShare, Unix ns (0: unknown)
 	offered             []int64 // scheduled sends per second from loadStart
 	early               Sketch  // block latencies (ns) of the txs sent before earlyEnd
+
+	// The load's clients (run.json load.clients) and each one's latencies;
+	// nil for a load of one client.
+	load    results.Load
+	clients []clientLatency
 }
 
 // Offered returns the scheduled sends (rows of sent.csv, by intended time)
@@ -83,6 +88,9 @@ type HeightLatency struct {
 func NewTxAggregates(run results.Run, adoption []results.Adoption) *TxAggregates {
 	a := &TxAggregates{lateNs: int64(run.Load.LateThreshold * results.NsPerS), Heights: map[int64]*HeightLatency{}}
 	a.Scatter.init(run)
+	if len(run.Load.Clients) > 0 {
+		a.load, a.clients = run.Load, make([]clientLatency, len(run.Load.Clients))
+	}
 	if !run.LoadStart.IsZero() {
 		a.loadStart = run.LoadStart.UnixNano()
 		a.earlyEnd = a.loadStart + int64(run.Load.DurationS*kneeLagShare*results.NsPerS)
@@ -126,7 +134,11 @@ func AggregateTxs(in Input) *TxAggregates {
 // plots): after it, reading the sketches modifies nothing. Add no row
 // after Seal.
 func (a *TxAggregates) Seal() {
-	for _, s := range []*Sketch{&a.Block, &a.Observed, &a.lag, &a.early} {
+	sketches := []*Sketch{&a.Block, &a.Observed, &a.lag, &a.early}
+	for i := range a.clients {
+		sketches = append(sketches, &a.clients[i].block, &a.clients[i].observed)
+	}
+	for _, s := range sketches {
 		if s.pos == nil {
 			s.sortExact()
 		}
@@ -181,6 +193,9 @@ func (a *TxAggregates) AddReply(r *results.Reply) {
 		return
 	}
 	*st |= stReplyErr
+	if results.IsRefusal(r.Code) {
+		*st |= stRefused
+	}
 	a.led.refuse(r.Conn, r.Seq, r.Message, r.Code)
 }
 
@@ -216,6 +231,9 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 			a.negative++
 		}
 		a.Block.Add(float64(l))
+		if c := a.clientOf(t.Conn); c != nil {
+			c.block.Add(float64(l))
+		}
 		a.Scatter.add(t.Sent, l)
 		if t.Sent >= a.loadStart && t.Sent < a.earlyEnd {
 			a.early.Add(float64(l))
@@ -237,6 +255,9 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 		a.obsSkipped++
 	} else {
 		a.Observed.Add(float64(a.targetAt[i] - t.Sent))
+		if c := a.clientOf(t.Conn); c != nil {
+			c.observed.Add(float64(a.targetAt[i] - t.Sent))
+		}
 	}
 }
 

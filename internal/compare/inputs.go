@@ -233,7 +233,7 @@ func settingDiffs(sides []Side) []SettingDiff {
 func loadsOf(s Side) []results.Load {
 	var out []results.Load
 	for _, r := range s.Runs {
-		if !slices.Contains(out, r.Run.Load) {
+		if !slices.ContainsFunc(out, r.Run.Load.Equal) {
 			out = append(out, r.Run.Load)
 		}
 	}
@@ -320,7 +320,7 @@ func inputWarnings(base Side, cands []Side) []string {
 		}
 	}
 	for i := 1; i < len(sides); i++ {
-		if a, b := loadsOf(base), loadsOf(sides[i]); !slices.Equal(a, b) {
+		if a, b := loadsOf(base), loadsOf(sides[i]); !slices.EqualFunc(a, b, results.Load.Equal) {
 			w = append(w, fmt.Sprintf("the load of the %s (%s) differs from the baseline's (%s): counts, rates and block counts are marked not comparable where they depend on it; latencies are compared but depend on the load too",
 				name(i), LoadText(b[0]), LoadText(a[0])))
 		}

@@ -426,6 +426,13 @@ func workloadRecord(w manifest.Workload) results.Load {
 		l.Shape, l.ShapeDetail, l.Expected = w.ShapeName(), w.Spec().String(), w.ExpectedTxs()
 	}
 	l.Txs = w.TxsFile
+	for i, c := range w.Clients {
+		l.Clients = append(l.Clients, results.Client{Name: c.Name, Key: c.Key, Connections: c.Connections,
+			Rate: c.Rate, FirstConn: w.FirstConn(i)})
+	}
+	if len(w.Clients) > 0 {
+		l.Expected = w.ExpectedTxs()
+	}
 	return l
 }
 

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -92,6 +91,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.glance(run, s, verdict)
 	md.saturationChecks(verdict)
 	md.anomalies(s)
+	md.clients(s, run)
 	md.latency(s)
 	md.throughput(s)
 	md.events(s, in, run, pd.start, pd.end)
@@ -298,39 +298,35 @@ func (m mdWriter) latency(s analysis.Summary) {
 func (m mdWriter) accounting(s analysis.Summary) {
 	m.f("## Accounting\n\n")
 	sent, committed := s.Metrics["sent_txs"], s.Metrics["committed_txs"]
+	refused, through := s.Metrics["refused_txs"]
 	switch {
 	case sent == 0:
 		m.f("No transaction was sent.\n\n")
 	case committed == sent:
 		m.f("All %s sent transactions were committed.\n\n", groupDigits(sent))
+	case through:
+		m.f("Of %s sent transactions, %s were committed, %s refused by the sentinel (each with an explicit error), %s rejected and %s missing (neither committed, refused nor rejected: dropped without an error).\n\n",
+			groupDigits(sent), groupDigits(committed), groupDigits(refused), groupDigits(s.Metrics["rejected_txs"]), groupDigits(s.Metrics["missing_txs"]))
 	default:
 		m.f("Of %s sent transactions, %s were committed, %s rejected and %s missing (neither committed nor rejected: dropped without an error).\n\n",
 			groupDigits(sent), groupDigits(committed), groupDigits(s.Metrics["rejected_txs"]), groupDigits(s.Metrics["missing_txs"]))
 	}
 	var rows [][]string
-	for _, id := range []string{"sent_txs", "committed_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "unanswered_txs", "late_sends"} {
+	for _, id := range []string{"sent_txs", "committed_txs", "refused_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "unanswered_txs", "late_sends"} {
+		if id == "refused_txs" && !through {
+			continue
+		}
 		rows = append(rows, []string{metricFor(id).Title, metricValue(s, id)})
 	}
 	m.table([]string{"fate", "transactions"}, "lr", rows)
 
+	if len(s.Refused) > 0 {
+		m.f("Refusals by the sentinel, by reason:\n\n")
+		m.table([]string{"reason", "transactions"}, "lr", reasonRows(s.Refused))
+	}
 	if len(s.Rejected) > 0 {
-		type reason struct {
-			msg string
-			n   int64
-		}
-		var rs []reason
-		for msg, n := range s.Rejected {
-			rs = append(rs, reason{msg, n})
-		}
-		slices.SortFunc(rs, func(a, b reason) int {
-			return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.msg, b.msg))
-		})
-		var rows [][]string
-		for _, r := range rs {
-			rows = append(rows, []string{r.msg, groupDigits(float64(r.n))})
-		}
 		m.f("Rejections by reply message:\n\n")
-		m.table([]string{"reason", "transactions"}, "lr", rows)
+		m.table([]string{"reason", "transactions"}, "lr", reasonRows(s.Rejected))
 	}
 	if v := s.Metrics["duplicate_txs"]; v > 0 {
 		m.f("Committed more than once: %s extra copies (rows of %s flagged duplicate), not counted as committed.\n\n", groupDigits(v), results.TxsFile)

@@ -66,8 +66,9 @@ func TestSmallRun(t *testing.T) {
 		}
 	}
 	for _, m := range analysis.Dictionary() {
-		// knee_tps is for ramp runs (analysis/knee_test.go).
-		if _, ok := s.Metrics[m.ID]; !ok && !analysis.IsTrendMetric(m.ID) && m.Group != analysis.GroupEvents && m.ID != "knee_tps" { // TestPerturbedRun's
+		// knee_tps is for ramp runs (analysis/knee_test.go), refused_txs
+		// for runs through a sentinel (TestClientsSection).
+		if _, ok := s.Metrics[m.ID]; !ok && !analysis.IsTrendMetric(m.ID) && m.Group != analysis.GroupEvents && m.ID != "knee_tps" && m.ID != "refused_txs" { // TestPerturbedRun's
 			t.Errorf("the fixture does not exercise %s", m.ID)
 		}
 	}

@@ -47,19 +47,22 @@ type Run struct {
 	App             string   `json:"app"`
 	// AppConfig holds the app's settings (the e2e app's app.toml keys);
 	// absent for the kvstore.
-	AppConfig   map[string]any `json:"app_config,omitempty"`
-	Host        Host           `json:"host"`
-	Load        Load           `json:"load"`
-	Target      string         `json:"target"`   // node name (or endpoint) that received the load
-	Endpoint    string         `json:"endpoint"` // websocket URL the load went to
-	Nodes       []Node         `json:"nodes,omitempty"`
-	Zones       *Zones         `json:"zones,omitempty"` // nil without [zones]
-	Started     time.Time      `json:"started"`
-	LoadStart   time.Time      `json:"load_start,omitzero"`
-	LoadEnd     time.Time      `json:"load_end,omitzero"`
-	Ended       time.Time      `json:"ended,omitzero"`
-	FirstHeight int64          `json:"first_height,omitempty"` // first height that could hold the run's txs
-	LastHeight  int64          `json:"last_height,omitempty"`  // last height walked
+	AppConfig map[string]any `json:"app_config,omitempty"`
+	Host      Host           `json:"host"`
+	Load      Load           `json:"load"`
+	Target    string         `json:"target"`   // node name (or endpoint) that received the load
+	Endpoint  string         `json:"endpoint"` // websocket URL the load went to
+	Nodes     []Node         `json:"nodes,omitempty"`
+	Zones     *Zones         `json:"zones,omitempty"` // nil without [zones]
+	// Sentinel is the sentinel the load went through; nil when the load
+	// went to the target directly.
+	Sentinel    *Sentinel `json:"sentinel,omitempty"`
+	Started     time.Time `json:"started"`
+	LoadStart   time.Time `json:"load_start,omitzero"`
+	LoadEnd     time.Time `json:"load_end,omitzero"`
+	Ended       time.Time `json:"ended,omitzero"`
+	FirstHeight int64     `json:"first_height,omitempty"` // first height that could hold the run's txs
+	LastHeight  int64     `json:"last_height,omitempty"`  // last height walked
 }
 
 // Load is the load that was asked for.
@@ -84,7 +87,60 @@ type Load struct {
 	// Expected is the number of sends a shaped load's schedule holds; 0 for
 	// a constant rate, whose count is c·r·duration.
 	Expected int64 `json:"expected_txs,omitempty"`
+	// Clients are the load's clients ([[load.client]]), in order; absent
+	// for a load of one client. Connections is then their sum and Rate
+	// the mean per connection.
+	Clients []Client `json:"clients,omitempty"`
 }
+
+// Equal reports whether l and o are the same load.
+func (l Load) Equal(o Load) bool {
+	return slices.Equal(l.Clients, o.Clients) && l.Connections == o.Connections && l.Rate == o.Rate &&
+		l.Size == o.Size && l.DurationS == o.DurationS && l.Pacing == o.Pacing && l.LateThreshold == o.LateThreshold &&
+		l.Shape == o.Shape && l.ShapeDetail == o.ShapeDetail && l.Txs == o.Txs && l.Expected == o.Expected
+}
+
+// Client is one load client of a run: its connections are numbered
+// FirstConn … FirstConn+Connections−1 in sent.csv and replies.csv.
+type Client struct {
+	Name        string  `json:"name"`
+	Key         string  `json:"key"` // sent as X-Client-Key
+	Connections int     `json:"connections"`
+	Rate        float64 `json:"rate"` // tx/s per connection
+	FirstConn   int     `json:"first_conn"`
+}
+
+// ClientOf returns the index in l.Clients of the client that connection
+// conn belongs to, or -1 (no clients, or a connection of none).
+func (l Load) ClientOf(conn int) int {
+	for i, c := range l.Clients {
+		if conn >= c.FirstConn && conn < c.FirstConn+c.Connections {
+			return i
+		}
+	}
+	return -1
+}
+
+// Sentinel is the sentinel a run's load went through (its [sentinel]).
+type Sentinel struct {
+	Addr     string `json:"addr"`              // where the load connected
+	Metrics  string `json:"metrics,omitempty"` // its Prometheus /metrics address
+	Upstream string `json:"upstream"`          // the RPC address of the node behind it
+	Settings string `json:"settings"`          // its limits and pacing, for the report
+}
+
+// Refusal codes: a JSON-RPC error whose code is in [RefusalCodeMin,
+// RefusalCodeMax] is a gateway's explicit refusal of the transaction (one
+// of its limits: cometlab's sentinel uses -32001 … -32005), counted as
+// refused rather than rejected. CometBFT itself uses none of these codes
+// (its errors are -32700, -32600 … -32603 and -32000).
+const (
+	RefusalCodeMin = -32099
+	RefusalCodeMax = -32001
+)
+
+// IsRefusal reports whether a reply's error code is a gateway's refusal.
+func IsRefusal(code int64) bool { return code >= RefusalCodeMin && code <= RefusalCodeMax }
 
 // ExpectedTxs is the number of transactions the load should send: Expected
 // for a shaped load, otherwise c·r·duration, rounded down.

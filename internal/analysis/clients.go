@@ -1,0 +1,121 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// ClientSummary is one load client's accounting and latency (a run with
+// [[load.client]] tables): every transaction it sent is committed,
+// refused (by a gateway's limit, with its reason), rejected (by the node)
+// or missing.
+type ClientSummary struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
+	// OfferedTPS is the client's asked-for rate: connections × rate.
+	OfferedTPS float64 `json:"offered_tps"`
+	Sent       int64   `json:"sent_txs"`
+	Unsent     int64   `json:"unsent_txs"`
+	Committed  int64   `json:"committed_txs"`
+	Refused    int64   `json:"refused_txs"`
+	Rejected   int64   `json:"rejected_txs"`
+	Missing    int64   `json:"missing_txs"`
+	// CommittedTPS is Committed over the load's duration.
+	CommittedTPS float64 `json:"committed_tps"`
+	// Latencies in ms of its committed transactions; absent when none.
+	BlockP50    *float64 `json:"block_latency_p50_ms,omitempty"`
+	BlockP99    *float64 `json:"block_latency_p99_ms,omitempty"`
+	ObservedP50 *float64 `json:"observed_latency_p50_ms,omitempty"`
+	ObservedP99 *float64 `json:"observed_latency_p99_ms,omitempty"`
+	// Reasons counts its refused and rejected transactions by message.
+	Reasons map[string]int64 `json:"reasons,omitempty"`
+}
+
+// CommittedShare is the share of the client's sent transactions that were
+// committed, 0 when it sent none.
+func (c ClientSummary) CommittedShare() float64 {
+	if c.Sent == 0 {
+		return 0
+	}
+	return float64(c.Committed) / float64(c.Sent)
+}
+
+// clientLatency holds one client's latencies (ns).
+type clientLatency struct {
+	block, observed Sketch
+}
+
+// clientOf returns the latencies of the client connection conn belongs
+// to, nil when the load has no clients.
+func (a *TxAggregates) clientOf(conn int) *clientLatency {
+	if a.clients == nil {
+		return nil
+	}
+	if i := a.load.ClientOf(conn); i >= 0 {
+		return &a.clients[i]
+	}
+	return nil
+}
+
+// newClients returns a summary per client of run's load, counts zero.
+func newClients(run results.Run) []ClientSummary {
+	var out []ClientSummary
+	for _, c := range run.Load.Clients {
+		out = append(out, ClientSummary{Name: c.Name, Key: c.Key, OfferedTPS: float64(c.Connections) * c.Rate})
+	}
+	return out
+}
+
+// finishClients puts each client's rates and latencies, once the
+// accounting has counted its transactions.
+func finishClients(a *TxAggregates, run results.Run, cs []ClientSummary) {
+	ms := func(s *Sketch, p float64) *float64 {
+		if s.N() == 0 {
+			return nil
+		}
+		v := s.Percentile(p) / results.NsPerMs
+		return &v
+	}
+	for i := range cs {
+		c := &cs[i]
+		if run.Load.DurationS > 0 {
+			c.CommittedTPS = float64(c.Committed) / run.Load.DurationS
+		}
+		if i < len(a.clients) {
+			l := &a.clients[i]
+			c.BlockP50, c.BlockP99 = ms(&l.block, 50), ms(&l.block, 99)
+			c.ObservedP50, c.ObservedP99 = ms(&l.observed, 50), ms(&l.observed, 99)
+		}
+	}
+}
+
+// clientAnomalies names the clients whose transactions went missing.
+func clientAnomalies(b *builder, cs []ClientSummary) {
+	for _, c := range cs {
+		if c.Missing > 0 {
+			b.anomalyOf(severeTxs, "client %s: %s missing (neither committed nor refused)", c.Name, count(float64(c.Missing), "sent transaction is", "sent transactions are"))
+		}
+	}
+}
+
+// reasonsText lists reasons by count, most first, as "\"msg\" (n)".
+func reasonsText(reasons map[string]int64, few int) string {
+	type reason struct {
+		msg string
+		n   int64
+	}
+	var rs []reason
+	for msg, n := range reasons {
+		rs = append(rs, reason{msg, n})
+	}
+	slices.SortFunc(rs, func(a, b reason) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.msg, b.msg)) })
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%q (%d)", r.msg, r.n))
+	}
+	return JoinFew(parts, few, "and %d other reasons")
+}
