@@ -36,7 +36,7 @@ var allowedImports = map[string][]string{
 	"sequential":          {},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "shape", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -50,6 +50,23 @@ var processFamilies = []string{
 	"process_resident_memory_bytes",
 }
 
+// sentinelFamilies are the families of cometlab's sentinel
+// (internal/sentinel), scraped beside the nodes when a run puts one in
+// front of its target; they carry no namespace.
+var sentinelFamilies = []string{
+	"sentinel_admitted_total",
+	"sentinel_connections",
+	"sentinel_forwarded_total",
+	"sentinel_lost_total",
+	"sentinel_node_errors_total",
+	"sentinel_node_mempool_txs",
+	"sentinel_pacing_rate",
+	"sentinel_queue_wait_seconds", // histogram
+	"sentinel_queued",
+	"sentinel_reads_total",
+	"sentinel_refused_total",
+}
+
 // Series selects which metric families of a node are kept.
 type Series struct {
 	all      bool
@@ -60,7 +77,8 @@ type Series struct {
 // NewSeries returns the default selection for a CometBFT namespace ("" means
 // [DefaultNamespace]): the families of issue 3's list with the namespace
 // substituted, plus go_goroutines, process_cpu_seconds_total and
-// process_resident_memory_bytes. With all set, every family is kept.
+// process_resident_memory_bytes, and the sentinel's families. With all
+// set, every family is kept.
 func NewSeries(namespace string, all bool) *Series {
 	if namespace == "" {
 		namespace = DefaultNamespace
@@ -69,7 +87,7 @@ func NewSeries(namespace string, all bool) *Series {
 	for _, f := range nodeFamilies {
 		s.families[namespace+"_"+f] = true
 	}
-	for _, f := range processFamilies {
+	for _, f := range slices.Concat(processFamilies, sentinelFamilies) {
 		s.families[f] = true
 	}
 	for f := range s.families {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/collect"
-	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
 )
@@ -126,7 +125,7 @@ func (l *liveReader) close() {
 // the transactions read since the last line, the mempools' total, late
 // sends. On a terminal it is redrawn in place, else printed one line at
 // a time.
-func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen *load.Generator, start time.Time) {
+func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen loadRunner, start time.Time) {
 	every(ctx, liveLine, func() {
 		st := gen.Stats()
 		mempool := lp.mempoolTotal(ctx)
@@ -178,7 +177,7 @@ type liveRun struct {
 // load phase reads back and lp.live is set; it returns nil otherwise.
 // Reading goes on through the drain until stop (readBack's finish stops
 // it first).
-func (lp *loadPhase) startLive(hard context.Context, first int64, gen *load.Generator, start time.Time) (*liveRun, error) {
+func (lp *loadPhase) startLive(hard context.Context, first int64, gen loadRunner, start time.Time) (*liveRun, error) {
 	if !lp.readback || !lp.live {
 		return nil, nil
 	}

@@ -65,6 +65,17 @@ type loadPhase struct {
 	// avoid names the nodes the live reader should not read from: the
 	// perturbed and the rotating ones.
 	avoid map[string]bool
+	// sentinelCfg, when set, puts a sentinel in front of the target for
+	// the load ([sentinel]); sentinel is it once started.
+	sentinelCfg *manifest.ManifestSentinel
+	sentinel    *labSentinel
+}
+
+// loadRunner is the load: one generator, or a group of them (one per
+// [[load.client]]).
+type loadRunner interface {
+	Run(ctx context.Context) error
+	Stats() load.Stats
 }
 
 // run drives the load. ctx ending stops the load; the read-back then still
@@ -86,6 +97,14 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		return err
 	}
 	defer adoption.Close()
+
+	if lp.sentinelCfg != nil {
+		stop, err := lp.startSentinel()
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 
 	// Follow heights (and scrape metrics and resources) on every node for
 	// the whole load and read-back.
@@ -121,12 +140,18 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		}
 		first = h + 1
 	}
-	gen, err := load.New(load.Config{
+	cfg := load.Config{
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
 		Shape: lp.work.Shape, Source: lp.source,
 		Header: lp.header,
-	}, sent, replies, lp.logger)
+	}
+	var gen loadRunner
+	if len(lp.work.Clients) > 0 {
+		gen, err = clientGenerators(cfg, lp.work, sent, replies, lp.logger)
+	} else {
+		gen, err = load.New(cfg, sent, replies, lp.logger)
+	}
 	if err != nil {
 		return err
 	}
@@ -139,8 +164,17 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 	if !lp.work.Shape.IsConstant() {
 		rate = lp.work.Spec().String()
 	}
-	lp.out.Phase("load: %d conn × %s × %s, %s → %s (%d txs expected)",
-		lp.work.Connections, rate, lp.work.Duration, what, lp.endpoint, expected)
+	if len(lp.work.Clients) > 0 {
+		var cs []string
+		for _, c := range lp.work.Clients {
+			cs = append(cs, fmt.Sprintf("%s %d conn × %g tx/s", c.Name, c.Connections, c.Rate))
+		}
+		lp.out.Phase("load: %d clients (%s) × %s, %s → %s (%d txs expected)",
+			len(cs), strings.Join(cs, ", "), lp.work.Duration, what, lp.endpoint, expected)
+	} else {
+		lp.out.Phase("load: %d conn × %s × %s, %s → %s (%d txs expected)",
+			lp.work.Connections, rate, lp.work.Duration, what, lp.endpoint, expected)
+	}
 	loadStart := time.Now()
 	lp.loadStart = loadStart
 	if lp.onLoadStart != nil {
@@ -188,6 +222,9 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		loadEnd.Sub(loadStart).Round(time.Millisecond), st.Sent, st.Unsent, st.Replies, st.Errors, st.Late)
 	if err := errors.Join(sent.Flush(), replies.Flush()); err != nil {
 		return err
+	}
+	if lp.sentinel != nil {
+		lp.waitSentinel(hard)
 	}
 	if loadErr != nil && !errors.Is(loadErr, context.Canceled) {
 		lp.rd.fail(fmt.Errorf("load: %w", loadErr))
@@ -290,7 +327,7 @@ func (c *collectors) print(out *printer) {
 	}
 }
 
-func (lp *loadPhase) progress(ctx context.Context, gen *load.Generator, heights *collect.Heights, start time.Time) {
+func (lp *loadPhase) progress(ctx context.Context, gen loadRunner, heights *collect.Heights, start time.Time) {
 	every(ctx, 500*time.Millisecond, func() {
 		st := gen.Stats()
 		el := time.Since(start)

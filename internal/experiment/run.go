@@ -360,7 +360,8 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	rd.set(func(r *results.Run) { r.Endpoint = ep })
 
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true, live: !opts.ReadAfterLoad, minFree: opts.MinFreeDisk, source: s.txs}
+		target: target.RPC, nodes: endpoints, readback: true, live: !opts.ReadAfterLoad, minFree: opts.MinFreeDisk, source: s.txs,
+		sentinelCfg: m.Sentinel}
 	lp.setCollectors(opts, tn)
 	lp.down = func(name string, t0 time.Time) (bool, string) {
 		n := tn.Node(name)

@@ -192,7 +192,7 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	drained := make(chan *saturation.Drain, 1)
 	go func() { drained <- watchDrain(wctx, dir, m.Load.DrainTimeout+5*time.Second) }()
 	lp := &loadPhase{rd: rd, out: out, logger: st.logger, id: st.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: s.endpoints, readback: true}
+		target: target.RPC, nodes: s.endpoints, readback: true, sentinelCfg: m.Sentinel}
 	runErr := lp.run(ctx, st.hard)
 	res, err := finish(ctx, rd, out, runErr, true)
 	stop()

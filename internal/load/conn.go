@@ -319,13 +319,28 @@ func (c *conn) finish(cancelled bool) {
 		l.bc.setPolled(false) // from now on, replies are awaited
 	}
 	if l.replied.Load() < l.sent.Load() {
+		// Wait while replies keep coming (a gateway in front of the node
+		// may answer seconds late under a flood), at most MaxReplyWait.
+		deadline := time.Now().Add(MaxReplyWait)
+		last := l.replied.Load()
 		t := time.NewTimer(timeout)
-		select {
-		case <-l.drained:
-		case <-l.done:
-		case <-t.C:
-			c.g.log.Warn("replies outstanding at close", "conn", c.k,
-				"outstanding", l.sent.Load()-l.replied.Load(), "waited", timeout)
+	wait:
+		for {
+			select {
+			case <-l.drained:
+				break wait
+			case <-l.done:
+				break wait
+			case <-t.C:
+				if now := l.replied.Load(); now > last && !cancelled && time.Now().Before(deadline) {
+					last = now
+					t.Reset(timeout)
+					continue
+				}
+				c.g.log.Warn("replies outstanding at close", "conn", c.k,
+					"outstanding", l.sent.Load()-l.replied.Load(), "waited", timeout)
+				break wait
+			}
 		}
 		t.Stop()
 	}

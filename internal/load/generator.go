@@ -32,8 +32,12 @@ const DefaultLateThreshold = 10 * time.Millisecond
 // Timings of the generator's life cycle.
 const (
 	// DrainTimeout is how long Run waits for outstanding replies after the
-	// last send of a completed schedule.
+	// last send of a completed schedule, and again after each wait in
+	// which more replies came, up to MaxReplyWait.
 	DrainTimeout = 5 * time.Second
+	// MaxReplyWait bounds the wait for outstanding replies while they keep
+	// coming.
+	MaxReplyWait = 60 * time.Second
 	// CancelDrainTimeout is how long it waits after its context is cancelled.
 	CancelDrainTimeout = 2 * time.Second
 	// WriteTimeout bounds how long a write may block (a node that stops

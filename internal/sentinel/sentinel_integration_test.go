@@ -1,4 +1,4 @@
-package sentinel
+package sentinel_test
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/rpc"
+	"github.com/cometlab/cometlab/internal/sentinel"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -59,13 +60,13 @@ func upTestnet(t *testing.T) string {
 
 // runSentinel runs a sentinel until stop is called, which waits for Run;
 // its warnings are logged with the test's.
-func runSentinel(t *testing.T, o Options) (s *Sentinel, stop func()) {
+func runSentinel(t *testing.T, o sentinel.Options) (s *sentinel.Sentinel, stop func()) {
 	t.Helper()
 	logs, err := os.Create(filepath.Join(t.TempDir(), "sentinel.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, stop = runLogged(t, o.Upstream, o, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	s, stop = sentinel.RunLogged(t, o.Upstream, o, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	t.Cleanup(func() {
 		stop()
 		if b, err := os.ReadFile(logs.Name()); err == nil && len(b) > 0 {
@@ -84,7 +85,7 @@ func runSentinel(t *testing.T, o Options) (s *Sentinel, stop func()) {
 // -update it records the pacing observations into testdata/pace_trace.csv.
 func TestSentinelFlood(t *testing.T) {
 	node := upTestnet(t)
-	o := DefaultOptions()
+	o := sentinel.DefaultOptions()
 	o.Upstream, o.Listen = node, "127.0.0.1:0"
 	o.Limits.Rate, o.Limits.ReadRate = 0, 0 // fairness and pacing alone; read-back unthrottled
 	o.ClientHeader = experiment.ClientKeyHeader
@@ -156,7 +157,7 @@ func TestSentinelFlood(t *testing.T) {
 func TestSentinelSpoolRestart(t *testing.T) {
 	node := upTestnet(t)
 	spool := t.TempDir()
-	o := DefaultOptions()
+	o := sentinel.DefaultOptions()
 	o.Upstream, o.Listen, o.Spool = node, "127.0.0.1:0", spool
 	o.MaxRate, o.DrainTimeout = 20, 10*time.Millisecond
 	nc := rpc.New(node)
