@@ -111,3 +111,32 @@ func lat(c ClientSummary) []float64 {
 	}
 	return out
 }
+
+// TestReasonsWithoutNumbers: replies that differ only in their numbers
+// count as one reason, told by the first message; different codes without
+// a message stay apart.
+func TestReasonsWithoutNumbers(t *testing.T) {
+	var l ledger
+	for i, m := range []struct {
+		msg  string
+		code int64
+	}{
+		{"mempool is full: number of txs 5003 (max: 5000)", -32603},
+		{"mempool is full: number of txs 5000 (max: 5000)", -32603},
+		{"tx already exists in cache", -32603},
+		{"", 1},
+		{"", 2},
+	} {
+		*l.log(0, uint64(i)) |= stSent | stReplyErr
+		l.refuse(0, uint64(i), m.msg, m.code)
+	}
+	got := map[string]int{}
+	l.each(func(_ int, _ uint8, reason string) { got[reason]++ })
+	want := map[string]int{"mempool is full: number of txs 5003 (max: 5000)": 2, "tx already exists in cache": 1, "code 1": 1, "code 2": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("reasons %v, want %v", got, want)
+	}
+	if w := withoutNumbers("retry after 12s, 3 left"); w != "retry after #s, # left" {
+		t.Errorf("withoutNumbers: %q", w)
+	}
+}

@@ -118,7 +118,7 @@ func Dictionary() []Metric {
 		{ID: "refused_txs", Source: "sent.csv, replies.csv, txs.csv", Title: "Refused", Unit: UnitTxs, Better: Neutral, Group: GroupLoad,
 			Definition: "Sent transactions not committed that a gateway in front of the node (the sentinel) refused explicitly, one of its limits: a reply whose JSON-RPC code is in −32099…−32001 (reasons counted by message). Only for a run through a sentinel, or when there are some."},
 		{ID: "rejected_txs", Source: "sent.csv, replies.csv, txs.csv", Title: "Rejected", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
-			Definition: "Sent transactions not committed whose broadcast reply was an error other than a refusal (reasons counted by message)."},
+			Definition: "Sent transactions not committed whose broadcast reply was an error other than a refusal (reasons counted by message; messages that differ only in their numbers count as one)."},
 		{ID: "missing_txs", Source: "sent.csv, replies.csv, txs.csv", Title: "Missing", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,
 			Definition: "Sent transactions neither committed, refused nor rejected: dropped silently somewhere. committed + refused + rejected + missing = sent."},
 		{ID: "duplicate_txs", Source: "txs.csv", Title: "Duplicates", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupLoad,

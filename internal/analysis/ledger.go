@@ -117,17 +117,22 @@ func (l *ledger) refuse(conn int, seq uint64, message string, code int64) {
 	}
 }
 
-// intern returns the id of a refusal's reason.
+// intern returns the id of a refusal's reason. Messages that differ only
+// in their numbers ("mempool is full: number of txs 5003 (max: 5000)")
+// are one reason, told by the first message seen.
 func (l *ledger) intern(message string, code int64) uint16 {
+	key := withoutNumbers(message)
 	if message == "" {
 		message = fmt.Sprintf("code %d", code)
+		key = message
 	}
-	if id, ok := l.reasonID[message]; ok {
+	if id, ok := l.reasonID[key]; ok {
 		return id
 	}
 	if len(l.reasons) >= maxReasons {
 		message = "(other messages: more than 65,534 distinct ones)"
-		if id, ok := l.reasonID[message]; ok {
+		key = message
+		if id, ok := l.reasonID[key]; ok {
 			return id
 		}
 	}
@@ -136,7 +141,7 @@ func (l *ledger) intern(message string, code int64) uint16 {
 	}
 	l.reasons = append(l.reasons, message)
 	id := uint16(len(l.reasons))
-	l.reasonID[message] = id
+	l.reasonID[key] = id
 	return id
 }
 
@@ -168,4 +173,21 @@ func (l *ledger) each(fn func(conn int, st uint8, reason string)) {
 	for k, e := range l.sparse {
 		fn(k.conn, e.st, why(e.reason))
 	}
+}
+
+// withoutNumbers returns msg with each run of digits replaced by '#'.
+func withoutNumbers(msg string) string {
+	b := make([]byte, 0, len(msg))
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if c < '0' || c > '9' {
+			b = append(b, c)
+			continue
+		}
+		b = append(b, '#')
+		for i+1 < len(msg) && msg[i+1] >= '0' && msg[i+1] <= '9' {
+			i++
+		}
+	}
+	return string(b)
 }

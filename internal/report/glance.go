@@ -111,8 +111,19 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 	if l.Shaped() {
 		load = fmt.Sprintf("%s, %s, for %s s", conns, l.ShapeDetail, fmtFloat(l.DurationS))
 	}
+	if len(l.Clients) > 0 {
+		var cs []string
+		for _, c := range l.Clients {
+			cs = append(cs, fmt.Sprintf("%s %d × %s tx/s", c.Name, c.Connections, fmtFloat(c.Rate)))
+		}
+		load = fmt.Sprintf("%d clients (%s) for %s s", len(cs), strings.Join(cs, ", "), fmtFloat(l.DurationS))
+	}
+	to := run.Target
+	if run.Sentinel != nil {
+		to = "the sentinel in front of " + run.Target
+	}
 	m.f("Setup: CometBFT %s, %d nodes, %s, to %s. The load, testnet, nodes, host, timeline and resolved manifest are in the [appendix](#%s).\n\n",
-		run.CometBFTVersion, len(run.Nodes), load, run.Target, appendixAnchor)
+		run.CometBFTVersion, len(run.Nodes), load, to, appendixAnchor)
 }
 
 // saturationChecks writes the default saturation criterion's checks on
