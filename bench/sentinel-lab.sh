@@ -51,6 +51,7 @@ fi
 
 # manifest KIND: the arm's manifest on stdout.
 manifest() {
+	local i
 	printf '[load]\nduration = "%s"\n\n' "$T"
 	if [ "$MODE" = latency ]; then
 		printf '[[load.client]]\nname = "client"\nconnections = 2\nrate = %s\n\n' "$(awk -v r="$LAT" 'BEGIN{print r/2}')"
