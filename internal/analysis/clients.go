@@ -44,9 +44,37 @@ func (c ClientSummary) CommittedShare() float64 {
 	return float64(c.Committed) / float64(c.Sent)
 }
 
-// clientLatency holds one client's latencies (ns).
+// clientLatency holds one client's latencies (ns) and its commits per
+// second.
 type clientLatency struct {
 	block, observed Sketch
+	perSecond       []int64 // committed txs by the second of their commit since the load start
+}
+
+// addCommit counts a commit at commit (Unix ns) of a run that started at
+// start.
+func (c *clientLatency) addCommit(start, commit int64) {
+	if start == 0 || commit < start {
+		return
+	}
+	k := (commit - start) / int64(results.NsPerS)
+	if k >= maxOfferedSeconds {
+		return
+	}
+	for int64(len(c.perSecond)) <= k {
+		c.perSecond = append(c.perSecond, 0)
+	}
+	c.perSecond[k]++
+}
+
+// ClientCommits returns, for client i of the run's load, its committed
+// transactions in each second since the load start (by their commit
+// time); nil without clients.
+func (a *TxAggregates) ClientCommits(i int) []int64 {
+	if i < 0 || i >= len(a.clients) {
+		return nil
+	}
+	return a.clients[i].perSecond
 }
 
 // clientOf returns the latencies of the client connection conn belongs

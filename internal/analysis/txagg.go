@@ -233,6 +233,7 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 		a.Block.Add(float64(l))
 		if c := a.clientOf(t.Conn); c != nil {
 			c.block.Add(float64(l))
+			c.addCommit(a.loadStart, t.CommitTime)
 		}
 		a.Scatter.add(t.Sent, l)
 		if t.Sent >= a.loadStart && t.Sent < a.earlyEnd {

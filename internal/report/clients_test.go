@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"image/png"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
@@ -50,5 +52,46 @@ func TestClientsSection(t *testing.T) {
 	m.accounting(s)
 	if bytes.Contains(b.Bytes(), []byte("Refused")) || bytes.Contains(b.Bytes(), []byte("sentinel")) {
 		t.Errorf("the accounting of a direct run speaks of refusals:\n%s", b.String())
+	}
+}
+
+// TestClientsPlot draws clients_tps.png from two clients' commits (a PNG
+// of the default size), and none for a load of one client.
+func TestClientsPlot(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	run := results.Run{Target: "v1", LoadStart: t0, LoadEnd: t0.Add(20 * time.Second),
+		Load: results.Load{Connections: 2, Rate: 50, DurationS: 20, Clients: []results.Client{
+			{Name: "greedy", Key: "greedy", Connections: 1, Rate: 90, FirstConn: 0},
+			{Name: "small", Key: "small", Connections: 1, Rate: 10, FirstConn: 1},
+		}}}
+	in := &analysis.Input{Run: run}
+	for sec := range 20 {
+		for conn, n := range []int{60, 10} {
+			for k := range n {
+				seq := uint64(sec*n + k)
+				sent := t0.Add(time.Duration(sec) * time.Second).UnixNano()
+				in.Sent = append(in.Sent, results.Sent{Conn: conn, Seq: seq, Intended: sent, Actual: sent, Size: 256})
+				in.Txs = append(in.Txs, results.Tx{Conn: conn, Seq: seq, Sent: sent, Height: int64(sec + 1), CommitTime: sent + 5e8})
+			}
+		}
+	}
+	d := newPlotData(run, in, analysis.Summarize(*in), Options{})
+	if got := d.agg.ClientCommits(1); len(got) != 20 || got[3] != 10 {
+		t.Errorf("small client's commits per second %v, want 10 in each of 20 s", got)
+	}
+	b, err := d.clientsTPS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := img.Bounds(); r.Dx() != DefaultPlotWidth || r.Dy() != DefaultPlotHeight {
+		t.Errorf("plot is %v", r)
+	}
+	run.Load.Clients = nil
+	if _, err := newPlotData(run, &analysis.Input{Run: run}, analysis.Summary{}, Options{}).clientsTPS(); err == nil {
+		t.Error("a clients plot for a load of one client")
 	}
 }

@@ -46,6 +46,9 @@ func plotSpecs() []plotSpec {
 		{"tps.png", "Committed transactions per second", "tx/s", "blocks.csv",
 			"The run's transactions committed in each 1-second window from the load start (each block counted at its commit time, the header time of the next block), as tm-bench counts them (runs longer than 10 minutes: the mean over wider windows, about 600 in all); the red dashed line is tps_mean and the grey dashed one the offered load c × r.",
 			(*plotData).tps},
+		{"clients_tps.png", "Committed transactions per second, per client", "tx/s", "txs.csv, run.json",
+			"For a load of several clients ([[load.client]]): each client's transactions committed per second in 5-second windows from the load start (by the commit time of their block; wider windows past 10 minutes, at most 120), on a log scale, with its offered rate (connections × rate) dashed in the same colour. A client served fairly commits what it offers; windows without a commit break the line.",
+			(*plotData).clientsTPS},
 		{"trend_tps.png", "Committed tx/s over the load, fitted", "tx/s", "blocks.csv",
 			"The committed tx/s of each window of the load (30 to 120 equal windows, 10 s each, wider past 20 minutes; each block counted at its commit time), the least-squares line through them (red dashed; slope per minute ± its 95 % interval) and the means of the first and last 10 % of the windows. Only for loads of at least 5 minutes.",
 			func(d *plotData) ([]byte, error) {

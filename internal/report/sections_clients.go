@@ -52,6 +52,7 @@ func (m mdWriter) clients(s analysis.Summary, run results.Run) {
 		"committed tx/s", "block p50 ms", "block p99 ms", "observed p50 ms", "observed p99 ms"}, "lrrrrrrrrrrrrr", rows)
 	m.f("*Committed share* is committed ÷ sent; *refused* are the sentinel's explicit refusals, *rejected* the node's error replies, " +
 		"*missing* neither (dropped without a word). Committed tx/s is over the load's duration.\n\n")
+	m.plot("clients_tps.png", "")
 	var reasons [][]string
 	for _, c := range s.Clients {
 		for _, r := range sortedReasons(c.Reasons) {
