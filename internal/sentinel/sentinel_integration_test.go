@@ -124,13 +124,13 @@ func TestSentinelFlood(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", c.key, c.err, c.out.String())
 		}
 		m := c.res.Summary.Metrics
-		sent, committed, rejected := m["sent_txs"], m["committed_txs"], m["rejected_txs"]
+		sent, committed, refused := m["sent_txs"], m["committed_txs"], m["refused_txs"]
 		t.Logf("%s: sent %.0f, committed %.0f, refused %.0f, missing %.0f, unanswered %.0f, refusals %v",
-			c.key, sent, committed, rejected, m["missing_txs"], m["unanswered_txs"], c.res.Summary.Rejected)
-		if sent == 0 || m["missing_txs"] != 0 || m["unanswered_txs"] != 0 || committed+rejected != sent {
+			c.key, sent, committed, refused, m["missing_txs"], m["unanswered_txs"], c.res.Summary.Refused)
+		if sent == 0 || m["missing_txs"] != 0 || m["unanswered_txs"] != 0 || m["rejected_txs"] != 0 || committed+refused != sent {
 			t.Errorf("%s: not every transaction accounted: %v", c.key, m)
 		}
-		for why := range c.res.Summary.Rejected {
+		for why := range c.res.Summary.Refused {
 			if !strings.Contains(why, "client queue full") && !strings.Contains(why, "global buffer full") {
 				t.Errorf("%s: refused for %q, not a sentinel limit", c.key, why)
 			}
@@ -139,7 +139,7 @@ func TestSentinelFlood(t *testing.T) {
 	if small := clients[1].res.Summary.Metrics; small["committed_txs"] != small["sent_txs"] {
 		t.Errorf("the small client lost service under the flood: %v", small)
 	}
-	if greedy := clients[0].res.Summary.Metrics; greedy["rejected_txs"] == 0 {
+	if greedy := clients[0].res.Summary.Metrics; greedy["refused_txs"] == 0 {
 		t.Errorf("the greedy client was never refused: the flood did not flood (%v)", greedy)
 	}
 	if resultstest.Updating() {
