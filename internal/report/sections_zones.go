@@ -27,6 +27,9 @@ func (m mdWriter) zones(s analysis.Summary, in *analysis.Input, run results.Run)
 	if z.Jitter > 0 {
 		m.f(", with normal jitter of σ = %g × the delay", z.Jitter)
 	}
+	if z.BandwidthMbps > 0 {
+		m.f(", and paced the bytes each way of every link between zones to %g Mbit/s", z.BandwidthMbps)
+	}
 	m.f("; nodes of one zone talk without delay.\n\n")
 
 	var rows [][]string

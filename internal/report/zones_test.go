@@ -18,7 +18,7 @@ func TestZonesSection(t *testing.T) {
 		Target: "v1", FirstHeight: 1, LastHeight: 3,
 		Nodes: []results.Node{{Name: "v1", Mode: "validator", Zone: "Tokyo"}, {Name: "v2", Mode: "validator", Zone: "Tokyo"},
 			{Name: "v3", Mode: "validator", Zone: "Frankfurt"}},
-		Zones: &results.Zones{Matrix: "aws", Jitter: 0.05, Zones: []string{"Frankfurt", "Tokyo"},
+		Zones: &results.Zones{Matrix: "aws", Jitter: 0.05, BandwidthMbps: 100, Zones: []string{"Frankfurt", "Tokyo"},
 			DelayMs:    [][]float64{{0, 111}, {111, 0}},
 			RoundTrips: []results.RoundTrip{{From: "v1", To: "v3", N: 2, MinMs: 223.4, MedianMs: 224}, {From: "v3", To: "v2", N: 1, MinMs: 224.1, MedianMs: 224.1}}},
 	}
