@@ -16,7 +16,8 @@ const bandwidthBurst = 32 << 10
 // relayed connection opened from then on, to bytesPerSec (a token bucket
 // of bandwidthBurst bytes; 0 removes the limit). CometBFT keeps one
 // connection per pair of peers, so it is the link's capacity in that
-// direction. Combined with a delay, bytes are delayed first, then paced.
+// direction. Combined with a delay, bytes are paced first, then delayed
+// (serialisation, then propagation).
 func (l *Links) SetBandwidth(from, to string, bytesPerSec float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -30,7 +31,13 @@ func (l *Links) SetBandwidth(from, to string, bytesPerSec float64) {
 	l.bandwidth[[2]string{from, to}] = bytesPerSec
 }
 
-// limited is a connection whose writes are paced to a rate.
+// limited is a connection whose reads are paced to a rate: a relay
+// paces what it reads, not what it writes, so that bytes over the rate
+// wait in the sender's TCP buffers, where CometBFT's connection keeps
+// its channel priorities (votes before mempool gossip), and the relay
+// holds no more than the link's bandwidth-delay product in flight, as a
+// real link does. Writing instead would queue up to the delay buffer
+// (8 MiB) behind the limit: a minute at 1 Mbit/s, which stalls consensus.
 type limited struct {
 	net.Conn
 	lim *rate.Limiter
@@ -44,21 +51,14 @@ func limit(c net.Conn, bytesPerSec float64) net.Conn {
 	return &limited{Conn: c, lim: rate.NewLimiter(rate.Limit(bytesPerSec), bandwidthBurst)}
 }
 
-// Write writes b in pieces of at most bandwidthBurst bytes, each once the
-// bucket holds its bytes.
-func (c *limited) Write(b []byte) (int, error) {
-	n := 0
-	for len(b) > 0 {
-		k := min(len(b), bandwidthBurst)
-		if err := c.lim.WaitN(context.Background(), k); err != nil {
-			return n, err
+// Read reads at most bandwidthBurst bytes and returns once the bucket
+// held them.
+func (c *limited) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b[:min(len(b), bandwidthBurst)])
+	if n > 0 {
+		if werr := c.lim.WaitN(context.Background(), n); werr != nil && err == nil {
+			err = werr
 		}
-		w, err := c.Conn.Write(b[:k])
-		n += w
-		if err != nil {
-			return n, err
-		}
-		b = b[k:]
 	}
-	return n, nil
+	return n, err
 }

@@ -251,8 +251,7 @@ func (l *Links) serve(r *relay, down net.Conn) {
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
 	cp := func(dst, src net.Conn, side int, delay time.Duration, bw float64) {
-		src = &timed{Conn: src, read: func(t time.Time) { l.read(r, p, side, t) }}
-		dst = limit(dst, bw)
+		src = &timed{Conn: limit(src, bw), read: func(t time.Time) { l.read(r, p, side, t) }}
 		if delay > 0 {
 			delayedCopy(dst, src, delay, jitter)
 		} else {
