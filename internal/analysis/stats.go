@@ -135,6 +135,10 @@ func (d Distribution) Percentile(p float64) float64 {
 	return Percentile(d.sorted, p)
 }
 
+// Sorted returns the sample in ascending order; nil when a sketch past
+// its exact cap holds it. The caller must not modify it.
+func (d Distribution) Sorted() []float64 { return d.sorted }
+
 // WindowCounts sums events into n consecutive windows of width ns starting
 // at start: window k holds the events with start + k·width ≤ t <
 // start + (k+1)·width. weights[i] is event i's weight; nil weights count

@@ -307,7 +307,7 @@ func observed(a *TxAggregates, run results.Run, b *builder, noAdoption bool) {
 	if noAdoption {
 		return
 	}
-	if !a.targetRows {
+	if a.target.empty() {
 		b.note("adoption.csv has no rows for the target node %q: observed latency not computed", run.Target)
 		return
 	}

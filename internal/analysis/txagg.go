@@ -34,9 +34,8 @@ type TxAggregates struct {
 	negative        int
 	lastCommit      int64
 	obsSkipped      int
-	targetLo        int64
-	targetAt        []int64 // target's first commit of height targetLo + i, 0 if none
-	targetRows      bool
+	target          heightTimes // the target's first commit of each height
+	zones           []zoneLatency
 
 	// FirstSent is the earliest payload time of a committed transaction
 	// (duplicates included), Unix ns; 0 when there is none.
@@ -95,22 +94,8 @@ func NewTxAggregates(run results.Run, adoption []results.Adoption) *TxAggregates
 		a.loadStart = run.LoadStart.UnixNano()
 		a.earlyEnd = a.loadStart + int64(run.Load.DurationS*kneeLagShare*results.NsPerS)
 	}
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for i := range adoption {
-		if r := &adoption[i]; r.Node == run.Target {
-			lo, hi = min(lo, r.Height), max(hi, r.Height)
-		}
-	}
-	if lo > hi {
-		return a
-	}
-	a.targetRows, a.targetLo = true, lo
-	a.targetAt = make([]int64, hi-lo+1)
-	for i := range adoption {
-		if r := &adoption[i]; r.Node == run.Target && (a.targetAt[r.Height-lo] == 0 || r.At < a.targetAt[r.Height-lo]) {
-			a.targetAt[r.Height-lo] = r.At
-		}
-	}
+	a.target = newHeightTimes(adoption, func(node string) bool { return node == run.Target })
+	a.zones = newZoneLatencies(run, adoption)
 	return a
 }
 
@@ -135,6 +120,9 @@ func AggregateTxs(in Input) *TxAggregates {
 // after Seal.
 func (a *TxAggregates) Seal() {
 	sketches := []*Sketch{&a.Block, &a.Observed, &a.lag, &a.early}
+	for i := range a.zones {
+		sketches = append(sketches, &a.zones[i].lat)
+	}
 	for i := range a.clients {
 		sketches = append(sketches, &a.clients[i].block, &a.clients[i].observed)
 	}
@@ -248,16 +236,23 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 		h.N++
 	}
 
+	// Latency seen from each zone.
+	for i := range a.zones {
+		if at, ok := a.zones[i].at.of(t.Height); ok {
+			a.zones[i].lat.Add(float64(at - t.Sent))
+		}
+	}
+
 	// Observed latency.
-	if !a.targetRows {
+	if a.target.empty() {
 		return
 	}
-	if i := t.Height - a.targetLo; i < 0 || i >= int64(len(a.targetAt)) || a.targetAt[i] == 0 {
+	if at, ok := a.target.of(t.Height); !ok {
 		a.obsSkipped++
 	} else {
-		a.Observed.Add(float64(a.targetAt[i] - t.Sent))
+		a.Observed.Add(float64(at - t.Sent))
 		if c := a.clientOf(t.Conn); c != nil {
-			c.observed.Add(float64(a.targetAt[i] - t.Sent))
+			c.observed.Add(float64(at - t.Sent))
 		}
 	}
 }

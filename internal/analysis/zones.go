@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/cometlab/cometlab/internal/results"
@@ -19,6 +20,10 @@ type ZoneAdoption struct {
 	// All is the same until every node of the zone had committed it, over
 	// the blocks all of them committed.
 	All Distribution
+	// Blocks is the number of heights of the window any node committed:
+	// the blocks Reach and All would count if the zone had committed
+	// them all.
+	Blocks int
 }
 
 // AnalyzeZoneAdoption returns, per zone of run.Zones (in its order), how
@@ -91,7 +96,7 @@ func AnalyzeZoneAdoption(rows []results.Adoption, run results.Run, first, last i
 				all = append(all, float64(latest-firstAt[h]))
 			}
 		}
-		out[i].Reach, out[i].All = Describe(reach), Describe(all)
+		out[i].Reach, out[i].All, out[i].Blocks = Describe(reach), Describe(all), len(heights)
 	}
 	return out
 }
@@ -146,5 +151,97 @@ func ZoneRoundTrips(run results.Run) []PairRoundTrip {
 	slices.SortFunc(out, func(a, b PairRoundTrip) int {
 		return cmp.Or(cmp.Compare(rank(a.From), rank(b.From)), cmp.Compare(rank(a.To), rank(b.To)))
 	})
+	return out
+}
+
+// heightTimes is the earliest commit (Unix ns) of each height lo … lo +
+// len(at) − 1 by a set of nodes: 0 where none of them committed it.
+type heightTimes struct {
+	lo int64
+	at []int64
+}
+
+// newHeightTimes returns the earliest commit of each height by the nodes
+// for which in is true, from adoption.csv's rows.
+func newHeightTimes(rows []results.Adoption, in func(node string) bool) heightTimes {
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range rows {
+		if r := &rows[i]; in(r.Node) {
+			lo, hi = min(lo, r.Height), max(hi, r.Height)
+		}
+	}
+	if lo > hi {
+		return heightTimes{}
+	}
+	h := heightTimes{lo: lo, at: make([]int64, hi-lo+1)}
+	for i := range rows {
+		if r := &rows[i]; in(r.Node) && (h.at[r.Height-lo] == 0 || r.At < h.at[r.Height-lo]) {
+			h.at[r.Height-lo] = r.At
+		}
+	}
+	return h
+}
+
+// empty reports whether none of the nodes committed any height.
+func (h heightTimes) empty() bool { return len(h.at) == 0 }
+
+// of returns the earliest commit of height, and false when none of the
+// nodes committed it.
+func (h heightTimes) of(height int64) (int64, bool) {
+	i := height - h.lo
+	if i < 0 || i >= int64(len(h.at)) || h.at[i] == 0 {
+		return 0, false
+	}
+	return h.at[i], true
+}
+
+// zoneLatency gathers the latency seen from one zone.
+type zoneLatency struct {
+	zone   string
+	target bool
+	at     heightTimes // the zone's first commit of each height
+	lat    Sketch
+}
+
+// newZoneLatencies returns one zoneLatency per zone of run.Zones, in its
+// order; nil without zones.
+func newZoneLatencies(run results.Run, adoption []results.Adoption) []zoneLatency {
+	if run.Zones == nil {
+		return nil
+	}
+	zoneOf := map[string]string{}
+	for _, n := range run.Nodes {
+		zoneOf[n.Name] = n.Zone
+	}
+	out := make([]zoneLatency, len(run.Zones.Zones))
+	for i, z := range run.Zones.Zones {
+		out[i] = zoneLatency{zone: z, target: zoneOf[run.Target] == z,
+			at: newHeightTimes(adoption, func(node string) bool { return zoneOf[node] == z })}
+	}
+	return out
+}
+
+// ZoneLatency is the latency of the load's transactions seen from one zone
+// of a zoned testnet: the time from a transaction's send until the zone's
+// first node committed its block (adoption.csv, the clock of the host that
+// sent it), what a client in that zone watching its nearest node would
+// see. The observed latency is the same seen from the target alone.
+type ZoneLatency struct {
+	Zone   string
+	Target bool // the load target is in the zone
+	// Latency holds the latencies in ns of the committed transactions
+	// (duplicates left out) whose height one of the zone's nodes was seen
+	// committing.
+	Latency Distribution
+}
+
+// ZoneLatencies returns the latency seen from each zone of a zoned run,
+// in the zones' order; nil without zones. Call it after Seal.
+func (a *TxAggregates) ZoneLatencies() []ZoneLatency {
+	var out []ZoneLatency
+	for i := range a.zones {
+		z := &a.zones[i]
+		out = append(out, ZoneLatency{Zone: z.zone, Target: z.target, Latency: z.lat.Describe()})
+	}
 	return out
 }

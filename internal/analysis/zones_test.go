@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/results"
@@ -47,6 +48,9 @@ func TestAnalyzeZoneAdoption(t *testing.T) {
 		{2, "south", 0, nil, nil, 0, 0},
 	} {
 		z := got[tc.i]
+		if z.Blocks != 2 {
+			t.Errorf("zone %s: %d blocks in the window, want 2", z.Zone, z.Blocks)
+		}
 		if z.Zone != tc.zone || len(z.Nodes) != tc.nodes || z.Reach.N != int(tc.reachN) || z.All.N != len(tc.all) {
 			t.Errorf("zone %d: %s %v reach n=%d all n=%d; want %s, %d nodes, %v, %v", tc.i, z.Zone, z.Nodes, z.Reach.N, z.All.N, tc.zone, tc.nodes, tc.reach, tc.all)
 			continue
@@ -76,5 +80,51 @@ func TestZoneRoundTrips(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("pair %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestZoneLatencies: the latency seen from each zone is its first node's
+// commit of the transaction's height − the send time; duplicates and
+// heights the zone was not seen committing are left out.
+func TestZoneLatencies(t *testing.T) {
+	const ms = 1e6
+	run := zonedRun()
+	run.Target = "c"
+	in := Input{Run: run,
+		Adoption: []results.Adoption{
+			{Height: 1, Node: "a", At: 1000 * ms}, {Height: 1, Node: "b", At: 1004 * ms}, {Height: 1, Node: "c", At: 1030 * ms},
+			{Height: 2, Node: "c", At: 2000 * ms}, {Height: 2, Node: "b", At: 2020 * ms}, {Height: 2, Node: "a", At: 2010 * ms},
+		},
+		Txs: []results.Tx{
+			{Conn: 0, Seq: 0, Sent: 900 * ms, Height: 1, CommitTime: 1500 * ms},
+			{Conn: 0, Seq: 1, Sent: 1900 * ms, Height: 2, CommitTime: 2500 * ms},
+			{Conn: 0, Seq: 1, Sent: 1900 * ms, Height: 2, CommitTime: 2500 * ms, Duplicate: true},
+			{Conn: 0, Seq: 2, Sent: 2900 * ms, Height: 3, CommitTime: 3500 * ms}, // no adoption row
+		}}
+	got := in.Aggregates().ZoneLatencies()
+	want := []struct {
+		zone   string
+		target bool
+		ms     []float64
+	}{
+		{"east", false, []float64{100, 110}},
+		{"west", true, []float64{100, 130}},
+		{"south", false, nil},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d zones, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		var vs []float64
+		for _, v := range g.Latency.Sorted() {
+			vs = append(vs, v/ms)
+		}
+		if g.Zone != w.zone || g.Target != w.target || !slices.Equal(vs, w.ms) {
+			t.Errorf("zone %d: %s target=%v %v ms; want %s target=%v %v ms", i, g.Zone, g.Target, vs, w.zone, w.target, w.ms)
+		}
+	}
+	if (Input{}).Aggregates().ZoneLatencies() != nil {
+		t.Error("a run without zones has zone latencies")
 	}
 }

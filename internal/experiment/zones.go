@@ -12,8 +12,8 @@ import (
 
 // setZoneDelays gives lk the delays of m's zones: for every ordered pair
 // of nodes in different zones, the matrix's one-way delay from the
-// sender's zone to the receiver's, and the zones' jitter. Nodes without a
-// zone (ephemeral ones) get no delay.
+// sender's zone to the receiver's, the zones' jitter and their bandwidth
+// (Mbit/s, as bytes/s). Nodes without a zone (ephemeral ones) get neither.
 func setZoneDelays(m manifest.Resolved, lk *links.Links) {
 	if m.Zones == nil {
 		return
@@ -27,6 +27,9 @@ func setZoneDelays(m manifest.Resolved, lk *links.Links) {
 			if d, ok := m.Zones.Matrix.Delay(a.Zone, b.Zone); ok && d > 0 {
 				lk.SetDelay(a.Name, b.Name, d)
 			}
+			if a.Zone != b.Zone && m.Zones.BandwidthMbps > 0 {
+				lk.SetBandwidth(a.Name, b.Name, m.Zones.BandwidthMbps*1e6/8)
+			}
 		}
 	}
 }
@@ -37,7 +40,7 @@ func zonesRecord(m manifest.Resolved) *results.Zones {
 	if m.Zones == nil {
 		return nil
 	}
-	z := &results.Zones{Matrix: m.Zones.Source, Jitter: m.Zones.Jitter}
+	z := &results.Zones{Matrix: m.Zones.Source, Jitter: m.Zones.Jitter, BandwidthMbps: m.Zones.BandwidthMbps}
 	for _, zone := range m.Zones.Matrix.Zones {
 		if slices.ContainsFunc(m.Nodes, func(n manifest.Node) bool { return n.Zone == zone }) {
 			z.Zones = append(z.Zones, zone)

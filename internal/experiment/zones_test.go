@@ -13,10 +13,10 @@ import (
 func TestZonesRecord(t *testing.T) {
 	m := manifest.Resolved{
 		Nodes: []manifest.Node{{Name: "a", Zone: "Tokyo"}, {Name: "b", Zone: "London"}, {Name: "c", Zone: "Tokyo"}, {Name: "e", Ephemeral: true}},
-		Zones: &manifest.Zones{Source: "aws", Jitter: 0.05, Matrix: links.AWS()},
+		Zones: &manifest.Zones{Source: "aws", Jitter: 0.05, BandwidthMbps: 50, Matrix: links.AWS()},
 	}
 	got := zonesRecord(m)
-	want := &results.Zones{Matrix: "aws", Jitter: 0.05, Zones: []string{"London", "Tokyo"}, DelayMs: [][]float64{{0, 104}, {104, 0}}}
+	want := &results.Zones{Matrix: "aws", Jitter: 0.05, BandwidthMbps: 50, Zones: []string{"London", "Tokyo"}, DelayMs: [][]float64{{0, 104}, {104, 0}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("zonesRecord: %+v, want %+v", got, want)
 	}

@@ -19,15 +19,16 @@ const dialTimeout = 5 * time.Second
 type Links struct {
 	logger *slog.Logger
 
-	mu     sync.Mutex
-	relays []*relay
-	cut    map[string]bool             // nodes whose links are cut
-	delay  map[[2]string]time.Duration // one-way delay of the bytes a node sends to another
-	jitter float64                     // standard deviation of a delay, as a fraction of it
-	rtts   []RoundTrip                 // measured at the handshakes of relayed connections
-	avoid  map[int]bool                // ports reserved for the nodes (Avoid)
-	closed bool
-	wg     sync.WaitGroup // accept loops and relayed connections
+	mu        sync.Mutex
+	relays    []*relay
+	cut       map[string]bool             // nodes whose links are cut
+	delay     map[[2]string]time.Duration // one-way delay of the bytes a node sends to another
+	jitter    float64                     // standard deviation of a delay, as a fraction of it
+	bandwidth map[[2]string]float64       // bytes/s a node may send to another (SetBandwidth)
+	rtts      []RoundTrip                 // measured at the handshakes of relayed connections
+	avoid     map[int]bool                // ports reserved for the nodes (Avoid)
+	closed    bool
+	wg        sync.WaitGroup // accept loops and relayed connections
 }
 
 // relay is one directed peer link: from dials Addr, which forwards to
@@ -246,10 +247,11 @@ func (l *Links) serve(r *relay, down net.Conn) {
 	r.conns[p] = struct{}{}
 	fwd, back := l.delay[[2]string{r.from, r.to}], l.delay[[2]string{r.to, r.from}]
 	jitter := l.jitter
+	bwFwd, bwBack := l.bandwidth[[2]string{r.from, r.to}], l.bandwidth[[2]string{r.to, r.from}]
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn, side int, delay time.Duration) {
-		src = &timed{Conn: src, read: func(t time.Time) { l.read(r, p, side, t) }}
+	cp := func(dst, src net.Conn, side int, delay time.Duration, bw float64) {
+		src = &timed{Conn: limit(src, bw), read: func(t time.Time) { l.read(r, p, side, t) }}
 		if delay > 0 {
 			delayedCopy(dst, src, delay, jitter)
 		} else {
@@ -258,8 +260,8 @@ func (l *Links) serve(r *relay, down net.Conn) {
 		p.close() // one side ended: end both, as a peer's TCP reset would
 		done <- struct{}{}
 	}
-	go cp(up, down, 0, fwd)
-	go cp(down, up, 1, back)
+	go cp(up, down, 0, fwd, bwFwd)
+	go cp(down, up, 1, back, bwBack)
 	<-done
 	<-done
 	l.mu.Lock()

@@ -319,6 +319,7 @@ func TestGeneratedValidatorNames(t *testing.T) {
 	}{
 		{1, "validator01", "validator01"},
 		{12, "validator01", "validator12"},
+		{32, "validator01", "validator32"}, // bench/scale.sh's largest
 		{100, "validator001", "validator100"},
 	} {
 		t.Run(tc.last, func(t *testing.T) {

@@ -40,6 +40,15 @@ type ManifestZones struct {
 	//
 	//	jitter = 0.05
 	Jitter float64 `toml:"jitter,omitempty"`
+
+	// BandwidthMbps is the capacity of every link between nodes of
+	// different zones, in Mbit/s (10^6 bits) each way: each relayed
+	// connection's bytes in each direction are paced to it (a token
+	// bucket of 32 KiB), after the delay. Nodes of one zone are not
+	// limited. Default 0: no limit.
+	//
+	//	bandwidth_mbps = 100
+	BandwidthMbps float64 `toml:"bandwidth_mbps,omitempty"`
 }
 
 // Zones is the resolved [zones] table.
@@ -48,6 +57,9 @@ type Zones struct {
 	Source string
 	// Jitter is each delay's standard deviation as a fraction of it.
 	Jitter float64
+	// BandwidthMbps is each inter-zone link's capacity each way, Mbit/s;
+	// 0 means no limit.
+	BandwidthMbps float64
 	// Matrix holds the one-way delays between the matrix's zones.
 	Matrix links.Matrix
 }
@@ -68,7 +80,10 @@ func (m *Manifest) resolveZones(ps *problems, nodes []Node) *Zones {
 		return nil
 	}
 	mz := *m.Zones
-	z := &Zones{Source: mz.Matrix, Jitter: mz.Jitter}
+	z := &Zones{Source: mz.Matrix, Jitter: mz.Jitter, BandwidthMbps: mz.BandwidthMbps}
+	if !(mz.BandwidthMbps >= 0) || math.IsInf(mz.BandwidthMbps, 0) {
+		ps.add(f("zones", "bandwidth_mbps"), "must be a number of Mbit/s ≥ 0 (0: no limit), got %v", mz.BandwidthMbps)
+	}
 	if !(mz.Jitter >= 0 && mz.Jitter <= 1) || math.IsNaN(mz.Jitter) {
 		ps.add(f("zones", "jitter"), "must be between 0 and 1 (a fraction of the delay), got %v", mz.Jitter)
 	}
@@ -126,14 +141,18 @@ func encodeZones(z *Zones) *ManifestZones {
 	if z == nil {
 		return nil
 	}
-	return &ManifestZones{Matrix: z.Source, Jitter: z.Jitter}
+	return &ManifestZones{Matrix: z.Source, Jitter: z.Jitter, BandwidthMbps: z.BandwidthMbps}
 }
 
 // String describes z for a log line: "aws" or the CSV's path, and the
 // jitter when there is one.
 func (z Zones) String() string {
+	s := z.Source
 	if z.Jitter > 0 {
-		return fmt.Sprintf("%s, jitter %g", z.Source, z.Jitter)
+		s += fmt.Sprintf(", jitter %g", z.Jitter)
 	}
-	return z.Source
+	if z.BandwidthMbps > 0 {
+		s += fmt.Sprintf(", %g Mbit/s between zones", z.BandwidthMbps)
+	}
+	return s
 }

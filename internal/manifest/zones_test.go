@@ -22,7 +22,7 @@ func init() {
 		Nodes: zoned([]string{"validator01", "validator02", "validator03", "validator04"},
 			[]string{"N_Virginia", "Frankfurt", "Tokyo", "Sydney"}),
 		Load:  defaultLoad,
-		Zones: &Zones{Source: "aws", Jitter: 0.05, Matrix: links.AWS()},
+		Zones: &Zones{Source: "aws", Jitter: 0.05, BandwidthMbps: 100, Matrix: links.AWS()},
 	}
 	csv, _ := filepath.Abs(filepath.Join(fixtures, "zones.csv"))
 	nodes := zoned([]string{"a", "b"}, []string{"east", "west"})
@@ -38,6 +38,7 @@ func init() {
 	badManifests["zones.bad.toml"] = []string{
 		`zones.bad.toml:1:2: zones: needs matrix = "aws" or the path of a CSV matrix`,
 		"zones.bad.toml:2:1: zones.jitter: must be between 0 and 1 (a fraction of the delay), got 2",
+		"zones.bad.toml:3:1: zones.bandwidth_mbps: must be a number of Mbit/s ≥ 0 (0: no limit), got -1",
 	}
 	badManifests["zones-unknown.bad.toml"] = []string{
 		`zones-unknown.bad.toml:5:1: node.a.zone: unknown zone "Mars" (the matrix has N_Virginia, Canada,`,

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"image/png"
 	"path/filepath"
 	"testing"
 	"time"
@@ -83,13 +82,7 @@ func TestClientsPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := img.Bounds(); r.Dx() != DefaultPlotWidth || r.Dy() != DefaultPlotHeight {
-		t.Errorf("plot is %v", r)
-	}
+	checkPNG(t, b)
 	run.Load.Clients = nil
 	if _, err := newPlotData(run, &analysis.Input{Run: run}, analysis.Summary{}, Options{}).clientsTPS(); err == nil {
 		t.Error("a clients plot for a load of one client")

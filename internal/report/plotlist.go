@@ -128,6 +128,9 @@ func plotSpecs() []plotSpec {
 		{"adoption_cdf.png", "Block adoption CDF", "fraction of blocks", "adoption.csv, blocks.csv",
 			"For each adoption fraction (Cardano's cdf0.50 … cdf1.00), the fraction of blocks (y) that that fraction of the nodes had committed within x ms of the first node's commit; fractions needing the same number of nodes share a curve. The grey dashed curve measures 1.00 adoption from the BFT commit time (header time of H+1) instead.",
 			(*plotData).adoptionCDF},
+		{"zone_adoption_cdf.png", "Block adoption per zone", "fraction of blocks", "adoption.csv, run.json zones",
+			"For a testnet with [zones]: for each zone (one colour), the fraction of the run's blocks (y) that had reached the zone within x ms of the block's first commit on any node, its first node solid and all its nodes dashed (every commit timed by the clock of the host running cometlab). A zone whose node was the first to commit a block counts 0 ms for it.",
+			(*plotData).zoneAdoptionCDF},
 	}
 }
 

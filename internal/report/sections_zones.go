@@ -27,6 +27,9 @@ func (m mdWriter) zones(s analysis.Summary, in *analysis.Input, run results.Run)
 	if z.Jitter > 0 {
 		m.f(", with normal jitter of σ = %g × the delay", z.Jitter)
 	}
+	if z.BandwidthMbps > 0 {
+		m.f(", and paced the bytes each way of every link between zones to %g Mbit/s", z.BandwidthMbps)
+	}
 	m.f("; nodes of one zone talk without delay.\n\n")
 
 	var rows [][]string
@@ -71,12 +74,38 @@ func (m mdWriter) zones(s analysis.Summary, in *analysis.Input, run results.Run)
 	}
 	m.table([]string{"zone", "blocks", "first node p50", "p90", "max", "all nodes p50", "max"}, "lrrrrrr", rows)
 
+	m.plot("zone_adoption_cdf.png", "")
+	m.zoneLatency(s, in, run)
+}
+
+// zoneLatency writes the load target's zone and the latency of the load
+// seen from each zone.
+func (m mdWriter) zoneLatency(s analysis.Summary, in *analysis.Input, run results.Run) {
 	for _, n := range run.Nodes {
 		if n.Name == run.Target && n.Zone != "" {
 			m.f("The load went to %s in zone %s: block latency p50 %s, p99 %s; observed latency (at %s) p50 %s.\n\n", n.Name, n.Zone,
 				metricValue(s, "block_latency_p50_ms"), metricValue(s, "block_latency_p99_ms"), n.Name, metricValue(s, "observed_latency_p50_ms"))
 		}
 	}
+	zl := in.Aggregates().ZoneLatencies()
+	var rows [][]string
+	for _, z := range zl {
+		if z.Latency.N == 0 {
+			continue
+		}
+		where := ""
+		if z.Target {
+			where = "load target's zone"
+		}
+		rows = append(rows, []string{z.Zone, groupDigits(float64(z.Latency.N)), msQ(z.Latency, 50), msQ(z.Latency, 90), msQ(z.Latency, 99),
+			msQ(z.Latency, 100), where})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	m.f("Latency of the load seen from each zone: from a transaction's send until the zone's first node committed its block " +
+		"(adoption.csv; the sender's and the nodes' commits are timed by the same clock), what a client in that zone watching its nearest node sees:\n\n")
+	m.table([]string{"zone", "transactions", "p50", "p90", "p99", "max", "note"}, "lrrrrrl", rows)
 }
 
 // msQ formats the p-th percentile of a distribution in ns as ms; "—" when

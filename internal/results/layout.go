@@ -197,6 +197,9 @@ type Zones struct {
 	Matrix string `json:"matrix"`
 	// Jitter is each delay's standard deviation as a fraction of it.
 	Jitter float64 `json:"jitter,omitempty"`
+	// BandwidthMbps is each inter-zone link's capacity each way, Mbit/s;
+	// 0: no limit.
+	BandwidthMbps float64 `json:"bandwidth_mbps,omitempty"`
 	// Zones are the zones the nodes are in, in the matrix's order.
 	Zones []string `json:"zones"`
 	// DelayMs[i][j] is the one-way delay from Zones[i] to Zones[j], in ms.

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Scale benchmark: the largest local testnet this machine runs. Runs
+#
+#   cometlab run --validators N -r RATE -T DURATION      for N in SIZES
+#
+# (default 4 8 16 32 validators, 100 tx/s, 60 s) and prints, per size, what
+# says whether the testnet still behaves like a testnet: the run's status
+# and accounting (committed of expected), blocks per minute and the mean
+# block interval, block latency p50/p99, the highest consensus round and the
+# blocks committed past round 0 (CPU starvation shows as timeouts and later
+# rounds), the nodes' mean CPU (% of one core) and RSS per node, the host's
+# load1, and the wall time. A second table gives the volume of what cometlab
+# collected per node per minute of the run (metrics.csv, logs/, the node
+# homes), the figures the README's scale page derives a 200-node hour from.
+#
+#   flock /tmp/cometlab-nodes.lock bench/scale.sh [cometlab run flags…]
+#
+# SIZES, RATE and DURATION come from the environment, e.g.
+# `SIZES="4 8" DURATION=30s bench/scale.sh`. Each run takes the load's
+# duration plus start-up and read-back (about 2 min at 32 validators on 2
+# cores). Run it under the shared lock.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${SIZES:-"4 8 16 32"}
+RATE=${RATE:-100}
+DURATION=${DURATION:-60s}
+WORK=$(mktemp -d /tmp/cometlab-scale.XXXXXX)
+go build -o "$WORK/cometlab" ./cmd/cometlab
+echo "work directory: $WORK"
+
+# figure DIR ID: one figure of the run's summary.json ("—" when absent).
+figure() { grep -o "\"$2\": *[-0-9.e+]*" "$1/summary.json" | head -1 | sed 's/.*: *//' | grep . || echo "—"; }
+# seconds DIR: the run's wall time, started … ended of run.json.
+seconds() {
+	local s e
+	s=$(grep -o '"started": *"[^"]*"' "$1/run.json" | sed 's/.*: *"//; s/"$//')
+	e=$(grep -o '"ended": *"[^"]*"' "$1/run.json" | sed 's/.*: *"//; s/"$//')
+	echo $(( $(date -d "$e" +%s) - $(date -d "$s" +%s) ))
+}
+fmt() { awk -v v="$1" -v f="$2" 'BEGIN{ if (v == "—") print "—"; else printf f, v }'; }
+
+printf '%-4s %-9s %-13s %-8s %-9s %-9s %-9s %-7s %-7s %-9s %-9s %-6s %-5s\n' \
+	nodes status committed blk/min interval p50_ms p99_ms "round>0" rndmax cpu%/node rss/node load1 wall
+volumes=()
+for n in $SIZES; do
+	dir="$WORK/v$n"
+	s=$(date +%s)
+	"$WORK/cometlab" run --validators "$n" -r "$RATE" -T "$DURATION" --start-timeout 5m "$@" --out "$dir" \
+		> "$dir.out" 2> "$dir.err" || true
+	wall=$(( $(date +%s) - s ))
+	if [ ! -f "$dir/summary.json" ]; then
+		printf '%-4s no summary (see %s.err: %s)\n' "$n" "$dir" "$(tail -1 "$dir.err")"
+		continue
+	fi
+	status=$(grep -o '"status": *"[a-z]*"' "$dir/summary.json" | head -1 | sed 's/.*"\([a-z]*\)"$/\1/')
+	bps=$(figure "$dir" blocks_per_s_mean)
+	printf '%-4s %-9s %-13s %-8s %-9s %-9s %-9s %-7s %-7s %-9s %-9s %-6s %-5s\n' "$n" "$status" \
+		"$(figure "$dir" committed_txs)/$(figure "$dir" expected_txs)" "$(awk -v v="$bps" 'BEGIN{ if (v == "—") print v; else printf "%.1f", v*60 }')" \
+		"$(fmt "$(figure "$dir" block_interval_mean_s)" '%.2fs')" "$(fmt "$(figure "$dir" block_latency_p50_ms)" '%.0f')" \
+		"$(fmt "$(figure "$dir" block_latency_p99_ms)" '%.0f')" "$(figure "$dir" blocks_multi_round)" "$(figure "$dir" rounds_max)" \
+		"$(fmt "$(figure "$dir" cpu_mean_pct)" '%.1f')" "$(fmt "$(figure "$dir" rss_mean_mib)" '%.0fMiB')" \
+		"$(fmt "$(figure "$dir" load1_mean)" '%.1f')" "${wall}s"
+	mins=$(awk -v s="$(seconds "$dir")" 'BEGIN{print s/60}')
+	per() { awk -v b="$1" -v n="$n" -v m="$mins" 'BEGIN{printf "%.0f", b/n/m/1024}'; }
+	volumes+=("$(printf '%-4s %-7s %-12s %-12s %-12s %-12s' "$n" "$(fmt "$mins" '%.1f')" \
+		"$(per "$(stat -c %s "$dir/metrics.csv")")" "$(per "$(du -sb "$dir/logs" | cut -f1)")" \
+		"$(per "$(du -sb "$dir/nodes" | cut -f1)")" \
+		"$(awk -v b="$(cat "$dir"/{blocks,txs,sent,replies,adoption}.csv | wc -c)" -v m="$mins" 'BEGIN{printf "%.0f", b/m/1024}')")")
+done
+echo
+echo "collected, KiB per node per minute of the run (run files: KiB per minute, for the whole run):"
+printf '%-4s %-7s %-12s %-12s %-12s %-12s\n' nodes minutes metrics.csv logs homes run-files
+printf '%s\n' "${volumes[@]}"
