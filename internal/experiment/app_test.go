@@ -96,28 +96,14 @@ func TestRunExternalApp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := manifest.Parse("external.toml", []byte(`
+	res, dir := runText(t, f, "external.toml", `
 [app]
 command = ["`+cli+`", "kvstore", "--address", "{addr}", "--persist", "{home}/data/app"]
 abci = "socket"
 [load]
 rate = 200
 duration = "10s"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := m.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "run")
-	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: f, Out: &out, Version: "test"})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	checkAccounted(t, res, 2000)
 	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)

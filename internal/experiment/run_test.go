@@ -199,3 +199,26 @@ func TestRunInterrupted(t *testing.T) {
 		t.Error("nothing read back after the interrupt")
 	}
 }
+
+// runText runs the manifest text (named name in errors) on real nodes
+// fetched by f and returns the result and the run directory; the run's
+// output is logged.
+func runText(t *testing.T, f *cometbft.Fetcher, name, text string) (experiment.Result, string) {
+	t.Helper()
+	m, err := manifest.Parse(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: f, Out: &out, Version: "test"})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, dir
+}

@@ -2,14 +2,11 @@ package experiment_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cometlab/cometlab/internal/experiment"
-	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -47,21 +44,7 @@ func TestSentinelRun(t *testing.T) {
 		t.Skip("runs a real testnet")
 	}
 	f := fetcher(t)
-	m, err := manifest.Parse("sentinel.toml", []byte(sentinelManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := m.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "run")
-	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: f, Out: &out, Version: "test"})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, dir := runText(t, f, "sentinel.toml", sentinelManifest)
 	if res.Run.Status != results.StatusComplete {
 		t.Errorf("status %s, errors %v", res.Run.Status, res.Run.Errors)
 	}

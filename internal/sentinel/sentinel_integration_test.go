@@ -114,7 +114,7 @@ func TestSentinelFlood(t *testing.T) {
 		wg.Go(func() {
 			c.res, c.err = experiment.Load(context.Background(), experiment.LoadOptions{Endpoint: ep, Workload: w,
 				Dir: filepath.Join(t.TempDir(), c.key), Readback: true, Out: &c.out, Version: "test",
-				Hard: context.Background(), ClientKey: c.key})
+				Hard: context.Background(), ClientKey: c.key, Logger: clientLog(t, c.key)})
 		})
 	}
 	wg.Wait()
@@ -203,4 +203,22 @@ func TestSentinelSpoolRestart(t *testing.T) {
 	if len(want) > 0 {
 		t.Fatalf("%d of %d accepted transactions never committed after the restart", len(want), n)
 	}
+}
+
+// clientLog returns a logger of the load client's warnings, printed by the
+// test when it fails.
+func clientLog(t *testing.T, key string) *slog.Logger {
+	f, err := os.Create(filepath.Join(t.TempDir(), key+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(f.Name()); err == nil && len(b) > 0 {
+				t.Logf("load client %s warnings (first 4 KB):\n%.4096s", key, b)
+			}
+		}
+		f.Close()
+	})
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
