@@ -51,7 +51,7 @@ latency) ARMS=${ARMS:-direct sentinel direct sentinel} ;;
 *) echo "MODE=$MODE: want fair or latency" >&2; exit 2 ;;
 esac
 if [ -z "${REPORT:-}" ]; then
-	WORK=$(mktemp -d /tmp/cometlab-sentinel.XXXXXX)
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/cometlab-sentinel.XXXXXX")
 	go build -o "$WORK/cometlab" ./cmd/cometlab
 	CL=$WORK/cometlab
 	echo "work directory: $WORK  (MODE=$MODE, T=$T, saturation $SAT tx/s, arms: $ARMS)"

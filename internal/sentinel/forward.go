@@ -164,6 +164,8 @@ func (s *Sentinel) send(ctx context.Context, it *item) {
 	if mempoolFull(why) {
 		it.full++
 		s.full.Add(1)
+		// Close the gate until the next poll: the node has no room now.
+		s.polledMempool.Store(max(s.polledMempool.Load(), s.opts.Pace.Target))
 		s.m.nodeErr.WithLabelValues("mempool_full").Inc()
 		s.requeue(it)
 		return

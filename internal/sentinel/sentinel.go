@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -46,6 +47,7 @@ type Sentinel struct {
 
 	pace      *rate.Limiter // forwarding rate; nil forwards as fast as the workers go
 	forwarded atomic.Int64  // txs the node took into its mempool (for the pacer)
+	commit    atomic.Uint64 // the pacer's commit rate (tx/s, float64 bits), for drainTime
 	full      atomic.Int64  // "mempool is full" replies, txs queued again (for the pacer)
 	// The gate (see gated): the mempool as last polled, the txs handed to
 	// the workers so far and as of that poll, and a signal at each poll.
@@ -374,6 +376,9 @@ func (s *Sentinel) drainTime(n int) time.Duration {
 	r := s.opts.MaxRate
 	if s.pace != nil {
 		r = float64(s.pace.Limit())
+	}
+	if c := math.Float64frombits(s.commit.Load()); s.opts.MaxRate == 0 && s.opts.Pace.Window && c > 0 {
+		r = c // the window's rate is its cap: the node drains at its commit rate
 	}
 	if r <= 0 {
 		return time.Second
