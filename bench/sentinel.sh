@@ -27,7 +27,12 @@
 # ARMS lists the arms in order, a kind may repeat (default for fair:
 # "direct sentinel direct sentinel bucket", alternating because the machine
 # is shared; for latency: "direct sentinel direct sentinel"). Extra flags for
-# the sentinel arms: SENTINEL_FLAGS. REPORT=WORKDIR prints the figures of an
+# the sentinel arms: SENTINEL_FLAGS. A variant of the sentinel, to compare
+# settings side by side, is an arm "sentinel:NAME" whose extra flags are in
+# SENTINEL_FLAGS_NAME, e.g.
+#   ARMS="direct sentinel sentinel:fastpoll" SENTINEL_FLAGS_fastpoll="--poll-interval 100ms"
+# The sentinel arms also print the queue-wait quantiles (what the sentinel
+# holds a tx before forwarding it) from its histogram. REPORT=WORKDIR prints the figures of an
 # earlier run's work directory again (same MODE and ARMS). The sentinel arms
 # run with --read-rate 0 --max-conns 0: the clients' read-backs come from one
 # IP without a key and would otherwise be refused by the read limits.
@@ -46,7 +51,7 @@ latency) ARMS=${ARMS:-direct sentinel direct sentinel} ;;
 *) echo "MODE=$MODE: want fair or latency" >&2; exit 2 ;;
 esac
 if [ -z "${REPORT:-}" ]; then
-	WORK=$(mktemp -d /tmp/cometlab-sentinel.XXXXXX)
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/cometlab-sentinel.XXXXXX")
 	go build -o "$WORK/cometlab" ./cmd/cometlab
 	CL=$WORK/cometlab
 	echo "work directory: $WORK  (MODE=$MODE, T=$T, saturation $SAT tx/s, arms: $ARMS)"
@@ -80,6 +85,11 @@ arm() {
 	if [ "$kind" != direct ]; then
 		local extra=()
 		[ "$kind" = bucket ] && extra=(--no-queue --rate "${SAT}/s" --burst "$((SAT / 10))")
+		if [ "${kind#sentinel:}" != "$kind" ]; then
+			local v="SENTINEL_FLAGS_${kind#sentinel:}"
+			# shellcheck disable=SC2206 # a list of flags
+			extra=(${!v:-})
+		fi
 		# shellcheck disable=SC2086 # SENTINEL_FLAGS is a list of flags
 		"$CL" sentinel --upstream "$rpc" --listen 127.0.0.1:26667 --metrics 127.0.0.1:26668 \
 			--read-rate 0 --max-conns 0 --pace-trace "$dir/pace.csv" "${extra[@]}" ${SENTINEL_FLAGS:-} 2> "$dir/sentinel.err" &
@@ -112,7 +122,10 @@ report() {
 		local s=$dir/$k/summary.json
 		local sent committed refused missing tps
 		sent=$(figure "$s" sent_txs); committed=$(figure "$s" committed_txs)
-		refused=$(figure "$s" rejected_txs); missing=$(figure "$s" missing_txs)
+		# refused: the sentinel's explicit refusals (refused_txs) and the
+		# node's rejections (rejected_txs; older summaries count both there)
+		refused=$(awk -v a="$(figure "$s" refused_txs)" -v b="$(figure "$s" rejected_txs)" 'BEGIN{print a+b}')
+		missing=$(figure "$s" missing_txs)
 		tps=$(figure "$s" committed_tps)
 		good=$(awk -v a="$good" -v b="${tps:-0}" 'BEGIN{print a+b}')
 		lost=$(awk -v a="$lost" -v b="${missing:-0}" 'BEGIN{print a+b}')
@@ -139,8 +152,27 @@ report() {
 	done
 	if [ -f "$dir/sentinel.metrics" ]; then
 		grep -E '^sentinel_(refused_total|forwarded_total|node_errors_total|lost_total)' "$dir/sentinel.metrics" | sed 's/^/    /' || true
+		waits "$dir/sentinel.metrics"
 	fi
 	echo "$kind $good ${b99:-nan} ${o99:-nan}" >> "$WORK/figures.txt"
+}
+
+# waits METRICS: the queue-wait histogram's p50, p99 and share over 1 ms
+# (bucket upper bounds: the quantile is at most that).
+waits() {
+	awk '/^sentinel_queue_wait_seconds_bucket/ {
+		match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5); n++; b[n] = le; c[n] = $NF
+	}
+	/^sentinel_queue_wait_seconds_count/ { tot = $NF }
+	END {
+		if (tot == 0) exit
+		for (i = 1; i <= n; i++) {
+			if (p50 == "" && c[i] >= 0.5 * tot) p50 = b[i]
+			if (p99 == "" && c[i] >= 0.99 * tot) p99 = b[i]
+			if (b[i] + 0 <= 0.001) under = c[i]
+		}
+		printf "    queue wait: %d txs, p50 ≤ %s s, p99 ≤ %s s, %.2f %% over 1 ms\n", tot, p50, p99, 100 * (tot - under) / tot
+	}' "$1"
 }
 
 # summary: each kind's means; the sentinel against the direct arms.
@@ -154,13 +186,13 @@ summary() {
 			else
 				printf "%s: %d arms, goodput%s tx/s, mean %.0f\n", k, n[k], list[k], g[k]/n[k]
 		}
-		if (n["direct"] && n["sentinel"]) {
+		if (n["direct"]) for (k in n) if (k != "direct") {
 			if (mode == "latency")
-				printf "the sentinel adds to p99: block %+.0f ms, observed %+.0f ms (means of its arms minus the direct ones)\n",
-					b["sentinel"]/n["sentinel"] - b["direct"]/n["direct"], o["sentinel"]/n["sentinel"] - o["direct"]/n["direct"]
+				printf "%s adds to p99: block %+.0f ms, observed %+.0f ms (means of its arms minus the direct ones)\n",
+					k, b[k]/n[k] - b["direct"]/n["direct"], o[k]/n[k] - o["direct"]/n["direct"]
 			else
-				printf "goodput through the sentinel: %.1f %% of the direct arms (the saturation measured beside it)\n",
-					100 * (g["sentinel"]/n["sentinel"]) / (g["direct"]/n["direct"])
+				printf "goodput through %s: %.1f %% of the direct arms (the saturation measured beside it)\n",
+					k, 100 * (g[k]/n[k]) / (g["direct"]/n["direct"])
 		}
 	}' "$WORK/figures.txt"
 }
@@ -169,7 +201,7 @@ rm -f "$WORK/figures.txt"
 i=0
 for a in $ARMS; do
 	i=$((i + 1))
-	case $a in direct | sentinel | bucket) ;; *) echo "unknown arm $a (want direct, sentinel or bucket)" >&2; exit 2 ;; esac
+	case $a in direct | sentinel | bucket | sentinel:*) ;; *) echo "unknown arm $a (want direct, sentinel, sentinel:NAME or bucket)" >&2; exit 2 ;; esac
 	if [ -n "${REPORT:-}" ]; then
 		d=$i-$a
 		[ -d "$WORK/$d" ] || d=$a # a work directory of the older layout

@@ -50,6 +50,7 @@ func (f *sentinelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.max, "pace-max", fmt.Sprint(d.Pace.Max, "/s"), "pacing: highest rate")
 	fs.StringVar(&f.ini, "pace-initial", fmt.Sprint(d.Pace.Initial, "/s"), "pacing: starting rate (doubles while the mempool stays under the target)")
 	fs.Float64Var(&f.o.Pace.Increase, "pace-increase", d.Pace.Increase, "pacing: additive increase, tx/s per second")
+	fs.BoolVar(&f.o.Pace.Window, "pace-window", d.Pace.Window, "pacing by the mempool alone: no rate control, forward whenever the node's mempool (as last polled) plus what was sent since is under --pace-target, as a flood keeps it full")
 	fs.Float64Var(&f.o.Pace.Decrease, "pace-decrease", d.Pace.Decrease, "pacing: on a backoff the rate becomes this fraction of the averaged commit rate, 0 < x < 1")
 	fs.DurationVar(&f.o.PollInterval, "poll-interval", d.PollInterval, "how often the node's mempool and height are read")
 	fs.BoolVar(&f.o.NoQueue, "no-queue", false, "pacing and fairness off: forward each tx at once, as sent, behind the token bucket alone (the plain rate-limiting proxy)")

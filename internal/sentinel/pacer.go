@@ -29,6 +29,13 @@ type PaceConfig struct {
 	// Cooldown is the least time between two backoffs (and between two
 	// doublings in slow start), so that a backoff can show before the next.
 	Cooldown time.Duration
+	// Window paces by the mempool alone: the rate stays at Max and the
+	// sentinel's gate (Sentinel.gated) keeps the node's mempool, as last
+	// polled, plus what was forwarded since, at Target — a window of
+	// Target txs, refilled as fast as blocks empty the mempool, as a flood
+	// at the node keeps it full. The commit rate and block interval are
+	// still estimated (CommitRate, BlockInterval); the AIMD rules are off.
+	Window bool
 }
 
 // DefaultPaceConfig suits the default testnet (mempool.size 5,000, blocks
@@ -101,6 +108,9 @@ type Observation struct {
 // outlives blocks is. The backoff goes to a fraction of the commit rate
 // averaged over several blocks, not of one noisy window, so the rate stays
 // close to what the node commits and the mempool stays nearly full.
+//
+// With Window the rules above are off and the rate stays at Max: the
+// sentinel's gate alone paces, holding the mempool at Target (see Window).
 type Pacer struct {
 	cfg       PaceConfig
 	rate      float64
@@ -117,9 +127,13 @@ type Pacer struct {
 	interval  float64 // I (s); 0 until measured
 }
 
-// NewPacer returns a controller at cfg.Initial.
+// NewPacer returns a controller at cfg.Initial (at cfg.Max with Window).
 func NewPacer(cfg PaceConfig) *Pacer {
-	return &Pacer{cfg: cfg, rate: clamp(cfg.Initial, cfg.Min, cfg.Max), slowStart: true,
+	r := clamp(cfg.Initial, cfg.Min, cfg.Max)
+	if cfg.Window {
+		r = cfg.Max
+	}
+	return &Pacer{cfg: cfg, rate: r, slowStart: !cfg.Window,
 		lastDec: math.MinInt64 / 2, lastGrow: math.MinInt64 / 2}
 }
 
@@ -166,6 +180,9 @@ func (p *Pacer) Observe(o Observation) float64 {
 		growing = p.hasTrough && o.Mempool > t && o.Mempool > p.trough
 		p.trough, p.hasTrough = o.Mempool, true
 		p.block, p.rose = o, true
+	}
+	if p.cfg.Window {
+		return p.rate
 	}
 	dt := (o.At - prev.At).Seconds()
 	send := float64(o.Forwarded-prev.Forwarded+o.Full-prev.Full) / dt

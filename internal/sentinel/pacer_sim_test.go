@@ -97,17 +97,19 @@ func TestPacerGoodput(t *testing.T) {
 		{Size: 5000, TimeoutCommit: 1, Fixed: 0.1, PerTx: 0.0001},  // a fast one: ~3,100 tx/s
 		{Size: 10000, TimeoutCommit: 1, Fixed: 0.2, PerTx: 0.0004}, // a bigger mempool
 	} {
-		cfg := DefaultPaceConfig()
-		cfg.Target = m.Size * 95 / 100
-		good, full := m.simulate(cfg, 120*time.Second)
-		sat := m.saturation()
-		t.Logf("%+v: saturation %.0f tx/s, through the pacer %.0f tx/s (%.1f %%), %.1f %% of sends refused full",
-			m, sat, good, 100*good/sat, 100*full)
-		if good < 0.95*sat {
-			t.Errorf("%+v: goodput %.0f tx/s, under 95 %% of the saturation %.0f", m, good, sat)
-		}
-		if full > 0.01 {
-			t.Errorf("%+v: %.1f %% of sends refused for a full mempool, want ≤ 1 %%", m, 100*full)
+		for _, window := range []bool{false, true} {
+			cfg := DefaultPaceConfig()
+			cfg.Target, cfg.Window = m.Size*95/100, window
+			good, full := m.simulate(cfg, 120*time.Second)
+			sat := m.saturation()
+			t.Logf("%+v window=%v: saturation %.0f tx/s, through the pacer %.0f tx/s (%.1f %%), %.1f %% of sends refused full",
+				m, window, sat, good, 100*good/sat, 100*full)
+			if good < 0.95*sat {
+				t.Errorf("%+v window=%v: goodput %.0f tx/s, under 95 %% of the saturation %.0f", m, window, good, sat)
+			}
+			if full > 0.01 {
+				t.Errorf("%+v window=%v: %.1f %% of sends refused for a full mempool, want ≤ 1 %%", m, window, 100*full)
+			}
 		}
 	}
 }

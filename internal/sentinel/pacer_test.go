@@ -1,6 +1,7 @@
 package sentinel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -36,6 +37,8 @@ func TestPacerRules(t *testing.T) {
 			{0, 0, 1, 0, 0, 100}, {s, 0, 1, 50, 1, 25}, {s + s/2, 0, 1, 75, 2, 25}}},
 		{"additive increase, per second, after the first backoff", nil, []step{
 			{0, 0, 1, 0, 0, 100}, {s, 0, 1, 50, 5, 25}, {2 * s, 0, 1, 100, 5, 45}, {2*s + s/2, 0, 1, 150, 5, 55}}},
+		{"window: the rate stays at Max over Target, on a full mempool, through blocks", func(c *PaceConfig) { c.Window = true }, []step{
+			{0, 0, 1, 0, 0, 10_000}, {s, 300, 1, 100, 20, 10_000}, {2 * s, 400, 2, 230, 40, 10_000}, {3 * s, 0, 3, 500, 40, 10_000}}},
 		{"floor", nil, []step{
 			{0, 0, 1, 0, 0, 100}, {s, 0, 1, 50, 1, 25}, {2 * s, 0, 1, 100, 2, 12.5},
 			{3 * s, 0, 1, 120, 3, 10}, {4 * s, 0, 1, 130, 4, 10}}},
@@ -79,9 +82,16 @@ func target1000(c *PaceConfig) { c.Target = 1000 }
 // 1.3 s (±0.2 s), polled every 250 ms (±50 ms) — each window's own figure
 // is off by the polling jitter, the average is close.
 func TestPacerEstimates(t *testing.T) {
+	for _, window := range []bool{false, true} {
+		t.Run(fmt.Sprintf("window=%v", window), func(t *testing.T) { testPacerEstimates(t, window) })
+	}
+}
+
+func testPacerEstimates(t *testing.T, window bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const rate = 1000.0
 	cfg := DefaultPaceConfig()
+	cfg.Window = window
 	p := NewPacer(cfg)
 	var commits []float64 // block times (s)
 	for c := 0.5; c < 60; c += 1.1 + 0.4*rng.Float64() {

@@ -3,6 +3,7 @@ package sentinel
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -47,6 +48,7 @@ func (s *Sentinel) poll(ctx context.Context) error {
 		default:
 		}
 		r := p.Observe(o)
+		s.commit.Store(math.Float64bits(p.CommitRate()))
 		s.pace.SetLimit(rate.Limit(r))
 		s.pace.SetBurst(paceBurst(r))
 		s.m.rate.Set(r)
