@@ -29,6 +29,7 @@ var allowedImports = map[string][]string{
 	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
 	"links":               {},
+	"deploy":              {},
 	"load":                {"payload", "results", "shape"},
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
@@ -36,7 +37,7 @@ var allowedImports = map[string][]string{
 	"sequential":          {},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against
