@@ -142,6 +142,7 @@ metric worse than the baseline; 130 interrupted.`,
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
 	root.AddCommand(newCompareCmd(st), newABCmd(st), newVersionsCmd(st), newSentinelCmd(st))
+	root.AddCommand(newDeployCmd(st))
 	root.SetArgs(st.args)
 	root.SetOut(st.stdout)
 	root.SetErr(st.stderr)

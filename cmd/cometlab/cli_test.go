@@ -27,7 +27,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // TestHelpGolden keeps every command's --help under review: a changed flag
 // shows up as a diff of testdata/help/*.txt (regenerate with -update).
 func TestHelpGolden(t *testing.T) {
-	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"ab"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}} {
+	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"ab"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}, {"deploy"}} {
 		name := strings.Join(append([]string{"cometlab"}, args...), "_")
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := run(t, append(args, "--help")...)
@@ -48,6 +48,9 @@ func TestUsageErrors(t *testing.T) {
 	resultstest.WriteFile(t, fewTxs, []byte("YT0x\nYj0y\n"))
 	ramp := filepath.Join(dir, "ramp.toml")
 	resultstest.WriteFile(t, ramp, []byte("[load]\nshape = \"ramp\"\nrate_to = 800\n"))
+	hosts, goodHosts := filepath.Join(dir, "hosts.toml"), filepath.Join(dir, "good-hosts.toml")
+	resultstest.WriteFile(t, hosts, []byte("[host.h1]\naddress = \"10.0.0.1\"\nssh_user = \"qa\"\n[node.a]\nhost = \"h2\"\n"))
+	resultstest.WriteFile(t, goodHosts, []byte("[host.h1]\naddress = \"10.0.0.1\"\nssh_user = \"qa\"\n[node.a]\nhost = \"h1\"\n"))
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -88,7 +91,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"analyze", "a", "b"}, []string{"accepts 1 arg(s), received 2"}},
 		{[]string{"testnet", "down", "a", "b"}, []string{"accepts at most 1 arg(s), received 2"}},
 		{[]string{"compare", "one"}, []string{"requires at least 2 arg(s), only received 1"}},
-		{[]string{"load"}, []string{`required flag(s) "endpoint" not set`}},
+		{[]string{"load"}, []string{"--endpoint or --testnet: one is required"}},
+		{[]string{"load", "--testnet", filepath.Join(dir, "none")}, []string{"--testnet: no running testnet in"}},
+		{[]string{"load", "--testnet", dir, "--endpoint", "ws://127.0.0.1:1/websocket"}, []string{"--testnet: give it or --endpoint"}},
+		{[]string{"deploy"}, []string{"--manifest: required"}},
+		{[]string{"deploy", "--manifest", ramp}, []string{"the manifest has no [host.NAME] tables"}},
+		{[]string{"deploy", "--manifest", hosts, "--out", dir}, []string{`hosts.toml:5:1: node.a.host: unknown host "h2"`}},
+		{[]string{"run", "--manifest", goodHosts}, []string{"start them with `cometlab deploy`"}},
+		{[]string{"testnet", "down", "--hosts", dir, "x"}, []string{"give the directory once"}},
 		{[]string{"ab"}, []string{"--cand: at least one candidate SPEC"}},
 		{[]string{"ab", "--cand", "v0.40.0", "--repeat", "0"}, []string{`--repeat "0"`}},
 		{[]string{"ab", "--cand", "timeout_commit=2s"}, []string{"--cand", "not a manifest key"}},

@@ -148,6 +148,7 @@ func newLoadCmd(st *state) *cobra.Command {
 		interval time.Duration
 		mall     bool
 		key      string
+		tnDir    string
 	)
 	cmd := &cobra.Command{
 		Use:   "load",
@@ -185,6 +186,16 @@ gateways that are not CometBFT nodes).`,
 			if interval <= 0 {
 				return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", interval), exitcode.Usage)
 			}
+			if tnDir != "" {
+				if endpoint != "" || len(murls) > 0 {
+					return exitcode.With(fmt.Errorf("--testnet: give it or --endpoint and --metrics-url, not both"), exitcode.Usage)
+				}
+				if endpoint, murls, mnames, err = testnetLoad(tnDir); err != nil {
+					return err
+				}
+			} else if endpoint == "" {
+				return exitcode.With(fmt.Errorf("--endpoint or --testnet: one is required"), exitcode.Usage)
+			}
 			res, err := experiment.Load(cmd.Context(), experiment.LoadOptions{
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
 				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
@@ -194,7 +205,8 @@ gateways that are not CometBFT nodes).`,
 		},
 	}
 	lf.register(cmd.Flags())
-	cmd.Flags().StringVar(&endpoint, "endpoint", "", "the node's RPC endpoint: ws://host:port/websocket or http://host:port (required)")
+	cmd.Flags().StringVar(&endpoint, "endpoint", "", "the node's RPC endpoint: ws://host:port/websocket or http://host:port (this or --testnet is required)")
+	cmd.Flags().StringVar(&tnDir, "testnet", "", "load the testnet running from DIR ('cometlab deploy --out DIR' or 'testnet up --dir DIR'): its load target's endpoint, and every node's metrics scraped by name")
 	cmd.Flags().StringVar(&manPath, "manifest", "", "take the [load] settings from this manifest (its testnet part is ignored)")
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().BoolVar(&readback, "readback", true, "after the load, wait for the mempool to drain and read the chain back")
@@ -205,7 +217,6 @@ gateways that are not CometBFT nodes).`,
 	cmd.Flags().StringSliceVar(&mnames, "node-name", nil, "the names of the --metrics-url nodes in the report, in the same order (default: each URL's host:port)")
 	cmd.Flags().DurationVar(&interval, "scrape-interval", time.Second, "with --metrics-url: how often each node's metrics are scraped")
 	cmd.Flags().BoolVar(&mall, "metrics-all", false, "with --metrics-url: keep every series (histogram buckets too), not only the report's")
-	_ = cmd.MarkFlagRequired("endpoint")
 	return cmd
 }
 
@@ -356,11 +367,23 @@ stops it.`,
 	}
 	tf.register(up.Flags())
 	up.Flags().StringVar(&dir, "dir", "testnet", "directory for the node homes, logs and testnet.json")
+	var hosts string
 	down := &cobra.Command{
-		Use:   "down [DIR]",
-		Short: "Stop a testnet started with 'testnet up' (default DIR: testnet)",
-		Args:  cobra.MaximumNArgs(1),
+		Use:   "down [DIR] | down --hosts DIR",
+		Short: "Stop a testnet started with 'testnet up' (default DIR: testnet) or 'deploy' (--hosts)",
+		Long: `Stop a testnet started with 'cometlab testnet up' (default DIR: testnet),
+or with --hosts DIR one started on hosts with 'cometlab deploy --out DIR':
+ansible-playbook runs DIR/down.yml, which stops each node (SIGTERM, SIGKILL
+after 10 s), packs its host's logs and homes, fetches them back into
+DIR/collected/HOST and (unless deploy had --keep) removes the host's workdir.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if hosts != "" {
+				if len(args) > 0 {
+					return exitcode.With(fmt.Errorf("--hosts %s: give the directory once", hosts), exitcode.Usage)
+				}
+				return experiment.DownHosts(cmd.Context(), hosts, st.stderr)
+			}
 			d := "testnet"
 			if len(args) == 1 {
 				d = args[0]
@@ -368,6 +391,7 @@ stops it.`,
 			return experiment.Down(d, 10*time.Second, st.stderr)
 		},
 	}
+	down.Flags().StringVar(&hosts, "hosts", "", "stop the testnet 'cometlab deploy --out DIR' started on its hosts and fetch their logs and homes into DIR/collected")
 	cmd.AddCommand(up, down)
 	return cmd
 }

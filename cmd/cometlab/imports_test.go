@@ -28,7 +28,9 @@ var allowedImports = map[string][]string{
 	"manifest":            {"cometbft", "links", "payload", "shape"},
 	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
+	"testnet/nshosts":     {},
 	"links":               {},
+	"deploy":              {},
 	"load":                {"payload", "results", "shape"},
 	"collect":             {"payload", "results", "rpc"},
 	"analysis":            {"results"},
@@ -36,7 +38,7 @@ var allowedImports = map[string][]string{
 	"sequential":          {},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,6 +61,11 @@ type NodeSpec struct {
 	// the spec's App is [AppE2E]; the node runs it instead of Binary
 	// (Binary still generates the home).
 	AppBinary string
+	// Address is the IP address or DNS name of the host the node runs on
+	// (a deployed testnet): its listeners bind it, on the fixed ports of
+	// [HostPorts], and peers dial it. "" for a local node (loopback, free
+	// ports).
+	Address string
 }
 
 // Spec is a testnet to generate.
@@ -102,7 +108,26 @@ type Home struct {
 	RPCPort     int
 	P2PPort     int
 	MetricsPort int
-	Ephemeral   bool // see NodeSpec.Ephemeral
+	Ephemeral   bool   // see NodeSpec.Ephemeral
+	Address     string // see NodeSpec.Address; "" for loopback
+}
+
+// Fixed ports of a node on a host (NodeSpec.Address): CometBFT's
+// defaults for the first node of a host, each further node of the same
+// host HostPortStride higher.
+const (
+	HostP2PPort     = 26656
+	HostRPCPort     = 26657
+	HostMetricsPort = 26660
+	HostPortStride  = 10
+)
+
+// host is the address the node listens on and is dialled at.
+func (h Home) host() string {
+	if h.Address != "" {
+		return h.Address
+	}
+	return "127.0.0.1"
 }
 
 // Command returns the node's command line and the environment it adds:
@@ -119,13 +144,19 @@ func (h Home) Command() (args, env []string) {
 func (h Home) AppAddr() string { return fmt.Sprintf("tcp://127.0.0.1:%d", h.AppPort) }
 
 // RPCAddr returns the node's RPC address (http://127.0.0.1:port).
-func (h Home) RPCAddr() string { return fmt.Sprintf("http://127.0.0.1:%d", h.RPCPort) }
+func (h Home) RPCAddr() string {
+	return "http://" + net.JoinHostPort(h.host(), strconv.Itoa(h.RPCPort))
+}
 
 // P2PAddr returns the node's p2p address as peers name it.
-func (h Home) P2PAddr() string { return fmt.Sprintf("%s@127.0.0.1:%d", h.ID, h.P2PPort) }
+func (h Home) P2PAddr() string {
+	return h.ID + "@" + net.JoinHostPort(h.host(), strconv.Itoa(h.P2PPort))
+}
 
 // MetricsAddr returns the node's Prometheus endpoint.
-func (h Home) MetricsAddr() string { return fmt.Sprintf("http://127.0.0.1:%d/metrics", h.MetricsPort) }
+func (h Home) MetricsAddr() string {
+	return "http://" + net.JoinHostPort(h.host(), strconv.Itoa(h.MetricsPort)) + "/metrics"
+}
 
 // Generate creates one CometBFT home per node under dir/<name>: keys and a
 // default config from each node's own binary (`cometbft init`, so every
@@ -146,9 +177,15 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 		spec.PortsReserved(ports)
 	}
 	homes := make([]Home, len(spec.Nodes))
+	onHost := map[string]int{} // nodes so far per host address
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
 			Ephemeral: n.Ephemeral, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+		if n.Address != "" {
+			k := onHost[n.Address] * HostPortStride
+			onHost[n.Address]++
+			h.Address, h.RPCPort, h.P2PPort, h.MetricsPort = n.Address, HostRPCPort+k, HostP2PPort+k, HostMetricsPort+k
+		}
 		if spec.App == AppExternal {
 			h.AppPort = ports[perNode*i+3]
 			h.AppCommand = externalCommand(spec.AppConfig, h)
@@ -340,8 +377,8 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 		"moniker":                                n.Name,
 		"proxy_app":                              proxyApp(spec.App, h),
 		"log_level":                              logLevel,
-		"rpc.laddr":                              fmt.Sprintf("tcp://127.0.0.1:%d", h.RPCPort),
-		"p2p.laddr":                              fmt.Sprintf("tcp://127.0.0.1:%d", h.P2PPort),
+		"rpc.laddr":                              "tcp://" + net.JoinHostPort(h.host(), strconv.Itoa(h.RPCPort)),
+		"p2p.laddr":                              "tcp://" + net.JoinHostPort(h.host(), strconv.Itoa(h.P2PPort)),
 		"p2p.external_address":                   "",
 		"p2p.persistent_peers":                   strings.Join(peers, ","),
 		"p2p.seeds":                              strings.Join(seeds, ","),
@@ -349,7 +386,7 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 		"p2p.allow_duplicate_ip":                 true,
 		"p2p.seed_mode":                          n.Mode == ModeSeed,
 		"instrumentation.prometheus":             true,
-		"instrumentation.prometheus_listen_addr": fmt.Sprintf("127.0.0.1:%d", h.MetricsPort),
+		"instrumentation.prometheus_listen_addr": net.JoinHostPort(h.host(), strconv.Itoa(h.MetricsPort)),
 	}
 	if spec.Relay != nil {
 		set["p2p.pex"] = false

@@ -62,3 +62,27 @@ func TestSetKey(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeAddrs checks the addresses of a local node and of a node on a
+// host (a deployed testnet's), IPv6 bracketed.
+func TestHomeAddrs(t *testing.T) {
+	for _, c := range []struct {
+		h                 Home
+		rpc, p2p, metrics string
+	}{
+		{Home{ID: "ab", RPCPort: 1, P2PPort: 2, MetricsPort: 3}, "http://127.0.0.1:1", "ab@127.0.0.1:2", "http://127.0.0.1:3/metrics"},
+		{Home{ID: "ab", RPCPort: HostRPCPort, P2PPort: HostP2PPort, MetricsPort: HostMetricsPort, Address: "10.213.0.11"},
+			"http://10.213.0.11:26657", "ab@10.213.0.11:26656", "http://10.213.0.11:26660/metrics"},
+		{Home{ID: "ab", RPCPort: 5, P2PPort: 6, MetricsPort: 7, Address: "fd00::1"}, "http://[fd00::1]:5", "ab@[fd00::1]:6", "http://[fd00::1]:7/metrics"},
+	} {
+		if got := c.h.RPCAddr(); got != c.rpc {
+			t.Errorf("RPCAddr %s, want %s", got, c.rpc)
+		}
+		if got := c.h.P2PAddr(); got != c.p2p {
+			t.Errorf("P2PAddr %s, want %s", got, c.p2p)
+		}
+		if got := c.h.MetricsAddr(); got != c.metrics {
+			t.Errorf("MetricsAddr %s, want %s", got, c.metrics)
+		}
+	}
+}

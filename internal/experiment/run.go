@@ -204,6 +204,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	default:
 		return Result{}, fmt.Errorf("metrics %q: want %s, %s or %s", opts.Metrics, MetricsDefault, MetricsAll, MetricsNone)
 	}
+	if err := localOnly(m); err != nil {
+		return Result{}, err
+	}
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	var err error
 	if s.txs, err = txSource(m.Load); err != nil {

@@ -36,6 +36,9 @@ type sharedNet struct {
 // startShared generates and starts the testnet of m under dir and waits
 // until every node advances.
 func (rn *runner) startShared(ctx context.Context, m manifest.Resolved, dir string) (*sharedNet, error) {
+	if err := localOnly(m); err != nil {
+		return nil, err
+	}
 	spec, err := testnetSpec(ctx, m, rn.env.Fetcher, "cometlab-"+uuid.NewString()[:8])
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet"
@@ -23,6 +24,8 @@ const TestnetFile = "testnet.json"
 type UpNode struct {
 	results.Node
 	PID int `json:"pid"`
+	// Host is the node's [host.NAME] in a deployed testnet.
+	Host string `json:"host,omitempty"`
 }
 
 // UpState is testnet.json.
@@ -30,6 +33,13 @@ type UpState struct {
 	ChainID string    `json:"chain_id"`
 	Started time.Time `json:"started"`
 	Nodes   []UpNode  `json:"nodes"`
+	// Deployed marks a testnet `cometlab deploy` runs on hosts (Hosts, by
+	// name); it is stopped with `testnet down --hosts`.
+	Deployed bool     `json:"deployed,omitempty"`
+	Hosts    []string `json:"hosts,omitempty"`
+	// LoadTarget is the manifest's load target, which `cometlab load
+	// --testnet` sends to.
+	LoadTarget string `json:"load_target,omitempty"`
 }
 
 // UpOptions configure `testnet up`.
@@ -50,6 +60,9 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 		return UpState{}, fmt.Errorf("%s already holds a testnet; run `cometlab testnet down %s` first", opts.Dir, opts.Dir)
 	}
 	m := opts.Manifest
+	if err := localOnly(m); err != nil {
+		return UpState{}, err
+	}
 	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+uuid.NewString()[:8])
 	if err != nil {
 		return UpState{}, err
@@ -66,7 +79,7 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 		tn.Stop(10 * time.Second)
 		return UpState{}, err
 	}
-	st := UpState{ChainID: spec.ChainID, Started: time.Now()}
+	st := UpState{ChainID: spec.ChainID, Started: time.Now(), LoadTarget: m.Load.Target}
 	for _, n := range tn.Nodes {
 		st.Nodes = append(st.Nodes, UpNode{PID: n.PID(), Node: results.Node{Name: n.Name, Mode: n.Mode,
 			RPC: n.RPCAddr(), P2P: n.P2PAddr(), Metrics: n.MetricsAddr(), Home: n.Dir}})
@@ -87,6 +100,9 @@ func Down(dir string, grace time.Duration, out io.Writer) error {
 	path := filepath.Join(dir, TestnetFile)
 	if err := results.ReadJSON(path, &st); err != nil {
 		return fmt.Errorf("no running testnet in %s: %w", dir, err)
+	}
+	if st.Deployed {
+		return exitcode.With(fmt.Errorf("%s holds a testnet deployed to hosts: stop it with `cometlab testnet down --hosts %s`", dir, dir), exitcode.Usage)
 	}
 	p := newPrinter(out)
 	var pids []int

@@ -29,6 +29,7 @@ type encoded struct {
 	Rotate          *ManifestRotate           `toml:"rotate,omitempty"`
 	Zones           *ManifestZones            `toml:"zones,omitempty"`
 	Sentinel        *ManifestSentinel         `toml:"sentinel,omitempty"`
+	Hosts           map[string]ManifestHost   `toml:"host,omitempty"`
 }
 
 type encodedPerturb struct {
@@ -46,6 +47,7 @@ type encodedNode struct {
 	CometBFTVersion string         `toml:"cometbft_version,omitempty"`
 	Config          map[string]any `toml:"config,omitempty"`
 	Zone            string         `toml:"zone,omitempty"`
+	Host            string         `toml:"host,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -75,6 +77,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Nodes:    make(map[string]encodedNode, len(r.Nodes)),
 		Zones:    encodeZones(r.Zones),
 		Sentinel: r.Sentinel,
+		Hosts:    encodeHosts(r.Hosts),
 	}
 	encodeShape(&e.Load, r.Load)
 	if e.Load.Clients = encodeClients(r.Load.Clients); e.Load.Clients != nil {
@@ -93,7 +96,7 @@ func Encode(r Resolved) ([]byte, error) {
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
-		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone}
+		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host}
 		if n.Version != r.CometBFTVersion {
 			en.CometBFTVersion = n.Version
 		}

@@ -158,6 +158,17 @@ type Manifest struct {
 	//	zone = "Tokyo"
 	Zones *ManifestZones `toml:"zones"`
 
+	// Hosts are machines the nodes run on, keyed by name ([a-z0-9_-]+),
+	// for `cometlab deploy` (see [ManifestHost]); each node then names its
+	// host. Default: none (a local testnet).
+	//
+	//	[host.h1]
+	//	address = "10.0.0.11"
+	//	ssh_user = "qa"
+	//	[node.validator01]
+	//	host = "h1"
+	Hosts map[string]ManifestHost `toml:"host"`
+
 	// Sentinel puts cometlab's sentinel in front of the load target: the
 	// load goes through it (see [ManifestSentinel]). Default: none.
 	//
@@ -211,6 +222,12 @@ type ManifestNode struct {
 	//
 	//	zone = "Frankfurt"
 	Zone string `toml:"zone"`
+
+	// Host is the [host.NAME] the node runs on; required for every node
+	// when the manifest has hosts. Default "" (local).
+	//
+	//	host = "h1"
+	Host string `toml:"host"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

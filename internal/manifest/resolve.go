@@ -57,6 +57,9 @@ type Resolved struct {
 	// Sentinel is the [sentinel] table; nil when the load goes to the
 	// target directly.
 	Sentinel *ManifestSentinel
+	// Hosts are the [host.NAME] tables by name; none for a local testnet.
+	// Every node then has a Host (see `cometlab deploy`).
+	Hosts []Host
 }
 
 // Node is one resolved node.
@@ -78,6 +81,9 @@ type Node struct {
 	Ephemeral bool
 	// Zone is the node's zone of Resolved.Zones; "" without zones.
 	Zone string
+	// Host is the name of the node's host of Resolved.Hosts; "" for a
+	// local testnet.
+	Host string
 }
 
 // Workload is the resolved load description, the [load] table. (It is not
@@ -196,6 +202,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil)
+	r.Hosts = m.resolveHosts(ps, &r)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err
 	}

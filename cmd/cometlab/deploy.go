@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+func newDeployCmd(st *state) *cobra.Command {
+	var (
+		tf      testnetFlags
+		dir     string
+		sshArgs string
+		keep    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "deploy --manifest FILE --out DIR",
+		Short: "Start the manifest's testnet on its [host.*] hosts through Ansible",
+		Long: `Start a testnet whose nodes the manifest puts on hosts ([host.NAME] tables,
+each node with host = "NAME") through ansible-playbook (ansible-core): cometlab
+generates the homes with each node's p2p, RPC and metrics listeners on its
+host's address (ports 26656, 26657 and 26660, 10 higher for each further node
+of a host), writes DIR/inventory.json and the playbooks DIR/deploy.yml and
+DIR/down.yml (ansible.builtin modules only), and runs deploy.yml: the node
+binary and homes are copied to each host's workdir and the nodes started
+there as detached processes with pid files. cometlab then waits until every
+node advances and writes DIR/testnet.json and DIR/prometheus.yml. A host
+that fails is named with ansible's reason (the full output is in
+DIR/deploy.log) and whatever started is stopped again.
+
+Load it with 'cometlab load --testnet DIR'; stop it, and fetch its logs and
+homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
+		Example: `  cometlab deploy --manifest hosts.toml --out qa-net
+  cometlab load --testnet qa-net -r 200 -T 60s
+  cometlab testnet down --hosts qa-net`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tf.manifest == "" {
+				return exitcode.With(fmt.Errorf("--manifest: required (a manifest with [host.NAME] tables)"), exitcode.Usage)
+			}
+			var lf loadFlags
+			m, err := resolve(&tf, &lf, cmd.Flags(), nil)
+			if err != nil {
+				return err
+			}
+			f, err := fetcher(st.stderr)
+			if err != nil {
+				return err
+			}
+			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr,
+				StartTimeout: tf.startTimeout, SSHArgs: sshArgs, Keep: keep})
+			if err != nil {
+				return err
+			}
+			if err := writePrometheusConfig(dir); err != nil {
+				return err
+			}
+			for _, n := range s.Nodes {
+				fmt.Fprintf(st.stdout, "%-12s %-9s host %-8s rpc %s  metrics %s\n", n.Name, n.Mode, n.Host, n.RPC, n.Metrics)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&tf.manifest, "manifest", "", "TOML manifest with [host.NAME] tables and each node's host (required)")
+	cmd.Flags().StringVar(&tf.version, "cometbft-version", "", "CometBFT release to run, built once and cached (default from the manifest)")
+	cmd.Flags().StringVar(&tf.binary, "cometbft-binary", "", "copy this cometbft binary to the hosts instead of a release")
+	cmd.Flags().DurationVar(&tf.startTimeout, "start-timeout", 90*time.Second, "how long each node's RPC port, then every node's first two heights, may take")
+	cmd.Flags().StringVar(&dir, "out", "testnet-hosts", "directory for the homes, inventory, playbooks, their logs, testnet.json and prometheus.yml")
+	cmd.Flags().StringVar(&sshArgs, "ssh-args", "", `extra ssh options for every host (ansible_ssh_common_args), e.g. "-o UserKnownHostsFile=known_hosts"`)
+	cmd.Flags().BoolVar(&keep, "keep", false, "leave each host's workdir in place when 'testnet down --hosts' has fetched it (default: removed)")
+	return cmd
+}
+
+// writePrometheusConfig writes dir/prometheus.yml for the testnet in dir,
+// as `cometlab prometheus-config --testnet dir` would.
+func writePrometheusConfig(dir string) error {
+	j, err := testnetJob(dir)
+	if err != nil {
+		return err
+	}
+	b, err := collect.PrometheusConfig([]collect.PromJob{j})
+	if err != nil {
+		return err
+	}
+	return writeOut(nil, filepath.Join(dir, "prometheus.yml"), b)
+}
+
+// testnetLoad fills `cometlab load`'s endpoint and metrics targets from a
+// running testnet's testnet.json: the websocket of its load target (the
+// first node when it names none) and every node's metrics, by name.
+func testnetLoad(dir string) (endpoint string, urls, names []string, err error) {
+	var up experiment.UpState
+	if err := results.ReadJSON(filepath.Join(dir, experiment.TestnetFile), &up); err != nil {
+		return "", nil, nil, exitcode.With(fmt.Errorf("--testnet: no running testnet in %s: %w", dir, err), exitcode.Usage)
+	}
+	for i, n := range up.Nodes {
+		if n.Name == up.LoadTarget || up.LoadTarget == "" && i == 0 {
+			endpoint = "ws" + strings.TrimPrefix(n.RPC, "http") + "/websocket"
+		}
+		if n.Metrics != "" {
+			urls, names = append(urls, n.Metrics), append(names, n.Name)
+		}
+	}
+	if endpoint == "" {
+		return "", nil, nil, fmt.Errorf("--testnet %s: no node %q in testnet.json", dir, up.LoadTarget)
+	}
+	return endpoint, urls, names, nil
+}

@@ -1,0 +1,262 @@
+// Package deploy runs a testnet's nodes on other hosts through Ansible:
+// it writes an inventory (inventory.json, JSON being YAML that Ansible's
+// yaml inventory plugin reads) and two fixed playbooks (deploy.yml,
+// down.yml, only ansible.builtin modules) into a directory, runs
+// ansible-playbook on them and reports the hosts that failed.
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Files Write puts in the deployment directory.
+const (
+	InventoryFile = "inventory.json"
+	DeployBook    = "deploy.yml"
+	DownBook      = "down.yml"
+	// CollectDir is where down.yml fetches each host's logs and homes
+	// (HOST.tgz), and where [Unpack] extracts them (HOST/homes, HOST/logs).
+	CollectDir = "collected"
+)
+
+//go:embed playbooks/*.yml
+var books embed.FS
+
+// Host is one host of the inventory with the nodes it runs.
+type Host struct {
+	Name    string
+	Address string
+	SSHUser string
+	SSHPort int
+	SSHKey  string // "" for ssh's own keys
+	Workdir string
+	Nodes   []Node
+}
+
+// Node is a node on a host.
+type Node struct {
+	Name string
+	// BinarySrc is the node binary on the control host; Binary the name it
+	// gets in the host's workdir/bin.
+	BinarySrc, Binary string
+	RPCPort           int
+}
+
+// Plan is what Write writes.
+type Plan struct {
+	Hosts []Host
+	// Homes is the control host's directory holding one home per node
+	// (HOMES/NAME), copied to each node's host.
+	Homes string
+	// SSHArgs are extra ssh options for every host (ansible_ssh_common_args),
+	// e.g. "-o UserKnownHostsFile=known_hosts".
+	SSHArgs string
+	// StartTimeout bounds the wait for each node's RPC port.
+	StartTimeout time.Duration
+	// Grace is how long down.yml waits after SIGTERM before SIGKILL.
+	Grace time.Duration
+	// Keep leaves each host's workdir in place after down.yml fetched it.
+	Keep bool
+}
+
+// Inventory returns the inventory of p as JSON: group cometlab_hosts,
+// one host per [Host] with its ssh settings and cometlab_* variables.
+func Inventory(p Plan, dir string) ([]byte, error) {
+	hosts := map[string]any{}
+	for _, h := range p.Hosts {
+		nodes := make([]map[string]any, 0, len(h.Nodes))
+		for _, n := range h.Nodes {
+			nodes = append(nodes, map[string]any{"name": n.Name, "binary_src": n.BinarySrc, "binary": n.Binary, "rpc_port": n.RPCPort})
+		}
+		v := map[string]any{
+			"ansible_host":     h.Address,
+			"ansible_user":     h.SSHUser,
+			"ansible_port":     h.SSHPort,
+			"cometlab_address": h.Address,
+			"cometlab_workdir": h.Workdir,
+			"cometlab_nodes":   nodes,
+		}
+		if h.SSHKey != "" {
+			v["ansible_ssh_private_key_file"] = h.SSHKey
+		}
+		hosts[h.Name] = v
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	vars := map[string]any{
+		"cometlab_homes":         p.Homes,
+		"cometlab_collect":       filepath.Join(abs, CollectDir),
+		"cometlab_start_timeout": max(1, int(p.StartTimeout.Seconds())),
+		"cometlab_grace_s":       max(1, int(p.Grace.Seconds())),
+		"cometlab_clean":         !p.Keep,
+	}
+	if p.SSHArgs != "" {
+		vars["ansible_ssh_common_args"] = p.SSHArgs
+	}
+	inv := map[string]any{"all": map[string]any{
+		"vars":     vars,
+		"children": map[string]any{"cometlab_hosts": map[string]any{"hosts": hosts}},
+	}}
+	return json.MarshalIndent(inv, "", "  ")
+}
+
+// Write writes the inventory and both playbooks into dir.
+func Write(p Plan, dir string) error {
+	inv, err := Inventory(p, dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, InventoryFile), inv, 0o644); err != nil {
+		return err
+	}
+	for _, b := range []string{DeployBook, DownBook} {
+		data, err := books.ReadFile("playbooks/" + b)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, b), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Playbook runs ansible-playbook on dir's inventory and the playbook book
+// (DeployBook or DownBook), its output going to dir/BOOK.log and to out.
+// A failed run's error names each host that failed and why, as the
+// playbook's own output says (see [Failures]).
+func Playbook(ctx context.Context, dir, book string, out io.Writer) error {
+	bin, err := exec.LookPath("ansible-playbook")
+	if err != nil {
+		return fmt.Errorf("ansible-playbook not found: install ansible-core (Debian: apt-get install ansible-core): %w", err)
+	}
+	logPath := filepath.Join(dir, strings.TrimSuffix(book, ".yml")+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	var buf bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "-i", InventoryFile, book)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_RETRY_FILES_ENABLED=0", "ANSIBLE_FORCE_COLOR=0",
+		"ANSIBLE_STDOUT_CALLBACK=default", "ANSIBLE_LOAD_CALLBACK_PLUGINS=0")
+	w := io.MultiWriter(logf, &buf)
+	if out != nil {
+		w = io.MultiWriter(logf, &buf, out)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	runErr := cmd.Run()
+	if runErr == nil {
+		return nil
+	}
+	fails := Failures(buf.String())
+	if len(fails) == 0 {
+		return fmt.Errorf("ansible-playbook %s: %w (see %s)", book, runErr, logPath)
+	}
+	errs := make([]error, 0, len(fails))
+	for _, f := range fails {
+		errs = append(errs, fmt.Errorf("host %s: %s", f.Host, f.Msg))
+	}
+	return fmt.Errorf("ansible-playbook %s failed (see %s):\n%w", book, logPath, errors.Join(errs...))
+}
+
+// Failure is a host that failed a playbook.
+type Failure struct {
+	Host string
+	Msg  string
+}
+
+var (
+	// fatalLine is ansible's default callback's line for a failed task:
+	// `fatal: [h1]: UNREACHABLE! => {...}` or `failed: [h1] (item=…) => {...}`.
+	fatalLine = regexp.MustCompile(`^(?:fatal|failed): \[([^\]]+)\][^=]*?(UNREACHABLE!|FAILED!)?\s*=> (.*)$`)
+	// recapLine is a PLAY RECAP line.
+	recapLine = regexp.MustCompile(`^(\S+)\s+: ok=\d+\s+changed=\d+\s+unreachable=(\d+)\s+failed=(\d+)`)
+	taskLine  = regexp.MustCompile(`^TASK \[(.*)\] \**$`)
+)
+
+// Failures reads ansible-playbook's default output and returns the hosts
+// that failed or were unreachable, in recap order, each with the task and
+// the module's message ("msg") of its first failure.
+func Failures(output string) []Failure {
+	first := map[string]string{}
+	task := ""
+	var recap []Failure
+	for _, line := range strings.Split(output, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if m := taskLine.FindStringSubmatch(line); m != nil {
+			task = m[1]
+			continue
+		}
+		if m := fatalLine.FindStringSubmatch(line); m != nil {
+			if _, seen := first[m[1]]; !seen {
+				msg := detail(m[3])
+				if m[2] == "UNREACHABLE!" {
+					msg = "unreachable: " + msg
+				}
+				if task != "" {
+					msg = fmt.Sprintf("task %q: %s", task, msg)
+				}
+				first[m[1]] = msg
+			}
+			continue
+		}
+		if m := recapLine.FindStringSubmatch(line); m != nil {
+			unreachable, _ := strconv.Atoi(m[2])
+			failed, _ := strconv.Atoi(m[3])
+			if unreachable+failed > 0 {
+				recap = append(recap, Failure{Host: m[1]})
+			}
+		}
+	}
+	for i := range recap {
+		recap[i].Msg = first[recap[i].Host]
+		if recap[i].Msg == "" {
+			recap[i].Msg = "failed (no message in the output)"
+		}
+	}
+	for _, h := range slices.Sorted(maps.Keys(first)) { // a host cut off before the recap
+		if !slices.ContainsFunc(recap, func(f Failure) bool { return f.Host == h }) {
+			recap = append(recap, Failure{Host: h, Msg: first[h]})
+		}
+	}
+	return recap
+}
+
+// detail is the "msg" (and stderr) of a module's JSON result, or the text
+// itself when it is not JSON.
+func detail(s string) string {
+	var r struct {
+		Msg    string `json:"msg"`
+		Stderr string `json:"stderr"`
+	}
+	if err := json.Unmarshal([]byte(s), &r); err != nil || r.Msg == "" && r.Stderr == "" {
+		return strings.TrimSpace(s)
+	}
+	msg := strings.TrimSpace(r.Msg)
+	if st := strings.TrimSpace(r.Stderr); st != "" && !strings.Contains(msg, st) {
+		msg += ": " + st
+	}
+	return msg
+}

@@ -1,0 +1,210 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/deploy"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/rpc"
+)
+
+// DeployOptions configure `cometlab deploy`.
+type DeployOptions struct {
+	Manifest manifest.Resolved
+	// Dir receives the homes, inventory, playbooks, their logs and
+	// testnet.json (and, after DownHosts, what it fetched back).
+	Dir          string
+	Fetcher      *cometbft.Fetcher
+	Out          io.Writer
+	StartTimeout time.Duration
+	// SSHArgs are extra ssh options for every host (see deploy.Plan).
+	SSHArgs string
+	// Keep leaves the hosts' work directories after DownHosts.
+	Keep bool
+}
+
+// Deploy generates the homes of a manifest whose nodes are on [host.*]
+// hosts, with each node's listeners on its host's address, writes the
+// Ansible inventory and playbooks into Dir and runs deploy.yml: the node
+// binary and homes are copied to each host and the nodes started there.
+// It then waits until every node advances, over the network, and writes
+// Dir/testnet.json. If anything fails after the playbook started, the
+// nodes are stopped again through down.yml.
+func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
+	m, out := opts.Manifest, newPrinter(opts.Out)
+	if len(m.Hosts) == 0 {
+		return UpState{}, exitcode.With(errors.New("the manifest has no [host.NAME] tables: `cometlab deploy` runs nodes on hosts (use `cometlab testnet up` for a local testnet)"), exitcode.Usage)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Dir, TestnetFile)); err == nil {
+		return UpState{}, fmt.Errorf("%s already holds a testnet; run `cometlab testnet down --hosts %s` first", opts.Dir, opts.Dir)
+	}
+	chainID := "cometlab-" + uuid.NewString()[:8]
+	spec, err := testnetSpec(ctx, m, opts.Fetcher, chainID)
+	if err != nil {
+		return UpState{}, err
+	}
+	for i, n := range m.Nodes {
+		h, _ := m.HostOf(n.Host)
+		spec.Nodes[i].Address = h.Address
+	}
+	homesDir, err := filepath.Abs(filepath.Join(opts.Dir, results.NodesDir))
+	if err != nil {
+		return UpState{}, err
+	}
+	homes, err := cometbft.Generate(ctx, homesDir, spec)
+	if err != nil {
+		return UpState{}, fmt.Errorf("generate node homes: %w", err)
+	}
+	plan := deployPlan(m, spec, homes, homesDir, opts)
+	if err := deploy.Write(plan, opts.Dir); err != nil {
+		return UpState{}, err
+	}
+	st := UpState{ChainID: chainID, Deployed: true, LoadTarget: m.Load.Target}
+	for _, h := range m.Hosts {
+		st.Hosts = append(st.Hosts, h.Name)
+	}
+	for i, h := range homes {
+		st.Nodes = append(st.Nodes, UpNode{Host: m.Nodes[i].Host, Node: results.Node{Name: h.Name, Mode: h.Mode,
+			Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(), Metrics: h.MetricsAddr(), Home: h.Dir}})
+	}
+	start := time.Now()
+	out.Phase("deploy: %d nodes on %d hosts through ansible-playbook %s", len(homes), len(m.Hosts), deploy.DeployBook)
+	err = deploy.Playbook(ctx, opts.Dir, deploy.DeployBook, nil)
+	if err == nil {
+		err = waitRemote(ctx, st, opts.StartTimeout)
+	}
+	if err == nil {
+		st.Started = time.Now()
+		err = results.WriteJSON(filepath.Join(opts.Dir, TestnetFile), st)
+	}
+	if err != nil {
+		out.Phase("deploy failed; stopping whatever started through %s", deploy.DownBook)
+		if derr := deploy.Playbook(context.WithoutCancel(ctx), opts.Dir, deploy.DownBook, nil); derr != nil {
+			err = errors.Join(err, fmt.Errorf("and stopping the nodes: %w", derr))
+		}
+		return UpState{}, err
+	}
+	out.Phase("deploy: %d nodes advancing after %s, chain %s; stop them with `cometlab testnet down --hosts %s`",
+		len(st.Nodes), time.Since(start).Round(100*time.Millisecond), chainID, opts.Dir)
+	return st, nil
+}
+
+// deployPlan is the inventory of m's deployment: each host with its nodes
+// and their binaries.
+func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, homesDir string, opts DeployOptions) deploy.Plan {
+	p := deploy.Plan{Homes: homesDir, SSHArgs: opts.SSHArgs, StartTimeout: opts.StartTimeout, Grace: 10 * time.Second, Keep: opts.Keep}
+	if p.StartTimeout == 0 {
+		p.StartTimeout = defaultStartTimeout
+	}
+	for _, h := range m.Hosts {
+		dh := deploy.Host{Name: h.Name, Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir}
+		for i, n := range m.Nodes {
+			if n.Host != h.Name {
+				continue
+			}
+			bin := "cometbft"
+			if spec.Nodes[i].Version != "" {
+				bin += "-" + spec.Nodes[i].Version
+			}
+			dh.Nodes = append(dh.Nodes, deploy.Node{Name: n.Name, BinarySrc: spec.Nodes[i].Binary, Binary: bin, RPCPort: homes[i].RPCPort})
+		}
+		p.Hosts = append(p.Hosts, dh)
+	}
+	return p
+}
+
+// DownHosts stops the testnet `cometlab deploy` started from dir through
+// down.yml, which fetches each host's logs and homes back; they are
+// unpacked under dir/collected/HOST.
+func DownHosts(ctx context.Context, dir string, out io.Writer) error {
+	var st UpState
+	path := filepath.Join(dir, TestnetFile)
+	if err := results.ReadJSON(path, &st); err != nil {
+		return fmt.Errorf("no deployed testnet in %s: %w", dir, err)
+	}
+	if !st.Deployed {
+		return exitcode.With(fmt.Errorf("%s holds a local testnet: stop it with `cometlab testnet down %s`", dir, dir), exitcode.Usage)
+	}
+	p := newPrinter(out)
+	start := time.Now()
+	if err := deploy.Playbook(ctx, dir, deploy.DownBook, nil); err != nil {
+		return err
+	}
+	if err := deploy.Unpack(dir, st.Hosts); err != nil {
+		return err
+	}
+	p.Phase("testnet down: %d nodes on %d hosts stopped in %s; logs and homes in %s",
+		len(st.Nodes), len(st.Hosts), time.Since(start).Round(100*time.Millisecond), filepath.Join(dir, deploy.CollectDir))
+	return os.Rename(path, path+".down")
+}
+
+// waitRemote waits until every deployed node (seeds aside) has advanced
+// two heights beyond where it was first seen, over its RPC; the error
+// names the node and its host.
+func waitRemote(ctx context.Context, st UpState, timeout time.Duration) error {
+	if timeout == 0 {
+		timeout = defaultStartTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	first, last, lastErr := map[string]int64{}, map[string]int64{}, map[string]error{}
+	for {
+		healthy := 0
+		for _, n := range st.Nodes {
+			if n.Mode == cometbft.ModeSeed {
+				healthy++
+				continue
+			}
+			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
+			h, err := rpc.New(n.RPC).Height(cctx)
+			ccancel()
+			if lastErr[n.Name] = err; err != nil {
+				continue
+			}
+			last[n.Name] = h
+			if _, ok := first[n.Name]; !ok && h > 0 {
+				first[n.Name] = h
+			}
+			if f, ok := first[n.Name]; ok && h >= f+2 {
+				healthy++
+			}
+		}
+		if healthy == len(st.Nodes) {
+			return nil
+		}
+		if err := sleepCtx(ctx, 250*time.Millisecond); err != nil {
+			for _, n := range st.Nodes {
+				if f, ok := first[n.Name]; n.Mode == cometbft.ModeSeed || ok && last[n.Name] >= f+2 {
+					continue
+				}
+				why := fmt.Sprintf("at height %d", last[n.Name])
+				if e := lastErr[n.Name]; e != nil {
+					why = "RPC not answering: " + e.Error()
+				}
+				return fmt.Errorf("node %s on host %s did not advance two heights within %s (%s); its log is fetched by `cometlab testnet down --hosts`",
+					n.Name, n.Host, timeout, why)
+			}
+			return err
+		}
+	}
+}
+
+// localOnly refuses a manifest whose nodes are on [host.*] hosts where a
+// local testnet is started: those run with `cometlab deploy`.
+func localOnly(m manifest.Resolved) error {
+	if len(m.Hosts) == 0 {
+		return nil
+	}
+	return exitcode.With(errors.New("the manifest puts its nodes on [host.*] hosts: start them with `cometlab deploy`, then load them with `cometlab load --testnet DIR`"), exitcode.Usage)
+}

@@ -1,0 +1,141 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/testnet/nshosts"
+)
+
+// hostsManifest is 4 validators under 200 tx/s for 15 s: on the namespace
+// hosts of n (one node each), or local when n is nil.
+func hostsManifest(t *testing.T, n *nshosts.Net) manifest.Resolved {
+	t.Helper()
+	text := "links = \"direct\"\n[load]\nrate = 200\nduration = \"15s\"\ndrain_timeout = \"30s\"\n"
+	for i := 1; i <= 4; i++ {
+		text += fmt.Sprintf("[node.validator%02d]\n", i)
+		if n != nil {
+			h := n.Hosts[i-1]
+			text += fmt.Sprintf("host = %q\n[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\n",
+				h.Name, h.Name, h.Address, n.User, n.Key, h.Workdir)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "hosts.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestDeployHosts deploys 4 validators to 4 network-namespace hosts
+// through the real ansible-playbook over ssh, loads them from the control
+// host (cometlab load --testnet's path: endpoint and metrics over the
+// bridge), checks that every transaction committed, compares the block
+// interval with a local run of the same manifest, then stops them with
+// down.yml and checks that the logs came back and nothing is left.
+func TestDeployHosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("deploys a real testnet to namespace hosts")
+	}
+	nshosts.Skip(t)
+	f := fetcher(t) // the node lock
+	n := nshosts.New(t, 4)
+	dir := filepath.Join(t.TempDir(), "deployed")
+	var out bytes.Buffer
+	start := time.Now()
+	st, err := experiment.Deploy(context.Background(), experiment.DeployOptions{
+		Manifest: hostsManifest(t, n), Dir: dir, Fetcher: f, Out: &out, SSHArgs: n.SSHArgs, StartTimeout: 60 * time.Second})
+	if err != nil {
+		t.Log(out.String())
+		logs, _ := os.ReadFile(filepath.Join(dir, "deploy.log"))
+		t.Fatalf("%v\n%s", err, logs)
+	}
+	deployTime := time.Since(start)
+	downed := false
+	t.Cleanup(func() {
+		if !downed {
+			_ = experiment.DownHosts(context.Background(), dir, os.Stderr)
+		}
+	})
+	for i, node := range st.Nodes {
+		if want := n.Hosts[i].Address; !strings.Contains(node.RPC, want) || node.Host != n.Hosts[i].Name {
+			t.Errorf("node %s: rpc %s on host %s, want %s on %s", node.Name, node.RPC, node.Host, want, n.Hosts[i].Name)
+		}
+	}
+	var urls, names []string
+	for _, node := range st.Nodes {
+		urls, names = append(urls, node.Metrics), append(names, node.Name)
+	}
+	m := hostsManifest(t, n)
+	res, err := experiment.Load(context.Background(), experiment.LoadOptions{
+		Endpoint: "ws" + strings.TrimPrefix(st.Nodes[0].RPC, "http") + "/websocket", Workload: m.Load,
+		Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test",
+		MetricsURLs: urls, NodeNames: names,
+	})
+	if err != nil {
+		t.Log(out.String())
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 3000)
+	if _, err := os.Stat(filepath.Join(res.Dir, "metrics.csv")); err != nil {
+		t.Errorf("no metrics scraped over the bridge: %v", err)
+	}
+	downStart := time.Now()
+	if err := experiment.DownHosts(context.Background(), dir, &out); err != nil {
+		t.Log(out.String())
+		t.Fatal(err)
+	}
+	downed = true
+	downTime := time.Since(downStart)
+	for i, h := range n.Hosts {
+		log := filepath.Join(dir, "collected", h.Name, "logs", fmt.Sprintf("validator%02d.log", i+1))
+		if fi, err := os.Stat(log); err != nil || fi.Size() == 0 {
+			t.Errorf("host %s: log not fetched back: %v", h.Name, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "collected", h.Name, "homes", fmt.Sprintf("validator%02d", i+1), "config", "config.toml")); err != nil {
+			t.Errorf("host %s: home not fetched back: %v", h.Name, err)
+		}
+		if _, err := os.Stat(h.Workdir); err == nil {
+			t.Errorf("host %s: workdir %s left after down", h.Name, h.Workdir)
+		}
+	}
+	for _, p := range n.Processes() {
+		if !strings.Contains(p, "sshd") {
+			t.Errorf("left running after down: %s", p)
+		}
+	}
+
+	local, err := experiment.Run(context.Background(), experiment.Options{
+		Manifest: hostsManifest(t, nil), Dir: filepath.Join(t.TempDir(), "local"), Fetcher: f, Out: &out, Version: "test"})
+	if err != nil {
+		t.Log(out.String())
+		t.Fatal(err)
+	}
+	checkAccounted(t, local, 3000)
+	hostsM, localM := res.Summary.Metrics, local.Summary.Metrics
+	t.Logf("deploy %s, down %s; hosts vs local: committed %v vs %v, committed_tps %.1f vs %.1f, block interval mean %.3f s vs %.3f s",
+		deployTime.Round(100*time.Millisecond), downTime.Round(100*time.Millisecond), hostsM["committed_txs"], localM["committed_txs"],
+		hostsM["committed_tps"], localM["committed_tps"], hostsM["block_interval_mean_s"], localM["block_interval_mean_s"])
+	// A generous band: the bridge adds microseconds, the shared machine
+	// much more noise.
+	if h, l := hostsM["block_interval_mean_s"], localM["block_interval_mean_s"]; !(h > 0 && l > 0) || math.Abs(h-l)/l > 0.5 {
+		t.Errorf("block interval on hosts %.3f s, locally %.3f s: more than 50 %% apart", h, l)
+	}
+}

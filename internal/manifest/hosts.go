@@ -1,0 +1,195 @@
+package manifest
+
+import (
+	"fmt"
+	"maps"
+	"net"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+)
+
+// DefaultSSHPort is a [host.NAME] table's ssh_port when it gives none.
+const DefaultSSHPort = 22
+
+// ManifestHost is one [host.NAME] table: a machine `cometlab deploy`
+// reaches over ssh (through ansible-playbook) and runs nodes on. Nodes
+// name their host with host = "NAME"; a manifest with hosts puts every
+// node on one.
+type ManifestHost struct {
+	// Address is the host's IP address or DNS name, as the control host
+	// reaches it and as the other hosts' nodes dial it: the nodes' p2p,
+	// RPC and metrics listeners bind it. Required.
+	//
+	//	address = "10.0.0.11"
+	Address string `toml:"address"`
+
+	// SSHUser is the user ansible logs in as. Required.
+	//
+	//	ssh_user = "cometlab"
+	SSHUser string `toml:"ssh_user"`
+
+	// SSHPort is the host's ssh port (1–65535). Default 22.
+	//
+	//	ssh_port = 2222
+	SSHPort int `toml:"ssh_port,omitempty"`
+
+	// SSHKey is the private key ansible logs in with, relative to the
+	// manifest's directory. Default "" (ssh's own default keys or agent).
+	//
+	//	ssh_key = "keys/qa_ed25519"
+	SSHKey string `toml:"ssh_key,omitempty"`
+
+	// Workdir is the absolute directory on the host that holds the node
+	// binary, the homes, logs and pid files. Default
+	// "/var/tmp/cometlab-<testnet name>".
+	//
+	//	workdir = "/srv/cometlab"
+	Workdir string `toml:"workdir,omitempty"`
+}
+
+// Host is a resolved [host.NAME] table.
+type Host struct {
+	Name    string
+	Address string
+	SSHUser string
+	SSHPort int
+	// SSHKey is the absolute path of the private key; "" for ssh's own.
+	SSHKey  string
+	Workdir string
+}
+
+// hostAddress is what a host's address may be when it is not an IP
+// address: a DNS name.
+var hostAddress = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`)
+
+// sshUser is what an ssh user may be.
+var sshUser = regexp.MustCompile(`^[a-z_][a-z0-9_.-]*$`)
+
+// resolveHosts reads the [host.NAME] tables and each node's host, which it
+// sets on nodes. Without hosts it checks that no node names one.
+func (m *Manifest) resolveHosts(ps *problems, r *Resolved) []Host {
+	nodes := r.Nodes
+	var hosts []Host
+	for _, name := range slices.Sorted(maps.Keys(m.Hosts)) {
+		mh := m.Hosts[name]
+		h := Host{Name: name, Address: mh.Address, SSHUser: mh.SSHUser, SSHPort: mh.SSHPort, Workdir: mh.Workdir}
+		if !nodeName.MatchString(name) {
+			ps.add(f("host", name), "invalid host name (want [a-z0-9_-]+)")
+		}
+		switch {
+		case h.Address == "":
+			ps.add(f("host", name), "needs address = \"…\" (an IP address or DNS name)")
+		case net.ParseIP(h.Address) == nil && !hostAddress.MatchString(h.Address):
+			ps.add(f("host", name, "address"), "invalid address %q (want an IP address or DNS name)", h.Address)
+		}
+		switch {
+		case h.SSHUser == "":
+			ps.add(f("host", name), "needs ssh_user = \"…\"")
+		case !sshUser.MatchString(h.SSHUser):
+			ps.add(f("host", name, "ssh_user"), "invalid user name %q", h.SSHUser)
+		}
+		if h.SSHPort == 0 {
+			h.SSHPort = DefaultSSHPort
+		} else if h.SSHPort < 1 || h.SSHPort > 65535 {
+			ps.add(f("host", name, "ssh_port"), "must be a port between 1 and 65535, got %d", h.SSHPort)
+		}
+		if mh.SSHKey != "" {
+			p := m.relative(mh.SSHKey, "host."+name+".ssh_key")
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			h.SSHKey = p
+		}
+		if h.Workdir == "" {
+			h.Workdir = "/var/tmp/cometlab-" + m.Name
+		} else if !path.IsAbs(h.Workdir) || path.Clean(h.Workdir) == "/" {
+			ps.add(f("host", name, "workdir"), "must be an absolute directory other than /, got %q", h.Workdir)
+		}
+		hosts = append(hosts, h)
+	}
+	for i, n := range nodes {
+		mn, explicit := m.Nodes[n.Name]
+		switch {
+		case mn.Host == "" && len(hosts) > 0 && !n.Ephemeral:
+			if explicit {
+				ps.add(f("node", n.Name), "has no host: with [host.*] tables every node needs host = \"…\"")
+			} else {
+				ps.add(f("host"), "with [host.*] tables give explicit [node.NAME] tables, each with host = \"…\"")
+				return hosts
+			}
+		case mn.Host == "":
+		case len(hosts) == 0:
+			ps.add(f("node", n.Name, "host"), "a host needs a [host.%s] table with its address", mn.Host)
+		case !slices.ContainsFunc(hosts, func(h Host) bool { return h.Name == mn.Host }):
+			ps.add(f("node", n.Name, "host"), "unknown host %q (the manifest has %s)", mn.Host, hostNames(hosts))
+		default:
+			nodes[i].Host = mn.Host
+		}
+	}
+	if len(hosts) > 0 {
+		checkHostFeatures(ps, r)
+	}
+	return hosts
+}
+
+// checkHostFeatures refuses what a deployed testnet cannot do yet: its
+// nodes are started by ansible on other machines, so cometlab cannot run
+// their relays, perturb them, rotate nodes or start an app beside them.
+func checkHostFeatures(ps *problems, r *Resolved) {
+	if r.Zones != nil {
+		ps.add(f("zones"), "zones are emulated by local relays and do not apply to [host.*] testnets")
+	}
+	if len(r.Perturbations) > 0 {
+		ps.add(f("perturb"), "perturbations are not supported on [host.*] testnets")
+	}
+	if r.Rotate != nil {
+		ps.add(f("rotate"), "rotation is not supported on [host.*] testnets")
+	}
+	if r.Links == LinksRelay {
+		ps.add(f("links"), "relayed links are local: [host.*] testnets need links = %q", LinksDirect)
+	}
+	if r.Sentinel != nil {
+		ps.add(f("sentinel"), "the sentinel is not supported on [host.*] testnets")
+	}
+	if r.App != AppKVStore {
+		ps.add(f("app"), "[host.*] testnets run the kvstore app only")
+	}
+}
+
+func hostNames(hosts []Host) string {
+	s := ""
+	for i, h := range hosts {
+		if i > 0 {
+			s += ", "
+		}
+		s += h.Name
+	}
+	return s
+}
+
+// encodeHosts is the [host.NAME] tables Encode writes; nil without hosts.
+func encodeHosts(hosts []Host) map[string]ManifestHost {
+	if len(hosts) == 0 {
+		return nil
+	}
+	out := make(map[string]ManifestHost, len(hosts))
+	for _, h := range hosts {
+		out[h.Name] = ManifestHost{Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir}
+	}
+	return out
+}
+
+// HostOf returns the host named name and whether r has it.
+func (r Resolved) HostOf(name string) (Host, bool) {
+	for _, h := range r.Hosts {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return Host{}, false
+}
+
+// String describes h for a log line: user@address:port.
+func (h Host) String() string { return fmt.Sprintf("%s@%s:%d", h.SSHUser, h.Address, h.SSHPort) }
