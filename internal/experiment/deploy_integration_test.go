@@ -13,12 +13,12 @@ import (
 
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
-	"github.com/cometlab/cometlab/internal/testnet/nshosts"
+	"github.com/cometlab/cometlab/internal/testnet/nshoststest"
 )
 
 // hostsManifest is 4 validators under 200 tx/s for 15 s: on the namespace
 // hosts of n (one node each), or local when n is nil.
-func hostsManifest(t *testing.T, n *nshosts.Net) manifest.Resolved {
+func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 	t.Helper()
 	text := "links = \"direct\"\n[load]\nrate = 200\nduration = \"15s\"\ndrain_timeout = \"30s\"\n"
 	for i := 1; i <= 4; i++ {
@@ -54,9 +54,9 @@ func TestDeployHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deploys a real testnet to namespace hosts")
 	}
-	nshosts.Skip(t)
+	nshoststest.Skip(t)
 	f := fetcher(t) // the node lock
-	n := nshosts.New(t, 4)
+	n := nshoststest.New(t, 4)
 	dir := filepath.Join(t.TempDir(), "deployed")
 	var out bytes.Buffer
 	start := time.Now()

@@ -1,4 +1,4 @@
-package nshosts
+package nshoststest
 
 import (
 	"os/exec"

@@ -10,7 +10,7 @@
 //
 // The namespaces share the root filesystem: give each host its own
 // workdir ([Host.Workdir], under the test's temporary directory).
-package nshosts
+package nshoststest
 
 import (
 	"bytes"
