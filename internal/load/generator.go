@@ -43,7 +43,9 @@ const (
 	// WriteTimeout bounds how long a write may block (a node that stops
 	// reading); the deadline is refreshed lazily, so a blocked write fails
 	// after between half of it and all of it. The link is then redialled.
-	WriteTimeout = 2 * time.Second
+	// It is long enough to ride out a busy peer's pause of a few seconds:
+	// breaking the link loses every request the peer had not read yet.
+	WriteTimeout = 10 * time.Second
 	// RedialInterval is the least time between two dials of one connection.
 	RedialInterval = time.Second
 	// DropGrace is how long after the end of its schedule (Config.Duration

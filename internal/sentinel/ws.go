@@ -32,6 +32,13 @@ var upgrader = websocket.Upgrader{
 	CheckOrigin: func(*http.Request) bool { return true },
 }
 
+// replyBacklog is how many replies a websocket may have waiting for its
+// writer before the reader stops reading: a few seconds of a flooding
+// client's replies (~150 B each), so that a client slow to read its
+// replies for a moment (a busy machine) does not stop the sentinel reading
+// its requests until the client's own writes time out.
+const replyBacklog = 16384
+
 func (s *Sentinel) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := s.clients.get(ClientKey(&s.opts, r), time.Now())
 	if !s.clients.open(c) {
@@ -46,7 +53,7 @@ func (s *Sentinel) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.m.conns.WithLabelValues(c.key).Inc()
 	defer s.m.conns.WithLabelValues(c.key).Dec()
 	conn.SetReadLimit(s.opts.MaxBodyBytes)
-	wc := &wsConn{s: s, conn: conn, out: make(chan []byte, 1024)}
+	wc := &wsConn{s: s, conn: conn, out: make(chan []byte, replyBacklog)}
 	writerDone := make(chan struct{})
 	go wc.write(writerDone)
 	ctx, cancel := context.WithCancel(r.Context())
