@@ -130,20 +130,30 @@ func clientAnomalies(b *builder, cs []ClientSummary) {
 	}
 }
 
+// Reason is one reason of a refusal or rejection and how many
+// transactions it was given for.
+type Reason struct {
+	Msg string
+	N   int64
+}
+
+// SortedReasons returns the reasons of a count by reason (Summary.Rejected,
+// Summary.Refused, ClientSummary.Reasons) by count, most first, then by
+// message.
+func SortedReasons(reasons map[string]int64) []Reason {
+	var rs []Reason
+	for msg, n := range reasons {
+		rs = append(rs, Reason{msg, n})
+	}
+	slices.SortFunc(rs, func(a, b Reason) int { return cmp.Or(cmp.Compare(b.N, a.N), strings.Compare(a.Msg, b.Msg)) })
+	return rs
+}
+
 // reasonsText lists reasons by count, most first, as "\"msg\" (n)".
 func reasonsText(reasons map[string]int64, few int) string {
-	type reason struct {
-		msg string
-		n   int64
-	}
-	var rs []reason
-	for msg, n := range reasons {
-		rs = append(rs, reason{msg, n})
-	}
-	slices.SortFunc(rs, func(a, b reason) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.msg, b.msg)) })
 	var parts []string
-	for _, r := range rs {
-		parts = append(parts, fmt.Sprintf("%q (%d)", r.msg, r.n))
+	for _, r := range SortedReasons(reasons) {
+		parts = append(parts, fmt.Sprintf("%q (%d)", r.Msg, r.N))
 	}
 	return JoinFew(parts, few, "and %d other reasons")
 }

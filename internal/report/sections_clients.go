@@ -1,8 +1,6 @@
 package report
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/cometlab/cometlab/internal/analysis"
@@ -55,8 +53,8 @@ func (m mdWriter) clients(s analysis.Summary, run results.Run) {
 	m.plot("clients_tps.png", "")
 	var reasons [][]string
 	for _, c := range s.Clients {
-		for _, r := range sortedReasons(c.Reasons) {
-			reasons = append(reasons, []string{c.Name, r.msg, groupDigits(float64(r.n))})
+		for _, r := range analysis.SortedReasons(c.Reasons) {
+			reasons = append(reasons, []string{c.Name, r.Msg, groupDigits(float64(r.N))})
 		}
 	}
 	if len(reasons) > 0 {
@@ -73,26 +71,11 @@ func fmtRate(v float64) string {
 	return groupDigits(v)
 }
 
-type reasonCount struct {
-	msg string
-	n   int64
-}
-
-// sortedReasons returns the reasons by count, most first, then by message.
-func sortedReasons(m map[string]int64) []reasonCount {
-	var rs []reasonCount
-	for msg, n := range m {
-		rs = append(rs, reasonCount{msg, n})
-	}
-	slices.SortFunc(rs, func(a, b reasonCount) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.msg, b.msg)) })
-	return rs
-}
-
 // reasonRows returns the rows of a "reason | transactions" table.
 func reasonRows(m map[string]int64) [][]string {
 	var rows [][]string
-	for _, r := range sortedReasons(m) {
-		rows = append(rows, []string{r.msg, groupDigits(float64(r.n))})
+	for _, r := range analysis.SortedReasons(m) {
+		rows = append(rows, []string{r.Msg, groupDigits(float64(r.N))})
 	}
 	return rows
 }
