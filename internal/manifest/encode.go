@@ -73,6 +73,7 @@ func Encode(r Resolved) ([]byte, error) {
 			Target:        r.Load.Target,
 			DrainTimeout:  r.Load.DrainTimeout.String(),
 			LateThreshold: r.Load.LateThreshold.String(),
+			Hosts:         r.Load.Hosts,
 		},
 		Nodes:    make(map[string]encodedNode, len(r.Nodes)),
 		Zones:    encodeZones(r.Zones),

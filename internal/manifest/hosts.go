@@ -131,7 +131,61 @@ func (m *Manifest) resolveHosts(ps *problems, r *Resolved) []Host {
 	if len(hosts) > 0 {
 		checkHostFeatures(ps, r)
 	}
+	r.Load.Hosts = m.resolveLoadHosts(ps, hosts, r.Load)
 	return hosts
+}
+
+// resolveLoadHosts checks [load] hosts: known [host.*] tables, each once,
+// no more than the connections, and a load they can send (loadtime
+// payloads of a shape without a trace file, one client).
+func (m *Manifest) resolveLoadHosts(ps *problems, hosts []Host, l Workload) []string {
+	names := m.Load.Hosts
+	if len(names) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		switch {
+		case len(hosts) == 0:
+			ps.add(f("load", "hosts"), "load hosts need [host.NAME] tables (and a testnet started with `cometlab deploy`)")
+			return nil
+		case seen[name]:
+			ps.add(f("load", "hosts"), "host %q appears twice", name)
+		case !slices.ContainsFunc(hosts, func(h Host) bool { return h.Name == name }):
+			ps.add(f("load", "hosts"), "unknown host %q (the manifest has %s)", name, hostNames(hosts))
+		}
+		seen[name] = true
+	}
+	switch {
+	case len(l.Clients) > 0:
+		ps.add(f("load", "hosts"), "load hosts send one client's load: not with [[load.client]] tables")
+	case l.Connections < len(names):
+		ps.add(f("load", "hosts"), "%d load hosts share %d connections: give at least one connection per host", len(names), l.Connections)
+	}
+	if l.TxsFile != "" {
+		ps.add(f("load", "hosts"), "load hosts send loadtime payloads: not with txs = \"…\"")
+	}
+	if l.TraceFile != "" {
+		ps.add(f("load", "hosts"), "load hosts cannot replay a trace file: give the shape by its parameters")
+	}
+	return slices.Clone(names)
+}
+
+// HostShares splits the load's connections between its load hosts: host
+// i gets Connections[i] connections numbered from Offsets[i], the first
+// hosts one more when they do not divide evenly.
+func (l Workload) HostShares() (offsets, connections []int) {
+	n := len(l.Hosts)
+	off := 0
+	for i := range n {
+		c := l.Connections / n
+		if i < l.Connections%n {
+			c++
+		}
+		offsets, connections = append(offsets, off), append(connections, c)
+		off += c
+	}
+	return offsets, connections
 }
 
 // checkHostFeatures refuses what a deployed testnet cannot do yet: its

@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"path/filepath"
+	"slices"
+	"testing"
 )
 
 func init() {
@@ -20,6 +22,31 @@ func init() {
 		},
 	}
 
+	loadHosts := defaultLoad
+	loadHosts.Connections, loadHosts.Hosts = 3, []string{"load1", "h2"}
+	goodManifests["loadhosts.good.toml"] = Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Config: map[string]any{},
+		Nodes: []Node{
+			{Name: "validator01", Mode: ModeValidator, Power: 1, Version: "v0.40.0", Config: map[string]any{}, Host: "h1"},
+			{Name: "validator02", Mode: ModeValidator, Power: 1, Version: "v0.40.0", Config: map[string]any{}, Host: "h2"},
+		},
+		Load: loadHosts,
+		Hosts: []Host{
+			{Name: "h1", Address: "10.213.0.11", SSHUser: "qa", SSHPort: DefaultSSHPort, Workdir: "/var/tmp/cometlab-default"},
+			{Name: "h2", Address: "10.213.0.12", SSHUser: "qa", SSHPort: DefaultSSHPort, Workdir: "/var/tmp/cometlab-default"},
+			{Name: "load1", Address: "10.213.0.15", SSHUser: "qa", SSHPort: DefaultSSHPort, Workdir: "/var/tmp/cometlab-default"},
+		},
+	}
+	badManifests["loadhosts.bad.toml"] = []string{
+		`loadhosts.bad.toml:4:1: load.hosts: host "h1" appears twice`,
+		`loadhosts.bad.toml:4:1: load.hosts: unknown host "nope" (the manifest has h1, h2)`,
+		"loadhosts.bad.toml:4:1: load.hosts: 4 load hosts share 2 connections: give at least one connection per host",
+	}
+	badManifests["loadhosts-local.bad.toml"] = []string{
+		"loadhosts-local.bad.toml:2:1: load.hosts: load hosts need [host.NAME] tables (and a testnet started with `cometlab deploy`)",
+	}
+
 	badManifests["hosts.bad.toml"] = []string{
 		`hosts.bad.toml:2:1: host.h1.address: invalid address "10.0.0.1 ; rm" (want an IP address or DNS name)`,
 		`hosts.bad.toml:3:1: host.h1.ssh_user: invalid user name "Root User"`,
@@ -36,5 +63,25 @@ func init() {
 	badManifests["hosts-features.bad.toml"] = []string{
 		`hosts-features.bad.toml:1:1: links: relayed links are local: [host.*] testnets need links = "direct"`,
 		"hosts-features.bad.toml:7:2: perturb: perturbations are not supported on [host.*] testnets",
+	}
+}
+
+func TestHostShares(t *testing.T) {
+	for _, tc := range []struct {
+		conns, hosts  int
+		offsets, each []int
+	}{
+		{1, 1, []int{0}, []int{1}},
+		{4, 1, []int{0}, []int{4}},
+		{4, 2, []int{0, 2}, []int{2, 2}},
+		{5, 2, []int{0, 3}, []int{3, 2}},
+		{7, 3, []int{0, 3, 5}, []int{3, 2, 2}},
+		{3, 0, nil, nil},
+	} {
+		l := Workload{Connections: tc.conns, Hosts: make([]string, tc.hosts)}
+		off, each := l.HostShares()
+		if !slices.Equal(off, tc.offsets) || !slices.Equal(each, tc.each) {
+			t.Errorf("%d conns on %d hosts: offsets %v, connections %v; want %v, %v", tc.conns, tc.hosts, off, each, tc.offsets, tc.each)
+		}
 	}
 }

@@ -354,6 +354,16 @@ type ManifestLoad struct {
 	//	connections = 4
 	//	rate = 3600
 	Clients []ManifestClient `toml:"client,omitempty"`
+
+	// Hosts are load hosts: [host.NAME] tables (a host may also run
+	// nodes) from which `cometlab load --testnet` sends the load, each
+	// host a share of the connections (connections ≥ the number of
+	// hosts), all starting at one time. Only with a [host.*] testnet,
+	// loadtime payloads and a shape without a trace file; no clients.
+	// Default: none (the load is sent from the control host).
+	//
+	//	hosts = ["load1", "load2"]
+	Hosts []string `toml:"hosts,omitempty"`
 }
 
 // Default returns the built-in manifest: four validators of

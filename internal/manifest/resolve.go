@@ -118,6 +118,9 @@ type Workload struct {
 	// for a single client. With clients, Connections is their sum and
 	// Rate the mean per connection (see [Workload.Client]).
 	Clients []Client
+	// Hosts are the load hosts by name (Resolved.Hosts); none when the
+	// load is sent from the control host. See [Workload.HostShares].
+	Hosts []string
 }
 
 // ExpectedTxs returns the number of transactions the load should send:
