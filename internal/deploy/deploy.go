@@ -29,6 +29,10 @@ const (
 	InventoryFile = "inventory.json"
 	DeployBook    = "deploy.yml"
 	DownBook      = "down.yml"
+	// LoadBook runs `cometlab load` on the load hosts (see [LoadRun]).
+	LoadBook = "load.yml"
+	// LoadGroup is the inventory group of the load hosts.
+	LoadGroup = "cometlab_load_hosts"
 	// CollectDir is where down.yml fetches each host's logs and homes
 	// (HOST.tgz), and where [Unpack] extracts them (HOST/homes, HOST/logs).
 	CollectDir = "collected"
@@ -46,6 +50,9 @@ type Host struct {
 	SSHKey  string // "" for ssh's own keys
 	Workdir string
 	Nodes   []Node
+	// Load marks a load host: deploy.yml copies cometlab to it
+	// (Plan.Cometlab) and load.yml runs the load there.
+	Load bool
 }
 
 // Node is a node on a host.
@@ -72,12 +79,15 @@ type Plan struct {
 	Grace time.Duration
 	// Keep leaves each host's workdir in place after down.yml fetched it.
 	Keep bool
+	// Cometlab is the cometlab binary on the control host, copied to the
+	// load hosts; it must run on them (same OS and architecture).
+	Cometlab string
 }
 
 // Inventory returns the inventory of p as JSON: group cometlab_hosts,
 // one host per [Host] with its ssh settings and cometlab_* variables.
 func Inventory(p Plan, dir string) ([]byte, error) {
-	hosts := map[string]any{}
+	hosts, loadHosts := map[string]any{}, map[string]any{}
 	for _, h := range p.Hosts {
 		nodes := make([]map[string]any, 0, len(h.Nodes))
 		for _, n := range h.Nodes {
@@ -90,6 +100,10 @@ func Inventory(p Plan, dir string) ([]byte, error) {
 			"cometlab_address": h.Address,
 			"cometlab_workdir": h.Workdir,
 			"cometlab_nodes":   nodes,
+			"cometlab_load":    h.Load,
+		}
+		if h.Load {
+			loadHosts[h.Name] = map[string]any{}
 		}
 		if h.SSHKey != "" {
 			v["ansible_ssh_private_key_file"] = h.SSHKey
@@ -107,12 +121,15 @@ func Inventory(p Plan, dir string) ([]byte, error) {
 		"cometlab_grace_s":       max(1, int(p.Grace.Seconds())),
 		"cometlab_clean":         !p.Keep,
 	}
+	if p.Cometlab != "" {
+		vars["cometlab_binary"] = p.Cometlab
+	}
 	if p.SSHArgs != "" {
 		vars["ansible_ssh_common_args"] = p.SSHArgs
 	}
 	inv := map[string]any{"all": map[string]any{
 		"vars":     vars,
-		"children": map[string]any{"cometlab_hosts": map[string]any{"hosts": hosts}},
+		"children": map[string]any{"cometlab_hosts": map[string]any{"hosts": hosts}, LoadGroup: map[string]any{"hosts": loadHosts}},
 	}}
 	return json.MarshalIndent(inv, "", "  ")
 }
@@ -129,7 +146,7 @@ func Write(p Plan, dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, InventoryFile), inv, 0o644); err != nil {
 		return err
 	}
-	for _, b := range []string{DeployBook, DownBook} {
+	for _, b := range []string{DeployBook, DownBook, LoadBook} {
 		data, err := books.ReadFile("playbooks/" + b)
 		if err != nil {
 			return err
@@ -142,10 +159,11 @@ func Write(p Plan, dir string) error {
 }
 
 // Playbook runs ansible-playbook on dir's inventory and the playbook book
-// (DeployBook or DownBook), its output going to dir/BOOK.log and to out.
+// (DeployBook, DownBook or LoadBook), its output going to dir/BOOK.log and
+// to out; vars, when not "", is a JSON file of extra variables (-e @vars).
 // A failed run's error names each host that failed and why, as the
 // playbook's own output says (see [Failures]).
-func Playbook(ctx context.Context, dir, book string, out io.Writer) error {
+func Playbook(ctx context.Context, dir, book, vars string, out io.Writer) error {
 	bin, err := exec.LookPath("ansible-playbook")
 	if err != nil {
 		return fmt.Errorf("ansible-playbook not found: install ansible-core (Debian: apt-get install ansible-core): %w", err)
@@ -157,7 +175,11 @@ func Playbook(ctx context.Context, dir, book string, out io.Writer) error {
 	}
 	defer logf.Close()
 	var buf bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "-i", InventoryFile, book)
+	args := []string{"-i", InventoryFile, book}
+	if vars != "" {
+		args = append(args, "-e", "@"+vars)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_RETRY_FILES_ENABLED=0", "ANSIBLE_FORCE_COLOR=0",
 		"ANSIBLE_STDOUT_CALLBACK=default", "ANSIBLE_LOAD_CALLBACK_PLUGINS=0")

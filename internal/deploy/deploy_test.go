@@ -43,8 +43,10 @@ func TestInventory(t *testing.T) {
 				Nodes: []Node{{Name: "validator01", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657},
 					{Name: "validator02", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26667}}},
 			{Name: "h2", Address: "node2.example.org", SSHUser: "qa", SSHPort: 2222, Workdir: "/var/tmp/cometlab-default",
-				Nodes: []Node{{Name: "validator03", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657}}},
+				Nodes: []Node{{Name: "validator03", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657}}, Load: true},
+			{Name: "load1", Address: "10.213.0.15", SSHUser: "qa", SSHPort: 22, Workdir: "/var/tmp/cometlab-default", Load: true},
 		},
+		Cometlab: "/ctl/bin/cometlab",
 	}
 	got, err := Inventory(p, "/ctl/out")
 	if err != nil {

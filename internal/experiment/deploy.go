@@ -80,7 +80,7 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	}
 	start := time.Now()
 	out.Phase("deploy: %d nodes on %d hosts through ansible-playbook %s", len(homes), len(m.Hosts), deploy.DeployBook)
-	err = deploy.Playbook(ctx, opts.Dir, deploy.DeployBook, nil)
+	err = deploy.Playbook(ctx, opts.Dir, deploy.DeployBook, "", nil)
 	if err == nil {
 		err = waitRemote(ctx, st, opts.StartTimeout)
 	}
@@ -90,7 +90,7 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	}
 	if err != nil {
 		out.Phase("deploy failed; stopping whatever started through %s", deploy.DownBook)
-		if derr := deploy.Playbook(context.WithoutCancel(ctx), opts.Dir, deploy.DownBook, nil); derr != nil {
+		if derr := deploy.Playbook(context.WithoutCancel(ctx), opts.Dir, deploy.DownBook, "", nil); derr != nil {
 			err = errors.Join(err, fmt.Errorf("and stopping the nodes: %w", derr))
 		}
 		return UpState{}, err
@@ -138,7 +138,7 @@ func DownHosts(ctx context.Context, dir string, out io.Writer) error {
 	}
 	p := newPrinter(out)
 	start := time.Now()
-	if err := deploy.Playbook(ctx, dir, deploy.DownBook, nil); err != nil {
+	if err := deploy.Playbook(ctx, dir, deploy.DownBook, "", nil); err != nil {
 		return err
 	}
 	if err := deploy.Unpack(dir, st.Hosts); err != nil {

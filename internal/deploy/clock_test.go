@@ -1,0 +1,92 @@
+package deploy
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeHost answers each line with its clock (the virtual clock plus
+// offset), the request taking out[i] and the answer back[i] of virtual
+// time on sample i.
+type fakeHost struct {
+	mu        sync.Mutex
+	clock     time.Time
+	offset    time.Duration
+	out, back []time.Duration
+}
+
+func (f *fakeHost) now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.clock
+}
+
+func (f *fakeHost) serve(r io.Reader, w io.Writer) {
+	br := bufio.NewReader(r)
+	for i := 0; ; i++ {
+		if _, err := br.ReadString('\n'); err != nil {
+			return
+		}
+		f.mu.Lock()
+		f.clock = f.clock.Add(f.out[i])
+		remote := f.clock.Add(f.offset).UnixNano()
+		f.clock = f.clock.Add(f.back[i])
+		f.mu.Unlock()
+		if _, err := io.WriteString(w, strconv.FormatInt(remote, 10)+"\n"); err != nil {
+			return
+		}
+	}
+}
+
+func TestMeasureClock(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name            string
+		offset          time.Duration
+		out, back       []time.Duration
+		wantOffset, unc time.Duration
+	}{
+		{"symmetric", 5 * time.Second, []time.Duration{ms}, []time.Duration{ms}, 5 * time.Second, ms},
+		// The remote read its clock 1 ms after the send, 9 ms before the
+		// answer: the estimate is off by 4 ms, within the 5 ms bound.
+		{"asymmetric", -2 * time.Second, []time.Duration{ms}, []time.Duration{9 * ms}, -2*time.Second - 4*ms, 5 * ms},
+		// The shortest round trip (the third) wins.
+		{"shortest", 300 * ms, []time.Duration{20 * ms, 3 * ms, ms / 2, 40 * ms}, []time.Duration{ms, 9 * ms, ms / 2, ms},
+			300 * ms, ms / 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeHost{clock: time.Unix(1_700_000_000, 0), offset: tc.offset, out: tc.out, back: tc.back}
+			reqR, reqW := io.Pipe()
+			ansR, ansW := io.Pipe()
+			go f.serve(reqR, ansW)
+			c, err := measureClock(reqW, bufio.NewReader(ansR), len(tc.out), f.now)
+			reqW.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Offset != tc.wantOffset || c.Uncertainty != tc.unc || c.Samples != len(tc.out) {
+				t.Errorf("offset %s ± %s (%d samples), want %s ± %s", c.Offset, c.Uncertainty, c.Samples, tc.wantOffset, tc.unc)
+			}
+			if err := c.Offset - tc.offset; err > c.Uncertainty || -err > c.Uncertainty {
+				t.Errorf("true offset %s outside %s ± %s", tc.offset, c.Offset, c.Uncertainty)
+			}
+		})
+	}
+}
+
+func TestMeasureClockBadAnswer(t *testing.T) {
+	reqR, reqW := io.Pipe()
+	ansR, ansW := io.Pipe()
+	go func() {
+		br := bufio.NewReader(reqR)
+		br.ReadString('\n')
+		io.WriteString(ansW, "1700000000N\n") // a date without %N
+	}()
+	if _, err := measureClock(reqW, bufio.NewReader(ansR), 3, time.Now); err == nil {
+		t.Error("a non-numeric answer was taken")
+	}
+}
