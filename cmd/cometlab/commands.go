@@ -149,6 +149,11 @@ func newLoadCmd(st *state) *cobra.Command {
 		mall     bool
 		key      string
 		tnDir    string
+		runID    string
+		offset   int
+		startAt  string
+		lead     time.Duration
+		fromHere bool
 	)
 	cmd := &cobra.Command{
 		Use:   "load",
@@ -161,6 +166,22 @@ gateways that are not CometBFT nodes).`,
 		Example: `  cometlab load --endpoint ws://127.0.0.1:26657/websocket -r 400 -T 30s`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var tl testnetLoad
+			if tnDir != "" {
+				if endpoint != "" || len(murls) > 0 {
+					return exitcode.With(fmt.Errorf("--testnet: give it or --endpoint and --metrics-url, not both"), exitcode.Usage)
+				}
+				var err error
+				if tl, err = readTestnetLoad(tnDir); err != nil {
+					return err
+				}
+				endpoint, murls, mnames = tl.endpoint, tl.urls, tl.names
+				if manPath == "" {
+					manPath = tl.manifestPath
+				}
+			} else if endpoint == "" {
+				return exitcode.With(fmt.Errorf("--endpoint or --testnet: one is required"), exitcode.Usage)
+			}
 			m := manifest.Default()
 			if manPath != "" {
 				var err error
@@ -186,21 +207,22 @@ gateways that are not CometBFT nodes).`,
 			if interval <= 0 {
 				return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", interval), exitcode.Usage)
 			}
-			if tnDir != "" {
-				if endpoint != "" || len(murls) > 0 {
-					return exitcode.With(fmt.Errorf("--testnet: give it or --endpoint and --metrics-url, not both"), exitcode.Usage)
-				}
-				if endpoint, murls, mnames, err = testnetLoad(tnDir); err != nil {
-					return err
-				}
-			} else if endpoint == "" {
-				return exitcode.With(fmt.Errorf("--endpoint or --testnet: one is required"), exitcode.Usage)
-			}
-			res, err := experiment.Load(cmd.Context(), experiment.LoadOptions{
+			opts := experiment.LoadOptions{
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
 				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
 				MetricsURLs: murls, NodeNames: mnames, ScrapeInterval: interval, MetricsAll: mall,
-			})
+				RunID: runID, ConnOffset: offset,
+			}
+			if startAt != "" {
+				if opts.StartAt, err = time.Parse(time.RFC3339Nano, startAt); err != nil {
+					return exitcode.With(fmt.Errorf("--start-at %q: want an RFC 3339 time (2026-11-23T10:00:00.5Z): %w", startAt, err), exitcode.Usage)
+				}
+			}
+			if tl.loadHosts != nil && !fromHere {
+				opts.LoadHosts = tl.loadHosts
+				opts.LoadHosts.StartLead = lead
+			}
+			res, err := experiment.Load(cmd.Context(), opts)
 			return printResult(st, res, err)
 		},
 	}
@@ -216,6 +238,11 @@ gateways that are not CometBFT nodes).`,
 	cmd.Flags().StringSliceVar(&murls, "metrics-url", nil, "scrape this node's Prometheus endpoint (http://host:26660/metrics) into metrics.csv during the run; repeat or comma-separate for several nodes")
 	cmd.Flags().StringSliceVar(&mnames, "node-name", nil, "the names of the --metrics-url nodes in the report, in the same order (default: each URL's host:port)")
 	cmd.Flags().DurationVar(&interval, "scrape-interval", time.Second, "with --metrics-url: how often each node's metrics are scraped")
+	cmd.Flags().BoolVar(&fromHere, "from-here", false, "with --testnet of a deployment with [load] hosts: send the load from this host instead")
+	cmd.Flags().DurationVar(&lead, "start-lead", experiment.DefaultStartLead, "with [load] hosts: how far ahead the hosts' common start time is set (time for ansible-playbook to start the load on every host)")
+	cmd.Flags().StringVar(&runID, "run-id", "", "use this run id (a UUID) instead of a new one; load hosts get their run's, so that the chain walk finds every host's transactions")
+	cmd.Flags().IntVar(&offset, "conn-offset", 0, "number the connections from this one (a load host's share of a load from several hosts)")
+	cmd.Flags().StringVar(&startAt, "start-at", "", "start the load at this time by this host's clock (RFC 3339, e.g. 2026-11-23T10:00:00.5Z) rather than at once; more than 1 s late fails (load hosts)")
 	cmd.Flags().BoolVar(&mall, "metrics-all", false, "with --metrics-url: keep every series (histogram buckets too), not only the report's")
 	return cmd
 }

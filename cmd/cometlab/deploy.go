@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -93,24 +94,39 @@ func writePrometheusConfig(dir string) error {
 	return writeOut(nil, filepath.Join(dir, "prometheus.yml"), b)
 }
 
-// testnetLoad fills `cometlab load`'s endpoint and metrics targets from a
-// running testnet's testnet.json: the websocket of its load target (the
-// first node when it names none) and every node's metrics, by name.
-func testnetLoad(dir string) (endpoint string, urls, names []string, err error) {
+// testnetLoad is what `cometlab load --testnet DIR` takes from a running
+// testnet's testnet.json: the websocket of its load target (the first
+// node when it names none), every node's metrics by name, and a deployed
+// testnet's load hosts (nil when it has none).
+type testnetLoad struct {
+	endpoint     string
+	urls, names  []string
+	loadHosts    *experiment.LoadHosts
+	manifestPath string // DIR/manifest.toml when there is one
+}
+
+func readTestnetLoad(dir string) (testnetLoad, error) {
 	var up experiment.UpState
+	var tl testnetLoad
 	if err := results.ReadJSON(filepath.Join(dir, experiment.TestnetFile), &up); err != nil {
-		return "", nil, nil, exitcode.With(fmt.Errorf("--testnet: no running testnet in %s: %w", dir, err), exitcode.Usage)
+		return tl, exitcode.With(fmt.Errorf("--testnet: no running testnet in %s: %w", dir, err), exitcode.Usage)
 	}
 	for i, n := range up.Nodes {
 		if n.Name == up.LoadTarget || up.LoadTarget == "" && i == 0 {
-			endpoint = "ws" + strings.TrimPrefix(n.RPC, "http") + "/websocket"
+			tl.endpoint = "ws" + strings.TrimPrefix(n.RPC, "http") + "/websocket"
 		}
 		if n.Metrics != "" {
-			urls, names = append(urls, n.Metrics), append(names, n.Name)
+			tl.urls, tl.names = append(tl.urls, n.Metrics), append(tl.names, n.Name)
 		}
 	}
-	if endpoint == "" {
-		return "", nil, nil, fmt.Errorf("--testnet %s: no node %q in testnet.json", dir, up.LoadTarget)
+	if tl.endpoint == "" {
+		return tl, fmt.Errorf("--testnet %s: no node %q in testnet.json", dir, up.LoadTarget)
 	}
-	return endpoint, urls, names, nil
+	if len(up.LoadHosts) > 0 {
+		tl.loadHosts = &experiment.LoadHosts{Dir: dir, Hosts: up.LoadHosts, SSH: up.SSH, Roles: up.Roles}
+	}
+	if p := filepath.Join(dir, results.ManifestFile); func() bool { _, err := os.Stat(p); return err == nil }() {
+		tl.manifestPath = p
+	}
+	return tl, nil
 }

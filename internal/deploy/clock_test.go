@@ -3,7 +3,7 @@ package deploy
 import (
 	"bufio"
 	"io"
-	"strconv"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -33,10 +33,14 @@ func (f *fakeHost) serve(r io.Reader, w io.Writer) {
 		}
 		f.mu.Lock()
 		f.clock = f.clock.Add(f.out[i])
-		remote := f.clock.Add(f.offset).UnixNano()
+		remote := f.clock.Add(f.offset)
 		f.clock = f.clock.Add(f.back[i])
 		f.mu.Unlock()
-		if _, err := io.WriteString(w, strconv.FormatInt(remote, 10)+"\n"); err != nil {
+		answer := fmt.Sprintf("%d.%09d\n", remote.Unix(), remote.Nanosecond())
+		if i%2 == 1 { // bash's $EPOCHREALTIME: microseconds
+			answer = fmt.Sprintf("%d.%06d\n", remote.Unix(), remote.Nanosecond()/1000)
+		}
+		if _, err := io.WriteString(w, answer); err != nil {
 			return
 		}
 	}
@@ -89,4 +93,43 @@ func TestMeasureClockBadAnswer(t *testing.T) {
 	if _, err := measureClock(reqW, bufio.NewReader(ansR), 3, time.Now); err == nil {
 		t.Error("a non-numeric answer was taken")
 	}
+}
+
+func TestParseUnix(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1700000000.123456789", 1700000000123456789, true},
+		{"1700000000.123456", 1700000000123456000, true},
+		{"1700000000,5", 1700000000500000000, true},
+		{"1700000000", 1700000000000000000, true},
+		{"1700000000.1234567890", 0, false},
+		{"1700000000N", 0, false},
+		{"-1.5", 0, false},
+		{"1.-5", 0, false},
+		{"", 0, false},
+		{".5", 0, false},
+	} {
+		got, err := parseUnix(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseUnix(%q) = %d, %v; want %d (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzParseUnix(f *testing.F) {
+	for _, s := range []string{"1700000000.123456789", "1700000000,5", "1", "x", "1.-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ns, err := parseUnix(s)
+		if err != nil {
+			return
+		}
+		if ns < 0 {
+			t.Errorf("parseUnix(%q) = %d < 0", s, ns)
+		}
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,6 +34,9 @@ type DeployOptions struct {
 	SSHArgs string
 	// Keep leaves the hosts' work directories after DownHosts.
 	Keep bool
+	// Cometlab is the cometlab binary copied to the load hosts ([load]
+	// hosts); "" means this process's own executable.
+	Cometlab string
 }
 
 // Deploy generates the homes of a manifest whose nodes are on [host.*]
@@ -67,12 +72,21 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 		return UpState{}, fmt.Errorf("generate node homes: %w", err)
 	}
 	plan := deployPlan(m, spec, homes, homesDir, opts)
+	if len(m.Load.Hosts) > 0 && plan.Cometlab == "" {
+		if plan.Cometlab, err = os.Executable(); err != nil {
+			return UpState{}, fmt.Errorf("the cometlab binary for the load hosts: %w", err)
+		}
+	}
 	if err := deploy.Write(plan, opts.Dir); err != nil {
 		return UpState{}, err
 	}
-	st := UpState{ChainID: chainID, Deployed: true, LoadTarget: m.Load.Target}
+	if err := writeManifest(filepath.Join(opts.Dir, results.ManifestFile), m); err != nil {
+		return UpState{}, err
+	}
+	st := UpState{ChainID: chainID, Deployed: true, LoadTarget: m.Load.Target, LoadHosts: m.Load.Hosts, Roles: hostRoles(m)}
 	for _, h := range m.Hosts {
 		st.Hosts = append(st.Hosts, h.Name)
+		st.SSH = append(st.SSH, deploy.SSH{Host: h.Name, Address: h.Address, User: h.SSHUser, Port: h.SSHPort, Key: h.SSHKey, Args: opts.SSHArgs})
 	}
 	for i, h := range homes {
 		st.Nodes = append(st.Nodes, UpNode{Host: m.Nodes[i].Host, Node: results.Node{Name: h.Name, Mode: h.Mode,
@@ -103,12 +117,14 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 // deployPlan is the inventory of m's deployment: each host with its nodes
 // and their binaries.
 func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, homesDir string, opts DeployOptions) deploy.Plan {
-	p := deploy.Plan{Homes: homesDir, SSHArgs: opts.SSHArgs, StartTimeout: opts.StartTimeout, Grace: 10 * time.Second, Keep: opts.Keep}
+	p := deploy.Plan{Homes: homesDir, SSHArgs: opts.SSHArgs, StartTimeout: opts.StartTimeout, Grace: 10 * time.Second, Keep: opts.Keep,
+		Cometlab: opts.Cometlab}
 	if p.StartTimeout == 0 {
 		p.StartTimeout = defaultStartTimeout
 	}
 	for _, h := range m.Hosts {
-		dh := deploy.Host{Name: h.Name, Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir}
+		dh := deploy.Host{Name: h.Name, Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir,
+			Load: slices.Contains(m.Load.Hosts, h.Name)}
 		for i, n := range m.Nodes {
 			if n.Host != h.Name {
 				continue
@@ -122,6 +138,36 @@ func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, 
 		p.Hosts = append(p.Hosts, dh)
 	}
 	return p
+}
+
+// writeManifest writes the resolved manifest m to path (a deployment's
+// manifest.toml, whose [load] `cometlab load --testnet` takes by default).
+func writeManifest(path string, m manifest.Resolved) error {
+	text, err := manifest.Encode(m)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, text, 0o644)
+}
+
+// hostRoles says what each host of m runs: "load" (a [load] host),
+// "validators", "nodes" (full nodes or seeds), comma-separated.
+func hostRoles(m manifest.Resolved) map[string]string {
+	roles := map[string]string{}
+	for _, h := range m.Hosts {
+		var parts []string
+		if slices.Contains(m.Load.Hosts, h.Name) {
+			parts = append(parts, "load")
+		}
+		if slices.ContainsFunc(m.Nodes, func(n manifest.Node) bool { return n.Host == h.Name && n.Mode == manifest.ModeValidator }) {
+			parts = append(parts, "validators")
+		}
+		if slices.ContainsFunc(m.Nodes, func(n manifest.Node) bool { return n.Host == h.Name && n.Mode != manifest.ModeValidator }) {
+			parts = append(parts, "nodes")
+		}
+		roles[h.Name] = strings.Join(parts, ", ")
+	}
+	return roles
 }
 
 // DownHosts stops the testnet `cometlab deploy` started from dir through

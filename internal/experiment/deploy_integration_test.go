@@ -6,27 +6,36 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/nshoststest"
 )
 
-// hostsManifest is 4 validators under 200 tx/s for 15 s: on the namespace
-// hosts of n (one node each), or local when n is nil.
+// hostsManifest is 4 validators under 200 tx/s for 15 s: on the first 4
+// namespace hosts of n (one node each), the load sent from the 5th, or
+// local when n is nil.
 func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 	t.Helper()
 	text := "links = \"direct\"\n[load]\nrate = 200\nduration = \"15s\"\ndrain_timeout = \"30s\"\n"
+	if n != nil {
+		text += fmt.Sprintf("hosts = [%q]\n", n.Hosts[4].Name)
+		for _, h := range n.Hosts {
+			text += fmt.Sprintf("[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\n",
+				h.Name, h.Address, n.User, n.Key, h.Workdir)
+		}
+	}
 	for i := 1; i <= 4; i++ {
 		text += fmt.Sprintf("[node.validator%02d]\n", i)
 		if n != nil {
-			h := n.Hosts[i-1]
-			text += fmt.Sprintf("host = %q\n[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\n",
-				h.Name, h.Name, h.Address, n.User, n.Key, h.Workdir)
+			text += fmt.Sprintf("host = %q\n", n.Hosts[i-1].Name)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "hosts.toml")
@@ -45,23 +54,29 @@ func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 }
 
 // TestDeployHosts deploys 4 validators to 4 network-namespace hosts
-// through the real ansible-playbook over ssh, loads them from the control
-// host (cometlab load --testnet's path: endpoint and metrics over the
-// bridge), checks that every transaction committed, compares the block
-// interval with a local run of the same manifest, then stops them with
-// down.yml and checks that the logs came back and nothing is left.
+// through the real ansible-playbook over ssh, with cometlab on a 5th, the
+// load host. It loads them from the load host (cometlab load --testnet's
+// path: load.yml starts `cometlab load` there at the start time, the
+// control host reads the chain and scrapes the metrics over the bridge
+// and merges the host's send log), checks that every transaction
+// committed and that the clocks (one kernel's) agree within their
+// bounds, compares the block interval with a local run of the same
+// manifest, then stops them with down.yml and checks that the logs came
+// back and nothing is left.
 func TestDeployHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deploys a real testnet to namespace hosts")
 	}
 	nshoststest.Skip(t)
 	f := fetcher(t) // the node lock
-	n := nshoststest.New(t, 4)
+	n := nshoststest.New(t, 5)
 	dir := filepath.Join(t.TempDir(), "deployed")
 	var out bytes.Buffer
+	bin := buildCometlab(t)
 	start := time.Now()
 	st, err := experiment.Deploy(context.Background(), experiment.DeployOptions{
-		Manifest: hostsManifest(t, n), Dir: dir, Fetcher: f, Out: &out, SSHArgs: n.SSHArgs, StartTimeout: 60 * time.Second})
+		Manifest: hostsManifest(t, n), Dir: dir, Fetcher: f, Out: &out, SSHArgs: n.SSHArgs, StartTimeout: 60 * time.Second,
+		Cometlab: bin})
 	if err != nil {
 		t.Log(out.String())
 		logs, _ := os.ReadFile(filepath.Join(dir, "deploy.log"))
@@ -74,6 +89,9 @@ func TestDeployHosts(t *testing.T) {
 			_ = experiment.DownHosts(context.Background(), dir, os.Stderr)
 		}
 	})
+	if !slices.Equal(st.LoadHosts, []string{n.Hosts[4].Name}) || st.Roles[n.Hosts[4].Name] != "load" || st.Roles[n.Hosts[0].Name] != "validators" {
+		t.Errorf("testnet.json: load hosts %v, roles %v", st.LoadHosts, st.Roles)
+	}
 	for i, node := range st.Nodes {
 		if want := n.Hosts[i].Address; !strings.Contains(node.RPC, want) || node.Host != n.Hosts[i].Name {
 			t.Errorf("node %s: rpc %s on host %s, want %s on %s", node.Name, node.RPC, node.Host, want, n.Hosts[i].Name)
@@ -88,12 +106,17 @@ func TestDeployHosts(t *testing.T) {
 		Endpoint: "ws" + strings.TrimPrefix(st.Nodes[0].RPC, "http") + "/websocket", Workload: m.Load,
 		Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test",
 		MetricsURLs: urls, NodeNames: names,
+		LoadHosts: &experiment.LoadHosts{Dir: dir, Hosts: st.LoadHosts, SSH: st.SSH, Roles: st.Roles},
 	})
 	if err != nil {
 		t.Log(out.String())
 		t.Fatal(err)
 	}
 	checkAccounted(t, res, 3000)
+	checkLoadHosts(t, res, n)
+	if md, err := os.ReadFile(filepath.Join(res.Dir, results.ReportFile)); err != nil || !bytes.Contains(md, []byte("## Load hosts and clocks")) {
+		t.Errorf("the report has no load hosts section (%v)", err)
+	}
 	if _, err := os.Stat(filepath.Join(res.Dir, "metrics.csv")); err != nil {
 		t.Errorf("no metrics scraped over the bridge: %v", err)
 	}
@@ -104,7 +127,7 @@ func TestDeployHosts(t *testing.T) {
 	}
 	downed = true
 	downTime := time.Since(downStart)
-	for i, h := range n.Hosts {
+	for i, h := range n.Hosts[:4] {
 		log := filepath.Join(dir, "collected", h.Name, "logs", fmt.Sprintf("validator%02d.log", i+1))
 		if fi, err := os.Stat(log); err != nil || fi.Size() == 0 {
 			t.Errorf("host %s: log not fetched back: %v", h.Name, err)
@@ -138,4 +161,46 @@ func TestDeployHosts(t *testing.T) {
 	if h, l := hostsM["block_interval_mean_s"], localM["block_interval_mean_s"]; !(h > 0 && l > 0) || math.Abs(h-l)/l > 0.5 {
 		t.Errorf("block interval on hosts %.3f s, locally %.3f s: more than 50 %% apart", h, l)
 	}
+	if h, l := hostsM["committed_tps"], localM["committed_tps"]; !(h > 0 && l > 0) || math.Abs(h-l)/l > 0.2 {
+		t.Errorf("committed rate on hosts %.1f tx/s, locally %.1f tx/s: more than 20 %% apart", h, l)
+	}
+}
+
+// checkLoadHosts checks a run's load from n's 5th host: its share in
+// run.json (every connection, every transaction sent), its own send log
+// kept, and the clocks, all read from one kernel's clock, within their
+// bounds of zero.
+func checkLoadHosts(t *testing.T, res experiment.Result, n *nshoststest.Net) {
+	t.Helper()
+	lh := res.Run.LoadHosts
+	if len(lh) != 1 || lh[0].Name != n.Hosts[4].Name || lh[0].Connections != 1 || lh[0].Sent != 3000 || lh[0].Error != "" {
+		t.Errorf("run.json load_hosts %+v, want %s: 1 connection, 3000 sent", lh, n.Hosts[4].Name)
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, experiment.HostsDir, n.Hosts[4].Name, "sent.csv")); err != nil {
+		t.Errorf("the load host's own send log: %v", err)
+	}
+	if len(res.Run.Clocks) != 5 {
+		t.Errorf("clocks of %d hosts, want 5: %+v", len(res.Run.Clocks), res.Run.Clocks)
+	}
+	for _, c := range res.Run.Clocks {
+		// One kernel: the true offset is 0. The bound is half the ssh round
+		// trip, fork and exec of date included; 1 ms of slack for rounding.
+		if off := time.Duration(c.OffsetNs); off.Abs() > time.Duration(c.UncertaintyNs)+time.Millisecond || c.UncertaintyNs <= 0 {
+			t.Errorf("host %s: clock offset %s ± %s, want 0 within the bound", c.Host, off, time.Duration(c.UncertaintyNs))
+		}
+	}
+	t.Logf("clocks: %+v; bound %s", res.Run.Clocks, time.Duration(results.ClockBound(res.Run.Clocks)))
+}
+
+// buildCometlab builds the cometlab binary the load hosts run.
+func buildCometlab(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cometlab")
+	start := time.Now()
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/cometlab/cometlab/cmd/cometlab")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build cometlab: %v\n%s", err, out)
+	}
+	t.Logf("built cometlab in %s", time.Since(start).Round(100*time.Millisecond))
+	return bin
 }

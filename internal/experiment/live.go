@@ -138,8 +138,12 @@ func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen loadRunne
 		if !isNaN(p50) {
 			lat = fmt.Sprintf("latency p50 %.0f ms p99 %.0f ms", p50/results.NsPerMs, p99/results.NsPerMs)
 		}
-		lp.out.Live("live %5.0fs  sent %d  committed %d  %.0f tx/s  %s  mempools %s  late %d",
-			time.Since(start).Seconds(), st.Sent, ws.RunTxs-ws.Duplicates, float64(n)/liveLine.Seconds(), lat, mempool, st.Late)
+		sent := fmt.Sprintf("sent %d", st.Sent)
+		if lp.loadHosts != nil {
+			sent = "sent from the load hosts" // their counts come with their logs
+		}
+		lp.out.Live("live %5.0fs  %s  committed %d  %.0f tx/s  %s  mempools %s  late %d",
+			time.Since(start).Seconds(), sent, ws.RunTxs-ws.Duplicates, float64(n)/liveLine.Seconds(), lat, mempool, st.Late)
 	})
 }
 

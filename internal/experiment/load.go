@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -68,6 +71,14 @@ type loadPhase struct {
 	// the load ([sentinel]); sentinel is it once started.
 	sentinelCfg *manifest.ManifestSentinel
 	sentinel    *labSentinel
+	// loadHosts, when set, sends the load from a deployed testnet's load
+	// hosts instead of from here (remoteLoad).
+	loadHosts *LoadHosts
+	// connOffset numbers the load's connections from it, and startAt,
+	// when set, is when the load starts: a load host's share of a load
+	// from several hosts.
+	connOffset int
+	startAt    time.Time
 }
 
 // loadRunner is the load: one generator, or a group of them (one per
@@ -143,10 +154,20 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		Endpoint: lp.endpoint, Connections: lp.work.Connections, Rate: lp.work.Rate, Size: lp.work.Size,
 		Duration: lp.work.Duration, Pacing: lp.work.Pacing, LateThreshold: lp.work.LateThreshold, RunID: lp.id,
 		Shape: lp.work.Shape, Source: lp.source,
-		Header: lp.header,
+		Header: lp.header, ConnOffset: lp.connOffset,
 	}
 	var gen loadRunner
-	if len(lp.work.Clients) > 0 {
+	var remote *remoteLoad
+	if lp.loadHosts != nil {
+		var clocks []results.Clock
+		remote, clocks, err = newRemoteLoad(ctx, *lp.loadHosts, lp.rd, uuidString(lp.id), lp.endpoint, lp.work, sent, replies)
+		if err != nil {
+			return err
+		}
+		lp.rd.set(func(r *results.Run) { r.Clocks = clocks })
+		lp.out.Phase("clocks: %s", clockLine(clocks))
+		gen = remote
+	} else if len(lp.work.Clients) > 0 {
 		gen, err = clientGenerators(cfg, lp.work, sent, replies, lp.logger)
 	} else {
 		gen, err = load.New(cfg, sent, replies, lp.logger)
@@ -174,7 +195,17 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 		lp.out.Phase("load: %d conn × %s × %s, %s → %s (%d txs expected)",
 			lp.work.Connections, rate, lp.work.Duration, what, lp.endpoint, expected)
 	}
+	if remote != nil {
+		lp.out.Phase("load: from %d load hosts (%s) through ansible-playbook %s, starting at %s",
+			len(lp.loadHosts.Hosts), strings.Join(lp.loadHosts.Hosts, ", "), deploy.LoadBook, remote.startAt.Format("15:04:05.000"))
+	}
+	if err := lp.waitStart(ctx); err != nil {
+		return err
+	}
 	loadStart := time.Now()
+	if remote != nil {
+		loadStart = remote.startAt
+	}
 	lp.loadStart = loadStart
 	if lp.onLoadStart != nil {
 		lp.onLoadStart(loadStart)
@@ -468,3 +499,33 @@ func waitHeight(ctx context.Context, c *rpc.Client, h int64, timeout time.Durati
 		}
 	}
 }
+
+// waitStart waits for startAt (a load host's share of a load from
+// several hosts): a load host that reaches it more than a second late
+// fails, since its share would not start with the others'.
+func (lp *loadPhase) waitStart(ctx context.Context) error {
+	if lp.startAt.IsZero() {
+		return nil
+	}
+	wait := time.Until(lp.startAt)
+	if wait < -time.Second {
+		return fmt.Errorf("the start time %s passed %s ago: this host started late (give a longer --start-lead)",
+			lp.startAt.Format(time.RFC3339Nano), (-wait).Round(time.Millisecond))
+	}
+	if wait > 0 {
+		lp.out.Phase("load: starting at %s, in %s", lp.startAt.Format("15:04:05.000"), wait.Round(time.Millisecond))
+	}
+	return sleepCtx(ctx, wait)
+}
+
+// clockLine describes the hosts' clock offsets for a phase line.
+func clockLine(clocks []results.Clock) string {
+	var parts []string
+	for _, c := range clocks {
+		parts = append(parts, fmt.Sprintf("%s %+.2f ± %.2f ms", c.Host, float64(c.OffsetNs)/1e6, float64(c.UncertaintyNs)/1e6))
+	}
+	return fmt.Sprintf("%s from this host's; latency error bound %.2f ms", strings.Join(parts, ", "), float64(results.ClockBound(clocks))/1e6)
+}
+
+// uuidString formats a run id.
+func uuidString(id [16]byte) string { return uuid.UUID(id).String() }

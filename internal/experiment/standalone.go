@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -49,6 +51,17 @@ type LoadOptions struct {
 	// load's websocket handshakes, so that a gateway in front of the node
 	// (cometlab sentinel) can tell load clients on one host apart.
 	ClientKey string
+	// RunID, when set (a UUID), is the run's id instead of a new one: a
+	// load host's share of a load from several hosts carries the run's.
+	RunID string
+	// ConnOffset numbers the connections from it, and StartAt, when set,
+	// is when the load starts by this host's clock: a load host's share.
+	ConnOffset int
+	StartAt    time.Time
+	// LoadHosts, when set, sends the load from a deployed testnet's load
+	// hosts instead of from this host (`cometlab load --testnet` of a
+	// manifest with [load] hosts).
+	LoadHosts *LoadHosts
 }
 
 // ClientKeyHeader is the header LoadOptions.ClientKey is sent in (the
@@ -60,6 +73,14 @@ const ClientKeyHeader = "X-Client-Key"
 func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	var err error
+	if opts.RunID != "" {
+		if s.id, err = uuid.Parse(opts.RunID); err != nil {
+			return Result{}, exitcode.With(fmt.Errorf("run id %q: want a UUID: %w", opts.RunID, err), exitcode.Usage)
+		}
+		if opts.Dir == "" {
+			s.dir = DefaultRunDir(s.id.String())
+		}
+	}
 	if s.txs, err = txSource(opts.Workload); err != nil {
 		return Result{}, err
 	}
@@ -89,7 +110,8 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
 	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: opts.Workload, endpoint: ep,
-		target: target, readback: opts.Readback, live: true, liveFrom: opts.ReadFrom, source: s.txs}
+		target: target, readback: opts.Readback, live: true, liveFrom: opts.ReadFrom, source: s.txs,
+		connOffset: opts.ConnOffset, startAt: opts.StartAt, loadHosts: opts.LoadHosts}
 	if opts.ClientKey != "" {
 		lp.header = http.Header{ClientKeyHeader: {opts.ClientKey}}
 	}

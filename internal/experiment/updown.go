@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -40,6 +41,13 @@ type UpState struct {
 	// LoadTarget is the manifest's load target, which `cometlab load
 	// --testnet` sends to.
 	LoadTarget string `json:"load_target,omitempty"`
+	// LoadHosts are a deployed testnet's [load] hosts, from which `cometlab
+	// load --testnet` sends the load; SSH reaches each of its hosts (to
+	// measure their clocks), and Roles say what each runs ("load",
+	// "validators", "nodes", comma-separated), by host name.
+	LoadHosts []string          `json:"load_hosts,omitempty"`
+	SSH       []deploy.SSH      `json:"ssh,omitempty"`
+	Roles     map[string]string `json:"roles,omitempty"`
 }
 
 // UpOptions configure `testnet up`.

@@ -137,3 +137,17 @@ func Encode(r Resolved) ([]byte, error) {
 	b.Write(body)
 	return b.Bytes(), nil
 }
+
+// EncodeLoad encodes a manifest of the default testnet with the load l
+// (no load hosts, the default target): what a load host's `cometlab load
+// --manifest` reads, which takes the [load] table only.
+func EncodeLoad(l Workload) ([]byte, error) {
+	d := Default()
+	r, err := d.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	l.Hosts, l.Target = nil, r.Load.Target
+	r.Load = l
+	return Encode(r)
+}

@@ -101,6 +101,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.resources(s, in)
 	md.adoption(s, in, run, !hasEvents(s, in, pd.start, pd.end))
 	md.zones(s, in, run)
+	md.hosts(run)
 	md.accounting(s)
 	md.results(s)
 	md.notes(s)

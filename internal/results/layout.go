@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -56,7 +57,16 @@ type Run struct {
 	Zones     *Zones         `json:"zones,omitempty"` // nil without [zones]
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
-	Sentinel    *Sentinel `json:"sentinel,omitempty"`
+	Sentinel *Sentinel `json:"sentinel,omitempty"`
+	// LoadHosts are the hosts the load was sent from ([load] hosts of a
+	// deployed testnet), each with its share of the connections; absent
+	// when it was sent from this host.
+	LoadHosts []LoadHost `json:"load_hosts,omitempty"`
+	// Clocks are the clock offsets of the testnet's hosts from this
+	// host's, measured over ssh before a load from load hosts: latency is
+	// block time (the validators' clocks) minus send time (the load
+	// host's), so their differences bound its error (see ClockBound).
+	Clocks      []Clock   `json:"clocks,omitempty"`
 	Started     time.Time `json:"started"`
 	LoadStart   time.Time `json:"load_start,omitzero"`
 	LoadEnd     time.Time `json:"load_end,omitzero"`
@@ -119,6 +129,52 @@ func (l Load) ClientOf(conn int) int {
 		}
 	}
 	return -1
+}
+
+// LoadHost is a host a run's load was sent from: its connections are
+// FirstConn … FirstConn+Connections−1 in sent.csv and replies.csv, merged
+// from its own send log (kept in hosts/NAME/).
+type LoadHost struct {
+	Name        string `json:"name"`
+	FirstConn   int    `json:"first_conn"`
+	Connections int    `json:"connections"`
+	Sent        int64  `json:"sent"`   // sends written
+	Unsent      int64  `json:"unsent"` // sends that could not be made
+	// Error is why its load failed; "" when it ran to its end.
+	Error string `json:"error,omitempty"`
+}
+
+// Clock is a host's clock offset: the host's clock read OffsetNs more
+// than the control host's, give or take UncertaintyNs.
+type Clock struct {
+	Host          string `json:"host"`
+	Role          string `json:"role"` // "load", "validators", "load, validators", "nodes"
+	OffsetNs      int64  `json:"offset_ns"`
+	UncertaintyNs int64  `json:"uncertainty_ns"`
+}
+
+// ClockBound is the largest error the hosts' clocks can put into a
+// latency: over every pair of a load host and a validators' host, the
+// difference of their offsets plus both uncertainties; 0 without load
+// hosts among the clocks.
+func ClockBound(clocks []Clock) int64 {
+	var bound int64
+	for _, l := range clocks {
+		if !strings.Contains(l.Role, "load") {
+			continue
+		}
+		for _, v := range clocks {
+			if !strings.Contains(v.Role, "validators") {
+				continue
+			}
+			d := l.OffsetNs - v.OffsetNs
+			if d < 0 {
+				d = -d
+			}
+			bound = max(bound, d+l.UncertaintyNs+v.UncertaintyNs)
+		}
+	}
+	return bound
 }
 
 // Sentinel is the sentinel a run's load went through (its [sentinel]).
