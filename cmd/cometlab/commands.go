@@ -228,8 +228,8 @@ gateways that are not CometBFT nodes).`,
 	}
 	lf.register(cmd.Flags())
 	cmd.Flags().StringVar(&endpoint, "endpoint", "", "the node's RPC endpoint: ws://host:port/websocket or http://host:port (this or --testnet is required)")
-	cmd.Flags().StringVar(&tnDir, "testnet", "", "load the testnet running from DIR ('cometlab deploy --out DIR' or 'testnet up --dir DIR'): its load target's endpoint, and every node's metrics scraped by name")
-	cmd.Flags().StringVar(&manPath, "manifest", "", "take the [load] settings from this manifest (its testnet part is ignored)")
+	cmd.Flags().StringVar(&tnDir, "testnet", "", "load the testnet running from DIR ('cometlab deploy --out DIR' or 'testnet up --dir DIR'): its load target's endpoint, every node's metrics scraped by name, the [load] of a deployment's DIR/manifest.toml (unless --manifest), and its [load] hosts, from which the load is sent (unless --from-here)")
+	cmd.Flags().StringVar(&manPath, "manifest", "", "take the [load] settings from this manifest (its testnet part is ignored; default: the built-in one, or a deployment's with --testnet)")
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().BoolVar(&readback, "readback", true, "after the load, wait for the mempool to drain and read the chain back")
 	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "how long to wait for the mempool to empty after the load (default from the manifest: 60s)")

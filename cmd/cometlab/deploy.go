@@ -30,12 +30,16 @@ each node with host = "NAME") through ansible-playbook (ansible-core): cometlab
 generates the homes with each node's p2p, RPC and metrics listeners on its
 host's address (ports 26656, 26657 and 26660, 10 higher for each further node
 of a host), writes DIR/inventory.json and the playbooks DIR/deploy.yml and
-DIR/down.yml (ansible.builtin modules only), and runs deploy.yml: the node
+DIR/down.yml and DIR/load.yml (ansible.builtin modules only), and runs deploy.yml: the node
 binary and homes are copied to each host's workdir and the nodes started
 there as detached processes with pid files. cometlab then waits until every
 node advances and writes DIR/testnet.json and DIR/prometheus.yml. A host
 that fails is named with ansible's reason (the full output is in
 DIR/deploy.log) and whatever started is stopped again.
+
+With [load] hosts, cometlab copies itself to them (it must run there) for
+'cometlab load --testnet DIR' to send the load from them (load.yml). DIR also
+keeps the resolved manifest, whose [load] 'load --testnet' takes.
 
 Load it with 'cometlab load --testnet DIR'; stop it, and fetch its logs and
 homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
