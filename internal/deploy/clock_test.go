@@ -2,8 +2,8 @@ package deploy
 
 import (
 	"bufio"
-	"io"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"

@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -83,5 +85,40 @@ func TestHostShares(t *testing.T) {
 		if !slices.Equal(off, tc.offsets) || !slices.Equal(each, tc.each) {
 			t.Errorf("%d conns on %d hosts: offsets %v, connections %v; want %v, %v", tc.conns, tc.hosts, off, each, tc.offsets, tc.each)
 		}
+	}
+}
+
+// TestEncodeLoad: a load host's manifest carries the load (shape and
+// all) without the load hosts, and reads back as the same load.
+func TestEncodeLoad(t *testing.T) {
+	d := Default()
+	d.Load.Connections, d.Load.Rate, d.Load.Size, d.Load.Shape = 3, 150, 512, "ramp"
+	to := 300.0
+	d.Load.RateTo = &to
+	r, err := d.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.Load
+	l.Hosts, l.Target = []string{"load1"}, "validator03"
+	text, err := EncodeLoad(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "load.toml")
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := m.Resolve()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	want := r.Load
+	if !reflect.DeepEqual(back.Load, want) {
+		t.Errorf("load read back:\n got %+v\nwant %+v\n%s", back.Load, want, text)
 	}
 }
