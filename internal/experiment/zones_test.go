@@ -20,6 +20,15 @@ func TestZonesRecord(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("zonesRecord: %+v, want %+v", got, want)
 	}
+	// Pairs with their own bandwidth: the capacities between the nodes'
+	// zones, the others at bandwidth_mbps.
+	m.Nodes = append(m.Nodes, manifest.Node{Name: "d", Zone: "Sydney"})
+	m.Zones.BandwidthPairs = map[[2]string]float64{{"Tokyo", "London"}: 10, {"London", "Tokyo"}: 20, {"Sydney", "Mars"}: 1}
+	got = zonesRecord(m)
+	wantMbps := [][]float64{{0, 20, 50}, {10, 0, 50}, {50, 50, 0}} // London, Tokyo, Sydney in the matrix's order
+	if !reflect.DeepEqual(got.Zones, []string{"London", "Tokyo", "Sydney"}) || !reflect.DeepEqual(got.LinkMbps, wantMbps) {
+		t.Errorf("zonesRecord with pairs: zones %v, bandwidths %v; want %v", got.Zones, got.LinkMbps, wantMbps)
+	}
 	if zonesRecord(manifest.Resolved{}) != nil {
 		t.Error("a record without zones")
 	}
