@@ -10,12 +10,19 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
+// zoneLinks is what setZoneDelays sets: *links.Links.
+type zoneLinks interface {
+	SetJitter(frac float64)
+	SetDelay(from, to string, d time.Duration)
+	SetBandwidth(from, to string, bytesPerSec float64)
+}
+
 // setZoneDelays gives lk the delays of m's zones: for every ordered pair
 // of nodes in different zones, the matrix's one-way delay from the
 // sender's zone to the receiver's, the zones' jitter and the bandwidth
 // of the pair of zones ([zones.bandwidth], else bandwidth_mbps; Mbit/s,
 // as bytes/s). Nodes without a zone (ephemeral ones) get neither.
-func setZoneDelays(m manifest.Resolved, lk *links.Links) {
+func setZoneDelays(m manifest.Resolved, lk zoneLinks) {
 	if m.Zones == nil {
 		return
 	}

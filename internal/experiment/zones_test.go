@@ -50,3 +50,43 @@ func TestRoundTripRecords(t *testing.T) {
 		t.Errorf("roundTripRecords: %+v, want %+v", got, want)
 	}
 }
+
+// recordedLinks records what setZoneDelays sets.
+type recordedLinks struct {
+	jitter    float64
+	delay     map[[2]string]time.Duration
+	bandwidth map[[2]string]float64
+}
+
+func (r *recordedLinks) SetJitter(frac float64) { r.jitter = frac }
+func (r *recordedLinks) SetDelay(from, to string, d time.Duration) {
+	r.delay[[2]string{from, to}] = d
+}
+func (r *recordedLinks) SetBandwidth(from, to string, bytesPerSec float64) {
+	r.bandwidth[[2]string{from, to}] = bytesPerSec
+}
+
+// TestSetZoneDelays: each ordered pair of nodes in different zones gets
+// its zones' delay and bandwidth (the pair's own, else the default; none
+// for 0 or within a zone), in bytes/s; an ephemeral node gets neither.
+func TestSetZoneDelays(t *testing.T) {
+	m := manifest.Resolved{
+		Nodes: []manifest.Node{{Name: "a", Zone: "Tokyo"}, {Name: "b", Zone: "London"}, {Name: "c", Zone: "Tokyo"},
+			{Name: "d", Zone: "Sydney"}, {Name: "e", Ephemeral: true}},
+		Zones: &manifest.Zones{Source: "aws", Jitter: 0.05, BandwidthMbps: 80, Matrix: links.AWS(),
+			BandwidthPairs: map[[2]string]float64{{"Tokyo", "London"}: 8, {"London", "Tokyo"}: 16, {"Tokyo", "Sydney"}: 0, {"Sydney", "Tokyo"}: 0}},
+	}
+	lk := &recordedLinks{delay: map[[2]string]time.Duration{}, bandwidth: map[[2]string]float64{}}
+	setZoneDelays(m, lk)
+	const mbit = 1e6 / 8 // bytes/s
+	wantBW := map[[2]string]float64{
+		{"a", "b"}: 8 * mbit, {"c", "b"}: 8 * mbit, {"b", "a"}: 16 * mbit, {"b", "c"}: 16 * mbit, // their own
+		{"b", "d"}: 80 * mbit, {"d", "b"}: 80 * mbit, // the default
+	} // a, c ↔ d: 0, no limit; a ↔ c: one zone
+	if !reflect.DeepEqual(lk.bandwidth, wantBW) {
+		t.Errorf("bandwidths %v, want %v", lk.bandwidth, wantBW)
+	}
+	if lk.jitter != 0.05 || len(lk.delay) != 10 || lk.delay[[2]string{"a", "b"}] != 104*time.Millisecond {
+		t.Errorf("jitter %g, %d delays (a → b %s), want 0.05, 10 (104ms)", lk.jitter, len(lk.delay), lk.delay[[2]string{"a", "b"}])
+	}
+}
