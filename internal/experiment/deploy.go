@@ -19,6 +19,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
+	"github.com/cometlab/cometlab/internal/testnet"
 )
 
 // DeployOptions configure `cometlab deploy`.
@@ -202,48 +203,22 @@ func waitRemote(ctx context.Context, st UpState, timeout time.Duration) error {
 	if timeout == 0 {
 		timeout = defaultStartTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	first, last, lastErr := map[string]int64{}, map[string]int64{}, map[string]error{}
-	for {
-		healthy := 0
-		for _, n := range st.Nodes {
-			if n.Mode == cometbft.ModeSeed {
-				healthy++
-				continue
-			}
-			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
-			h, err := rpc.New(n.RPC).Height(cctx)
-			ccancel()
-			if lastErr[n.Name] = err; err != nil {
-				continue
-			}
-			last[n.Name] = h
-			if _, ok := first[n.Name]; !ok && h > 0 {
-				first[n.Name] = h
-			}
-			if f, ok := first[n.Name]; ok && h >= f+2 {
-				healthy++
-			}
-		}
-		if healthy == len(st.Nodes) {
-			return nil
-		}
-		if err := sleepCtx(ctx, 250*time.Millisecond); err != nil {
-			for _, n := range st.Nodes {
-				if f, ok := first[n.Name]; n.Mode == cometbft.ModeSeed || ok && last[n.Name] >= f+2 {
-					continue
-				}
-				why := fmt.Sprintf("at height %d", last[n.Name])
-				if e := lastErr[n.Name]; e != nil {
-					why = "RPC not answering: " + e.Error()
-				}
-				return fmt.Errorf("node %s on host %s did not advance two heights within %s (%s); its log is fetched by `cometlab testnet down --hosts`",
-					n.Name, n.Host, timeout, why)
-			}
-			return err
+	watched := make([]testnet.Watched, len(st.Nodes))
+	for i, n := range st.Nodes {
+		watched[i] = testnet.Watched{Name: n.Name, RPC: rpc.New(n.RPC), Skip: n.Mode == cometbft.ModeSeed}
+	}
+	err := testnet.WaitAdvanced(ctx, watched, timeout, nil)
+	var stall *testnet.StallError
+	if !errors.As(err, &stall) {
+		return err
+	}
+	for _, n := range st.Nodes {
+		if n.Name == stall.Node {
+			return fmt.Errorf("node %s on host %s did not advance two heights within %s (%s); its log is fetched by `cometlab testnet down --hosts`",
+				n.Name, n.Host, stall.Timeout, stall.Why)
 		}
 	}
+	return err
 }
 
 // localOnly refuses a manifest whose nodes are on [host.*] hosts where a

@@ -10,15 +10,24 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
+// zoneLinks is what setZoneDelays sets: *links.Links.
+type zoneLinks interface {
+	SetJitter(frac float64)
+	SetDelay(from, to string, d time.Duration)
+	SetBandwidth(from, to string, bytesPerSec float64)
+}
+
 // setZoneDelays gives lk the delays of m's zones: for every ordered pair
 // of nodes in different zones, the matrix's one-way delay from the
-// sender's zone to the receiver's, the zones' jitter and their bandwidth
-// (Mbit/s, as bytes/s). Nodes without a zone (ephemeral ones) get neither.
-func setZoneDelays(m manifest.Resolved, lk *links.Links) {
+// sender's zone to the receiver's, the zones' jitter and the bandwidth
+// of the pair of zones ([zones.bandwidth], else bandwidth_mbps; Mbit/s,
+// as bytes/s). Nodes without a zone (ephemeral ones) get neither.
+func setZoneDelays(m manifest.Resolved, lk zoneLinks) {
 	if m.Zones == nil {
 		return
 	}
 	lk.SetJitter(m.Zones.Jitter)
+	bw := m.Zones.Bandwidth()
 	for _, a := range m.Nodes {
 		for _, b := range m.Nodes {
 			if a.Name == b.Name || a.Zone == "" || b.Zone == "" {
@@ -27,15 +36,16 @@ func setZoneDelays(m manifest.Resolved, lk *links.Links) {
 			if d, ok := m.Zones.Matrix.Delay(a.Zone, b.Zone); ok && d > 0 {
 				lk.SetDelay(a.Name, b.Name, d)
 			}
-			if a.Zone != b.Zone && m.Zones.BandwidthMbps > 0 {
-				lk.SetBandwidth(a.Name, b.Name, m.Zones.BandwidthMbps*1e6/8)
+			if mbps := bw.Between(a.Zone, b.Zone); mbps > 0 {
+				lk.SetBandwidth(a.Name, b.Name, mbps*1e6/8)
 			}
 		}
 	}
 }
 
 // zonesRecord is run.json's record of m's zones: the matrix's source, and
-// its rows and columns of the zones the nodes are in; nil without zones.
+// its rows and columns of the zones the nodes are in (and those of the
+// bandwidths when pairs of zones have their own); nil without zones.
 func zonesRecord(m manifest.Resolved) *results.Zones {
 	if m.Zones == nil {
 		return nil
@@ -53,6 +63,16 @@ func zonesRecord(m manifest.Resolved) *results.Zones {
 			row[j] = ms(d)
 		}
 		z.DelayMs = append(z.DelayMs, row)
+	}
+	if len(m.Zones.BandwidthPairs) > 0 {
+		bw := m.Zones.Bandwidth()
+		for _, a := range z.Zones {
+			row := make([]float64, len(z.Zones))
+			for j, b := range z.Zones {
+				row[j] = bw.Between(a, b)
+			}
+			z.LinkMbps = append(z.LinkMbps, row)
+		}
 	}
 	return z
 }

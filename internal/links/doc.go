@@ -10,5 +10,7 @@
 // (RoundTrips), which measures the round trip the delays make. Matrix
 // holds the one-way delays between zones; AWS is CometBFT's matrix of 13
 // AWS regions, and ParseMatrix reads a user's CSV of the same form; the
-// manifest's [zones] table names one.
+// manifest's [zones] table names one. A relay can pace each direction to a
+// bandwidth (SetBandwidth); Bandwidth holds the capacities between zones
+// (a default and per-pair values).
 package links

@@ -132,3 +132,24 @@ func ParseMatrix(name string, r io.Reader) (Matrix, error) {
 	}
 	return m, nil
 }
+
+// Bandwidth is the capacity of the links between zones, in Mbit/s (10^6
+// bits) each way: Mbps for every pair of different zones, unless Pairs
+// gives the pair its own. 0 means no limit, in either.
+type Bandwidth struct {
+	Mbps  float64
+	Pairs map[[2]string]float64 // by ordered pair (from, to)
+}
+
+// Between returns the capacity of the bytes sent from zone from to zone
+// to, Mbit/s: 0 (no limit) within one zone, the pair's own value when
+// Pairs has one, Mbps otherwise.
+func (b Bandwidth) Between(from, to string) float64 {
+	if from == to {
+		return 0
+	}
+	if v, ok := b.Pairs[[2]string{from, to}]; ok {
+		return v
+	}
+	return b.Mbps
+}

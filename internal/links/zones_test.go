@@ -80,3 +80,30 @@ func FuzzParseMatrix(f *testing.F) {
 		}
 	})
 }
+
+func TestBandwidthBetween(t *testing.T) {
+	b := Bandwidth{Mbps: 100, Pairs: map[[2]string]float64{
+		{"a", "b"}: 10, {"b", "a"}: 20, {"a", "c"}: 0,
+	}}
+	for _, tc := range []struct {
+		name     string
+		b        Bandwidth
+		from, to string
+		want     float64
+	}{
+		{"own value", b, "a", "b", 10},
+		{"own value of the reverse pair", b, "b", "a", 20},
+		{"own 0: no limit despite the default", b, "a", "c", 0},
+		{"default", b, "c", "a", 100},
+		{"default for a pair of other zones", b, "b", "c", 100},
+		{"one zone is not limited", b, "a", "a", 0},
+		{"no default, no pairs", Bandwidth{}, "a", "b", 0},
+		{"pairs only", Bandwidth{Pairs: map[[2]string]float64{{"a", "b"}: 5}}, "b", "c", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.b.Between(tc.from, tc.to); got != tc.want {
+				t.Errorf("Between(%s, %s) = %g, want %g", tc.from, tc.to, got, tc.want)
+			}
+		})
+	}
+}

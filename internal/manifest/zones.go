@@ -45,10 +45,23 @@ type ManifestZones struct {
 	// different zones, in Mbit/s (10^6 bits) each way: each relayed
 	// connection's bytes in each direction are paced to it (a token
 	// bucket of 32 KiB), after the delay. Nodes of one zone are not
-	// limited. Default 0: no limit.
+	// limited. It is the default of the pairs of zones that Bandwidth
+	// gives no value of their own. Default 0: no limit.
 	//
 	//	bandwidth_mbps = 100
 	BandwidthMbps float64 `toml:"bandwidth_mbps,omitempty"`
+
+	// Bandwidth, the table [zones.bandwidth], gives pairs of zones their
+	// own capacity in Mbit/s, keyed "FROM,TO" (two different zones of the
+	// matrix): the bytes FROM's nodes send to TO's nodes and, unless
+	// "TO,FROM" has a value of its own, those TO's nodes send back. 0
+	// means no limit for the pair, whatever bandwidth_mbps says; pairs
+	// without a value get bandwidth_mbps. Default: none.
+	//
+	//	[zones.bandwidth]
+	//	"Tokyo,Sydney" = 20  # both ways, unless "Sydney,Tokyo" is given
+	//	"Sydney,Tokyo" = 50
+	Bandwidth map[string]float64 `toml:"bandwidth,omitempty"`
 }
 
 // Zones is the resolved [zones] table.
@@ -57,9 +70,13 @@ type Zones struct {
 	Source string
 	// Jitter is each delay's standard deviation as a fraction of it.
 	Jitter float64
-	// BandwidthMbps is each inter-zone link's capacity each way, Mbit/s;
-	// 0 means no limit.
+	// BandwidthMbps is each inter-zone link's capacity each way, Mbit/s,
+	// where BandwidthPairs has no value for the pair; 0 means no limit.
 	BandwidthMbps float64
+	// BandwidthPairs are the capacities [zones.bandwidth] gives, Mbit/s, by
+	// ordered pair of zones (from, to), each key's reverse pair filled in
+	// unless it has its own; 0 means no limit. Nil without the table.
+	BandwidthPairs map[[2]string]float64
 	// Matrix holds the one-way delays between the matrix's zones.
 	Matrix links.Matrix
 }
@@ -105,6 +122,7 @@ func (m *Manifest) resolveZones(ps *problems, nodes []Node) *Zones {
 			z.Source = abs
 		}
 	}
+	z.BandwidthPairs = resolveBandwidth(ps, mz.Bandwidth, z.Matrix.Zones)
 	if !named {
 		ps.add(f("zones"), "no node names a zone: give each [node.NAME] a zone = \"…\" of the matrix")
 		return z
@@ -126,6 +144,58 @@ func (m *Manifest) resolveZones(ps *problems, nodes []Node) *Zones {
 	return z
 }
 
+// resolveBandwidth checks [zones.bandwidth] against the matrix's zones
+// and returns its capacities by ordered pair of zones, each key's reverse
+// pair filled in unless it has a value of its own; nil without the table.
+func resolveBandwidth(ps *problems, table map[string]float64, zones []string) map[[2]string]float64 {
+	if len(table) == 0 {
+		return nil
+	}
+	own := map[[2]string]float64{}
+	seen := map[[2]string]string{}
+	for _, key := range slices.Sorted(maps.Keys(table)) {
+		field, v := f("zones", "bandwidth", key), table[key]
+		from, to, ok := strings.Cut(key, ",")
+		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+		switch {
+		case !ok || from == "" || to == "" || strings.Contains(to, ","):
+			ps.add(field, "want a key \"FROM,TO\" naming two zones of the matrix")
+			continue
+		case !slices.Contains(zones, from) || !slices.Contains(zones, to):
+			unknown := from
+			if slices.Contains(zones, from) {
+				unknown = to
+			}
+			ps.add(field, "unknown zone %q (the matrix has %s)", unknown, strings.Join(zones, ", "))
+			continue
+		case from == to:
+			ps.add(field, "nodes of one zone are not limited: name two different zones")
+			continue
+		case !(v >= 0) || math.IsInf(v, 0):
+			ps.add(field, "must be a number of Mbit/s ≥ 0 (0: no limit), got %v", v)
+			continue
+		}
+		pair := [2]string{from, to}
+		if other, dup := seen[pair]; dup {
+			ps.add(field, "the pair %s → %s is given twice (also as %q)", from, to, other)
+			continue
+		}
+		seen[pair], own[pair] = key, v
+	}
+	pairs := maps.Clone(own)
+	for p, v := range own {
+		if _, ok := own[[2]string{p[1], p[0]}]; !ok {
+			pairs[[2]string{p[1], p[0]}] = v
+		}
+	}
+	return pairs
+}
+
+// Bandwidth is the capacity between z's zones, for links.Bandwidth.Between.
+func (z Zones) Bandwidth() links.Bandwidth {
+	return links.Bandwidth{Mbps: z.BandwidthMbps, Pairs: z.BandwidthPairs}
+}
+
 // readMatrix reads the CSV latency matrix at path (see links.ParseMatrix);
 // errors name the file by its base name and line.
 func readMatrix(path string) (links.Matrix, error) {
@@ -141,7 +211,14 @@ func encodeZones(z *Zones) *ManifestZones {
 	if z == nil {
 		return nil
 	}
-	return &ManifestZones{Matrix: z.Source, Jitter: z.Jitter, BandwidthMbps: z.BandwidthMbps}
+	mz := &ManifestZones{Matrix: z.Source, Jitter: z.Jitter, BandwidthMbps: z.BandwidthMbps}
+	for p, v := range z.BandwidthPairs {
+		if mz.Bandwidth == nil {
+			mz.Bandwidth = map[string]float64{}
+		}
+		mz.Bandwidth[p[0]+","+p[1]] = v
+	}
+	return mz
 }
 
 // String describes z for a log line: "aws" or the CSV's path, and the
@@ -153,6 +230,9 @@ func (z Zones) String() string {
 	}
 	if z.BandwidthMbps > 0 {
 		s += fmt.Sprintf(", %g Mbit/s between zones", z.BandwidthMbps)
+	}
+	if len(z.BandwidthPairs) > 0 {
+		s += fmt.Sprintf(", %d pairs of zones with a bandwidth of their own", len(z.BandwidthPairs))
 	}
 	return s
 }

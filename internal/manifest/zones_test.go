@@ -24,6 +24,15 @@ func init() {
 		Load:  defaultLoad,
 		Zones: &Zones{Source: "aws", Jitter: 0.05, BandwidthMbps: 100, Matrix: links.AWS()},
 	}
+	// The four zones of zones.good.toml, without jitter, pairs of zones
+	// with bandwidths of their own.
+	withPairs := goodManifests["zones.good.toml"]
+	withPairs.Zones = &Zones{Source: "aws", BandwidthMbps: 100, Matrix: links.AWS(), BandwidthPairs: map[[2]string]float64{
+		{"Tokyo", "Sydney"}: 20, {"Sydney", "Tokyo"}: 20, // one key, both ways
+		{"Sydney", "N_Virginia"}: 10, {"N_Virginia", "Sydney"}: 5, // each way its own
+		{"Frankfurt", "Tokyo"}: 0, {"Tokyo", "Frankfurt"}: 0, // no limit
+	}}
+	goodManifests["zones-bandwidth.good.toml"] = withPairs
 	csv, _ := filepath.Abs(filepath.Join(fixtures, "zones.csv"))
 	nodes := zoned([]string{"a", "b"}, []string{"east", "west"})
 	nodes = append(nodes, Node{Name: "c", Mode: ModeFull, Version: "v0.40.0", Config: map[string]any{}, Zone: "west"})
@@ -39,6 +48,14 @@ func init() {
 		`zones.bad.toml:1:2: zones: needs matrix = "aws" or the path of a CSV matrix`,
 		"zones.bad.toml:2:1: zones.jitter: must be between 0 and 1 (a fraction of the delay), got 2",
 		"zones.bad.toml:3:1: zones.bandwidth_mbps: must be a number of Mbit/s ≥ 0 (0: no limit), got -1",
+	}
+	badManifests["zones-bandwidth.bad.toml"] = []string{
+		`zones-bandwidth.bad.toml:5:1: zones.bandwidth.Tokyo: want a key "FROM,TO" naming two zones of the matrix`,
+		`zones-bandwidth.bad.toml:6:1: zones.bandwidth."Tokyo,Mars": unknown zone "Mars" (the matrix has N_Virginia, Canada,`,
+		`zones-bandwidth.bad.toml:7:1: zones.bandwidth."Tokyo,Tokyo": nodes of one zone are not limited: name two different zones`,
+		`zones-bandwidth.bad.toml:8:1: zones.bandwidth."Tokyo,Sydney": must be a number of Mbit/s ≥ 0 (0: no limit), got -1`,
+		`zones-bandwidth.bad.toml:9:1: zones.bandwidth."London,Ireland": the pair London → Ireland is given twice (also as "London, Ireland")`,
+		`zones-bandwidth.bad.toml:11:1: zones.bandwidth."a,b,c": want a key "FROM,TO" naming two zones of the matrix`,
 	}
 	badManifests["zones-unknown.bad.toml"] = []string{
 		`zones-unknown.bad.toml:5:1: node.a.zone: unknown zone "Mars" (the matrix has N_Virginia, Canada,`,
@@ -60,10 +77,10 @@ func mustMatrix(path string) links.Matrix {
 	return m
 }
 
-// TestZoneDelays: the resolved matrix gives each ordered pair of the
-// user's zones its own one-way value.
-func TestZoneDelays(t *testing.T) {
-	m, err := Load(filepath.Join(fixtures, "zones-csv.good.toml"))
+// resolvedFixture loads and resolves the fixture manifest name.
+func resolvedFixture(t *testing.T, name string) Resolved {
+	t.Helper()
+	m, err := Load(filepath.Join(fixtures, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +88,13 @@ func TestZoneDelays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// TestZoneDelays: the resolved matrix gives each ordered pair of the
+// user's zones its own one-way value.
+func TestZoneDelays(t *testing.T) {
+	r := resolvedFixture(t, "zones-csv.good.toml")
 	for _, tc := range []struct {
 		a, b string
 		want time.Duration
@@ -78,5 +102,30 @@ func TestZoneDelays(t *testing.T) {
 		if got, ok := r.Zones.Matrix.Delay(tc.a, tc.b); !ok || got != tc.want {
 			t.Errorf("%s → %s: %s, want %s", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestZoneBandwidth: each ordered pair of zones gets its own
+// [zones.bandwidth] value, the reverse of a key's pair the same unless it
+// has its own, and the others bandwidth_mbps.
+func TestZoneBandwidth(t *testing.T) {
+	r := resolvedFixture(t, "zones-bandwidth.good.toml")
+	bw := r.Zones.Bandwidth()
+	for _, tc := range []struct {
+		from, to string
+		want     float64
+	}{
+		{"Tokyo", "Sydney", 20}, {"Sydney", "Tokyo", 20},
+		{"Sydney", "N_Virginia", 10}, {"N_Virginia", "Sydney", 5},
+		{"Frankfurt", "Tokyo", 0}, {"Tokyo", "Frankfurt", 0},
+		{"Frankfurt", "Sydney", 100}, {"N_Virginia", "Frankfurt", 100},
+		{"Tokyo", "Tokyo", 0},
+	} {
+		if got := bw.Between(tc.from, tc.to); got != tc.want {
+			t.Errorf("%s → %s: %g Mbit/s, want %g", tc.from, tc.to, got, tc.want)
+		}
+	}
+	if want := "aws, 100 Mbit/s between zones, 6 pairs of zones with a bandwidth of their own"; r.Zones.String() != want {
+		t.Errorf("String() = %q, want %q", r.Zones.String(), want)
 	}
 }

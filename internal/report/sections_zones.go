@@ -27,7 +27,10 @@ func (m mdWriter) zones(s analysis.Summary, in *analysis.Input, run results.Run)
 	if z.Jitter > 0 {
 		m.f(", with normal jitter of σ = %g × the delay", z.Jitter)
 	}
-	if z.BandwidthMbps > 0 {
+	switch {
+	case len(z.LinkMbps) > 0:
+		m.f(", and paced the bytes each way of the links between zones to the bandwidths in the table below the delays")
+	case z.BandwidthMbps > 0:
 		m.f(", and paced the bytes each way of every link between zones to %g Mbit/s", z.BandwidthMbps)
 	}
 	m.f("; nodes of one zone talk without delay.\n\n")
@@ -46,15 +49,16 @@ func (m mdWriter) zones(s analysis.Summary, in *analysis.Input, run results.Run)
 
 	m.f("One-way delay from the row's zone to the column's, ms:\n\n")
 	head := append([]string{"from \\ to"}, z.Zones...)
-	rows = nil
-	for i, zone := range z.Zones {
-		row := []string{zone}
-		for j := range z.Zones {
-			row = append(row, fmt.Sprintf("%g", z.DelayMs[i][j]))
-		}
-		rows = append(rows, row)
+	m.table(head, "l"+strings.Repeat("r", len(z.Zones)), zoneMatrixRows(z.Zones, z.DelayMs, func(v float64) string { return fmt.Sprintf("%g", v) }))
+	if len(z.LinkMbps) > 0 {
+		m.f("Bandwidth from the row's zone to the column's, Mbit/s (– : no limit):\n\n")
+		m.table(head, "l"+strings.Repeat("r", len(z.Zones)), zoneMatrixRows(z.Zones, z.LinkMbps, func(v float64) string {
+			if v <= 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%g", v)
+		}))
 	}
-	m.table(head, "l"+strings.Repeat("r", len(z.Zones)), rows)
 
 	if pairs := analysis.ZoneRoundTrips(run); len(pairs) > 0 {
 		m.f("Round trips the relays measured (the opening exchange of each p2p connection, CometBFT's SecretConnection handshake: one-way delay each way plus the nodes' signing), against the matrix's:\n\n")
@@ -123,4 +127,18 @@ func pct(a, b float64) float64 {
 		return math.NaN()
 	}
 	return (a - b) / b * 100
+}
+
+// zoneMatrixRows are the rows of a matrix between zones: each zone, then
+// its row's values as cell formats them.
+func zoneMatrixRows(zones []string, values [][]float64, cell func(float64) string) [][]string {
+	var rows [][]string
+	for i, zone := range zones {
+		row := []string{zone}
+		for j := range zones {
+			row = append(row, cell(values[i][j]))
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

@@ -51,6 +51,15 @@ func TestZonesSection(t *testing.T) {
 	}
 	checkPNG(t, png)
 
+	// Pairs of zones with bandwidths of their own: a table of them.
+	b.Reset()
+	withPairs := run
+	zp := *run.Zones
+	zp.LinkMbps = [][]float64{{0, 20}, {50, 0}}
+	withPairs.Zones = &zp
+	mdWriter{w: &b}.zones(s, in, withPairs)
+	resultstest.Golden(t, filepath.Join("testdata", "zones-bandwidth.md.golden"), b.Bytes())
+
 	b.Reset()
 	run.Zones = nil
 	mdWriter{w: &b}.zones(s, in, run)

@@ -253,13 +253,17 @@ type Zones struct {
 	Matrix string `json:"matrix"`
 	// Jitter is each delay's standard deviation as a fraction of it.
 	Jitter float64 `json:"jitter,omitempty"`
-	// BandwidthMbps is each inter-zone link's capacity each way, Mbit/s;
-	// 0: no limit.
+	// BandwidthMbps is each inter-zone link's capacity each way, Mbit/s,
+	// unless LinkMbps gives the pair its own; 0: no limit.
 	BandwidthMbps float64 `json:"bandwidth_mbps,omitempty"`
 	// Zones are the zones the nodes are in, in the matrix's order.
 	Zones []string `json:"zones"`
 	// DelayMs[i][j] is the one-way delay from Zones[i] to Zones[j], in ms.
 	DelayMs [][]float64 `json:"delay_ms"`
+	// LinkMbps[i][j] is the capacity from Zones[i] to Zones[j], Mbit/s
+	// (0: no limit), when [zones.bandwidth] gave pairs of zones their own;
+	// nil when BandwidthMbps is every inter-zone link's.
+	LinkMbps [][]float64 `json:"link_mbps,omitempty"`
 	// RoundTrips are the round trips the relays measured per ordered pair
 	// of nodes (From dialled To), from the opening exchange of each p2p
 	// connection; see links.Links.RoundTrips.

@@ -276,69 +276,32 @@ func fileTail(path string, lines int) string {
 // beyond where it was first seen. The error names the node and quotes the
 // end of its log.
 func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	first := make(map[string]int64)
-	last := make(map[string]int64)
-	lastErr := make(map[string]error)
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		healthy := 0
-		for _, n := range t.Nodes {
-			if n.Ephemeral {
-				healthy++ // not started with the others
-				continue
-			}
-			if exited, err := n.Exited(); exited {
-				return fmt.Errorf("node %s exited during start-up (%v); end of %s:\n%s", n.Name, err, n.LogPath, indent(n.LogTail(15)))
-			}
-			if n.Mode == cometbft.ModeSeed {
-				healthy++ // seeds do not run consensus; they only need to be up
-				continue
-			}
-			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
-			h, err := n.RPC.Height(cctx)
-			ccancel()
-			lastErr[n.Name] = err
-			if err != nil {
-				continue
-			}
-			last[n.Name] = h
-			if _, ok := first[n.Name]; !ok && h > 0 {
-				first[n.Name] = h
-			}
-			if f, ok := first[n.Name]; ok && h >= f+2 {
-				healthy++
-			}
-		}
-		if healthy == len(t.Nodes) {
+	watched := make([]Watched, len(t.Nodes))
+	for i, n := range t.Nodes {
+		// Seeds do not run consensus (they only need to be up); ephemeral
+		// nodes are not started with the others.
+		watched[i] = Watched{Name: n.Name, RPC: n.RPC, Skip: n.Ephemeral || n.Mode == cometbft.ModeSeed}
+	}
+	exited := func(i int) error {
+		n := t.Nodes[i]
+		if n.Ephemeral {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.Canceled) {
-				return ctx.Err()
+		if exited, err := n.Exited(); exited {
+			return fmt.Errorf("node %s exited during start-up (%v); end of %s:\n%s", n.Name, err, n.LogPath, indent(n.LogTail(15)))
+		}
+		return nil
+	}
+	err := WaitAdvanced(ctx, watched, timeout, exited)
+	var stall *StallError
+	if errors.As(err, &stall) {
+		for _, n := range t.Nodes {
+			if n.Name == stall.Node {
+				return fmt.Errorf("%w; end of %s:\n%s", err, n.LogPath, indent(n.LogTail(15)))
 			}
-			for _, n := range t.Nodes {
-				if n.Mode == cometbft.ModeSeed || n.Ephemeral {
-					continue
-				}
-				f, ok := first[n.Name]
-				if ok && last[n.Name] >= f+2 {
-					continue
-				}
-				why := fmt.Sprintf("at height %d", last[n.Name])
-				if e := lastErr[n.Name]; e != nil {
-					why = "RPC not answering: " + e.Error()
-				}
-				return fmt.Errorf("node %s did not advance two heights within %s (%s); end of %s:\n%s",
-					n.Name, timeout, why, n.LogPath, indent(n.LogTail(15)))
-			}
-			return ctx.Err()
-		case <-tick.C:
 		}
 	}
+	return err
 }
 
 func indent(s string) string {
