@@ -166,18 +166,18 @@ gateways that are not CometBFT nodes).`,
 		Example: `  cometlab load --endpoint ws://127.0.0.1:26657/websocket -r 400 -T 30s`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var tl testnetLoad
+			var tl experiment.TestnetLoad
 			if tnDir != "" {
 				if endpoint != "" || len(murls) > 0 {
 					return exitcode.With(fmt.Errorf("--testnet: give it or --endpoint and --metrics-url, not both"), exitcode.Usage)
 				}
 				var err error
-				if tl, err = readTestnetLoad(tnDir); err != nil {
+				if tl, err = experiment.ReadTestnetLoad(tnDir); err != nil {
 					return err
 				}
-				endpoint, murls, mnames = tl.endpoint, tl.urls, tl.names
+				endpoint, murls, mnames = tl.Endpoint, tl.MetricsURLs, tl.NodeNames
 				if manPath == "" {
-					manPath = tl.manifestPath
+					manPath = tl.Manifest
 				}
 			} else if endpoint == "" {
 				return exitcode.With(fmt.Errorf("--endpoint or --testnet: one is required"), exitcode.Usage)
@@ -211,15 +211,15 @@ gateways that are not CometBFT nodes).`,
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
 				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
 				MetricsURLs: murls, NodeNames: mnames, ScrapeInterval: interval, MetricsAll: mall,
-				RunID: runID, ConnOffset: offset,
+				RunID: runID, ConnOffset: offset, Nodes: tl.Nodes, Target: tl.Target,
 			}
 			if startAt != "" {
 				if opts.StartAt, err = time.Parse(time.RFC3339Nano, startAt); err != nil {
 					return exitcode.With(fmt.Errorf("--start-at %q: want an RFC 3339 time (2026-11-23T10:00:00.5Z): %w", startAt, err), exitcode.Usage)
 				}
 			}
-			if tl.loadHosts != nil && !fromHere {
-				opts.LoadHosts = tl.loadHosts
+			if tl.LoadHosts != nil && !fromHere {
+				opts.LoadHosts = tl.LoadHosts
 				opts.LoadHosts.StartLead = lead
 			}
 			res, err := experiment.Load(cmd.Context(), opts)

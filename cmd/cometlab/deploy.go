@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,7 +10,6 @@ import (
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
-	"github.com/cometlab/cometlab/internal/results"
 )
 
 func newDeployCmd(st *state) *cobra.Command {
@@ -96,41 +93,4 @@ func writePrometheusConfig(dir string) error {
 		return err
 	}
 	return writeOut(nil, filepath.Join(dir, "prometheus.yml"), b)
-}
-
-// testnetLoad is what `cometlab load --testnet DIR` takes from a running
-// testnet's testnet.json: the websocket of its load target (the first
-// node when it names none), every node's metrics by name, and a deployed
-// testnet's load hosts (nil when it has none).
-type testnetLoad struct {
-	endpoint     string
-	urls, names  []string
-	loadHosts    *experiment.LoadHosts
-	manifestPath string // DIR/manifest.toml when there is one
-}
-
-func readTestnetLoad(dir string) (testnetLoad, error) {
-	var up experiment.UpState
-	var tl testnetLoad
-	if err := results.ReadJSON(filepath.Join(dir, experiment.TestnetFile), &up); err != nil {
-		return tl, exitcode.With(fmt.Errorf("--testnet: no running testnet in %s: %w", dir, err), exitcode.Usage)
-	}
-	for i, n := range up.Nodes {
-		if n.Name == up.LoadTarget || up.LoadTarget == "" && i == 0 {
-			tl.endpoint = "ws" + strings.TrimPrefix(n.RPC, "http") + "/websocket"
-		}
-		if n.Metrics != "" {
-			tl.urls, tl.names = append(tl.urls, n.Metrics), append(tl.names, n.Name)
-		}
-	}
-	if tl.endpoint == "" {
-		return tl, fmt.Errorf("--testnet %s: no node %q in testnet.json", dir, up.LoadTarget)
-	}
-	if len(up.LoadHosts) > 0 {
-		tl.loadHosts = &experiment.LoadHosts{Dir: dir, Hosts: up.LoadHosts, SSH: up.SSH, Roles: up.Roles}
-	}
-	if p := filepath.Join(dir, results.ManifestFile); func() bool { _, err := os.Stat(p); return err == nil }() {
-		tl.manifestPath = p
-	}
-	return tl, nil
 }

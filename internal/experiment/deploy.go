@@ -229,3 +229,54 @@ func localOnly(m manifest.Resolved) error {
 	}
 	return exitcode.With(errors.New("the manifest puts its nodes on [host.*] hosts: start them with `cometlab deploy`, then load them with `cometlab load --testnet DIR`"), exitcode.Usage)
 }
+
+// TestnetLoad is what `cometlab load --testnet DIR` takes from a running
+// testnet's testnet.json (see [ReadTestnetLoad]).
+type TestnetLoad struct {
+	// Endpoint is the websocket of the load target (the first node when
+	// testnet.json names none), Target its name.
+	Endpoint, Target string
+	// Nodes are every node of the testnet; MetricsURLs and NodeNames the
+	// Prometheus endpoints of those that have one, by name.
+	Nodes                  []results.Node
+	MetricsURLs, NodeNames []string
+	// LoadHosts are a deployment's [load] hosts; nil when it has none.
+	LoadHosts *LoadHosts
+	// Manifest is a deployment's resolved manifest (DIR/manifest.toml);
+	// "" when the directory holds none.
+	Manifest string
+}
+
+// ReadTestnetLoad reads what a load of the testnet running from dir
+// needs (`cometlab testnet up --dir` or `cometlab deploy --out`).
+func ReadTestnetLoad(dir string) (TestnetLoad, error) {
+	var up UpState
+	var tl TestnetLoad
+	if err := results.ReadJSON(filepath.Join(dir, TestnetFile), &up); err != nil {
+		return tl, exitcode.With(fmt.Errorf("--testnet: no running testnet in %s: %w", dir, err), exitcode.Usage)
+	}
+	for i, n := range up.Nodes {
+		if n.Name == up.LoadTarget || up.LoadTarget == "" && i == 0 {
+			tl.Endpoint, tl.Target = "ws"+strings.TrimPrefix(n.RPC, "http")+"/websocket", n.Name
+		}
+		tl.Nodes = append(tl.Nodes, n.Node)
+		if n.Metrics != "" {
+			tl.MetricsURLs, tl.NodeNames = append(tl.MetricsURLs, n.Metrics), append(tl.NodeNames, n.Name)
+		}
+	}
+	if tl.Endpoint == "" {
+		return tl, fmt.Errorf("--testnet %s: no node %q in testnet.json", dir, up.LoadTarget)
+	}
+	if len(up.LoadHosts) > 0 {
+		tl.LoadHosts = &LoadHosts{Dir: dir, Hosts: up.LoadHosts, SSH: up.SSH, Roles: up.Roles}
+	}
+	if p := filepath.Join(dir, results.ManifestFile); fileExists(p) {
+		tl.Manifest = p
+	}
+	return tl, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

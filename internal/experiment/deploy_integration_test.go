@@ -97,16 +97,22 @@ func TestDeployHosts(t *testing.T) {
 			t.Errorf("node %s: rpc %s on host %s, want %s on %s", node.Name, node.RPC, node.Host, want, n.Hosts[i].Name)
 		}
 	}
-	var urls, names []string
-	for _, node := range st.Nodes {
-		urls, names = append(urls, node.Metrics), append(names, node.Name)
+	tl, err := experiment.ReadTestnetLoad(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	m := hostsManifest(t, n)
+	m, err := manifest.Load(tl.Manifest) // deploy's copy, as load --testnet reads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := experiment.Load(context.Background(), experiment.LoadOptions{
-		Endpoint: "ws" + strings.TrimPrefix(st.Nodes[0].RPC, "http") + "/websocket", Workload: m.Load,
+		Endpoint: tl.Endpoint, Workload: rm.Load, Nodes: tl.Nodes, Target: tl.Target,
 		Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test",
-		MetricsURLs: urls, NodeNames: names,
-		LoadHosts: &experiment.LoadHosts{Dir: dir, Hosts: st.LoadHosts, SSH: st.SSH, Roles: st.Roles},
+		MetricsURLs: tl.MetricsURLs, NodeNames: tl.NodeNames, LoadHosts: tl.LoadHosts,
 	})
 	if err != nil {
 		t.Log(out.String())
@@ -114,6 +120,12 @@ func TestDeployHosts(t *testing.T) {
 	}
 	checkAccounted(t, res, 3000)
 	checkLoadHosts(t, res, n)
+	// Every node followed over the bridge: a block reaches the last of 4
+	// nodes some time after the first (one node alone would give 0).
+	if mt := res.Summary.Metrics; res.Run.Target != "validator01" || len(res.Run.Nodes) != 4 || !(mt["adoption_blocks"] > 0 && mt["adoption_p100_ms"] > 0) {
+		t.Errorf("run.json target %q, %d nodes; %v blocks adopted, p100 adoption %v ms: the testnet's nodes were not followed",
+			res.Run.Target, len(res.Run.Nodes), mt["adoption_blocks"], mt["adoption_p100_ms"])
+	}
 	if md, err := os.ReadFile(filepath.Join(res.Dir, results.ReportFile)); err != nil || !bytes.Contains(md, []byte("## Load hosts and clocks")) {
 		t.Errorf("the report has no load hosts section (%v)", err)
 	}

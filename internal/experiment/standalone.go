@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -62,6 +64,12 @@ type LoadOptions struct {
 	// hosts instead of from this host (`cometlab load --testnet` of a
 	// manifest with [load] hosts).
 	LoadHosts *LoadHosts
+	// Nodes, when known (`load --testnet`), are the chain's nodes, with
+	// Target the name of the one at Endpoint: every node but the seeds is
+	// followed for adoption and drained, and run.json records them. Without
+	// them the endpoint is the one node, named "target".
+	Nodes  []results.Node
+	Target string
 }
 
 // ClientKeyHeader is the header LoadOptions.ClientKey is sent in (the
@@ -94,7 +102,8 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		ep = opts.Endpoint // a non-standard path, e.g. a gateway
 	}
 	r := s.record(opts.Version, opts.Workload)
-	r.Target, r.Endpoint = "target", ep
+	r.Target, r.Endpoint = cmp.Or(opts.Target, "target"), ep
+	r.Nodes = opts.Nodes
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return Result{}, err
@@ -116,7 +125,15 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		lp.header = http.Header{ClientKeyHeader: {opts.ClientKey}}
 	}
 	if opts.Readback {
-		lp.nodes = []collect.Endpoint{{Name: "target", Addr: opts.Endpoint}}
+		lp.nodes = []collect.Endpoint{{Name: r.Target, Addr: opts.Endpoint}}
+		if len(opts.Nodes) > 0 {
+			lp.nodes = nil
+			for _, n := range opts.Nodes {
+				if n.Mode != cometbft.ModeSeed && n.RPC != "" {
+					lp.nodes = append(lp.nodes, collect.Endpoint{Name: n.Name, Addr: n.RPC})
+				}
+			}
+		}
 	}
 	lp.scrape = targets
 	lp.scrapeCfg = collect.ScrapeConfig{Interval: opts.ScrapeInterval, All: opts.MetricsAll}

@@ -1,0 +1,59 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/deploy"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// TestReadTestnetLoad: what `load --testnet DIR` takes from a deployment
+// with a load host (its load target's websocket and name, every node and
+// its metrics, the load hosts with ssh and roles, DIR/manifest.toml), and
+// from a local testnet (no load hosts, no manifest).
+func TestReadTestnetLoad(t *testing.T) {
+	dir := t.TempDir()
+	ssh := []deploy.SSH{{Host: "h1", Address: "10.213.0.11", User: "qa", Port: 22}, {Host: "l1", Address: "10.213.0.15", User: "qa", Port: 22}}
+	nodes := []results.Node{
+		{Name: "validator01", Mode: "validator", RPC: "http://10.213.0.11:26657", Metrics: "http://10.213.0.11:26660/metrics"},
+		{Name: "validator02", Mode: "validator", RPC: "http://10.213.0.11:26667", Metrics: "http://10.213.0.11:26670/metrics"},
+	}
+	up := UpState{ChainID: "c", Deployed: true, LoadTarget: "validator02", Hosts: []string{"h1", "l1"},
+		LoadHosts: []string{"l1"}, SSH: ssh, Roles: map[string]string{"h1": "validators", "l1": "load"},
+		Nodes: []UpNode{{Host: "h1", Node: nodes[0]}, {Host: "h1", Node: nodes[1]}}}
+	if err := results.WriteJSON(filepath.Join(dir, TestnetFile), up); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte("[load]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := ReadTestnetLoad(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := TestnetLoad{
+		Endpoint: "ws://10.213.0.11:26667/websocket", Target: "validator02", Nodes: nodes,
+		MetricsURLs: []string{"http://10.213.0.11:26660/metrics", "http://10.213.0.11:26670/metrics"},
+		NodeNames:   []string{"validator01", "validator02"},
+		LoadHosts:   &LoadHosts{Dir: dir, Hosts: []string{"l1"}, SSH: ssh, Roles: up.Roles},
+		Manifest:    filepath.Join(dir, results.ManifestFile),
+	}
+	if !reflect.DeepEqual(tl, want) {
+		t.Errorf("ReadTestnetLoad:\n got %+v\nwant %+v", tl, want)
+	}
+
+	local := t.TempDir()
+	up = UpState{ChainID: "c", Nodes: up.Nodes}
+	if err := results.WriteJSON(filepath.Join(local, TestnetFile), up); err != nil {
+		t.Fatal(err)
+	}
+	if tl, err = ReadTestnetLoad(local); err != nil || tl.LoadHosts != nil || tl.Manifest != "" || tl.Target != "validator01" {
+		t.Errorf("a local testnet: %+v, %v", tl, err)
+	}
+	if _, err := ReadTestnetLoad(t.TempDir()); err == nil {
+		t.Error("no testnet.json was taken")
+	}
+}
