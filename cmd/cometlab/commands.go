@@ -175,7 +175,6 @@ gateways that are not CometBFT nodes).`,
 				if tl, err = experiment.ReadTestnetLoad(tnDir); err != nil {
 					return err
 				}
-				endpoint, murls, mnames = tl.Endpoint, tl.MetricsURLs, tl.NodeNames
 				if manPath == "" {
 					manPath = tl.Manifest
 				}
@@ -211,16 +210,20 @@ gateways that are not CometBFT nodes).`,
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
 				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
 				MetricsURLs: murls, NodeNames: mnames, ScrapeInterval: interval, MetricsAll: mall,
-				RunID: runID, ConnOffset: offset, Nodes: tl.Nodes, Target: tl.Target,
+				RunID: runID, ConnOffset: offset,
+			}
+			if tnDir != "" {
+				tl.Apply(&opts)
+				if fromHere {
+					opts.LoadHosts = nil
+				} else if opts.LoadHosts != nil {
+					opts.LoadHosts.StartLead = lead
+				}
 			}
 			if startAt != "" {
 				if opts.StartAt, err = time.Parse(time.RFC3339Nano, startAt); err != nil {
 					return exitcode.With(fmt.Errorf("--start-at %q: want an RFC 3339 time (2026-11-23T10:00:00.5Z): %w", startAt, err), exitcode.Usage)
 				}
-			}
-			if tl.LoadHosts != nil && !fromHere {
-				opts.LoadHosts = tl.LoadHosts
-				opts.LoadHosts.StartLead = lead
 			}
 			res, err := experiment.Load(cmd.Context(), opts)
 			return printResult(st, res, err)

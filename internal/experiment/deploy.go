@@ -84,14 +84,19 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	if err := writeManifest(filepath.Join(opts.Dir, results.ManifestFile), m); err != nil {
 		return UpState{}, err
 	}
-	st := UpState{ChainID: chainID, Deployed: true, LoadTarget: m.Load.Target, LoadHosts: m.Load.Hosts, Roles: hostRoles(m)}
+	st := UpState{ChainID: chainID, Deployed: true, LoadTarget: m.Load.Target, LoadHosts: m.Load.Hosts, Roles: hostRoles(m),
+		Zones: zonesRecord(m)}
+	if st.Zones != nil {
+		st.Zones.OnHosts = true
+		out.Phase("zones: %d zones label the nodes; between hosts the delays are the network's own, the matrix is not emulated", len(st.Zones.Zones))
+	}
 	for _, h := range m.Hosts {
 		st.Hosts = append(st.Hosts, h.Name)
 		st.SSH = append(st.SSH, deploy.SSH{Host: h.Name, Address: h.Address, User: h.SSHUser, Port: h.SSHPort, Key: h.SSHKey, Args: opts.SSHArgs})
 	}
 	for i, h := range homes {
 		st.Nodes = append(st.Nodes, UpNode{Host: m.Nodes[i].Host, Node: results.Node{Name: h.Name, Mode: h.Mode,
-			Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(), Metrics: h.MetricsAddr(), Home: h.Dir}})
+			Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(), Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone}})
 	}
 	start := time.Now()
 	out.Phase("deploy: %d nodes on %d hosts through ansible-playbook %s", len(homes), len(m.Hosts), deploy.DeployBook)
@@ -242,6 +247,8 @@ type TestnetLoad struct {
 	MetricsURLs, NodeNames []string
 	// LoadHosts are a deployment's [load] hosts; nil when it has none.
 	LoadHosts *LoadHosts
+	// Zones are a deployment's zones (labels); nil without.
+	Zones *results.Zones
 	// Manifest is a deployment's resolved manifest (DIR/manifest.toml);
 	// "" when the directory holds none.
 	Manifest string
@@ -267,6 +274,7 @@ func ReadTestnetLoad(dir string) (TestnetLoad, error) {
 	if tl.Endpoint == "" {
 		return tl, fmt.Errorf("--testnet %s: no node %q in testnet.json", dir, up.LoadTarget)
 	}
+	tl.Zones = up.Zones
 	if len(up.LoadHosts) > 0 {
 		tl.LoadHosts = &LoadHosts{Dir: dir, Hosts: up.LoadHosts, SSH: up.SSH, Roles: up.Roles}
 	}
@@ -274,6 +282,13 @@ func ReadTestnetLoad(dir string) (TestnetLoad, error) {
 		tl.Manifest = p
 	}
 	return tl, nil
+}
+
+// Apply sets what o takes from the testnet: its endpoint, nodes, target,
+// zones, metrics endpoints and load hosts.
+func (tl TestnetLoad) Apply(o *LoadOptions) {
+	o.Endpoint, o.Nodes, o.Target, o.Zones = tl.Endpoint, tl.Nodes, tl.Target, tl.Zones
+	o.MetricsURLs, o.NodeNames, o.LoadHosts = tl.MetricsURLs, tl.NodeNames, tl.LoadHosts
 }
 
 func fileExists(path string) bool {

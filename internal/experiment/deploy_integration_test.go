@@ -20,13 +20,17 @@ import (
 )
 
 // hostsManifest is 4 validators under 200 tx/s for 15 s: on the first 4
-// namespace hosts of n (one node each), the load sent from the 5th, or
-// local when n is nil.
+// namespace hosts of n (one node each, in 4 AWS zones, which on hosts
+// only label them), the load sent from the 5th; or local, without zones,
+// when n is nil.
+// awsZones are the zones of hostsManifest's validators on hosts.
+var awsZones = []string{"N_Virginia", "Frankfurt", "Tokyo", "Sydney"}
+
 func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 	t.Helper()
 	text := "links = \"direct\"\n[load]\nrate = 200\nduration = \"15s\"\ndrain_timeout = \"30s\"\n"
 	if n != nil {
-		text += fmt.Sprintf("hosts = [%q]\n", n.Hosts[4].Name)
+		text += fmt.Sprintf("hosts = [%q]\n[zones]\nmatrix = \"aws\"\n", n.Hosts[4].Name)
 		for _, h := range n.Hosts {
 			text += fmt.Sprintf("[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\n",
 				h.Name, h.Address, n.User, n.Key, h.Workdir)
@@ -35,7 +39,7 @@ func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 	for i := 1; i <= 4; i++ {
 		text += fmt.Sprintf("[node.validator%02d]\n", i)
 		if n != nil {
-			text += fmt.Sprintf("host = %q\n", n.Hosts[i-1].Name)
+			text += fmt.Sprintf("host = %q\nzone = %q\n", n.Hosts[i-1].Name, awsZones[i-1])
 		}
 	}
 	path := filepath.Join(t.TempDir(), "hosts.toml")
@@ -109,11 +113,9 @@ func TestDeployHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := experiment.Load(context.Background(), experiment.LoadOptions{
-		Endpoint: tl.Endpoint, Workload: rm.Load, Nodes: tl.Nodes, Target: tl.Target,
-		Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test",
-		MetricsURLs: tl.MetricsURLs, NodeNames: tl.NodeNames, LoadHosts: tl.LoadHosts,
-	})
+	opts := experiment.LoadOptions{Workload: rm.Load, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test"}
+	tl.Apply(&opts)
+	res, err := experiment.Load(context.Background(), opts)
 	if err != nil {
 		t.Log(out.String())
 		t.Fatal(err)
@@ -126,8 +128,14 @@ func TestDeployHosts(t *testing.T) {
 		t.Errorf("run.json target %q, %d nodes; %v blocks adopted, p100 adoption %v ms: the testnet's nodes were not followed",
 			res.Run.Target, len(res.Run.Nodes), mt["adoption_blocks"], mt["adoption_p100_ms"])
 	}
-	if md, err := os.ReadFile(filepath.Join(res.Dir, results.ReportFile)); err != nil || !bytes.Contains(md, []byte("## Load hosts and clocks")) {
-		t.Errorf("the report has no load hosts section (%v)", err)
+	md, err := os.ReadFile(filepath.Join(res.Dir, results.ReportFile))
+	for _, want := range []string{"## Load hosts and clocks", "## Zones", "not emulated", "| Tokyo | validator03 |"} {
+		if err != nil || !bytes.Contains(md, []byte(want)) {
+			t.Errorf("the report lacks %q (%v)", want, err)
+		}
+	}
+	if z := res.Run.Zones; z == nil || !z.OnHosts || len(z.Zones) != 4 || res.Run.Nodes[2].Zone != "Tokyo" {
+		t.Errorf("run.json zones %+v, nodes %+v: want the 4 zones labelling the nodes, on hosts", z, res.Run.Nodes)
 	}
 	if _, err := os.Stat(filepath.Join(res.Dir, "metrics.csv")); err != nil {
 		t.Errorf("no metrics scraped over the bridge: %v", err)

@@ -70,6 +70,8 @@ type LoadOptions struct {
 	// them the endpoint is the one node, named "target".
 	Nodes  []results.Node
 	Target string
+	// Zones, when set, are the zones that label Nodes (a deployment's).
+	Zones *results.Zones
 }
 
 // ClientKeyHeader is the header LoadOptions.ClientKey is sent in (the
@@ -103,7 +105,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	}
 	r := s.record(opts.Version, opts.Workload)
 	r.Target, r.Endpoint = cmp.Or(opts.Target, "target"), ep
-	r.Nodes = opts.Nodes
+	r.Nodes, r.Zones = opts.Nodes, opts.Zones
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return Result{}, err

@@ -46,6 +46,9 @@ type UpState struct {
 	// measure their clocks), and Roles say what each runs ("load",
 	// "validators", "nodes", comma-separated), by host name.
 	LoadHosts []string          `json:"load_hosts,omitempty"`
+	// Zones are a deployed testnet's [zones], labels of its nodes (the
+	// matrix not emulated: OnHosts); nil without zones.
+	Zones *results.Zones `json:"zones,omitempty"`
 	SSH       []deploy.SSH      `json:"ssh,omitempty"`
 	Roles     map[string]string `json:"roles,omitempty"`
 }

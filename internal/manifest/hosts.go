@@ -191,9 +191,16 @@ func (l Workload) HostShares() (offsets, connections []int) {
 // checkHostFeatures refuses what a deployed testnet cannot do yet: its
 // nodes are started by ansible on other machines, so cometlab cannot run
 // their relays, perturb them, rotate nodes or start an app beside them.
+// Zones are taken as labels (the report's figures per zone, the matrix
+// for reference); their delays, jitter and bandwidth are the hosts' own.
 func checkHostFeatures(ps *problems, r *Resolved) {
-	if r.Zones != nil {
-		ps.add(f("zones"), "zones are emulated by local relays and do not apply to [host.*] testnets")
+	if z := r.Zones; z != nil { // zones label the nodes; the hosts' own network is the delay
+		if z.Jitter > 0 {
+			ps.add(f("zones", "jitter"), "jitter is emulated by local relays: on [host.*] testnets the hosts' own network is the delay")
+		}
+		if z.BandwidthMbps > 0 || len(z.BandwidthPairs) > 0 {
+			ps.add(f("zones", "bandwidth_mbps"), "bandwidth is emulated by local relays: on [host.*] testnets the hosts' own network is the limit")
+		}
 	}
 	if len(r.Perturbations) > 0 {
 		ps.add(f("perturb"), "perturbations are not supported on [host.*] testnets")

@@ -204,7 +204,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
-	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil)
+	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
 	r.Hosts = m.resolveHosts(ps, &r)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err

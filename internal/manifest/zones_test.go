@@ -44,6 +44,22 @@ func init() {
 		Zones: &Zones{Source: csv, Matrix: mustMatrix(csv)},
 	}
 
+	hostNodes := zoned([]string{"validator01", "validator02"}, []string{"N_Virginia", "Tokyo"})
+	hostNodes[0].Host, hostNodes[1].Host = "h1", "h2"
+	goodManifests["hostzones.good.toml"] = Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Config: map[string]any{}, Nodes: hostNodes, Load: defaultLoad,
+		Zones: &Zones{Source: "aws", Matrix: links.AWS()},
+		Hosts: []Host{
+			{Name: "h1", Address: "10.213.0.11", SSHUser: "qa", SSHPort: DefaultSSHPort, Workdir: "/var/tmp/cometlab-default"},
+			{Name: "h2", Address: "10.213.0.12", SSHUser: "qa", SSHPort: DefaultSSHPort, Workdir: "/var/tmp/cometlab-default"},
+		},
+	}
+	badManifests["hostzones.bad.toml"] = []string{
+		"hostzones.bad.toml:3:1: zones.jitter: jitter is emulated by local relays: on [host.*] testnets the hosts' own network is the delay",
+		"hostzones.bad.toml:4:1: zones.bandwidth_mbps: bandwidth is emulated by local relays: on [host.*] testnets the hosts' own network is the limit",
+	}
+
 	badManifests["zones.bad.toml"] = []string{
 		`zones.bad.toml:1:2: zones: needs matrix = "aws" or the path of a CSV matrix`,
 		"zones.bad.toml:2:1: zones.jitter: must be between 0 and 1 (a fraction of the delay), got 2",

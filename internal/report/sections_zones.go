@@ -23,7 +23,13 @@ func (m mdWriter) zones(s analysis.Summary, in *analysis.Input, run results.Run)
 	if z.Matrix == "aws" {
 		src = "CometBFT's AWS matrix, `aws`: test/e2e/pkg/files/aws-latencies.csv of cometbft v1.0.1"
 	}
-	m.f("Every p2p link went through a relay that delayed the bytes a node sent to a node of another zone by the one-way delay from its zone to the other's (%s)", src)
+	if z.OnHosts {
+		m.f("The nodes ran on hosts (`cometlab deploy`): the zones label them, and the delays between zones were the hosts' own network's, "+
+			"not emulated. The matrix below (%s) gives the one-way delays the zones were declared to have, for reference; "+
+			"adoption per zone shows what the network did.\n\n", src)
+	} else {
+		m.f("Every p2p link went through a relay that delayed the bytes a node sent to a node of another zone by the one-way delay from its zone to the other's (%s)", src)
+	}
 	if z.Jitter > 0 {
 		m.f(", with normal jitter of σ = %g × the delay", z.Jitter)
 	}
@@ -33,7 +39,9 @@ func (m mdWriter) zones(s analysis.Summary, in *analysis.Input, run results.Run)
 	case z.BandwidthMbps > 0:
 		m.f(", and paced the bytes each way of every link between zones to %g Mbit/s", z.BandwidthMbps)
 	}
-	m.f("; nodes of one zone talk without delay.\n\n")
+	if !z.OnHosts {
+		m.f("; nodes of one zone talk without delay.\n\n")
+	}
 
 	var rows [][]string
 	for _, zone := range z.Zones {

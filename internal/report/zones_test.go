@@ -60,6 +60,15 @@ func TestZonesSection(t *testing.T) {
 	mdWriter{w: &b}.zones(s, in, withPairs)
 	resultstest.Golden(t, filepath.Join("testdata", "zones-bandwidth.md.golden"), b.Bytes())
 
+	// On hosts: the zones are labels, the matrix for reference.
+	b.Reset()
+	onHosts := *run.Zones
+	onHosts.Jitter, onHosts.BandwidthMbps, onHosts.RoundTrips, onHosts.OnHosts = 0, 0, nil, true
+	hostRun := run
+	hostRun.Zones = &onHosts
+	mdWriter{w: &b}.zones(s, in, hostRun)
+	resultstest.Golden(t, filepath.Join("testdata", "zones-hosts.md.golden"), b.Bytes())
+
 	b.Reset()
 	run.Zones = nil
 	mdWriter{w: &b}.zones(s, in, run)

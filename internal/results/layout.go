@@ -268,6 +268,10 @@ type Zones struct {
 	// of nodes (From dialled To), from the opening exchange of each p2p
 	// connection; see links.Links.RoundTrips.
 	RoundTrips []RoundTrip `json:"round_trips,omitempty"`
+	// OnHosts says the nodes ran on [host.*] hosts (cometlab deploy): the
+	// zones label them and the delays between zones were the hosts' own
+	// network's; the matrix was not emulated and is there for reference.
+	OnHosts bool `json:"on_hosts,omitempty"`
 }
 
 // RoundTrip is the measured round trip of the p2p connections From
