@@ -45,12 +45,12 @@ type UpState struct {
 	// load --testnet` sends the load; SSH reaches each of its hosts (to
 	// measure their clocks), and Roles say what each runs ("load",
 	// "validators", "nodes", comma-separated), by host name.
-	LoadHosts []string          `json:"load_hosts,omitempty"`
+	LoadHosts []string `json:"load_hosts,omitempty"`
 	// Zones are a deployed testnet's [zones], labels of its nodes (the
 	// matrix not emulated: OnHosts); nil without zones.
-	Zones *results.Zones `json:"zones,omitempty"`
-	SSH       []deploy.SSH      `json:"ssh,omitempty"`
-	Roles     map[string]string `json:"roles,omitempty"`
+	Zones *results.Zones    `json:"zones,omitempty"`
+	SSH   []deploy.SSH      `json:"ssh,omitempty"`
+	Roles map[string]string `json:"roles,omitempty"`
 }
 
 // UpOptions configure `testnet up`.
