@@ -304,13 +304,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 	lk := relays(m, &spec, s.logger)
 	if lk != nil {
 		defer func() { // after the nodes stopped (deferred below)
-			if rtts := roundTripRecords(lk.RoundTrips()); len(rtts) > 0 {
-				rd.set(func(r *results.Run) {
-					if r.Zones != nil {
-						r.Zones.RoundTrips = rtts
-					}
-				})
-			}
+			recordRoundTrips(rd, lk)
 			lk.Close()
 		}()
 	}

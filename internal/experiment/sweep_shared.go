@@ -197,6 +197,11 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	lp := &loadPhase{rd: rd, out: out, logger: st.logger, id: st.id, work: m.Load, endpoint: ep,
 		target: target.RPC, nodes: s.endpoints, readback: true, sentinelCfg: m.Sentinel}
 	runErr := lp.run(ctx, st.hard)
+	// The round trips its relays measured so far: its p2p connections
+	// opened when it started, perhaps in an earlier run, or since.
+	if s.links != nil {
+		recordRoundTrips(rd, s.links)
+	}
 	res, err := finish(ctx, rd, out, runErr, true)
 	stop()
 	d := <-drained

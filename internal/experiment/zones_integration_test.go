@@ -6,12 +6,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -27,6 +30,17 @@ z4,60,45,35,0
 // zonedManifest is 4 validators in zones z1 … z4 of zonesMatrix (none
 // when zones is false, relayed all the same), under 50 tx/s for 8 s.
 func zonedManifest(t *testing.T, zones bool) manifest.Resolved {
+	t.Helper()
+	m := zonedManifestFile(t, zones)
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// zonedManifestFile is zonedManifest before it is resolved.
+func zonedManifestFile(t *testing.T, zones bool) manifest.Manifest {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "m.csv"), []byte(zonesMatrix), 0o644); err != nil {
@@ -50,11 +64,7 @@ func zonedManifest(t *testing.T, zones bool) manifest.Resolved {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := m.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return m
 }
 
 // TestZones runs 4 real validators in 4 zones, and the same 4 without
@@ -131,4 +141,35 @@ func mustAdoption(t *testing.T, res experiment.Result) []results.Adoption {
 		t.Fatal(err)
 	}
 	return ad
+}
+
+// TestZonesReuse runs a 2-cell sweep of the zoned testnet on one shared
+// testnet: both cells' run.json carry the relays' round trips, though the
+// p2p connections opened once, before the first cell.
+func TestZonesReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real testnet")
+	}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	var out syncBuffer
+	m := zonedManifestFile(t, true)
+	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: m, Connections: []int{1},
+		Rates: []float64{40, 50}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: saturation.DefaultCriterion(), Dir: dir,
+		Env: sweepEnv(t, &out)})
+	if err != nil {
+		t.Log(out.String())
+		t.Fatal(err)
+	}
+	if len(rec.Cells) != 2 || strings.Count(out.String(), "reuse: starting a shared testnet") != 1 {
+		t.Fatalf("%d cells, want 2 on one shared testnet:\n%s", len(rec.Cells), out.String())
+	}
+	for _, c := range rec.Cells {
+		run, err := results.ReadRun(filepath.Join(dir, c.Dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Zones == nil || len(run.Zones.RoundTrips) < 6 { // 4 validators: 6 connections, each one way dialled
+			t.Errorf("cell %s: zones %+v: want the relays' round trips of the 6 connections", c.ID, run.Zones)
+		}
+	}
 }
