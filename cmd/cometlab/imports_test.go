@@ -28,7 +28,7 @@ var allowedImports = map[string][]string{
 	"manifest":            {"cometbft", "links", "payload", "shape"},
 	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
-	"testnet/nshoststest": {},
+	"testnet/nshoststest": {"testnet/testnettest"},
 	"links":               {},
 	"deploy":              {},
 	"load":                {"payload", "results", "shape"},

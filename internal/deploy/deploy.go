@@ -53,6 +53,9 @@ type Host struct {
 	// Load marks a load host: deploy.yml copies cometlab to it
 	// (Plan.Cometlab) and load.yml runs the load there.
 	Load bool
+	// Firewall makes deploy.yml open the nodes' ports in the host's
+	// iptables (and down.yml close them again).
+	Firewall bool
 }
 
 // Node is a node on a host.
@@ -62,6 +65,9 @@ type Node struct {
 	// gets in the host's workdir/bin.
 	BinarySrc, Binary string
 	RPCPort           int
+	// P2PPort and MetricsPort (0: none) are opened with RPCPort when the
+	// host's Firewall is on.
+	P2PPort, MetricsPort int
 }
 
 // Plan is what Write writes.
@@ -90,17 +96,25 @@ func Inventory(p Plan, dir string) ([]byte, error) {
 	hosts, loadHosts := map[string]any{}, map[string]any{}
 	for _, h := range p.Hosts {
 		nodes := make([]map[string]any, 0, len(h.Nodes))
+		ports := []string{}
 		for _, n := range h.Nodes {
 			nodes = append(nodes, map[string]any{"name": n.Name, "binary_src": n.BinarySrc, "binary": n.Binary, "rpc_port": n.RPCPort})
+			for _, p := range []int{n.P2PPort, n.RPCPort, n.MetricsPort} {
+				if p > 0 {
+					ports = append(ports, strconv.Itoa(p))
+				}
+			}
 		}
 		v := map[string]any{
-			"ansible_host":     h.Address,
-			"ansible_user":     h.SSHUser,
-			"ansible_port":     h.SSHPort,
-			"cometlab_address": h.Address,
-			"cometlab_workdir": h.Workdir,
-			"cometlab_nodes":   nodes,
-			"cometlab_load":    h.Load,
+			"ansible_host":      h.Address,
+			"ansible_user":      h.SSHUser,
+			"ansible_port":      h.SSHPort,
+			"cometlab_address":  h.Address,
+			"cometlab_workdir":  h.Workdir,
+			"cometlab_nodes":    nodes,
+			"cometlab_load":     h.Load,
+			"cometlab_firewall": h.Firewall,
+			"cometlab_ports":    ports,
 		}
 		if h.Load {
 			loadHosts[h.Name] = map[string]any{}

@@ -39,9 +39,9 @@ func TestInventory(t *testing.T) {
 	p := Plan{
 		Homes: "/ctl/out/nodes", SSHArgs: "-o UserKnownHostsFile=/ctl/known_hosts", StartTimeout: time.Minute, Grace: 10 * time.Second,
 		Hosts: []Host{
-			{Name: "h1", Address: "10.213.0.11", SSHUser: "qa", SSHPort: 22, SSHKey: "/ctl/key", Workdir: "/srv/cometlab",
-				Nodes: []Node{{Name: "validator01", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657},
-					{Name: "validator02", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26667}}},
+			{Name: "h1", Address: "10.213.0.11", SSHUser: "qa", SSHPort: 22, SSHKey: "/ctl/key", Workdir: "/srv/cometlab", Firewall: true,
+				Nodes: []Node{{Name: "validator01", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657, P2PPort: 26656, MetricsPort: 26660},
+					{Name: "validator02", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26667, P2PPort: 26666, MetricsPort: 26670}}},
 			{Name: "h2", Address: "node2.example.org", SSHUser: "qa", SSHPort: 2222, Workdir: "/var/tmp/cometlab-default",
 				Nodes: []Node{{Name: "validator03", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657}}, Load: true},
 			{Name: "load1", Address: "10.213.0.15", SSHUser: "qa", SSHPort: 22, Workdir: "/var/tmp/cometlab-default", Load: true},

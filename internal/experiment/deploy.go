@@ -130,7 +130,7 @@ func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, 
 	}
 	for _, h := range m.Hosts {
 		dh := deploy.Host{Name: h.Name, Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir,
-			Load: slices.Contains(m.Load.Hosts, h.Name)}
+			Load: slices.Contains(m.Load.Hosts, h.Name), Firewall: h.Firewall}
 		for i, n := range m.Nodes {
 			if n.Host != h.Name {
 				continue
@@ -139,7 +139,8 @@ func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, 
 			if spec.Nodes[i].Version != "" {
 				bin += "-" + spec.Nodes[i].Version
 			}
-			dh.Nodes = append(dh.Nodes, deploy.Node{Name: n.Name, BinarySrc: spec.Nodes[i].Binary, Binary: bin, RPCPort: homes[i].RPCPort})
+			dh.Nodes = append(dh.Nodes, deploy.Node{Name: n.Name, BinarySrc: spec.Nodes[i].Binary, Binary: bin,
+				RPCPort: homes[i].RPCPort, P2PPort: homes[i].P2PPort, MetricsPort: homes[i].MetricsPort})
 		}
 		p.Hosts = append(p.Hosts, dh)
 	}

@@ -21,8 +21,8 @@ import (
 
 // hostsManifest is 4 validators under 200 tx/s for 15 s: on the first 4
 // namespace hosts of n (one node each, in 4 AWS zones, which on hosts
-// only label them), the load sent from the 5th; or local, without zones,
-// when n is nil.
+// only label them; every host's firewall managed), the load sent from the
+// 5th; or local, without zones, when n is nil.
 // awsZones are the zones of hostsManifest's validators on hosts.
 var awsZones = []string{"N_Virginia", "Frankfurt", "Tokyo", "Sydney"}
 
@@ -32,7 +32,7 @@ func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 	if n != nil {
 		text += fmt.Sprintf("hosts = [%q]\n[zones]\nmatrix = \"aws\"\n", n.Hosts[4].Name)
 		for _, h := range n.Hosts {
-			text += fmt.Sprintf("[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\n",
+			text += fmt.Sprintf("[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\nfirewall = true\n",
 				h.Name, h.Address, n.User, n.Key, h.Workdir)
 		}
 	}
@@ -74,6 +74,7 @@ func TestDeployHosts(t *testing.T) {
 	nshoststest.Skip(t)
 	f := fetcher(t) // the node lock
 	n := nshoststest.New(t, 5)
+	n.DenyInbound(t) // locked-down hosts: deploy.yml must open the nodes' ports
 	dir := filepath.Join(t.TempDir(), "deployed")
 	var out bytes.Buffer
 	bin := buildCometlab(t)
@@ -93,6 +94,7 @@ func TestDeployHosts(t *testing.T) {
 			_ = experiment.DownHosts(context.Background(), dir, os.Stderr)
 		}
 	})
+	checkFirewall(t, n, true)
 	if !slices.Equal(st.LoadHosts, []string{n.Hosts[4].Name}) || st.Roles[n.Hosts[4].Name] != "load" || st.Roles[n.Hosts[0].Name] != "validators" {
 		t.Errorf("testnet.json: load hosts %v, roles %v", st.LoadHosts, st.Roles)
 	}
@@ -146,6 +148,7 @@ func TestDeployHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	downed = true
+	checkFirewall(t, n, false)
 	downTime := time.Since(downStart)
 	for i, h := range n.Hosts[:4] {
 		log := filepath.Join(dir, "collected", h.Name, "logs", fmt.Sprintf("validator%02d.log", i+1))
@@ -223,4 +226,30 @@ func buildCometlab(t *testing.T) string {
 	}
 	t.Logf("built cometlab in %s", time.Since(start).Round(100*time.Millisecond))
 	return bin
+}
+
+// checkFirewall checks the cometlab rules in the hosts' iptables: after
+// deploy (open), each node host accepts its node's p2p, RPC and metrics
+// ports and every host replies to its own connections; after down, none
+// is left.
+func checkFirewall(t *testing.T, n *nshoststest.Net, open bool) {
+	t.Helper()
+	for i, h := range n.Hosts {
+		var ours []string
+		for _, r := range n.Rules(t, h) {
+			if strings.Contains(r, "cometlab") {
+				ours = append(ours, r)
+			}
+		}
+		want := 0
+		if open {
+			want = 2 // ports and replies
+			if i == 4 {
+				want = 1 // the load host listens on nothing
+			}
+		}
+		if len(ours) != want || open && i < 4 && !strings.Contains(strings.Join(ours, "\n"), "26656,26657,26660") {
+			t.Errorf("host %s: cometlab rules %q, want %d (open %v)", h.Name, ours, want, open)
+		}
+	}
 }

@@ -47,6 +47,17 @@ type ManifestHost struct {
 	//
 	//	workdir = "/srv/cometlab"
 	Workdir string `toml:"workdir,omitempty"`
+
+	// Firewall makes deploy.yml open the ports the host's nodes listen on
+	// (p2p, RPC, metrics), and accept replies to the connections the host
+	// makes, in the host's iptables INPUT chain (rules commented
+	// "cometlab", removed again by down.yml), for a host whose firewall
+	// drops what it does not allow. Needs iptables on the host, and root
+	// (the ssh user, or passwordless sudo). Default false (the firewall is
+	// left alone).
+	//
+	//	firewall = true
+	Firewall bool `toml:"firewall,omitempty"`
 }
 
 // Host is a resolved [host.NAME] table.
@@ -56,8 +67,9 @@ type Host struct {
 	SSHUser string
 	SSHPort int
 	// SSHKey is the absolute path of the private key; "" for ssh's own.
-	SSHKey  string
-	Workdir string
+	SSHKey   string
+	Workdir  string
+	Firewall bool
 }
 
 // hostAddress is what a host's address may be when it is not an IP
@@ -74,7 +86,7 @@ func (m *Manifest) resolveHosts(ps *problems, r *Resolved) []Host {
 	var hosts []Host
 	for _, name := range slices.Sorted(maps.Keys(m.Hosts)) {
 		mh := m.Hosts[name]
-		h := Host{Name: name, Address: mh.Address, SSHUser: mh.SSHUser, SSHPort: mh.SSHPort, Workdir: mh.Workdir}
+		h := Host{Name: name, Address: mh.Address, SSHUser: mh.SSHUser, SSHPort: mh.SSHPort, Workdir: mh.Workdir, Firewall: mh.Firewall}
 		if !nodeName.MatchString(name) {
 			ps.add(f("host", name), "invalid host name (want [a-z0-9_-]+)")
 		}
@@ -237,7 +249,7 @@ func encodeHosts(hosts []Host) map[string]ManifestHost {
 	}
 	out := make(map[string]ManifestHost, len(hosts))
 	for _, h := range hosts {
-		out[h.Name] = ManifestHost{Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir}
+		out[h.Name] = ManifestHost{Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir, Firewall: h.Firewall}
 	}
 	return out
 }

@@ -19,7 +19,7 @@ func init() {
 		},
 		Load: defaultLoad,
 		Hosts: []Host{
-			{Name: "h1", Address: "10.213.0.11", SSHUser: "qa", SSHPort: 2222, SSHKey: key, Workdir: "/srv/cometlab"},
+			{Name: "h1", Address: "10.213.0.11", SSHUser: "qa", SSHPort: 2222, SSHKey: key, Workdir: "/srv/cometlab", Firewall: true},
 			{Name: "h2", Address: "node2.example.org", SSHUser: "qa", SSHPort: DefaultSSHPort, Workdir: "/var/tmp/cometlab-default"},
 		},
 	}

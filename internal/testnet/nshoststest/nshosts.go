@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // Names and addresses; the prefix marks everything this package creates.
@@ -73,6 +75,10 @@ func Skip(tb testing.TB) {
 func New(tb testing.TB, n int) *Net {
 	tb.Helper()
 	Skip(tb)
+	// One set of namespace hosts at a time on this machine: they share the
+	// bridge and the prefix Clean removes by (go test runs packages in
+	// parallel). A test holding the node lock takes it first.
+	testnettest.LockFile(tb, "cometlab-nshosts.lock")
 	Clean(tb)
 	tb.Cleanup(func() { Clean(tb) })
 	dir := tb.TempDir()
@@ -221,6 +227,33 @@ func (n *Net) Processes() []string {
 		}
 	}
 	return left
+}
+
+// DenyInbound gives every host a firewall that drops what it does not
+// allow: its iptables INPUT policy DROP, with only loopback and ssh
+// (port 22) accepted, as on a locked-down server. The namespace's rules
+// go with it at cleanup.
+func (n *Net) DenyInbound(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("iptables"); err != nil {
+		tb.Skipf("nshosts: iptables not found (.ci/run installs it): %v", err)
+	}
+	for _, h := range n.Hosts {
+		ipt := []string{"ip", "netns", "exec", h.NS, "iptables"}
+		run(tb, append(ipt, "-A", "INPUT", "-i", "lo", "-j", "ACCEPT")...)
+		run(tb, append(ipt, "-A", "INPUT", "-p", "tcp", "--dport", "22", "-j", "ACCEPT")...)
+		run(tb, append(ipt, "-P", "INPUT", "DROP")...)
+	}
+}
+
+// Rules returns the iptables rules of host h (iptables -S), one a line.
+func (n *Net) Rules(tb testing.TB, h Host) []string {
+	tb.Helper()
+	out, err := exec.Command("ip", "netns", "exec", h.NS, "iptables", "-S").CombinedOutput()
+	if err != nil {
+		tb.Fatalf("nshosts: iptables -S in %s: %v: %s", h.NS, err, out)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
 func run(tb testing.TB, args ...string) {

@@ -17,7 +17,16 @@ import (
 // call it first.
 func LockForTest(tb testing.TB) {
 	tb.Helper()
-	path := filepath.Join(os.TempDir(), "cometlab-nodes.lock")
+	LockFile(tb, "cometlab-nodes.lock")
+}
+
+// LockFile takes an exclusive flock on the file name in the temp
+// directory until the test ends: LockForTest's lock, or another for
+// another machine-wide resource (the namespace hosts' bridge). A test
+// that takes two takes them in the same order as every other.
+func LockFile(tb testing.TB, name string) {
+	tb.Helper()
+	path := filepath.Join(os.TempDir(), name)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		tb.Fatalf("test lock: %v", err)
