@@ -95,10 +95,11 @@ func MeasureClock(ctx context.Context, s SSH, samples int) (Clock, error) {
 }
 
 // measureClock makes samples round trips: a line to w, the remote's time
-// (Unix ns) read back from r, now read before and after. A sample's
-// offset is remote − (t0+t1)/2 and it is off by at most (t1−t0)/2, since
-// the remote read its clock somewhere between t0 and t1; the sample with
-// the shortest round trip is returned.
+// (Unix seconds with a fraction) read back from r, now read before and
+// after. A sample's offset is remote − (t0+t1)/2 and it is off by at most
+// (t1−t0)/2 plus the resolution of the remote's answer, since the remote
+// read its clock somewhere between t0 and t1 and printed it truncated;
+// the sample with the smallest bound is returned.
 func measureClock(w io.Writer, r *bufio.Reader, samples int, now func() time.Time) (Clock, error) {
 	if samples < 1 {
 		return Clock{}, errors.New("at least one sample")
@@ -114,12 +115,14 @@ func measureClock(w io.Writer, r *bufio.Reader, samples int, now func() time.Tim
 		if err != nil {
 			return Clock{}, fmt.Errorf("no answer: %w", err)
 		}
-		ns, err := parseUnix(strings.TrimSpace(line))
+		ns, res, err := parseUnix(strings.TrimSpace(line))
 		if err != nil {
 			return Clock{}, fmt.Errorf("answer %q is not a Unix time in seconds with a fraction (does the host have bash or GNU date?)", strings.TrimSpace(line))
 		}
 		mid := t0.Add(t1.Sub(t0) / 2)
-		half := t1.Sub(t0) / 2
+		// The remote's clock read truncated to its resolution (bash's
+		// $EPOCHREALTIME: a microsecond): that widens the bound.
+		half := t1.Sub(t0)/2 + res
 		best.Samples++
 		if best.Uncertainty < 0 || half < best.Uncertainty {
 			best.Offset, best.Uncertainty = time.Unix(0, ns).Sub(mid), half
@@ -130,23 +133,26 @@ func measureClock(w io.Writer, r *bufio.Reader, samples int, now func() time.Tim
 
 // parseUnix reads "SECONDS.FRACTION" (up to nanoseconds; "," as the
 // separator too, as bash prints $EPOCHREALTIME in some locales) as Unix
-// nanoseconds.
-func parseUnix(s string) (int64, error) {
+// nanoseconds, and its resolution (a microsecond for 6 decimals).
+func parseUnix(s string) (ns int64, res time.Duration, err error) {
 	sec, frac, _ := strings.Cut(strings.Replace(s, ",", ".", 1), ".")
 	if len(frac) > 9 || sec == "" {
-		return 0, errors.New("not seconds with at most 9 decimals")
+		return 0, 0, errors.New("not seconds with at most 9 decimals")
 	}
 	secs, err := strconv.ParseInt(sec, 10, 64)
 	if err != nil || secs < 0 || secs >= math.MaxInt64/int64(time.Second) {
-		return 0, errors.New("not seconds")
+		return 0, 0, errors.New("not seconds")
 	}
-	var ns int64
 	if frac != "" {
 		if ns, err = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64); err != nil || ns < 0 || strings.ContainsAny(frac, "+-") {
-			return 0, errors.New("not a fraction")
+			return 0, 0, errors.New("not a fraction")
 		}
 	}
-	return secs*1e9 + ns, nil
+	res = time.Second
+	for range len(frac) {
+		res /= 10
+	}
+	return secs*1e9 + ns, res, nil
 }
 
 // LoadRun is what load.yml needs of a run, its extra variable

@@ -54,13 +54,18 @@ func TestMeasureClock(t *testing.T) {
 		out, back       []time.Duration
 		wantOffset, unc time.Duration
 	}{
-		{"symmetric", 5 * time.Second, []time.Duration{ms}, []time.Duration{ms}, 5 * time.Second, ms},
+		{"symmetric", 5 * time.Second, []time.Duration{ms}, []time.Duration{ms}, 5 * time.Second, ms + 1},
 		// The remote read its clock 1 ms after the send, 9 ms before the
 		// answer: the estimate is off by 4 ms, within the 5 ms bound.
-		{"asymmetric", -2 * time.Second, []time.Duration{ms}, []time.Duration{9 * ms}, -2*time.Second - 4*ms, 5 * ms},
-		// The shortest round trip (the third) wins.
+		{"asymmetric", -2 * time.Second, []time.Duration{ms}, []time.Duration{9 * ms}, -2*time.Second - 4*ms, 5*ms + 1},
+		// The shortest round trip (the third) wins; the 1-µs resolution
+		// of the second and fourth answers ($EPOCHREALTIME) widens theirs.
 		{"shortest", 300 * ms, []time.Duration{20 * ms, 3 * ms, ms / 2, 40 * ms}, []time.Duration{ms, 9 * ms, ms / 2, ms},
-			300 * ms, ms / 2},
+			300 * ms, ms/2 + 1},
+		// Truncated to a microsecond, the second answer reads 567 ns early:
+		// the bound, widened by the resolution, still holds.
+		{"truncated", 1234567 * time.Nanosecond, []time.Duration{ms, 10 * time.Microsecond}, []time.Duration{ms, 10 * time.Microsecond},
+			1234 * time.Microsecond, 10*time.Microsecond + time.Microsecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeHost{clock: time.Unix(1_700_000_000, 0), offset: tc.offset, out: tc.out, back: tc.back}
@@ -112,7 +117,7 @@ func TestParseUnix(t *testing.T) {
 		{"", 0, false},
 		{".5", 0, false},
 	} {
-		got, err := parseUnix(tc.in)
+		got, _, err := parseUnix(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("parseUnix(%q) = %d, %v; want %d (ok %v)", tc.in, got, err, tc.want, tc.ok)
 		}
@@ -124,12 +129,12 @@ func FuzzParseUnix(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ns, err := parseUnix(s)
+		ns, res, err := parseUnix(s)
 		if err != nil {
 			return
 		}
-		if ns < 0 {
-			t.Errorf("parseUnix(%q) = %d < 0", s, ns)
+		if ns < 0 || res <= 0 || res > time.Second {
+			t.Errorf("parseUnix(%q) = %d, resolution %s", s, ns, res)
 		}
 	})
 }

@@ -194,6 +194,10 @@ func Playbook(ctx context.Context, dir, book, vars string, out io.Writer) error 
 		args = append(args, "-e", "@"+vars)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
+	// Interrupted, ansible-playbook gets SIGINT, which it handles (its ssh
+	// sessions closed), and SIGKILL only if it has not ended 10 s later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_RETRY_FILES_ENABLED=0", "ANSIBLE_FORCE_COLOR=0",
 		"ANSIBLE_STDOUT_CALLBACK=default", "ANSIBLE_LOAD_CALLBACK_PLUGINS=0")

@@ -39,8 +39,8 @@ func (m mdWriter) hosts(run results.Run) {
 	if len(run.Clocks) == 0 {
 		return
 	}
-	m.f("Clock offsets from the control host's, measured over ssh before the load "+
-		"(the shortest of %s round trips; the offset is off by at most half of it):\n\n", "10")
+	m.f("Clock offsets from the control host's, measured over ssh before the load " +
+		"(of 10 round trips, the one with the smallest bound: the offset is off by at most half the round trip plus the resolution of the host's clock reading):\n\n")
 	rows = nil
 	for _, c := range run.Clocks {
 		rows = append(rows, []string{c.Host, c.Role, fmt.Sprintf("%+.3f", float64(c.OffsetNs)/1e6), fmt.Sprintf("%.3f", float64(c.UncertaintyNs)/1e6)})
