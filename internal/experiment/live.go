@@ -127,6 +127,10 @@ func (l *liveReader) close() {
 // a time.
 func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen loadRunner, start time.Time) {
 	every(ctx, liveLine, func() {
+		if wait := time.Until(start); wait > 0 { // load hosts waiting for their start time
+			lp.out.Live("live: the load hosts start in %s", wait.Round(time.Second))
+			return
+		}
 		st := gen.Stats()
 		mempool := lp.mempoolTotal(ctx)
 		l.mu.Lock()
