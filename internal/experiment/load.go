@@ -196,8 +196,8 @@ func (lp *loadPhase) run(ctx, hard context.Context) error {
 			lp.work.Connections, rate, lp.work.Duration, what, lp.endpoint, expected)
 	}
 	if remote != nil {
-		lp.out.Phase("load: from %d load hosts (%s) through ansible-playbook %s, starting at %s",
-			len(lp.loadHosts.Hosts), strings.Join(lp.loadHosts.Hosts, ", "), deploy.LoadBook, remote.startAt.Format("15:04:05.000"))
+		lp.out.Phase("load: from the load host(s) %s through ansible-playbook %s, starting at %s",
+			strings.Join(lp.loadHosts.Hosts, ", "), deploy.LoadBook, remote.startAt.Format("15:04:05.000"))
 	}
 	if err := lp.waitStart(ctx); err != nil {
 		return err
