@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/load"
@@ -394,50 +392,6 @@ func (lp *loadPhase) readBackNode() *rpc.Client {
 	return lp.target
 }
 
-// walkChain reads heights first…last of the run's chain into txs.csv and
-// blocks.csv (replacing them).
-func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, first, last int64) error {
-	txs, err := results.Create(rd.path(results.TxsFile), results.TxsHeader)
-	if err != nil {
-		return err
-	}
-	defer txs.Close()
-	blocks, err := results.Create(rd.path(results.BlocksFile), results.BlocksHeader)
-	if err != nil {
-		return err
-	}
-	defer blocks.Close()
-	// The user's own transactions are found by hash (sent.csv's).
-	var byHash map[[32]byte]collect.HashedSend
-	rd.mu.Lock()
-	hashed := rd.run.Load.Txs != ""
-	rd.mu.Unlock()
-	if hashed {
-		sent, err := results.ReadSent(rd.dir)
-		if err != nil {
-			return fmt.Errorf("read back: %w", err)
-		}
-		if byHash, err = collect.HashIndex(sent); err != nil {
-			return fmt.Errorf("read back: %w", err)
-		}
-		if byHash == nil {
-			byHash = map[[32]byte]collect.HashedSend{} // nothing sent: nothing is the run's
-		}
-	}
-	out.Phase("read-back: walking heights %d…%d", first, last)
-	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
-		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
-	if err != nil {
-		if strings.Contains(err.Error(), "is not available, lowest height is") {
-			return fmt.Errorf("read back: %w (the node pruned the run's first blocks before cometlab read them after the load: "+
-				"keep more blocks than the run's heights, e.g. a larger app.retain_blocks)", err)
-		}
-		return fmt.Errorf("read back: %w", err)
-	}
-	out.Phase("read-back: %s", st)
-	return errors.Join(txs.Close(), blocks.Close())
-}
-
 // drain polls the mempool of every node that is up until all are empty or
 // the drain timeout passes; it returns what was left when it gave up, and
 // the nodes it did not wait for because they are down, each with why
@@ -499,33 +453,3 @@ func waitHeight(ctx context.Context, c *rpc.Client, h int64, timeout time.Durati
 		}
 	}
 }
-
-// waitStart waits for startAt (a load host's share of a load from
-// several hosts): a load host that reaches it more than a second late
-// fails, since its share would not start with the others'.
-func (lp *loadPhase) waitStart(ctx context.Context) error {
-	if lp.startAt.IsZero() {
-		return nil
-	}
-	wait := time.Until(lp.startAt)
-	if wait < -time.Second {
-		return fmt.Errorf("the start time %s passed %s ago: this host started late (give a longer --start-lead)",
-			lp.startAt.Format(time.RFC3339Nano), (-wait).Round(time.Millisecond))
-	}
-	if wait > 0 {
-		lp.out.Phase("load: starting at %s, in %s", lp.startAt.Format("15:04:05.000"), wait.Round(time.Millisecond))
-	}
-	return sleepCtx(ctx, wait)
-}
-
-// clockLine describes the hosts' clock offsets for a phase line.
-func clockLine(clocks []results.Clock) string {
-	var parts []string
-	for _, c := range clocks {
-		parts = append(parts, fmt.Sprintf("%s %+.2f ± %.2f ms", c.Host, float64(c.OffsetNs)/1e6, float64(c.UncertaintyNs)/1e6))
-	}
-	return fmt.Sprintf("%s from this host's; latency error bound %.2f ms", strings.Join(parts, ", "), float64(results.ClockBound(clocks))/1e6)
-}
-
-// uuidString formats a run id.
-func uuidString(id [16]byte) string { return uuid.UUID(id).String() }

@@ -15,6 +15,7 @@ import (
 	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/google/uuid"
 )
 
 // HostsDir is the directory of a run from load hosts that holds each
@@ -218,3 +219,33 @@ func (r *remoteLoad) Stats() load.Stats {
 	defer r.mu.Unlock()
 	return r.stats
 }
+
+// waitStart waits for startAt (a load host's share of a load from
+// several hosts): a load host that reaches it more than a second late
+// fails, since its share would not start with the others'.
+func (lp *loadPhase) waitStart(ctx context.Context) error {
+	if lp.startAt.IsZero() {
+		return nil
+	}
+	wait := time.Until(lp.startAt)
+	if wait < -time.Second {
+		return fmt.Errorf("the start time %s passed %s ago: this host started late (give a longer --start-lead)",
+			lp.startAt.Format(time.RFC3339Nano), (-wait).Round(time.Millisecond))
+	}
+	if wait > 0 {
+		lp.out.Phase("load: starting at %s, in %s", lp.startAt.Format("15:04:05.000"), wait.Round(time.Millisecond))
+	}
+	return sleepCtx(ctx, wait)
+}
+
+// clockLine describes the hosts' clock offsets for a phase line.
+func clockLine(clocks []results.Clock) string {
+	var parts []string
+	for _, c := range clocks {
+		parts = append(parts, fmt.Sprintf("%s %+.2f ± %.2f ms", c.Host, float64(c.OffsetNs)/1e6, float64(c.UncertaintyNs)/1e6))
+	}
+	return fmt.Sprintf("%s from this host's; latency error bound %.2f ms", strings.Join(parts, ", "), float64(results.ClockBound(clocks))/1e6)
+}
+
+// uuidString formats a run id.
+func uuidString(id [16]byte) string { return uuid.UUID(id).String() }

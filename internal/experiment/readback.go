@@ -2,12 +2,15 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
@@ -46,4 +49,48 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 		return Result{}, err
 	}
 	return Result{Dir: dir, Run: rd.run, Summary: sum}, nil
+}
+
+// walkChain reads heights first…last of the run's chain into txs.csv and
+// blocks.csv (replacing them).
+func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, first, last int64) error {
+	txs, err := results.Create(rd.path(results.TxsFile), results.TxsHeader)
+	if err != nil {
+		return err
+	}
+	defer txs.Close()
+	blocks, err := results.Create(rd.path(results.BlocksFile), results.BlocksHeader)
+	if err != nil {
+		return err
+	}
+	defer blocks.Close()
+	// The user's own transactions are found by hash (sent.csv's).
+	var byHash map[[32]byte]collect.HashedSend
+	rd.mu.Lock()
+	hashed := rd.run.Load.Txs != ""
+	rd.mu.Unlock()
+	if hashed {
+		sent, err := results.ReadSent(rd.dir)
+		if err != nil {
+			return fmt.Errorf("read back: %w", err)
+		}
+		if byHash, err = collect.HashIndex(sent); err != nil {
+			return fmt.Errorf("read back: %w", err)
+		}
+		if byHash == nil {
+			byHash = map[[32]byte]collect.HashedSend{} // nothing sent: nothing is the run's
+		}
+	}
+	out.Phase("read-back: walking heights %d…%d", first, last)
+	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
+		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
+	if err != nil {
+		if strings.Contains(err.Error(), "is not available, lowest height is") {
+			return fmt.Errorf("read back: %w (the node pruned the run's first blocks before cometlab read them after the load: "+
+				"keep more blocks than the run's heights, e.g. a larger app.retain_blocks)", err)
+		}
+		return fmt.Errorf("read back: %w", err)
+	}
+	out.Phase("read-back: %s", st)
+	return errors.Join(txs.Close(), blocks.Close())
 }
