@@ -19,18 +19,19 @@ import (
 	"github.com/cometlab/cometlab/internal/testnet/nshoststest"
 )
 
-// hostsManifest is 4 validators under 200 tx/s for 15 s: on the first 4
-// namespace hosts of n (one node each, in 4 AWS zones, which on hosts
-// only label them; every host's firewall managed), the load sent from the
-// 5th; or local, without zones, when n is nil.
 // awsZones are the zones of hostsManifest's validators on hosts.
 var awsZones = []string{"N_Virginia", "Frankfurt", "Tokyo", "Sydney"}
 
+// hostsManifest is 4 validators under 2 connections × 100 tx/s for 15 s:
+// on the first 4 namespace hosts of n (one node each, in 4 AWS zones,
+// which on hosts only label them; every host's firewall managed), the
+// load sent from the 5th host and the 4th (a validator's: one connection
+// each); or local, without zones, when n is nil.
 func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 	t.Helper()
-	text := "links = \"direct\"\n[load]\nrate = 200\nduration = \"15s\"\ndrain_timeout = \"30s\"\n"
+	text := "links = \"direct\"\n[load]\nconnections = 2\nrate = 100\nduration = \"15s\"\ndrain_timeout = \"30s\"\n"
 	if n != nil {
-		text += fmt.Sprintf("hosts = [%q]\n[zones]\nmatrix = \"aws\"\n", n.Hosts[4].Name)
+		text += fmt.Sprintf("hosts = [%q, %q]\n[zones]\nmatrix = \"aws\"\n", n.Hosts[4].Name, n.Hosts[3].Name)
 		for _, h := range n.Hosts {
 			text += fmt.Sprintf("[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\nfirewall = true\n",
 				h.Name, h.Address, n.User, n.Key, h.Workdir)
@@ -95,7 +96,8 @@ func TestDeployHosts(t *testing.T) {
 		}
 	})
 	checkFirewall(t, n, true)
-	if !slices.Equal(st.LoadHosts, []string{n.Hosts[4].Name}) || st.Roles[n.Hosts[4].Name] != "load" || st.Roles[n.Hosts[0].Name] != "validators" {
+	if !slices.Equal(st.LoadHosts, []string{n.Hosts[4].Name, n.Hosts[3].Name}) || st.Roles[n.Hosts[4].Name] != "load" ||
+		st.Roles[n.Hosts[3].Name] != "load, validators" || st.Roles[n.Hosts[0].Name] != "validators" {
 		t.Errorf("testnet.json: load hosts %v, roles %v", st.LoadHosts, st.Roles)
 	}
 	for i, node := range st.Nodes {
@@ -194,18 +196,20 @@ func TestDeployHosts(t *testing.T) {
 	}
 }
 
-// checkLoadHosts checks a run's load from n's 5th host: its share in
-// run.json (every connection, every transaction sent), its own send log
-// kept, and the clocks, all read from one kernel's clock, within their
-// bounds of zero.
+// checkLoadHosts checks a run's load from n's 5th and 4th hosts: their
+// shares in run.json (one connection each, numbered apart, every
+// transaction sent), their own send logs kept, and the clocks, all read
+// from one kernel's clock, within their bounds of zero.
 func checkLoadHosts(t *testing.T, res experiment.Result, n *nshoststest.Net) {
 	t.Helper()
 	lh := res.Run.LoadHosts
-	if len(lh) != 1 || lh[0].Name != n.Hosts[4].Name || lh[0].Connections != 1 || lh[0].Sent != 3000 || lh[0].Error != "" {
-		t.Errorf("run.json load_hosts %+v, want %s: 1 connection, 3000 sent", lh, n.Hosts[4].Name)
-	}
-	if _, err := os.Stat(filepath.Join(res.Dir, experiment.HostsDir, n.Hosts[4].Name, "sent.csv")); err != nil {
-		t.Errorf("the load host's own send log: %v", err)
+	for i, h := range []nshoststest.Host{n.Hosts[4], n.Hosts[3]} {
+		if len(lh) != 2 || lh[i].Name != h.Name || lh[i].FirstConn != i || lh[i].Connections != 1 || lh[i].Sent != 1500 || lh[i].Error != "" {
+			t.Errorf("run.json load_hosts %+v, want %s: connection %d, 1500 sent", lh, h.Name, i)
+		}
+		if _, err := os.Stat(filepath.Join(res.Dir, experiment.HostsDir, h.Name, "sent.csv")); err != nil {
+			t.Errorf("load host %s's own send log: %v", h.Name, err)
+		}
 	}
 	if len(res.Run.Clocks) != 5 {
 		t.Errorf("clocks of %d hosts, want 5: %+v", len(res.Run.Clocks), res.Run.Clocks)
