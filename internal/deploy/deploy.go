@@ -214,11 +214,27 @@ func Playbook(ctx context.Context, dir, book, vars string, out io.Writer) error 
 	if len(fails) == 0 {
 		return fmt.Errorf("ansible-playbook %s: %w (see %s)", book, runErr, logPath)
 	}
-	errs := make([]error, 0, len(fails))
-	for _, f := range fails {
+	return &PlaybookError{Book: book, Log: logPath, Failures: fails}
+}
+
+// PlaybookError is a playbook that failed on some hosts: each with
+// Ansible's reason, the whole output in Log.
+type PlaybookError struct {
+	Book, Log string
+	Failures  []Failure
+}
+
+func (e *PlaybookError) Error() string {
+	errs := make([]error, 0, len(e.Failures))
+	for _, f := range e.Failures {
 		errs = append(errs, fmt.Errorf("host %s: %s", f.Host, f.Msg))
 	}
-	return fmt.Errorf("ansible-playbook %s failed (see %s):\n%w", book, logPath, errors.Join(errs...))
+	return fmt.Sprintf("ansible-playbook %s failed (see %s):\n%v", e.Book, e.Log, errors.Join(errs...))
+}
+
+// Failed reports whether host is one of the hosts that failed.
+func (e *PlaybookError) Failed(host string) bool {
+	return slices.ContainsFunc(e.Failures, func(f Failure) bool { return f.Host == host })
 }
 
 // Failure is a host that failed a playbook.

@@ -103,3 +103,16 @@ func TestUnpack(t *testing.T) {
 		t.Error("an entry escaped the directory")
 	}
 }
+
+// TestPlaybookError: the hosts that failed, and the text that names each
+// with its reason.
+func TestPlaybookError(t *testing.T) {
+	e := &PlaybookError{Book: LoadBook, Log: "/d/load.log", Failures: []Failure{{Host: "h2", Msg: "unreachable: no route"}, {Host: "h10", Msg: "non-zero return code"}}}
+	if !e.Failed("h2") || !e.Failed("h10") || e.Failed("h1") {
+		t.Errorf("Failed: h2 %v, h10 %v, h1 %v", e.Failed("h2"), e.Failed("h10"), e.Failed("h1"))
+	}
+	want := "ansible-playbook load.yml failed (see /d/load.log):\nhost h2: unreachable: no route\nhost h10: non-zero return code"
+	if got := e.Error(); got != want {
+		t.Errorf("Error:\n got %q\nwant %q", got, want)
+	}
+}

@@ -265,7 +265,7 @@ func ReadTestnetLoad(dir string) (TestnetLoad, error) {
 	}
 	for i, n := range up.Nodes {
 		if n.Name == up.LoadTarget || up.LoadTarget == "" && i == 0 {
-			tl.Endpoint, tl.Target = "ws"+strings.TrimPrefix(n.RPC, "http")+"/websocket", n.Name
+			tl.Endpoint, tl.Target = rpc.WSAddr(n.RPC), n.Name
 		}
 		tl.Nodes = append(tl.Nodes, n.Node)
 		if n.Metrics != "" {
@@ -279,7 +279,7 @@ func ReadTestnetLoad(dir string) (TestnetLoad, error) {
 	if len(up.LoadHosts) > 0 {
 		tl.LoadHosts = &LoadHosts{Dir: dir, Hosts: up.LoadHosts, SSH: up.SSH, Roles: up.Roles}
 	}
-	if p := filepath.Join(dir, results.ManifestFile); fileExists(p) {
+	if p := filepath.Join(dir, results.ManifestFile); exists(p) {
 		tl.Manifest = p
 	}
 	return tl, nil
@@ -290,9 +290,4 @@ func ReadTestnetLoad(dir string) (TestnetLoad, error) {
 func (tl TestnetLoad) Apply(o *LoadOptions) {
 	o.Endpoint, o.Nodes, o.Target, o.Zones = tl.Endpoint, tl.Nodes, tl.Target, tl.Zones
 	o.MetricsURLs, o.NodeNames, o.LoadHosts = tl.MetricsURLs, tl.NodeNames, tl.LoadHosts
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -93,11 +93,8 @@ type remoteLoad struct {
 func newRemoteLoad(ctx context.Context, cfg LoadHosts, rd *runDir, id, endpoint string, w manifest.Workload,
 	sent, replies *results.Writer) (*remoteLoad, []results.Clock, error) {
 	w.Hosts = cfg.Hosts
-	if w.Connections < len(cfg.Hosts) {
-		return nil, nil, exitcode.With(fmt.Errorf("%d load hosts share %d connections: give at least one connection per host", len(cfg.Hosts), w.Connections), exitcode.Usage)
-	}
-	if len(w.Clients) > 0 || w.TxsFile != "" || w.TraceFile != "" {
-		return nil, nil, exitcode.With(errors.New("load hosts send one client's loadtime payloads of a shape without a trace file"), exitcode.Usage)
+	if ps := w.LoadHostsProblems(len(cfg.Hosts)); len(ps) > 0 {
+		return nil, nil, exitcode.With(errors.New(strings.Join(ps, "; ")), exitcode.Usage)
 	}
 	clocks, offsets, err := measureClocks(ctx, cfg.SSH, cfg.Roles)
 	if err != nil {
@@ -202,9 +199,10 @@ func (r *remoteLoad) merge(runErr error) error {
 		r.stats.Errors += st.Errors
 		r.mu.Unlock()
 	}
-	if runErr != nil {
+	var failed *deploy.PlaybookError
+	if errors.As(runErr, &failed) {
 		for i := range r.hostRecs {
-			if r.hostRecs[i].Error == "" && strings.Contains(runErr.Error(), "host "+r.hostRecs[i].Name+":") {
+			if r.hostRecs[i].Error == "" && failed.Failed(r.hostRecs[i].Name) {
 				r.hostRecs[i].Error = "its load failed: see " + filepath.Join(HostsDir, "ansible-playbook.log")
 			}
 		}

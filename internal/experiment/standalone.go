@@ -127,14 +127,13 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		lp.header = http.Header{ClientKeyHeader: {opts.ClientKey}}
 	}
 	if opts.Readback {
-		lp.nodes = []collect.Endpoint{{Name: r.Target, Addr: opts.Endpoint}}
-		if len(opts.Nodes) > 0 {
-			lp.nodes = nil
-			for _, n := range opts.Nodes {
-				if n.Mode != cometbft.ModeSeed && n.RPC != "" {
-					lp.nodes = append(lp.nodes, collect.Endpoint{Name: n.Name, Addr: n.RPC})
-				}
+		for _, n := range opts.Nodes {
+			if n.Mode != cometbft.ModeSeed && n.RPC != "" {
+				lp.nodes = append(lp.nodes, collect.Endpoint{Name: n.Name, Addr: n.RPC})
 			}
+		}
+		if len(lp.nodes) == 0 {
+			lp.nodes = []collect.Endpoint{{Name: r.Target, Addr: opts.Endpoint}}
 		}
 	}
 	lp.scrape = targets

@@ -168,19 +168,30 @@ func (m *Manifest) resolveLoadHosts(ps *problems, hosts []Host, l Workload) []st
 		}
 		seen[name] = true
 	}
-	switch {
-	case len(l.Clients) > 0:
-		ps.add(f("load", "hosts"), "load hosts send one client's load: not with [[load.client]] tables")
-	case l.Connections < len(names):
-		ps.add(f("load", "hosts"), "%d load hosts share %d connections: give at least one connection per host", len(names), l.Connections)
-	}
-	if l.TxsFile != "" {
-		ps.add(f("load", "hosts"), "load hosts send loadtime payloads: not with txs = \"…\"")
-	}
-	if l.TraceFile != "" {
-		ps.add(f("load", "hosts"), "load hosts cannot replay a trace file: give the shape by its parameters")
+	for _, msg := range l.LoadHostsProblems(len(names)) {
+		ps.add(f("load", "hosts"), "%s", msg)
 	}
 	return slices.Clone(names)
+}
+
+// LoadHostsProblems says why n load hosts cannot send l (none when they
+// can): each sends a share of one client's connections, of loadtime
+// payloads, of a shape without a trace file.
+func (l Workload) LoadHostsProblems(n int) []string {
+	var out []string
+	switch {
+	case len(l.Clients) > 0:
+		out = append(out, "load hosts send one client's load: not with [[load.client]] tables")
+	case l.Connections < n:
+		out = append(out, fmt.Sprintf("%d load hosts share %d connections: give at least one connection per host", n, l.Connections))
+	}
+	if l.TxsFile != "" {
+		out = append(out, "load hosts send loadtime payloads: not with txs = \"…\"")
+	}
+	if l.TraceFile != "" {
+		out = append(out, "load hosts cannot replay a trace file: give the shape by its parameters")
+	}
+	return out
 }
 
 // HostShares splits the load's connections between its load hosts: host
