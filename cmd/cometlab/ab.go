@@ -210,8 +210,7 @@ rounds:
 		for _, i := range experiment.ABOrder(round, len(sides), f.order == "random", f.seed) {
 			dir := filepath.Join(out, "runs", fmt.Sprintf("%02d-%s", round+1, labels[i]))
 			fmt.Fprintf(st.stderr, "ab: round %d, %s: %s\n", round+1, labels[i], dir)
-			res, err := experiment.Run(cmd.Context(), experiment.Options{Manifest: sides[i], Dir: dir, Fetcher: fetch,
-				Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard})
+			res, err := experiment.Run(cmd.Context(), experiment.Options{Manifest: sides[i], Dir: dir, Env: experiment.Env{Fetcher: fetch, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard}})
 			if err != nil || cmd.Context().Err() != nil {
 				if cmd.Context().Err() != nil {
 					runErr = exitcode.With(firstErr(err, cmd.Context().Err()), exitcode.Interrupted)

@@ -73,12 +73,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 			if free == 0 {
 				free = -1 // 0 turns the guard off
 			}
-			res, err := experiment.Run(cmd.Context(), experiment.Options{
-				Manifest: m, Dir: out, Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose),
-				Version: version, StartTimeout: tf.startTimeout, Hard: st.hard,
-				ScrapeInterval: mf.interval, Metrics: mf.metrics, NoResources: mf.noResources, Prometheus: mf.prometheus,
-				MinFreeDisk: free, ReadAfterLoad: !readLive,
-			})
+			res, err := experiment.Run(cmd.Context(), experiment.Options{Manifest: m, Dir: out, Env: experiment.Env{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard}, Collect: experiment.Collect{ScrapeInterval: mf.interval, Metrics: mf.metrics, NoResources: mf.noResources, Prometheus: mf.prometheus, MinFreeDisk: free, ReadAfterLoad: !readLive}})
 			return printResult(st, res, err)
 		},
 	}

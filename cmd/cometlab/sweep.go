@@ -119,8 +119,7 @@ func (st *state) cellEnv(tf *testnetFlags) (experiment.CellEnv, error) {
 	if err != nil {
 		return experiment.CellEnv{}, err
 	}
-	return experiment.CellEnv{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version,
-		StartTimeout: tf.startTimeout, Hard: st.hard}, nil
+	return experiment.CellEnv{Env: experiment.Env{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard}}, nil
 }
 
 func newSweepCmd(st *state) *cobra.Command {

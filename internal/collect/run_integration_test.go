@@ -93,8 +93,7 @@ func TestRunCollects(t *testing.T) {
 	}
 	testnettest.LockForTest(t)
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shortRun(t, nil),
-		Dir: filepath.Join(t.TempDir(), "run"), Fetcher: fetcher(t), Out: &out, Version: "test"})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shortRun(t, nil), Dir: filepath.Join(t.TempDir(), "run"), Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	checkCollected(t, res, err, out.String())
 }
 
@@ -127,8 +126,7 @@ func TestRunWithPrometheus(t *testing.T) {
 	resultstest.WriteFile(t, cfgPath, cfg)
 	promURL := startPrometheus(t, bin, cfgPath, filepath.Join(dir, "data"))
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shortRun(t, pins),
-		Dir: filepath.Join(dir, "run"), Fetcher: fetcher(t), Out: &out, Version: "test", Prometheus: promURL})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shortRun(t, pins), Dir: filepath.Join(dir, "run"), Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}, Collect: experiment.Collect{Prometheus: promURL}})
 	checkCollected(t, res, err, out.String())
 	if !bytes.Contains(out.Bytes(), []byte("metrics: read from prometheus")) {
 		t.Errorf("the run did not say it read prometheus:\n%s", out.String())

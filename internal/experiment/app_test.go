@@ -42,7 +42,7 @@ func TestRunE2EApp(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test"})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

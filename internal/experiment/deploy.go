@@ -227,15 +227,6 @@ func waitRemote(ctx context.Context, st UpState, timeout time.Duration) error {
 	return err
 }
 
-// localOnly refuses a manifest whose nodes are on [host.*] hosts where a
-// local testnet is started: those run with `cometlab deploy`.
-func localOnly(m manifest.Resolved) error {
-	if len(m.Hosts) == 0 {
-		return nil
-	}
-	return exitcode.With(errors.New("the manifest puts its nodes on [host.*] hosts: start them with `cometlab deploy`, then load them with `cometlab load --testnet DIR`"), exitcode.Usage)
-}
-
 // TestnetLoad is what `cometlab load --testnet DIR` takes from a running
 // testnet's testnet.json (see [ReadTestnetLoad]).
 type TestnetLoad struct {

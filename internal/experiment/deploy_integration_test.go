@@ -175,8 +175,7 @@ func TestDeployHosts(t *testing.T) {
 		}
 	}
 
-	local, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: hostsManifest(t, nil), Dir: filepath.Join(t.TempDir(), "local"), Fetcher: f, Out: &out, Version: "test"})
+	local, err := experiment.Run(context.Background(), experiment.Options{Manifest: hostsManifest(t, nil), Dir: filepath.Join(t.TempDir(), "local"), Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
 	if err != nil {
 		t.Log(out.String())
 		t.Fatal(err)

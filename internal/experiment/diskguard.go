@@ -50,18 +50,6 @@ func (g *diskGuard) watch(ctx context.Context, stop func()) {
 	})
 }
 
-// diskGuard returns the load phase's disk guard over the run directory, nil
-// when it is turned off.
-func (lp *loadPhase) diskGuard() *diskGuard {
-	switch {
-	case lp.minFree < 0:
-		return nil
-	case lp.minFree == 0:
-		return newDiskGuard(lp.rd.dir, DefaultMinFreeDisk)
-	}
-	return newDiskGuard(lp.rd.dir, uint64(lp.minFree))
-}
-
 // tripped says why the guard stopped the load, "" if it did not (or there
 // is no guard).
 func (g *diskGuard) tripped() string {

@@ -27,8 +27,8 @@ func TestRunDiskGuard(t *testing.T) {
 	f := fetcher(t) // waits for the node lock
 	start := time.Now()
 	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: resolved(t, 200, 60*time.Second), Dir: dir, Fetcher: f, Out: &out, Version: "test",
-		MinFreeDisk: 1 << 62, // 4 EiB
+		Manifest: resolved(t, 200, 60*time.Second), Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"},
+		Collect: experiment.Collect{MinFreeDisk: 1 << 62}, // 4 EiB
 	})
 	t.Log(out.String())
 	if err != nil {

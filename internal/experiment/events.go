@@ -38,6 +38,6 @@ func (l *eventLog) write(e results.Event) {
 // of the run.
 func (l *eventLog) close(rd *runDir) {
 	if err := l.w.Close(); err != nil {
-		rd.fail(fmt.Errorf("events.csv: %w", err))
+		rd.fail(problemEvents, "", fmt.Errorf("events.csv: %w", err))
 	}
 }

@@ -40,29 +40,29 @@ type liveReader struct {
 // newLiveReader creates txs.csv and blocks.csv and a walker from height
 // first, reading from the first node that is not the target nor perturbed
 // nor rotating (the target when there is none).
-func (lp *loadPhase) newLiveReader(first int64) (*liveReader, error) {
-	l := &liveReader{reader: lp.target, name: "the target"}
-	if lp.liveFrom != "" {
-		l.reader, l.name = rpc.New(lp.liveFrom), lp.liveFrom
+func (p *pipeline) newLiveReader() (*liveReader, error) {
+	l := &liveReader{reader: p.chain.target, name: "the target"}
+	if p.read.liveFrom != "" {
+		l.reader, l.name = rpc.New(p.read.liveFrom), p.read.liveFrom
 	}
-	for _, n := range lp.nodes {
-		if lp.liveFrom != "" {
+	for _, n := range p.chain.nodes {
+		if p.read.liveFrom != "" {
 			break
 		}
-		if n.Name != lp.rd.run.Target && n.Addr != lp.target.Addr() && !lp.avoid[n.Name] {
+		if n.Name != p.chain.targetName && n.Addr != p.chain.target.Addr() && !p.read.avoid[n.Name] {
 			l.reader, l.name = rpc.New(n.Addr), n.Name
 			break
 		}
 	}
 	var err error
-	if l.txs, err = results.Create(lp.rd.path(results.TxsFile), results.TxsHeader); err != nil {
+	if l.txs, err = results.Create(p.rd.path(results.TxsFile), results.TxsHeader); err != nil {
 		return nil, err
 	}
-	if l.blocks, err = results.Create(lp.rd.path(results.BlocksFile), results.BlocksHeader); err != nil {
+	if l.blocks, err = results.Create(p.rd.path(results.BlocksFile), results.BlocksHeader); err != nil {
 		l.txs.Close()
 		return nil, err
 	}
-	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: first, RunID: lp.id, Workers: liveWorkers, OnTx: l.onTx}, l.txs, l.blocks)
+	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers, OnTx: l.onTx}, l.txs, l.blocks)
 	return l, nil
 }
 
@@ -125,14 +125,14 @@ func (l *liveReader) close() {
 // the transactions read since the last line, the mempools' total, late
 // sends. On a terminal it is redrawn in place, else printed one line at
 // a time.
-func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen loadRunner, start time.Time) {
+func (p *pipeline) liveLines(ctx context.Context, l *liveReader, gen loadRunner, start time.Time) {
 	every(ctx, liveLine, func() {
 		if wait := time.Until(start); wait > 0 { // load hosts waiting for their start time
-			lp.out.Live("live: the load hosts start in %s", wait.Round(time.Second))
+			p.out.Live("live: the load hosts start in %s", wait.Round(time.Second))
 			return
 		}
 		st := gen.Stats()
-		mempool := lp.mempoolTotal(ctx)
+		mempool := p.mempoolTotal(ctx)
 		l.mu.Lock()
 		ws := l.w.Stats()
 		n, p50, p99 := l.inWin, l.window.Percentile(50), l.window.Percentile(99)
@@ -143,10 +143,10 @@ func (lp *loadPhase) liveLines(ctx context.Context, l *liveReader, gen loadRunne
 			lat = fmt.Sprintf("latency p50 %.0f ms p99 %.0f ms", p50/results.NsPerMs, p99/results.NsPerMs)
 		}
 		sent := fmt.Sprintf("sent %d", st.Sent)
-		if lp.loadHosts != nil {
+		if p.send.loadHosts != nil {
 			sent = "sent from the load hosts" // their counts come with their logs
 		}
-		lp.out.Live("live %5.0fs  %s  committed %d  %.0f tx/s  %s  mempools %s  late %d",
+		p.out.Live("live %5.0fs  %s  committed %d  %.0f tx/s  %s  mempools %s  late %d",
 			time.Since(start).Seconds(), sent, ws.RunTxs-ws.Duplicates, float64(n)/liveLine.Seconds(), lat, mempool, st.Late)
 	})
 }
@@ -155,23 +155,12 @@ func isNaN(f float64) bool { return f != f }
 
 // mempoolTotal returns the number of transactions in every node's
 // mempool, "?" for a node that did not answer.
-func (lp *loadPhase) mempoolTotal(ctx context.Context) string {
-	var total int64
-	failed := 0
-	for _, n := range lp.nodes {
-		cctx, cancel := context.WithTimeout(ctx, time.Second)
-		k, err := rpc.New(n.Addr).UnconfirmedTxs(cctx)
-		cancel()
-		if err != nil {
-			failed++
-			continue
-		}
-		total += k
+func (p *pipeline) mempoolTotal(ctx context.Context) string {
+	m := pollMempools(ctx, p.chain.nodes, time.Second)
+	if m.failed > 0 {
+		return fmt.Sprintf("%d (+%d nodes ?)", m.total, m.failed)
 	}
-	if failed > 0 {
-		return fmt.Sprintf("%d (+%d nodes ?)", total, failed)
-	}
-	return fmt.Sprint(total)
+	return fmt.Sprint(m.total)
 }
 
 // liveRun is a live reader running, with the live line.
@@ -182,19 +171,19 @@ type liveRun struct {
 }
 
 // startLive starts reading the chain and printing the live line, when the
-// load phase reads back and lp.live is set; it returns nil otherwise.
+// run reads back and its read plan is live; it returns nil otherwise.
 // Reading goes on through the drain until stop (readBack's finish stops
 // it first).
-func (lp *loadPhase) startLive(hard context.Context, first int64, gen loadRunner, start time.Time) (*liveRun, error) {
-	if !lp.readback || !lp.live {
+func (p *pipeline) startLive(hard context.Context, gen loadRunner, start time.Time) (*liveRun, error) {
+	if !p.read.on || !p.read.live {
 		return nil, nil
 	}
-	if lp.source != nil && lp.source.Hashed() {
+	if p.send.source != nil && p.send.source.Hashed() {
 		// The user's own transactions are matched by hash against the
 		// whole of sent.csv: they are read back after the load.
 		return nil, nil
 	}
-	l, err := lp.newLiveReader(first)
+	l, err := p.newLiveReader()
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +191,7 @@ func (lp *loadPhase) startLive(hard context.Context, first int64, gen loadRunner
 	r := &liveRun{liveReader: l, cancel: cancel, done: make(chan struct{})}
 	var wg sync.WaitGroup
 	wg.Go(func() { l.run(ctx) })
-	wg.Go(func() { lp.liveLines(ctx, l, gen, start) })
+	wg.Go(func() { p.liveLines(ctx, l, gen, start) })
 	go func() { wg.Wait(); close(r.done) }()
 	return r, nil
 }

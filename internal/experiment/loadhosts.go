@@ -221,17 +221,18 @@ func (r *remoteLoad) Stats() load.Stats {
 // waitStart waits for startAt (a load host's share of a load from
 // several hosts): a load host that reaches it more than a second late
 // fails, since its share would not start with the others'.
-func (lp *loadPhase) waitStart(ctx context.Context) error {
-	if lp.startAt.IsZero() {
+func (p *pipeline) waitStart(ctx context.Context) error {
+	at := p.send.startAt
+	if at.IsZero() {
 		return nil
 	}
-	wait := time.Until(lp.startAt)
+	wait := time.Until(at)
 	if wait < -time.Second {
 		return fmt.Errorf("the start time %s passed %s ago: this host started late (give a longer --start-lead)",
-			lp.startAt.Format(time.RFC3339Nano), (-wait).Round(time.Millisecond))
+			at.Format(time.RFC3339Nano), (-wait).Round(time.Millisecond))
 	}
 	if wait > 0 {
-		lp.out.Phase("load: starting at %s, in %s", lp.startAt.Format("15:04:05.000"), wait.Round(time.Millisecond))
+		p.out.Phase("load: starting at %s, in %s", at.Format("15:04:05.000"), wait.Round(time.Millisecond))
 	}
 	return sleepCtx(ctx, wait)
 }

@@ -93,20 +93,20 @@ func TestRemoteLoadMerge(t *testing.T) {
 }
 
 func TestWaitStart(t *testing.T) {
-	lp := &loadPhase{out: newPrinter(nil)}
+	lp := &pipeline{out: newPrinter(nil)}
 	if err := lp.waitStart(t.Context()); err != nil {
 		t.Errorf("no start time: %v", err)
 	}
-	lp.startAt = time.Now().Add(-2 * time.Second)
+	lp.send.startAt = time.Now().Add(-2 * time.Second)
 	if err := lp.waitStart(t.Context()); err == nil || !strings.Contains(err.Error(), "started late") {
 		t.Errorf("2 s late: %v", err)
 	}
-	lp.startAt = time.Now().Add(-500 * time.Millisecond)
+	lp.send.startAt = time.Now().Add(-500 * time.Millisecond)
 	if err := lp.waitStart(t.Context()); err != nil {
 		t.Errorf("0.5 s late is within the second: %v", err)
 	}
-	lp.startAt = time.Now().Add(100 * time.Millisecond)
-	if err := lp.waitStart(t.Context()); err != nil || time.Now().Before(lp.startAt) {
+	lp.send.startAt = time.Now().Add(100 * time.Millisecond)
+	if err := lp.waitStart(t.Context()); err != nil || time.Now().Before(lp.send.startAt) {
 		t.Errorf("returned before the start time: %v", err)
 	}
 }

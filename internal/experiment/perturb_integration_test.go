@@ -141,9 +141,7 @@ func TestPerturbations(t *testing.T) {
 		t.Run(action, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
 			var out bytes.Buffer
-			res, err := experiment.Run(context.Background(), experiment.Options{
-				Manifest: perturbed(t, 12*time.Second, tc.flag), Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test",
-			})
+			res, err := experiment.Run(context.Background(), experiment.Options{Manifest: perturbed(t, 12*time.Second, tc.flag), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 			t.Log(out.String())
 			if err != nil {
 				t.Fatal(err)
@@ -206,9 +204,7 @@ func TestNodeDiesOnItsOwn(t *testing.T) {
 	out := &killOnLoad{t: t, dir: dir, after: 3 * time.Second}
 	f := fetcher(t) // takes the node lock, which may wait for another test
 	start := time.Now()
-	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: perturbed(t, 8*time.Second, ""), Dir: dir, Fetcher: f, Out: out, Version: "test",
-	})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: perturbed(t, 8*time.Second, ""), Dir: dir, Env: experiment.Env{Fetcher: f, Out: out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +260,7 @@ func TestRotation(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test"})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 	}
 	rd := &runDir{dir: dir, run: run}
 	p := newPrinter(out)
-	if err := walkChain(ctx, rd, p, rpc.New(endpoint), id, run.FirstHeight, run.LastHeight); err != nil {
+	if err := walkChain(ctx, rd, p, rpc.New(endpoint), id, run.Load.Txs != "", run.FirstHeight, run.LastHeight); err != nil {
 		return Result{}, err
 	}
 	sum, in, err := analysis.AnalyzeInput(dir)
@@ -52,8 +52,9 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 }
 
 // walkChain reads heights first…last of the run's chain into txs.csv and
-// blocks.csv (replacing them).
-func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, first, last int64) error {
+// blocks.csv (replacing them); hashed says the run sent the user's own
+// transactions, found by hash (sent.csv's).
+func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, hashed bool, first, last int64) error {
 	txs, err := results.Create(rd.path(results.TxsFile), results.TxsHeader)
 	if err != nil {
 		return err
@@ -64,11 +65,7 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return err
 	}
 	defer blocks.Close()
-	// The user's own transactions are found by hash (sent.csv's).
 	var byHash map[[32]byte]collect.HashedSend
-	rd.mu.Lock()
-	hashed := rd.run.Load.Txs != ""
-	rd.mu.Unlock()
 	if hashed {
 		sent, err := results.ReadSent(rd.dir)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -32,48 +31,9 @@ type Options struct {
 	Manifest manifest.Resolved
 	// Dir is the run directory; "" means runs/<run-id>.
 	Dir string
-	// Fetcher obtains node binaries.
-	Fetcher *cometbft.Fetcher
-	// Out receives progress (a terminal gets a live status line).
-	Out io.Writer
-	// Logger receives debug logs; nil discards them.
-	Logger *slog.Logger
-	// Version is cometlab's own version, recorded in run.json.
-	Version string
-	// StartTimeout bounds the wait for every node to advance two heights.
-	StartTimeout time.Duration
-	// Hard ends the read-back and clean-up too (a second interrupt); nil
-	// means they always run to the end.
-	Hard context.Context
-	// ScrapeInterval is how often node metrics and process resources are
-	// sampled; 0 means 1 s.
-	ScrapeInterval time.Duration
-	// Metrics selects the node series kept in metrics.csv: "default" (or
-	// ""), "all", or "none" (no scrape).
-	Metrics string
-	// NoResources turns /proc sampling (resources.csv) off.
-	NoResources bool
-	// Prometheus, when set, is the URL of a Prometheus server that scrapes
-	// the nodes: metrics.csv is read from it after the read-back instead of
-	// scraped.
-	Prometheus string
-	// MinFreeDisk is the disk guard's minimum free space (bytes) on the
-	// run directory's file system: below it the load stops and the run is
-	// partial. 0 means DefaultMinFreeDisk; below 0 turns the guard off.
-	MinFreeDisk int64
-	// ReadAfterLoad reads every block after the load instead of while it
-	// runs (no live reader, no live line): to measure what the live
-	// read-back costs, or to keep every RPC request off the nodes during
-	// the load.
-	ReadAfterLoad bool
+	Env
+	Collect
 }
-
-// Metrics modes (Options.Metrics, --metrics).
-const (
-	MetricsDefault = "default" // the series the report plots, and a few more
-	MetricsAll     = "all"     // every series, histogram buckets included
-	MetricsNone    = "none"    // no scrape
-)
 
 // PrometheusOptions say how metrics.csv is read from a Prometheus server.
 type PrometheusOptions struct {
@@ -95,6 +55,11 @@ func ReadPrometheus(ctx context.Context, dir string, opts PrometheusOptions) ([]
 	if err != nil {
 		return nil, err
 	}
+	return readPrometheus(ctx, dir, run, opts)
+}
+
+// readPrometheus is ReadPrometheus for the run whose record is run.
+func readPrometheus(ctx context.Context, dir string, run results.Run, opts PrometheusOptions) ([]collect.PromStats, error) {
 	if run.LoadStart.IsZero() {
 		return nil, fmt.Errorf("%s: the run's load never started: no window to read", dir)
 	}
@@ -127,27 +92,6 @@ func ReadPrometheus(ctx context.Context, dir string, opts PrometheusOptions) ([]
 	return st, os.Rename(path+".tmp", path)
 }
 
-// readPrometheus fills metrics.csv from the Prometheus server after the
-// read-back; a failure is recorded, not fatal.
-func (lp *loadPhase) readPrometheus(ctx context.Context) {
-	// Let the server scrape once more after the last block.
-	select {
-	case <-ctx.Done():
-	case <-time.After(2 * max(lp.prom.Step, time.Second)):
-	}
-	st, err := ReadPrometheus(ctx, lp.rd.dir, *lp.prom)
-	if err != nil {
-		lp.out.Phase("metrics: %v", err)
-		lp.rd.fail(err)
-		return
-	}
-	msg := ""
-	for _, s := range st {
-		msg += fmt.Sprintf("; %s: %d series (by %s)", s.Node, s.Series, s.MatchBy)
-	}
-	lp.out.Phase("metrics: read from prometheus %s%s", lp.prom.URL, msg)
-}
-
 // metricsNamespace is the testnet's instrumentation.namespace (the first
 // node's, as cometlab generates one config for all), or the default of its
 // CometBFT line.
@@ -163,34 +107,14 @@ func metricsNamespace(m manifest.Resolved) string {
 	return collect.DefaultNamespace
 }
 
-// setCollectors sets up the load phase's metrics and resource collectors for
-// a local testnet.
-func (lp *loadPhase) setCollectors(opts Options, tn *testnet.Testnet) {
-	for _, n := range tn.Nodes {
-		if opts.Metrics != MetricsNone {
-			lp.scrape = append(lp.scrape, collect.Target{Name: n.Name, URL: n.MetricsAddr()})
-		}
-		if !opts.NoResources {
-			lp.procs = append(lp.procs, collect.Proc{Name: n.Name, PID: n.PID, DataDir: filepath.Join(n.Dir, "data")})
-			if len(n.AppCommand) > 0 { // the external app, beside its node
-				lp.procs = append(lp.procs, collect.Proc{Name: n.Name + "/app", PID: n.AppPID})
-			}
-		}
-	}
-	ns := metricsNamespace(opts.Manifest)
-	lp.scrapeCfg = collect.ScrapeConfig{Interval: opts.ScrapeInterval, Namespace: ns, All: opts.Metrics == MetricsAll}
-	lp.resCfg = collect.ResourceConfig{Interval: opts.ScrapeInterval}
-	if opts.Prometheus != "" {
-		lp.prom = &PrometheusOptions{URL: opts.Prometheus, Step: opts.ScrapeInterval, All: opts.Metrics == MetricsAll,
-			Namespace: ns, Logger: lp.logger}
-	}
-}
-
 // Result is what a run produced.
 type Result struct {
 	Dir     string
 	Run     results.Run
 	Summary analysis.Summary
+	// Drain is how the mempools emptied after the load (also run.json's
+	// drain); nil when the run did not wait for them.
+	Drain *results.Drain
 }
 
 // Run runs one experiment end to end: testnet up, load, drain, read-back,
@@ -199,12 +123,10 @@ type Result struct {
 // stays in the run directory (and is analysed when the load had started).
 func Run(ctx context.Context, opts Options) (Result, error) {
 	m := opts.Manifest
-	switch opts.Metrics {
-	case "", MetricsDefault, MetricsAll, MetricsNone:
-	default:
-		return Result{}, fmt.Errorf("metrics %q: want %s, %s or %s", opts.Metrics, MetricsDefault, MetricsAll, MetricsNone)
+	if err := opts.Collect.Check(); err != nil {
+		return Result{}, err
 	}
-	if err := localOnly(m); err != nil {
+	if err := checkLocal(m, netRun); err != nil {
 		return Result{}, err
 	}
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
@@ -225,8 +147,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	out.Phase("run %s → %s", s.id, s.dir)
 
-	loadStarted, err := runTestnet(ctx, s, rd, out, opts, spec)
-	return finish(ctx, rd, out, err, loadStarted)
+	p, err := runTestnet(ctx, s, rd, out, opts, spec)
+	return finish(ctx, rd, out, err, p)
 }
 
 // runStart is what every run (Run, Load, a run on a shared testnet) begins
@@ -298,99 +220,64 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 	return rd, results.WriteFileAtomic(rd.path(results.ManifestFile), text)
 }
 
-// runTestnet brings the testnet of spec up, runs the load phase and brings it down.
-func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options, spec cometbft.Spec) (loadStarted bool, err error) {
+// runTestnet brings the testnet of spec up under the run directory, runs
+// the run's pipeline on it and brings it down; it returns the pipeline
+// when the load could start (nil when it did not get that far).
+func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options, spec cometbft.Spec) (*pipeline, error) {
 	m := opts.Manifest
-	lk := relays(m, &spec, s.logger)
-	if lk != nil {
-		defer func() { // after the nodes stopped (deferred below)
-			recordRoundTrips(rd, lk)
-			lk.Close()
-		}()
-	}
-	homes, err := cometbft.Generate(ctx, rd.path(results.NodesDir), spec)
-	if err != nil {
-		return false, fmt.Errorf("generate node homes: %w", err)
-	}
-	tn := testnet.New(homes, s.logger)
-	nodes, endpoints := nodeRecords(m, homes)
-	for i := range nodes {
-		nodes[i].Home = relDir(rd.dir, nodes[i].Home)
-	}
-	rd.set(func(r *results.Run) { r.Nodes = nodes })
-
 	events, err := newEventLog(rd.path(results.EventsFile), s.logger)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer events.close(rd)
-	var loadStart atomic.Int64 // Unix ns, once the load has started
-	died := func(n *testnet.Node, st testnet.State) {
-		_, why := st.Down(time.Unix(0, loadStart.Load()))
-		if loadStart.Load() == 0 {
-			why = "exited: " + st.Status
-		}
-		out.Phase("testnet: %s %s on its own", n.Name, why)
-		rd.fail(fmt.Errorf("node %s %s on its own (not a perturbation)", n.Name, why))
-	}
-	out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), rd.path(results.LogsDir))
-	if err := tn.Start(testnet.Options{LogDir: rd.path(results.LogsDir), Events: events.write, Died: died}); err != nil {
-		return false, err
+	w := &runWatch{rd: rd, out: out, events: events}
+	ln, err := launch(ctx, m, spec, netOptions{mode: netRun, dir: rd.dir, env: opts.Env, out: out, watch: w.watch()})
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		out.Phase("testnet: stopping")
-		tn.Stop(10 * time.Second)
+		ln.stop()
+		recordRoundTrips(rd, ln)
 	}()
-	start := time.Now()
-	if err := waitStarted(ctx, tn, opts.StartTimeout); err != nil {
-		return false, fmt.Errorf("testnet start: %w", err)
-	}
-	target := tn.Node(m.Load.Target)
-	if target == nil {
-		return false, fmt.Errorf("load target %q is not a node of the testnet", m.Load.Target)
-	}
-	if st, err := target.RPC.Status(ctx); err == nil {
-		rd.set(func(r *results.Run) { r.CometBFTVersion = reportedVersion(m, st.NodeInfo.Version) })
-	}
-	out.Phase("testnet: %d nodes up and advancing after %s", len(homes), since(start))
-	ep := rpc.WSAddr(target.RPCAddr())
-	rd.set(func(r *results.Run) { r.Endpoint = ep })
+	return onNet(ctx, s, rd, out, ln, m, opts.Collect, w)
+}
 
-	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: m.Load, endpoint: ep,
-		target: target.RPC, nodes: endpoints, readback: true, live: !opts.ReadAfterLoad, minFree: opts.MinFreeDisk, source: s.txs,
-		sentinelCfg: m.Sentinel}
-	lp.setCollectors(opts, tn)
-	lp.down = func(name string, t0 time.Time) (bool, string) {
-		n := tn.Node(name)
-		if n == nil {
-			return false, ""
+// onNet runs the pipeline of a run of m on the local testnet ln (its own,
+// or a shared one), watched by w.
+func onNet(ctx context.Context, s runStart, rd *runDir, out *printer, ln *localNet, m manifest.Resolved, c Collect, w *runWatch) (*pipeline, error) {
+	t := ln.tn.Node(m.Load.Target)
+	if t == nil {
+		return nil, fmt.Errorf("load target %q is not a node of the testnet", m.Load.Target)
+	}
+	ep := rpc.WSAddr(t.RPCAddr())
+	rd.set(func(r *results.Run) { r.Nodes, r.CometBFTVersion, r.Endpoint = ln.records(rd.dir), ln.version, ep })
+	p := newPipeline(runInput{start: s, rd: rd, out: out, work: m.Load, collect: c, net: ln, m: m, events: w.events})
+	w.setLoadStart = func(t time.Time) { w.loadStart.Store(t.UnixNano()) }
+	p.hooks = append(p.hooks, hook{name: "death watch", loadStart: func(_ context.Context, t0 time.Time) { w.setLoadStart(t0) }})
+	return p, p.execute(ctx, s.hard)
+}
+
+// runWatch observes a testnet's nodes for one run: their events go to the
+// run's events.csv, and a node that dies on its own is a problem of the
+// run, named.
+type runWatch struct {
+	rd           *runDir
+	out          *printer
+	events       *eventLog
+	loadStart    atomic.Int64 // Unix ns, once the load has started
+	setLoadStart func(time.Time)
+}
+
+func (w *runWatch) watch() *netWatch {
+	return &netWatch{events: w.events.write, died: func(n *testnet.Node, st testnet.State) {
+		_, why := st.Down(time.Unix(0, w.loadStart.Load()))
+		if w.loadStart.Load() == 0 {
+			why = "exited: " + st.Status
 		}
-		down, why := n.State().Down(t0)
-		if down && n.Ephemeral {
-			why = "" // a rotating node is down between its lives: nothing to say
-		}
-		return down, why
-	}
-	lp.avoid = map[string]bool{}
-	for _, p := range m.Perturbations {
-		lp.avoid[p.Node] = true
-	}
-	for _, n := range m.Nodes {
-		if n.Ephemeral {
-			lp.avoid[n.Name] = true
-		}
-	}
-	if len(m.Perturbations) > 0 {
-		lp.perturb = &executor{steps: schedule(m.Perturbations), tn: tn, events: events.write, target: m.Load.Target}
-		if lk != nil {
-			lp.perturb.links = lk
-		}
-	}
-	if m.Rotate != nil {
-		lp.rotate = &rotator{rot: *m.Rotate, tn: tn, events: events.write}
-	}
-	lp.onLoadStart = func(t time.Time) { loadStart.Store(t.UnixNano()) }
-	return true, lp.run(ctx, s.hard)
+		w.out.Phase("testnet: %s %s on its own", n.Name, why)
+		w.rd.fail(problemNodeDied, n.Name, fmt.Errorf("node %s %s on its own (not a perturbation)", n.Name, why))
+	}}
 }
 
 // reportedVersion records the requested release and, when it differs, what
@@ -434,31 +321,31 @@ func workloadRecord(w manifest.Workload) results.Load {
 	return l
 }
 
-// finish records the run's status, analyses and reports what was gathered.
-func finish(ctx context.Context, rd *runDir, out *printer, runErr error, loadStarted bool) (Result, error) {
-	status := results.StatusComplete
-	switch {
-	case ctx.Err() != nil:
-		status = results.StatusPartial
-		rd.fail(errors.New("interrupted"))
-	case runErr != nil:
-		status = results.StatusFailed
+// finish records the run's status, analyses and reports what was
+// gathered; p is the run's pipeline (nil when its load never started).
+func finish(ctx context.Context, rd *runDir, out *printer, runErr error, p *pipeline) (Result, error) {
+	if ctx.Err() != nil {
+		rd.fail(problemInterrupted, "", errors.New("interrupted"))
 	}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
-		rd.fail(runErr)
-	}
-	if err := rd.end(func(r *results.Run) {
-		if status == results.StatusComplete && len(r.Errors) > 0 {
-			status = results.StatusPartial // e.g. the mempools did not drain
+		k := problemRun
+		if ctx.Err() != nil {
+			k = problemInterrupted // what was gathered until then stands
 		}
-		r.Status, r.Ended = status, time.Now()
-	}); err != nil {
+		rd.fail(k, "", runErr)
+	}
+	status := rd.status()
+	if runErr != nil && ctx.Err() == nil {
+		status = results.StatusFailed // e.g. canceled by a hook
+	}
+	if err := rd.end(func(r *results.Run) { r.Status, r.Ended = status, time.Now() }); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
-	res := Result{Dir: rd.dir, Run: rd.run}
-	if !loadStarted {
+	res := Result{Dir: rd.dir, Run: rd.snapshot()}
+	if p == nil {
 		return res, runErr
 	}
+	res.Drain = p.drained
 	sum, in, err := analysis.AnalyzeInput(rd.dir)
 	if err != nil {
 		return res, errors.Join(runErr, fmt.Errorf("analyse: %w", err))

@@ -49,9 +49,7 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: resolved(t, 200, 20*time.Second), Dir: dir, Fetcher: fetcher(t), Out: &out, Version: "test",
-	})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: resolved(t, 200, 20*time.Second), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +131,7 @@ func TestRunNodeFailsToStart(t *testing.T) {
 	m := resolved(t, 100, 5*time.Second)
 	m.Nodes[2].Config = map[string]any{"consensus.timeout_commit": "not-a-duration"}
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Fetcher: fetcher(t),
-		StartTimeout: 30 * time.Second})
+	_, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), StartTimeout: 30 * time.Second}})
 	if err == nil || !strings.Contains(err.Error(), m.Nodes[2].Name) {
 		t.Fatalf("want an error naming %s, got %v", m.Nodes[2].Name, err)
 	}
@@ -176,8 +173,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer cancel()
 	out := &cancelOnLoad{cancel: cancel, after: 4 * time.Second}
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := experiment.Run(ctx, experiment.Options{Manifest: resolved(t, 100, 60*time.Second), Dir: dir,
-		Fetcher: fetcher(t), Out: out})
+	res, err := experiment.Run(ctx, experiment.Options{Manifest: resolved(t, 100, 60*time.Second), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: out}})
 	t.Log(out.String())
 	if err != nil {
 		t.Logf("error (expected after an interrupt): %v", err)
@@ -215,7 +211,7 @@ func runText(t *testing.T, f *cometbft.Fetcher, name, text string) (experiment.R
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Fetcher: f, Out: &out, Version: "test"})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,9 @@ type runDir struct {
 	log *slog.Logger // failed writes of run.json by set; nil discards
 	mu  sync.Mutex
 	run results.Run
+	// problems are what went wrong so far, typed (run.json's errors are
+	// their strings).
+	problems []problem
 }
 
 // createRunDir creates dir (which must not hold a run already) and writes
@@ -34,6 +37,13 @@ func createRunDir(dir string, run results.Run, log *slog.Logger) (*runDir, error
 }
 
 func (rd *runDir) path(name string) string { return filepath.Join(rd.dir, name) }
+
+// snapshot returns the run as recorded so far.
+func (rd *runDir) snapshot() results.Run {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	return rd.run
+}
 
 // update applies fn to the run and writes run.json out atomically, both
 // under the lock, so that run.json is written in the order of the changes:
@@ -63,11 +73,6 @@ func (rd *runDir) end(fn func(r *results.Run)) error {
 		return fmt.Errorf("record the end of the run in %s: %w", results.RunFile, err)
 	}
 	return nil
-}
-
-// fail records err in run.json (through set).
-func (rd *runDir) fail(err error) {
-	rd.set(func(r *results.Run) { r.Errors = append(r.Errors, err.Error()) })
 }
 
 // hostInfo describes this machine.

@@ -66,7 +66,7 @@ func TestRunJSONUnwritable(t *testing.T) {
 	}
 	unwritable(t, rd)
 	rd.set(func(r *results.Run) { r.LastHeight = 7 })
-	rd.fail(errors.New("mempools not empty"))
+	rd.fail(problemNotDrained, "", errors.New("mempools not empty"))
 	for _, want := range []string{"level=WARN", "run.json not written", rd.path(results.RunFile), "err="} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
@@ -76,7 +76,7 @@ func TestRunJSONUnwritable(t *testing.T) {
 		t.Errorf("%d log lines, want 2 (one per failed write):\n%s", n, log.String())
 	}
 
-	res, err := finish(context.Background(), rd, newPrinter(nil), nil, false)
+	res, err := finish(context.Background(), rd, newPrinter(nil), nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "record the end of the run in run.json") {
 		t.Fatalf("finish: error %v, want the failed write of run.json", err)
 	}

@@ -166,35 +166,3 @@ func clientGenerators(cfg load.Config, w manifest.Workload, sent, replies *resul
 	}
 	return gr, nil
 }
-
-// startSentinel starts the run's sentinel in front of the target and
-// points the load (and the metrics scraper, when it runs) at it; the
-// returned func stops it.
-func (lp *loadPhase) startSentinel() (stop func(), err error) {
-	ls, err := startSentinel(lp.sentinelCfg, lp.target.Addr(), lp.logger)
-	if err != nil {
-		return nil, err
-	}
-	lp.sentinel, lp.endpoint = ls, ls.endpoint()
-	if len(lp.scrape) > 0 {
-		lp.scrape = append(lp.scrape, ls.target())
-	}
-	lp.rd.set(func(r *results.Run) { r.Sentinel, r.Endpoint = &ls.rec, lp.endpoint })
-	lp.out.Phase("sentinel: %s in front of %s (%s)", ls.rec.Addr, ls.rec.Upstream, ls.rec.Settings)
-	return func() {
-		if err := ls.stop(); err != nil {
-			lp.rd.fail(fmt.Errorf("sentinel: %w", err))
-		}
-	}, nil
-}
-
-// waitSentinel waits, after the load, for the sentinel to forward what it
-// accepted (at most the drain timeout) and says how it went.
-func (lp *loadPhase) waitSentinel(ctx context.Context) {
-	start := time.Now()
-	if left := lp.sentinel.waitForwarded(ctx, lp.work.DrainTimeout); left > 0 {
-		lp.out.Phase("sentinel: %d accepted transactions still not forwarded after %s", left, since(start))
-		return
-	}
-	lp.out.Phase("sentinel: every accepted transaction forwarded and answered (%s after the load)", since(start))
-}

@@ -47,10 +47,7 @@ func TestRunRampKnee(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	kind, to := shape.Ramp, 1800.0
-	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: shaped(t, 2, 200, 40*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}),
-		Dir:      dir, Fetcher: fetcher(t), Out: &out, Version: "test",
-	})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 2, 200, 40*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -88,10 +85,7 @@ func TestRunSquare(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	kind, on, off := shape.Square, 5*time.Second, 5*time.Second
-	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: shaped(t, 2, 200, 30*time.Second, manifest.Overrides{Shape: &kind, On: &on, Off: &off}),
-		Dir:      dir, Fetcher: fetcher(t), Out: &out, Version: "test",
-	})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 2, 200, 30*time.Second, manifest.Overrides{Shape: &kind, On: &on, Off: &off}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -144,10 +138,7 @@ func TestRunOwnTxs(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: shaped(t, 1, 200, 15*time.Second, manifest.Overrides{Txs: &file}),
-		Dir:      dir, Fetcher: fetcher(t), Out: &out, Version: "test",
-	})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 1, 200, 15*time.Second, manifest.Overrides{Txs: &file}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

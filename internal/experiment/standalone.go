@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/cometlab/cometlab/internal/collect"
-	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -111,38 +109,21 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		return Result{}, err
 	}
 	out.Phase("load run %s → %s", s.id, s.dir)
-	target := rpc.New(opts.Endpoint)
 	if opts.Readback {
-		st, err := target.Status(ctx)
+		st, err := rpc.New(opts.Endpoint).Status(ctx)
 		if err != nil {
 			err = fmt.Errorf("endpoint %s does not answer /status (use --readback=false for a non-CometBFT endpoint): %w", opts.Endpoint, err)
-			return finish(ctx, rd, out, err, false)
+			return finish(ctx, rd, out, err, nil)
 		}
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
-	lp := &loadPhase{rd: rd, out: out, logger: s.logger, id: s.id, work: opts.Workload, endpoint: ep,
-		target: target, readback: opts.Readback, live: true, liveFrom: opts.ReadFrom, source: s.txs,
-		connOffset: opts.ConnOffset, startAt: opts.StartAt, loadHosts: opts.LoadHosts}
-	if opts.ClientKey != "" {
-		lp.header = http.Header{ClientKeyHeader: {opts.ClientKey}}
-	}
-	if opts.Readback {
-		for _, n := range opts.Nodes {
-			if n.Mode != cometbft.ModeSeed && n.RPC != "" {
-				lp.nodes = append(lp.nodes, collect.Endpoint{Name: n.Name, Addr: n.RPC})
-			}
-		}
-		if len(lp.nodes) == 0 {
-			lp.nodes = []collect.Endpoint{{Name: r.Target, Addr: opts.Endpoint}}
-		}
-	}
-	lp.scrape = targets
-	lp.scrapeCfg = collect.ScrapeConfig{Interval: opts.ScrapeInterval, All: opts.MetricsAll}
-	err = lp.run(ctx, s.hard)
+	p := newPipeline(runInput{start: s, rd: rd, out: out, work: opts.Workload, collect: Collect{},
+		chain: &opts, endpoint: ep, targetName: r.Target, scrape: targets})
+	err = p.execute(ctx, s.hard)
 	if !opts.Readback {
 		return finishSendOnly(ctx, rd, out, err)
 	}
-	return finish(ctx, rd, out, err, true)
+	return finish(ctx, rd, out, err, p)
 }
 
 // finishSendOnly records the status of a load without read-back; there is
@@ -153,13 +134,13 @@ func finishSendOnly(ctx context.Context, rd *runDir, out *printer, runErr error)
 		status = results.StatusPartial
 	} else if runErr != nil {
 		status = results.StatusFailed
-		rd.fail(runErr)
+		rd.fail(problemRun, "", runErr)
 	}
 	if err := rd.end(func(r *results.Run) { r.Status, r.Ended = status, time.Now() }); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	out.Phase("send log: %s", rd.path(results.SentFile))
-	return Result{Dir: rd.dir, Run: rd.run}, runErr
+	return Result{Dir: rd.dir, Run: rd.snapshot()}, runErr
 }
 
 // metricsTargets pairs the metrics URLs with the node names (a URL's

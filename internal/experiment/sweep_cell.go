@@ -4,33 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
-	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/rpc"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
 
-// CellEnv is what running the runs of a sweep or a saturation search
-// needs, besides what to run.
+// CellEnv is what running the runs of a sweep, a saturation search or an
+// A/B needs, besides what to run: the environment and what every run
+// collects.
 type CellEnv struct {
-	Fetcher *cometbft.Fetcher
-	// Out receives progress: the sweep's own lines and each run's.
-	Out    io.Writer
-	Logger *slog.Logger
-	// Version is cometlab's own version, recorded in every run.json.
-	Version      string
-	StartTimeout time.Duration
-	// Hard ends a run's read-back and clean-up too (a second interrupt).
-	Hard context.Context
+	Env
+	Collect
 	// AfterRun, when set, is called after each run is recorded, with the
 	// number of runs made so far by this call (tests interrupt with it).
 	AfterRun func(n int)
@@ -52,23 +42,24 @@ type runner struct {
 	reuse    bool
 	coolDown time.Duration
 	crit     saturation.Criterion
-	shared   *sharedNet // reuse mode: the testnet of the last run
-	sharedN  int        // testnets started in reuse mode
-	root     string     // the sweep or search directory (reuse mode puts testnets under it)
+	shared   *localNet // reuse mode: the testnet of the last run
+	sharedN  int       // testnets started in reuse mode
+	root     string    // the sweep or search directory (reuse mode puts testnets under it)
 }
 
 // run runs one experiment with manifest m in the run directory dir and
 // judges it. ctx ending interrupts it.
 func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cellOutcome {
 	var res Result
-	var polled *saturation.Drain
 	var err error
-	if rn.reuse && (len(m.Perturbations) > 0 || m.Rotate != nil) {
-		err = errors.New("perturbations and rotation need a testnet of their own: a shared testnet (--reuse-testnet) cannot be perturbed")
-	} else if rn.reuse {
-		res, polled, err = rn.runShared(ctx, m, dir)
+	if rn.reuse {
+		res, err = rn.runShared(ctx, m, dir)
 	} else {
-		res, polled, err = rn.runFresh(ctx, m, dir)
+		res, err = Run(ctx, Options{Manifest: m, Dir: dir, Env: rn.env.Env, Collect: rn.env.Collect})
+	}
+	var polled *saturation.Drain
+	if d := res.Drain; d != nil {
+		polled = &saturation.Drain{Seconds: d.Seconds, Drained: d.Drained, Source: saturation.DrainFromRPC}
 	}
 	o := cellOutcome{status: res.Run.Status}
 	if err != nil {
@@ -96,77 +87,6 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	v := rn.crit.Judge(ev)
 	o.evidence, o.verdict = &ev, &v
 	return o
-}
-
-// runFresh runs m on a testnet of its own (experiment.Run), polling the
-// mempools for the drain time meanwhile.
-func (rn *runner) runFresh(ctx context.Context, m manifest.Resolved, dir string) (Result, *saturation.Drain, error) {
-	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	drained := make(chan *saturation.Drain, 1)
-	go func() { drained <- watchDrain(wctx, dir, m.Load.DrainTimeout+5*time.Second) }()
-	res, err := Run(ctx, Options{Manifest: m, Dir: dir, Fetcher: rn.env.Fetcher, Out: rn.env.Out, Logger: rn.env.Logger,
-		Version: rn.env.Version, StartTimeout: rn.env.StartTimeout, Hard: rn.env.Hard})
-	stop()
-	return res, <-drained, err
-}
-
-// watchDrain follows the run directory dir while a run works in it: once
-// run.json names the nodes and the end of the load, it polls every
-// non-seed node's num_unconfirmed_txs every 200 ms until all are 0
-// (Drained, Seconds after the load end), the nodes stop answering, limit
-// passes after the load end, or ctx ends (not Drained, Seconds as far as
-// it watched). It returns nil when it never saw the load end.
-func watchDrain(ctx context.Context, dir string, limit time.Duration) *saturation.Drain {
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	var nodes []*rpc.Client
-	var loadEnd, lastOK time.Time
-	for {
-		if loadEnd.IsZero() {
-			if run, err := results.ReadRun(dir); err == nil && !run.LoadEnd.IsZero() {
-				loadEnd = run.LoadEnd
-				for _, n := range run.Nodes {
-					if n.Mode != manifest.ModeSeed {
-						nodes = append(nodes, rpc.New(n.RPC))
-					}
-				}
-			}
-		}
-		if !loadEnd.IsZero() && len(nodes) > 0 {
-			empty, answered := true, true
-			for _, c := range nodes {
-				cctx, cancel := context.WithTimeout(ctx, time.Second)
-				k, err := c.UnconfirmedTxs(cctx)
-				cancel()
-				if err != nil {
-					answered = false
-					break
-				}
-				empty = empty && k == 0
-			}
-			now := time.Now()
-			switch {
-			case answered && empty:
-				return &saturation.Drain{Seconds: max(0, now.Sub(loadEnd).Seconds()), Drained: true, Source: saturation.DrainFromRPC}
-			case answered:
-				lastOK = now
-			case !lastOK.IsZero():
-				// The nodes stopped before their mempools emptied.
-				return &saturation.Drain{Seconds: lastOK.Sub(loadEnd).Seconds(), Source: saturation.DrainFromRPC}
-			}
-			if now.Sub(loadEnd) > limit {
-				return &saturation.Drain{Seconds: now.Sub(loadEnd).Seconds(), Source: saturation.DrainFromRPC}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			if loadEnd.IsZero() || lastOK.IsZero() {
-				return nil
-			}
-			return &saturation.Drain{Seconds: lastOK.Sub(loadEnd).Seconds(), Source: saturation.DrainFromRPC}
-		case <-t.C:
-		}
-	}
 }
 
 // gatherEvidence reads the run directory dir and returns the criterion's

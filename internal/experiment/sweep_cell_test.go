@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/collect"
 )
 
 // fakeMempool is a node RPC whose mempool holds left[i] transactions on
@@ -32,46 +32,44 @@ func (f *fakeMempool) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"n_txs":"%d","total":"%d","total_bytes":"0"}}`, k, k)
 }
 
-func TestWatchDrain(t *testing.T) {
+// TestDrainMempools: the one drain waits until every mempool that is up is
+// empty, gives up after its timeout saying what was left, and names the
+// nodes it did not wait for because they are down.
+func TestDrainMempools(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		left    []int64
-		fail    int64
-		loadEnd bool
-		drained bool
-		nilWant bool
+		name        string
+		left        []int64
+		fail        int64
+		down        func(string) (bool, string)
+		drained     bool
+		leftHas     string
+		skippedHas  string
+		atLeastPoll int64
 	}{
-		{"empties after a few polls", []int64{500, 200, 0}, 0, true, true, false},
-		{"the nodes stop before the mempool empties", []int64{500, 400, 300}, 3, true, false, false},
-		{"the load never ends", []int64{0}, 0, false, false, true},
+		{name: "empties after a few polls", left: []int64{500, 200, 0}, drained: true, atLeastPoll: 3},
+		{name: "never empties", left: []int64{500, 400, 300}, leftHas: "a: 300 txs"},
+		{name: "the node stops answering", left: []int64{500}, fail: 2, leftHas: "a: "},
+		{name: "a down node is not waited for", left: []int64{7}, drained: true, skippedHas: "b exited at 3.0 s",
+			down: func(n string) (bool, string) { return n == "b", "exited at 3.0 s" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(&fakeMempool{left: tc.left, failAfter: tc.fail})
+			f := &fakeMempool{left: tc.left, failAfter: tc.fail}
+			srv := httptest.NewServer(f)
 			defer srv.Close()
-			dir := t.TempDir()
-			run := results.Run{ID: "x", Status: results.StatusRunning, Nodes: []results.Node{{Name: "a", Mode: "validator", RPC: srv.URL}}}
-			if tc.loadEnd {
-				run.LoadEnd = time.Now()
+			nodes := []collect.Endpoint{{Name: "a", Addr: srv.URL}}
+			if tc.down != nil {
+				nodes = []collect.Endpoint{{Name: "b", Addr: srv.URL}}
+				f.left = []int64{0}
 			}
-			if err := results.WriteJSON(filepath.Join(dir, results.RunFile), run); err != nil {
-				t.Fatal(err)
+			d := drainMempools(context.Background(), nodes, tc.down, time.Second, func(string, ...any) {})
+			if d.Drained != tc.drained || !strings.Contains(d.Left, tc.leftHas) || !strings.Contains(d.Skipped, tc.skippedHas) {
+				t.Errorf("got %+v, want drained %v, left with %q, skipped with %q", d, tc.drained, tc.leftHas, tc.skippedHas)
 			}
-			timeout := 3 * time.Second
-			if tc.nilWant {
-				timeout = 700 * time.Millisecond
+			if !tc.drained && d.Left == "" {
+				t.Errorf("gave up with nothing left: %+v", d)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			defer cancel()
-			d := watchDrain(ctx, dir, 10*time.Second)
-			switch {
-			case tc.nilWant:
-				if d != nil {
-					t.Errorf("got %+v, want nil", d)
-				}
-			case d == nil:
-				t.Fatal("no drain")
-			case d.Drained != tc.drained || d.Seconds < 0 || d.Seconds > 3:
-				t.Errorf("got %+v, want drained %v", d, tc.drained)
+			if f.calls.Load() < tc.atLeastPoll {
+				t.Errorf("%d polls, want at least %d", f.calls.Load(), tc.atLeastPoll)
 			}
 		})
 	}

@@ -44,7 +44,7 @@ func sweepEnv(t *testing.T, out *syncBuffer) experiment.CellEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return experiment.CellEnv{Fetcher: &cometbft.Fetcher{CacheDir: dir, Progress: os.Stderr}, Out: out, Version: "test"}
+	return experiment.CellEnv{Env: experiment.Env{Fetcher: &cometbft.Fetcher{CacheDir: dir, Progress: os.Stderr}, Out: out, Version: "test"}}
 }
 
 // shortManifest is the default testnet with 10 s of load.

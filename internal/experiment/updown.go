@@ -71,25 +71,14 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 		return UpState{}, fmt.Errorf("%s already holds a testnet; run `cometlab testnet down %s` first", opts.Dir, opts.Dir)
 	}
 	m := opts.Manifest
-	if err := localOnly(m); err != nil {
-		return UpState{}, err
-	}
-	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+uuid.NewString()[:8])
+	chainID := "cometlab-" + uuid.NewString()[:8]
+	ln, err := startLocal(ctx, m, netOptions{mode: netUp, dir: opts.Dir, chainID: chainID, out: out,
+		env: Env{Fetcher: opts.Fetcher, StartTimeout: opts.StartTimeout}})
 	if err != nil {
 		return UpState{}, err
 	}
-	homes, err := cometbft.Generate(ctx, filepath.Join(opts.Dir, results.NodesDir), spec)
-	if err != nil {
-		return UpState{}, err
-	}
-	tn := testnet.New(homes, nil)
-	if err := tn.Start(testnet.Options{LogDir: filepath.Join(opts.Dir, results.LogsDir), Detach: true}); err != nil {
-		return UpState{}, err
-	}
-	if err := waitStarted(ctx, tn, opts.StartTimeout); err != nil {
-		tn.Stop(10 * time.Second)
-		return UpState{}, err
-	}
+	tn := ln.tn
+	spec := ln.spec
 	st := UpState{ChainID: spec.ChainID, Started: time.Now(), LoadTarget: m.Load.Target}
 	for _, n := range tn.Nodes {
 		st.Nodes = append(st.Nodes, UpNode{PID: n.PID(), Node: results.Node{Name: n.Name, Mode: n.Mode,

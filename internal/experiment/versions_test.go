@@ -149,8 +149,7 @@ func runVersions(t *testing.T, f *cometbft.Fetcher, dir, a, b string) (experimen
 		}
 	}
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Fetcher: f, Out: &out,
-		Version: "test", StartTimeout: 60 * time.Second})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test", StartTimeout: 60 * time.Second}})
 	t.Log(out.String())
 	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)

@@ -101,10 +101,14 @@ func roundTripRecords(rtts []links.RoundTrip) []results.RoundTrip {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// recordRoundTrips puts the round trips lk's relays measured into the
-// run's zones (when it has zones and they measured any).
-func recordRoundTrips(rd *runDir, lk *links.Links) {
-	if rtts := roundTripRecords(lk.RoundTrips()); len(rtts) > 0 {
+// recordRoundTrips puts the round trips ln's relays measured so far into
+// the run's zones (when it has zones and relays, and they measured any):
+// its p2p connections opened when it started, perhaps in an earlier run.
+func recordRoundTrips(rd *runDir, ln *localNet) {
+	if ln.links == nil {
+		return
+	}
+	if rtts := roundTripRecords(ln.links.RoundTrips()); len(rtts) > 0 {
 		rd.set(func(r *results.Run) {
 			if r.Zones != nil {
 				r.Zones.RoundTrips = rtts

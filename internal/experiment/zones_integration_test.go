@@ -80,9 +80,7 @@ func TestZones(t *testing.T) {
 	run := func(zones bool) experiment.Result {
 		dir := filepath.Join(t.TempDir(), "run")
 		var out bytes.Buffer
-		res, err := experiment.Run(context.Background(), experiment.Options{
-			Manifest: zonedManifest(t, zones), Dir: dir, Fetcher: f, Out: &out, Version: "test",
-		})
+		res, err := experiment.Run(context.Background(), experiment.Options{Manifest: zonedManifest(t, zones), Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
 		if err != nil {
 			t.Log(out.String())
 			t.Fatal(err)

@@ -24,6 +24,7 @@ type Record interface {
 // out, so a crash loses at most what was gathered since the last flush.
 type Writer struct {
 	mu   sync.Mutex
+	path string
 	f    *os.File
 	bw   *bufio.Writer
 	line []byte
@@ -36,7 +37,7 @@ func Create(path, header string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{f: f, bw: bufio.NewWriterSize(f, 256<<10)}
+	w := &Writer{path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10)}
 	if _, err := w.bw.WriteString(header + "\n"); err != nil {
 		f.Close()
 		return nil, err
@@ -61,11 +62,20 @@ func (w *Writer) Rows() int64 {
 	return w.rows
 }
 
-// Flush writes buffered rows to the file.
+// Flush writes buffered rows to the file. A failed write fails every
+// later Write, Flush and Close too; the error names the file.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.bw.Flush()
+	return w.named(w.bw.Flush())
+}
+
+// named wraps err with the file's path.
+func (w *Writer) named(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("write %s: %w", w.path, err)
 }
 
 // Close flushes and closes the file. It may be called more than once.
@@ -80,7 +90,7 @@ func (w *Writer) Close() error {
 		err = cerr
 	}
 	w.f = nil
-	return err
+	return w.named(err)
 }
 
 // appendField appends s as a CSV field, quoting it when needed.

@@ -73,6 +73,23 @@ type Run struct {
 	Ended       time.Time `json:"ended,omitzero"`
 	FirstHeight int64     `json:"first_height,omitempty"` // first height that could hold the run's txs
 	LastHeight  int64     `json:"last_height,omitempty"`  // last height walked
+	// Drain is how the mempools emptied after the load; nil when the run
+	// did not wait for them (no read-back, or it ended before).
+	Drain *Drain `json:"drain,omitempty"`
+}
+
+// Drain is the wait after the load for every node's mempool to empty,
+// polled over RPC (num_unconfirmed_txs) every 200 ms.
+type Drain struct {
+	// Seconds is from the load's end until every mempool was empty, or
+	// until the wait gave up (Drained false).
+	Seconds float64 `json:"seconds"`
+	Drained bool    `json:"drained"`
+	// Left says what the mempools still held when the wait gave up
+	// ("validator01: 120 txs; …"); Skipped names the nodes not waited for
+	// because they were down, with why.
+	Left    string `json:"left,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Load is the load that was asked for.

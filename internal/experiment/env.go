@@ -1,0 +1,77 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
+)
+
+// Env is what every mode that runs a testnet needs besides what to run,
+// built once from the root flags.
+type Env struct {
+	// Fetcher obtains node binaries.
+	Fetcher *cometbft.Fetcher
+	// Out receives progress (a terminal gets a live status line).
+	Out io.Writer
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+	// Version is cometlab's own version, recorded in run.json.
+	Version string
+	// StartTimeout bounds the wait for every node to advance two heights;
+	// 0 means 90 s.
+	StartTimeout time.Duration
+	// Hard ends the read-back and clean-up too (a second interrupt); nil
+	// means they always run to the end.
+	Hard context.Context
+}
+
+// Collect says what a run gathers besides the chain: the same options for
+// every mode that runs a testnet (run, sweep, saturate, ab).
+type Collect struct {
+	// ScrapeInterval is how often node metrics and process resources are
+	// sampled; 0 means 1 s.
+	ScrapeInterval time.Duration
+	// Metrics selects the node series kept in metrics.csv: "default" (or
+	// ""), "all", or "none" (no scrape).
+	Metrics string
+	// NoResources turns /proc sampling (resources.csv) off.
+	NoResources bool
+	// Prometheus, when set, is the URL of a Prometheus server that scrapes
+	// the nodes: metrics.csv is read from it after the read-back instead of
+	// scraped.
+	Prometheus string
+	// MinFreeDisk is the disk guard's minimum free space (bytes) on the
+	// run directory's file system: below it the load stops and the run is
+	// partial. 0 means DefaultMinFreeDisk; below 0 turns the guard off.
+	MinFreeDisk int64
+	// ReadAfterLoad reads every block after the load instead of while it
+	// runs (no live reader, no live line): to measure what the live
+	// read-back costs, or to keep every RPC request off the nodes during
+	// the load.
+	ReadAfterLoad bool
+}
+
+// Metrics modes (Collect.Metrics, --metrics).
+const (
+	MetricsDefault = "default" // the series the report plots, and a few more
+	MetricsAll     = "all"     // every series, histogram buckets included
+	MetricsNone    = "none"    // no scrape
+)
+
+// Check refuses collection options no run can honour, as bad input.
+func (c Collect) Check() error {
+	switch c.Metrics {
+	case "", MetricsDefault, MetricsAll, MetricsNone:
+	default:
+		return exitcode.With(fmt.Errorf("metrics %q: want %s, %s or %s", c.Metrics, MetricsDefault, MetricsAll, MetricsNone), exitcode.Usage)
+	}
+	if c.ScrapeInterval < 0 {
+		return exitcode.With(fmt.Errorf("scrape interval %s: want a positive duration", c.ScrapeInterval), exitcode.Usage)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// A hook is an optional capability of a run, plugged into the phases of
+// its pipeline (see execute). Every field is optional; a hook records its
+// own problems in the run (rd.fail), so that none stops the others.
+type hook struct {
+	name string
+	// start, in the phase start (before the collectors), may change what
+	// the load goes to; an error ends the run.
+	start func(ctx context.Context) error
+	// loadStart is told when the load starts (ctx: the run's); it must not
+	// block.
+	loadStart func(ctx context.Context, t0 time.Time)
+	// whileLoad runs while the load runs and returns when ctx ends (the
+	// load's end); stop stops the load early, with errStoppedOnPurpose as
+	// the cause when the run should end partial rather than failed.
+	whileLoad func(ctx context.Context, t0 time.Time, gen loadRunner, stop context.CancelCauseFunc)
+	// loadEnd runs after the load, before the drain (ctx: hard).
+	loadEnd func(ctx context.Context)
+	// end runs after the read-back (ctx: hard).
+	end func(ctx context.Context)
+	// stop runs at the run's end, in reverse order of the hooks.
+	stop func()
+}
+
+// sentinelHook puts a sentinel in front of the target for the load
+// ([sentinel]): the load goes to it, its metrics are scraped with the
+// nodes', and after the load it forwards what it accepted.
+func sentinelHook(p *pipeline, cfg *manifest.ManifestSentinel) hook {
+	var ls *labSentinel
+	return hook{name: "sentinel",
+		start: func(context.Context) error {
+			var err error
+			if ls, err = startSentinel(cfg, p.chain.target.Addr(), p.logger); err != nil {
+				return err
+			}
+			p.chain.endpoint = ls.endpoint()
+			if len(p.col.scrape) > 0 {
+				p.col.scrape = append(p.col.scrape, ls.target())
+			}
+			p.rd.set(func(r *results.Run) { r.Sentinel, r.Endpoint = &ls.rec, p.chain.endpoint })
+			p.out.Phase("sentinel: %s in front of %s (%s)", ls.rec.Addr, ls.rec.Upstream, ls.rec.Settings)
+			return nil
+		},
+		loadEnd: func(ctx context.Context) {
+			start := time.Now()
+			if left := ls.waitForwarded(ctx, p.send.work.DrainTimeout); left > 0 {
+				p.out.Phase("sentinel: %d accepted transactions still not forwarded after %s", left, since(start))
+				return
+			}
+			p.out.Phase("sentinel: every accepted transaction forwarded and answered (%s after the load)", since(start))
+		},
+		stop: func() {
+			if ls == nil {
+				return
+			}
+			if err := ls.stop(); err != nil {
+				p.rd.fail(problemSentinel, "", fmt.Errorf("sentinel: %w", err))
+			}
+		},
+	}
+}
+
+// perturbHook runs the perturbations from the load's start; after the
+// load it lets nothing more begin and waits until every node is back, so
+// that the drain waits for every node.
+func perturbHook(p *pipeline, x *executor) hook {
+	return hook{name: "perturbations",
+		loadStart: func(ctx context.Context, t0 time.Time) { x.start(ctx, t0, p.heights) },
+		loadEnd: func(context.Context) {
+			if err := x.wait(p.out); err != nil {
+				p.rd.fail(problemPerturbation, "", fmt.Errorf("perturbations: %w", err))
+			}
+		},
+	}
+}
+
+// rotateHook rotates the ephemeral nodes for the load's duration.
+func rotateHook(p *pipeline, r *rotator) hook {
+	return hook{name: "rotation",
+		loadStart: func(ctx context.Context, _ time.Time) { r.start(ctx, p.heights) },
+		loadEnd: func(context.Context) {
+			if err := r.stop(p.out); err != nil {
+				p.rd.fail(problemRotation, "", err)
+			}
+		},
+	}
+}
+
+// diskGuardHook stops the load when the run directory's file system runs
+// short of space (minFree bytes; 0 means DefaultMinFreeDisk, below 0 no
+// guard): the run ends partial with what was gathered.
+func diskGuardHook(p *pipeline, minFree int64) hook {
+	if minFree < 0 {
+		return hook{name: "disk guard (off)"}
+	}
+	g := newDiskGuard(p.rd.dir, DefaultMinFreeDisk)
+	if minFree > 0 {
+		g.min = uint64(minFree)
+	}
+	return hook{name: "disk guard",
+		whileLoad: func(ctx context.Context, _ time.Time, _ loadRunner, stop context.CancelCauseFunc) {
+			g.watch(ctx, func() { stop(errStoppedOnPurpose) })
+		},
+		loadEnd: func(context.Context) {
+			if why := g.tripped(); why != "" {
+				p.out.Phase("%s", why)
+				p.rd.fail(problemDiskGuard, "", fmt.Errorf("%s", why))
+			}
+		},
+	}
+}
+
+// progressHook prints the progress line while the load runs (when the live
+// line does not).
+func progressHook(p *pipeline) hook {
+	return hook{name: "progress",
+		whileLoad: func(ctx context.Context, t0 time.Time, gen loadRunner, _ context.CancelCauseFunc) {
+			every(ctx, 500*time.Millisecond, func() {
+				st := gen.Stats()
+				el := time.Since(t0)
+				height := ""
+				if len(p.chain.nodes) > 0 {
+					height = fmt.Sprintf("  height %d", p.heights.Latest(p.chain.nodes[0].Name))
+				}
+				p.out.Status("load %5.1fs/%s  sent %d (%.0f tx/s)  replies %d  errors %d  late %d%s",
+					el.Seconds(), p.send.work.Duration, st.Sent, float64(st.Sent)/el.Seconds(), st.Replies, st.Errors, st.Late, height)
+			})
+		},
+	}
+}
+
+// prometheusHook reads metrics.csv from a Prometheus server after the
+// read-back (instead of scraping); a failure is a problem of the run.
+func prometheusHook(p *pipeline, opts PrometheusOptions) hook {
+	return hook{name: "prometheus",
+		end: func(ctx context.Context) {
+			// Let the server scrape once more after the last block.
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * max(opts.Step, time.Second)):
+			}
+			st, err := readPrometheus(ctx, p.rd.dir, p.rd.snapshot(), opts)
+			if err != nil {
+				p.out.Phase("metrics: %v", err)
+				p.rd.fail(problemPrometheus, "", err)
+				return
+			}
+			msg := ""
+			for _, s := range st {
+				msg += fmt.Sprintf("; %s: %d series (by %s)", s.Node, s.Series, s.MatchBy)
+			}
+			p.out.Phase("metrics: read from prometheus %s%s", opts.URL, msg)
+		},
+	}
+}
