@@ -20,7 +20,7 @@
 # achieved ≥ 99.5 % of target, ≤ 0.5 % of a core at 400 tx/s. Anchors:
 # loadtime tops out near 21k tx/s (~48 µs CPU per tx), ~2 % at 400 tx/s.
 #
-# Measured on the 2-core development VM (2026-11-21; the README's table
+# Measured on the 2-core development VM (2026-11-21; docs/measurements.md
 # holds the latest run): when internal/load was tuned, a context switch cost
 # 10–20 µs and a write to a loopback socket 20–40 µs (it runs the
 # receiver's TCP stack and wakes it), which is why it batches writes and

@@ -11,7 +11,8 @@
 # rounds), the nodes' mean CPU (% of one core) and RSS per node, the host's
 # load1, and the wall time. A second table gives the volume of what cometlab
 # collected per node per minute of the run (metrics.csv, logs/, the node
-# homes), the figures the README's scale page derives a 200-node hour from.
+# homes), the figures docs/deploy.md's 200-node plan derives an hour from
+# (the measured ones are in docs/measurements.md).
 #
 #   flock /tmp/cometlab-nodes.lock bench/scale.sh [cometlab run flags…]
 #

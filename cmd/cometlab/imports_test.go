@@ -11,11 +11,12 @@ import (
 	"testing"
 )
 
-// allowedImports is the package graph of DESIGN.md: for each package under
-// internal/, the internal packages its non-test files may import. The run
-// analysis chain points one way, results ← analysis ← {saturation,
-// compare} ← report ← experiment ← cmd, and nothing imports experiment.
-// A new edge is a design decision: add it here and to DESIGN.md.
+// allowedImports is the package graph of docs/architecture.md ("Dependency
+// direction"): for each package under internal/, the internal packages its
+// non-test files may import. The run analysis chain points one way,
+// results ← analysis ← {saturation, compare} ← report ← experiment ← cmd,
+// and no package under internal/ imports experiment. A new edge is a
+// design decision: add it here and to docs/architecture.md.
 var allowedImports = map[string][]string{
 	"results":             {},
 	"results/resultstest": {"results"},

@@ -13,37 +13,40 @@ import (
 )
 
 const (
-	readmeBegin = "<!-- versions:begin — generated from internal/cometbft/versions.go by TestREADMEVersions (go test ./internal/cometbft -run TestREADMEVersions -update); do not edit -->\n"
-	readmeEnd   = "<!-- versions:end -->\n"
+	docBegin = "<!-- versions:begin — generated from internal/cometbft/versions.go by TestVersionsDoc (go test ./internal/cometbft -run TestVersionsDoc -update); do not edit -->\n"
+	docEnd   = "<!-- versions:end -->\n"
 )
 
-// TestREADMEVersions keeps the README's version table, differences and
-// mixed-network table identical to the facts of versions.go (which the
-// version-matrix test checks against the releases themselves).
-func TestREADMEVersions(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
-	b, err := os.ReadFile(path)
+// versionsDoc is the page whose generated section TestVersionsDoc keeps.
+var versionsDoc = filepath.Join("..", "..", "docs", "versions.md")
+
+// TestVersionsDoc keeps the generated section of docs/versions.md (the
+// version table, differences and mixed-network table) identical to the
+// facts of versions.go (which the version-matrix test checks against the
+// releases themselves); -update rewrites it.
+func TestVersionsDoc(t *testing.T) {
+	b, err := os.ReadFile(versionsDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i, j := strings.Index(readme, readmeBegin), strings.Index(readme, readmeEnd)
+	doc := string(b)
+	i, j := strings.Index(doc, docBegin), strings.Index(doc, docEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the markers %q … %q", readmeBegin, readmeEnd)
+		t.Fatalf("%s lacks the markers %q … %q", versionsDoc, docBegin, docEnd)
 	}
 	want := versionsMarkdown()
-	got := readme[i+len(readmeBegin) : j]
+	got := doc[i+len(docBegin) : j]
 	if got == want {
 		return
 	}
 	if resultstest.Updating() {
-		readme = readme[:i+len(readmeBegin)] + want + readme[j:]
-		if err := os.WriteFile(path, []byte(readme), 0o644); err != nil {
+		doc = doc[:i+len(docBegin)] + want + doc[j:]
+		if err := os.WriteFile(versionsDoc, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README.md's version section differs from versions.go (run with -update to rewrite it):\n%s", want)
+	t.Errorf("%s's generated section differs from versions.go (run with -update to rewrite it):\n%s", versionsDoc, want)
 }
 
 func code(keys []string, sign string) string {
@@ -54,7 +57,7 @@ func code(keys []string, sign string) string {
 	return strings.Join(out, " ")
 }
 
-// versionsMarkdown is the README's generated section: the lines' facts,
+// versionsMarkdown is docs/versions.md's generated section: the lines' facts,
 // what differs against each line's parent, and which lines mix.
 func versionsMarkdown() string {
 	var b strings.Builder
