@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -22,13 +20,11 @@ import (
 
 func newRunCmd(st *state) *cobra.Command {
 	var (
-		tf       testnetFlags
-		lf       loadFlags
-		mf       metricsFlags
-		out      string
-		target   string
-		minFree  string
-		readLive bool
+		tf     testnetFlags
+		lf     loadFlags
+		cf     collectFlags
+		out    string
+		target string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -59,32 +55,24 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 			if err != nil {
 				return err
 			}
-			if err := mf.check(true); err != nil {
-				return err
-			}
-			f, err := fetcher(st.stderr)
+			c, err := cf.collect()
 			if err != nil {
 				return err
 			}
-			free, err := parseBytes(minFree)
+			env, err := st.env(&tf)
 			if err != nil {
-				return exitcode.With(fmt.Errorf("--min-free-disk: %w", err), exitcode.Usage)
+				return err
 			}
-			if free == 0 {
-				free = -1 // 0 turns the guard off
-			}
-			res, err := experiment.Run(cmd.Context(), experiment.Options{Manifest: m, Dir: out, Env: experiment.Env{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard}, Collect: experiment.Collect{ScrapeInterval: mf.interval, Metrics: mf.metrics, NoResources: mf.noResources, Prometheus: mf.prometheus, MinFreeDisk: free, ReadAfterLoad: !readLive}})
+			res, err := experiment.Run(cmd.Context(), experiment.Options{Manifest: m, Dir: out, Env: env, Collect: c})
 			return printResult(st, res, err)
 		},
 	}
 	tf.register(cmd.Flags())
 	tf.registerPerturb(cmd.Flags())
 	lf.register(cmd.Flags())
-	mf.register(cmd.Flags(), true)
+	cf.register(cmd.Flags())
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")
 	cmd.Flags().StringVar(&target, "target", "", "node that receives the load (default: the first validator)")
-	cmd.Flags().BoolVar(&readLive, "read-during-load", true, "read blocks as they commit, from a node other than the target, and print a live line every 5 s; false reads every block after the load (no RPC requests to the nodes during it)")
-	cmd.Flags().StringVar(&minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
 	return cmd
 }
 
@@ -314,44 +302,6 @@ the cells' run directories (each cell's own report is left as it is).`,
 	}
 	mf.register(cmd.Flags(), false)
 	return cmd
-}
-
-// metricsFlags select how node metrics are gathered.
-type metricsFlags struct {
-	interval    time.Duration
-	metrics     string
-	prometheus  string
-	noResources bool
-}
-
-func (f *metricsFlags) register(fs *pflag.FlagSet, run bool) {
-	if run {
-		fs.DurationVar(&f.interval, "scrape-interval", time.Second, "how often every node's metrics and process resources are sampled")
-		fs.StringVar(&f.metrics, "metrics", experiment.MetricsDefault, `node series kept in metrics.csv: "default" (the report's and a few more), "all" (every series, histogram buckets too) or "none"`)
-		fs.StringVar(&f.prometheus, "prometheus", "", "read the node series from this Prometheus server (http://127.0.0.1:9090) after the run instead of scraping them")
-		fs.BoolVar(&f.noResources, "no-resources", false, "do not sample node processes from /proc (for benchmarks)")
-		_ = fs.MarkHidden("no-resources")
-		return
-	}
-	fs.StringVar(&f.prometheus, "prometheus", "", "first rewrite metrics.csv from this Prometheus server (http://127.0.0.1:9090)")
-	fs.DurationVar(&f.interval, "scrape-interval", time.Second, "with --prometheus: the resolution (query step) of the series read")
-	fs.StringVar(&f.metrics, "metrics", experiment.MetricsDefault, `with --prometheus: "default" or "all" series`)
-}
-
-func (f *metricsFlags) check(run bool) error {
-	switch {
-	case f.metrics == experiment.MetricsNone && run:
-	case f.metrics == experiment.MetricsDefault, f.metrics == experiment.MetricsAll:
-	default:
-		return exitcode.With(fmt.Errorf("--metrics %q: want default, all or none", f.metrics), exitcode.Usage)
-	}
-	if f.interval <= 0 {
-		return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", f.interval), exitcode.Usage)
-	}
-	if f.prometheus != "" && f.metrics == experiment.MetricsNone {
-		return exitcode.With(errors.New("--prometheus and --metrics none contradict each other"), exitcode.Usage)
-	}
-	return nil
 }
 
 func newTestnetCmd(st *state) *cobra.Command {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -102,8 +103,8 @@ func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manife
 func resumeConflicts(fs *pflag.FlagSet) error {
 	var set []string
 	fs.Visit(func(f *pflag.Flag) {
-		switch f.Name {
-		case "resume", "verbose", "retry-failed", "start-timeout":
+		switch {
+		case slices.Contains([]string{"resume", "verbose", "retry-failed", "start-timeout"}, f.Name), slices.Contains(collectNames, f.Name):
 		default:
 			set = append(set, "--"+f.Name)
 		}
@@ -114,17 +115,21 @@ func resumeConflicts(fs *pflag.FlagSet) error {
 	return nil
 }
 
-func (st *state) cellEnv(tf *testnetFlags) (experiment.CellEnv, error) {
-	f, err := fetcher(st.stderr)
+// cellEnv is the environment and collection options of the runs of a
+// sweep, search or A/B.
+func (st *state) cellEnv(tf *testnetFlags, cf *collectFlags) (experiment.CellEnv, error) {
+	c, err := cf.collect()
 	if err != nil {
 		return experiment.CellEnv{}, err
 	}
-	return experiment.CellEnv{Env: experiment.Env{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version, StartTimeout: tf.startTimeout, Hard: st.hard}}, nil
+	env, err := st.env(tf)
+	return experiment.CellEnv{Env: env, Collect: c}, err
 }
 
 func newSweepCmd(st *state) *cobra.Command {
 	var (
 		tf          testnetFlags
+		col         collectFlags
 		sf          seriesFlags
 		cf          criterionFlags
 		conns       []int
@@ -166,7 +171,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs := cmd.Flags()
-			env, err := st.cellEnv(&tf)
+			env, err := st.cellEnv(&tf, &col)
 			if err != nil {
 				return err
 			}
@@ -224,6 +229,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 	}
 	fs := cmd.Flags()
 	tf.register(fs)
+	col.register(fs)
 	tf.registerPerturb(fs)
 	sf.register(fs, "cell")
 	cf.register(fs)
@@ -252,6 +258,7 @@ func sweepResult(st *state, rec saturation.SweepRecord, dir string, err error) e
 func newSaturateCmd(st *state) *cobra.Command {
 	var (
 		tf    testnetFlags
+		col   collectFlags
 		sf    seriesFlags
 		cf    criterionFlags
 		conns int
@@ -288,7 +295,7 @@ continues with --resume DIR.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs := cmd.Flags()
-			env, err := st.cellEnv(&tf)
+			env, err := st.cellEnv(&tf, &col)
 			if err != nil {
 				return err
 			}
@@ -346,6 +353,7 @@ continues with --resume DIR.`,
 	}
 	fs := cmd.Flags()
 	tf.register(fs)
+	col.register(fs)
 	tf.registerPerturb(fs)
 	sf.register(fs, "run")
 	cf.register(fs)

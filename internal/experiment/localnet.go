@@ -27,6 +27,14 @@ const (
 	netUp                    // kept up after cometlab exits (`testnet up`)
 )
 
+// netModeOf is the mode of the runs of a sweep or search.
+func netModeOf(reuse bool) netMode {
+	if reuse {
+		return netShared
+	}
+	return netRun
+}
+
 // checkLocal refuses, in one place and before anything is generated, what
 // a local testnet used as mode cannot honour, as bad input (exit 2).
 func checkLocal(m manifest.Resolved, mode netMode) error {

@@ -48,6 +48,9 @@ func Saturate(ctx context.Context, opts SaturateOptions) (saturation.SearchRecor
 	if err := opts.Search.Validate(); err != nil {
 		return saturation.SearchRecord{}, fmt.Errorf("%w search: %w", ErrInvalid, err)
 	}
+	if err := checkLocal(opts.Manifest, netModeOf(opts.Reuse)); err != nil {
+		return saturation.SearchRecord{}, err
+	}
 	id := uuid.NewString()
 	dir := opts.Dir
 	if dir == "" {

@@ -75,6 +75,9 @@ func Sweep(ctx context.Context, opts SweepOptions) (saturation.SweepRecord, erro
 	if err != nil {
 		return saturation.SweepRecord{}, fmt.Errorf("%w manifest: %w", ErrInvalid, err)
 	}
+	if err := checkLocal(baseRes, netModeOf(opts.Reuse)); err != nil {
+		return saturation.SweepRecord{}, err
+	}
 	conns, rates := opts.Connections, opts.Rates
 	if len(conns) == 0 {
 		conns = []int{baseRes.Load.Connections}

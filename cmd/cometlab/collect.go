@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+)
+
+// collectFlags are what every command that runs a testnet collects (run,
+// sweep, saturate, ab): the same flags, bound into experiment.Collect.
+type collectFlags struct {
+	mf       metricsFlags
+	minFree  string
+	readLive bool
+}
+
+func (f *collectFlags) register(fs *pflag.FlagSet) {
+	f.mf.register(fs, true)
+	fs.BoolVar(&f.readLive, "read-during-load", true, "read blocks as they commit, from a node other than the target, and print a live line every 5 s; false reads every block after the load (no RPC requests to the nodes during it)")
+	fs.StringVar(&f.minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
+}
+
+// collectNames are the flags of collectFlags: a resumed sweep or search
+// takes them anew, as they are not part of what it measures.
+var collectNames = []string{"scrape-interval", "metrics", "prometheus", "no-resources", "read-during-load", "min-free-disk"}
+
+// collect checks the flags and returns the collection options.
+func (f *collectFlags) collect() (experiment.Collect, error) {
+	if err := f.mf.check(true); err != nil {
+		return experiment.Collect{}, err
+	}
+	free, err := parseBytes(f.minFree)
+	if err != nil {
+		return experiment.Collect{}, exitcode.With(fmt.Errorf("--min-free-disk: %w", err), exitcode.Usage)
+	}
+	if free == 0 {
+		free = -1 // 0 turns the guard off
+	}
+	return experiment.Collect{ScrapeInterval: f.mf.interval, Metrics: f.mf.metrics, NoResources: f.mf.noResources,
+		Prometheus: f.mf.prometheus, MinFreeDisk: free, ReadAfterLoad: !f.readLive}, nil
+}
+
+// env is the environment of every command that runs a testnet.
+func (st *state) env(tf *testnetFlags) (experiment.Env, error) {
+	f, err := fetcher(st.stderr)
+	if err != nil {
+		return experiment.Env{}, err
+	}
+	return experiment.Env{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version,
+		StartTimeout: tf.startTimeout, Hard: st.hard}, nil
+}
+
+// metricsFlags select how node metrics are gathered.
+type metricsFlags struct {
+	interval    time.Duration
+	metrics     string
+	prometheus  string
+	noResources bool
+}
+
+func (f *metricsFlags) register(fs *pflag.FlagSet, run bool) {
+	if run {
+		fs.DurationVar(&f.interval, "scrape-interval", time.Second, "how often every node's metrics and process resources are sampled")
+		fs.StringVar(&f.metrics, "metrics", experiment.MetricsDefault, `node series kept in metrics.csv: "default" (the report's and a few more), "all" (every series, histogram buckets too) or "none"`)
+		fs.StringVar(&f.prometheus, "prometheus", "", "read the node series from this Prometheus server (http://127.0.0.1:9090) after the run instead of scraping them")
+		fs.BoolVar(&f.noResources, "no-resources", false, "do not sample node processes from /proc (for benchmarks)")
+		_ = fs.MarkHidden("no-resources")
+		return
+	}
+	fs.StringVar(&f.prometheus, "prometheus", "", "first rewrite metrics.csv from this Prometheus server (http://127.0.0.1:9090)")
+	fs.DurationVar(&f.interval, "scrape-interval", time.Second, "with --prometheus: the resolution (query step) of the series read")
+	fs.StringVar(&f.metrics, "metrics", experiment.MetricsDefault, `with --prometheus: "default" or "all" series`)
+}
+
+func (f *metricsFlags) check(run bool) error {
+	switch {
+	case f.metrics == experiment.MetricsNone && run:
+	case f.metrics == experiment.MetricsDefault, f.metrics == experiment.MetricsAll:
+	default:
+		return exitcode.With(fmt.Errorf("--metrics %q: want default, all or none", f.metrics), exitcode.Usage)
+	}
+	if f.interval <= 0 {
+		return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", f.interval), exitcode.Usage)
+	}
+	if f.prometheus != "" && f.metrics == experiment.MetricsNone {
+		return exitcode.With(errors.New("--prometheus and --metrics none contradict each other"), exitcode.Usage)
+	}
+	return nil
+}
