@@ -56,6 +56,10 @@ func TestUsageErrors(t *testing.T) {
 		want []string
 	}{
 		{[]string{"run", "--manifest", bad}, []string{"bad.toml:2:1: load.rtae: unknown field"}},
+		{[]string{"testnet", "up", "--dir", filepath.Join(dir, "tn"), "--manifest", filepath.Join("..", "..", "testdata", "manifests", "zones.good.toml")},
+			[]string{"[zones]: the relays that emulate the links live in cometlab's process"}},
+		{[]string{"sweep", "--reuse-testnet", "--rates", "10", "--manifest", filepath.Join("..", "..", "testdata", "manifests", "perturb.good.toml")},
+			[]string{"a shared testnet (--reuse-testnet) cannot be perturbed"}},
 		{[]string{"run", "--manifest", filepath.Join(dir, "none.toml")}, []string{"none.toml"}},
 		{[]string{"run", "-r", "0"}, []string{"--rate"}},
 		{[]string{"run", "-r", "fast"}, []string{"--rate"}},
