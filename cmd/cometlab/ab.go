@@ -255,17 +255,14 @@ func firstErr(a, b error) error {
 
 // abSides resolves the manifests of the sides and their labels.
 func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]manifest.Resolved, []string, error) {
-	m, err := tf.load()
-	if err != nil {
-		return nil, nil, err
-	}
 	var o manifest.Overrides
 	if err := lf.overrides(cmd.Flags(), &o); err != nil {
 		return nil, nil, err
 	}
 	tf.overrides(cmd.Flags(), &o)
-	if err := m.Apply(o); err != nil {
-		return nil, nil, exitcode.With(err, exitcode.Usage)
+	m, _, err := manifestFromFlags(tf.manifest, tf.perturb, o)
+	if err != nil {
+		return nil, nil, err
 	}
 	specs := append([]string{f.base}, f.cands...)
 	var sides []manifest.Resolved

@@ -289,18 +289,18 @@ func (f *testnetFlags) registerPerturb(fs *pflag.FlagSet) {
 		"repeatable, one per node; replaces the manifest's [perturb.NODE] (e.g. validator03:kill@20s,down=5s)")
 }
 
-// load reads --manifest, or returns the built-in default, and lays
-// --perturb over it.
-func (f *testnetFlags) load() (manifest.Manifest, error) {
+// loadManifest reads the manifest at path, or returns the built-in
+// default when path is "", and lays the --perturb flags over it.
+func loadManifest(path string, perturb []string) (manifest.Manifest, error) {
 	m := manifest.Default()
-	if f.manifest != "" {
+	if path != "" {
 		var err error
-		if m, err = manifest.Load(f.manifest); err != nil {
+		if m, err = manifest.Load(path); err != nil {
 			return m, exitcode.With(err, exitcode.Usage)
 		}
 	}
 	seen := map[string]bool{}
-	for _, s := range f.perturb {
+	for _, s := range perturb {
 		node, p, err := manifest.ParsePerturb(s)
 		if err != nil {
 			return m, exitcode.With(fmt.Errorf("--perturb %w", err), exitcode.Usage)
@@ -312,6 +312,25 @@ func (f *testnetFlags) load() (manifest.Manifest, error) {
 		m.AddPerturb(node, p)
 	}
 	return m, nil
+}
+
+// manifestFromFlags is the one way a command builds its manifest from
+// flags: the manifest at path (or the default) with perturb laid over
+// it, then o (the flags the user set) applied; it returns the manifest so
+// built and its resolution. Every error is bad input (exit 2).
+func manifestFromFlags(path string, perturb []string, o manifest.Overrides) (manifest.Manifest, manifest.Resolved, error) {
+	m, err := loadManifest(path, perturb)
+	if err != nil {
+		return m, manifest.Resolved{}, err
+	}
+	if err := m.Apply(o); err != nil {
+		return m, manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		return m, manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
+	}
+	return m, r, nil
 }
 
 // overrides adds the testnet flags the user set to o.
@@ -333,10 +352,6 @@ func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) {
 // resolve loads the manifest (or the default), applies flag overrides and
 // resolves it.
 func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*manifest.Overrides)) (manifest.Resolved, error) {
-	m, err := tf.load()
-	if err != nil {
-		return manifest.Resolved{}, err
-	}
 	var o manifest.Overrides
 	if err := lf.overrides(fs, &o); err != nil {
 		return manifest.Resolved{}, err
@@ -345,14 +360,8 @@ func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*man
 	if extra != nil {
 		extra(&o)
 	}
-	if err := m.Apply(o); err != nil {
-		return manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
-	}
-	r, err := m.Resolve()
-	if err != nil {
-		return manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
-	}
-	return r, nil
+	_, r, err := manifestFromFlags(tf.manifest, tf.perturb, o)
+	return r, err
 }
 
 func newLogger(w io.Writer, verbose bool) *slog.Logger {

@@ -164,23 +164,13 @@ gateways that are not CometBFT nodes).`,
 			} else if endpoint == "" {
 				return exitcode.With(fmt.Errorf("--endpoint or --testnet: one is required"), exitcode.Usage)
 			}
-			m := manifest.Default()
-			if manPath != "" {
-				var err error
-				if m, err = manifest.Load(manPath); err != nil {
-					return exitcode.With(err, exitcode.Usage)
-				}
-			}
 			var o manifest.Overrides
 			if err := lf.overrides(cmd.Flags(), &o); err != nil {
 				return err
 			}
-			if err := m.Apply(o); err != nil {
-				return exitcode.With(err, exitcode.Usage)
-			}
-			r, err := m.Resolve()
+			_, r, err := manifestFromFlags(manPath, nil, o)
 			if err != nil {
-				return exitcode.With(err, exitcode.Usage)
+				return err
 			}
 			w := r.Load
 			if cmd.Flags().Changed("drain-timeout") {

@@ -67,10 +67,6 @@ func (f *seriesFlags) register(fs *pflag.FlagSet, what string) {
 // baseManifest loads the manifest (or the default) and applies the
 // testnet flags and size, duration and pacing.
 func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manifest.Overrides) (manifest.Manifest, error) {
-	m, err := tf.load()
-	if err != nil {
-		return m, err
-	}
 	tf.overrides(fs, &o)
 	if fs.Changed("size") {
 		o.Size = &sf.size
@@ -81,12 +77,9 @@ func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manife
 	if fs.Changed("pacing") {
 		o.Pacing = &sf.pacing
 	}
-	if err := m.Apply(o); err != nil {
-		return m, exitcode.With(err, exitcode.Usage)
-	}
-	r, err := m.Resolve()
+	m, r, err := manifestFromFlags(tf.manifest, tf.perturb, o)
 	if err != nil {
-		return m, exitcode.With(err, exitcode.Usage)
+		return m, err
 	}
 	if r.Load.TxsFile != "" {
 		return m, exitcode.With(fmt.Errorf("the manifest's load sends the transactions of %s: sweeps and saturation searches send loadtime payloads only", r.Load.TxsFile), exitcode.Usage)
