@@ -169,15 +169,9 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abF
 	if auto && f.maxPairs < 2 {
 		return usage(fmt.Errorf("--max-pairs %d: want at least 2", f.maxPairs))
 	}
-	th := compare.DefaultThresholds()
-	if f.thresholds != "" {
-		b, err := os.ReadFile(f.thresholds)
-		if err != nil {
-			return usage(fmt.Errorf("--thresholds: %w", err))
-		}
-		if th, err = compare.ParseThresholds(f.thresholds, b); err != nil {
-			return usage(err)
-		}
+	th, err := readThresholds(f.thresholds)
+	if err != nil {
+		return err
 	}
 	sides, labels, err := abSides(cmd, tf, lf, f)
 	if err != nil {

@@ -117,16 +117,27 @@ func parseSideArg(arg string) (compare.SideDirs, error) {
 	return s, nil
 }
 
+// readThresholds is the one reader of --thresholds (compare, ab): the
+// file at path, or the defaults when path is "".
+func readThresholds(path string) (compare.Thresholds, error) {
+	if path == "" {
+		return compare.DefaultThresholds(), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return compare.Thresholds{}, exitcode.With(fmt.Errorf("--thresholds: %w", err), exitcode.Usage)
+	}
+	th, err := compare.ParseThresholds(path, b)
+	if err != nil {
+		return compare.Thresholds{}, exitcode.With(err, exitcode.Usage)
+	}
+	return th, nil
+}
+
 func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) error {
-	th := compare.DefaultThresholds()
-	if f.thresholds != "" {
-		b, err := os.ReadFile(f.thresholds)
-		if err != nil {
-			return exitcode.With(fmt.Errorf("--thresholds: %w", err), exitcode.Usage)
-		}
-		if th, err = compare.ParseThresholds(f.thresholds, b); err != nil {
-			return exitcode.With(err, exitcode.Usage)
-		}
+	th, err := readThresholds(f.thresholds)
+	if err != nil {
+		return err
 	}
 	if cmd.Flags().Changed("threshold") {
 		if f.threshold < 0 {
