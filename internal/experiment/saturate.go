@@ -145,7 +145,7 @@ func runSearch(ctx context.Context, dir string, rec saturation.SearchRecord, bas
 		m.Load.Rate, m.Load.Duration = step.Rate, results.Seconds(step.DurationS)
 		o := rn.run(ctx, m, filepath.Join(dir, filepath.FromSlash(st.Dir)))
 		s := &rec.Steps[len(rec.Steps)-1]
-		s.Status, s.Error, s.Evidence, s.Verdict, s.Ended = o.status, o.err, o.evidence, o.verdict, time.Now()
+		s.Status, s.Error, s.Evidence, s.Verdict, s.Ended = o.status, o.message(), o.evidence, o.verdict, time.Now()
 		out.Phase("saturate: step %d %s", n, describeOutcome(o))
 		rec.Outcome = conclude(rec)
 		if err := saveSaturate(dir, &rec); err != nil {

@@ -214,7 +214,7 @@ func runSweep(ctx context.Context, dir string, rec saturation.SweepRecord, env C
 			return rec, err
 		}
 		o := rn.run(ctx, manifests[c.ID], filepath.Join(dir, filepath.FromSlash(c.Dir)))
-		c.Status, c.Error, c.Evidence, c.Verdict, c.Ended = o.status, o.err, o.evidence, o.verdict, time.Now()
+		c.Status, c.Error, c.Evidence, c.Verdict, c.Ended = o.status, o.message(), o.evidence, o.verdict, time.Now()
 		out.Phase("sweep: cell %s (repeat %d) %s", c.ID, c.Repeat, describeOutcome(o))
 		if err := saveSweep(dir, &rec); err != nil {
 			return rec, err

@@ -29,7 +29,7 @@ type CellEnv struct {
 // cellOutcome is what one run of a sweep or search produced.
 type cellOutcome struct {
 	status   string // the run's status, or StatusInterrupted
-	err      string
+	err      error  // what ended the run, or why it has no evidence
 	evidence *saturation.Evidence
 	verdict  *saturation.Verdict
 }
@@ -63,7 +63,7 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	}
 	o := cellOutcome{status: res.Run.Status}
 	if err != nil {
-		o.err = err.Error()
+		o.err = err
 	}
 	if ctx.Err() != nil {
 		o.status = results.StatusInterrupted
@@ -74,8 +74,8 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	}
 	ev, eerr := gatherEvidence(rn.crit, dir, res.Summary, polled)
 	if eerr != nil {
-		if o.err == "" && o.status != results.StatusFailed {
-			o.err = eerr.Error()
+		if o.err == nil && o.status != results.StatusFailed {
+			o.err = eerr
 		}
 		if o.status != results.StatusFailed {
 			o.status = results.StatusFailed
@@ -121,10 +121,18 @@ func setAside(dir string) error {
 	return os.Rename(dir, old)
 }
 
+// message is the outcome's error as a record states it ("" for none).
+func (o cellOutcome) message() string {
+	if o.err == nil {
+		return ""
+	}
+	return o.err.Error()
+}
+
 // describeOutcome is the one-line summary of a finished run.
 func describeOutcome(o cellOutcome) string {
 	if o.evidence == nil || o.verdict == nil {
-		return fmt.Sprintf("%s: %s", o.status, o.err)
+		return fmt.Sprintf("%s: %s", o.status, o.message())
 	}
 	ev := o.evidence
 	s := fmt.Sprintf("%s: committed %.0f of %.0f", o.status, ev.CommittedTxs, ev.ExpectedTxs)
