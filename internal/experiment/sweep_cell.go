@@ -57,10 +57,7 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	} else {
 		res, err = Run(ctx, Options{Manifest: m, Dir: dir, Env: rn.env.Env, Collect: rn.env.Collect})
 	}
-	var polled *saturation.Drain
-	if d := res.Drain; d != nil {
-		polled = &saturation.Drain{Seconds: d.Seconds, Drained: d.Drained, Source: saturation.DrainFromRPC}
-	}
+
 	o := cellOutcome{status: res.Run.Status}
 	if err != nil {
 		o.err = err
@@ -72,7 +69,7 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	if o.status == "" || o.status == results.StatusRunning {
 		o.status = results.StatusFailed
 	}
-	ev, eerr := gatherEvidence(rn.crit, dir, res.Summary, polled)
+	ev, eerr := gatherEvidence(rn.crit, dir, res.Summary, nil) // the drain is run.json's
 	if eerr != nil {
 		if o.err == nil && o.status != results.StatusFailed {
 			o.err = eerr

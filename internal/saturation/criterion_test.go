@@ -245,6 +245,18 @@ func TestEvidenceFromRecords(t *testing.T) {
 	if ev := EvidenceOf(c, in, sum, nil, polled); ev.Drain == nil || ev.Drain.Drained {
 		t.Errorf("run.json says not drained, evidence says %+v", ev.Drain)
 	}
+	// run.json's drain is the polled one when none is given, and says
+	// whether the mempools emptied (the errors' text is for older runs).
+	in.Run.Errors = nil
+	in.Run.Drain = &results.Drain{Seconds: 3.5, Drained: true}
+	if ev := EvidenceOf(c, in, sum, nil, nil); ev.Drain == nil || *ev.Drain != (Drain{Seconds: 3.5, Drained: true, Source: DrainFromRPC}) {
+		t.Errorf("run.json's drain not used: %+v", ev.Drain)
+	}
+	in.Run.Drain = &results.Drain{Seconds: 60, Left: " a: 3 txs;"}
+	if ev := EvidenceOf(c, in, sum, metrics, nil); ev.Drain == nil || ev.Drain.Drained {
+		t.Errorf("run.json's drain says not drained, evidence says %+v", ev.Drain)
+	}
+	in.Run.Drain = nil
 	in.Run.Errors = []string{"interrupted"}
 	if ev := EvidenceOf(c, in, sum, nil, nil); !ev.Interrupted {
 		t.Error("interrupted run not marked")

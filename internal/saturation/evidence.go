@@ -127,11 +127,16 @@ func EvidenceOf(c Criterion, in analysis.Input, s analysis.Summary, metrics []re
 		ev.Rounds = &r
 	}
 
-	notDrained := false
+	// run.json's drain; a run recorded before it had one says so in its
+	// errors.
+	notDrained := in.Run.Drain != nil && !in.Run.Drain.Drained
 	for _, e := range in.Run.Errors {
-		if strings.HasPrefix(e, "mempools not empty") {
+		if in.Run.Drain == nil && strings.HasPrefix(e, "mempools not empty") {
 			notDrained = true
 		}
+	}
+	if polled == nil && in.Run.Drain != nil {
+		polled = &Drain{Seconds: in.Run.Drain.Seconds, Drained: in.Run.Drain.Drained, Source: DrainFromRPC}
 	}
 	if !in.Run.LoadEnd.IsZero() {
 		end := in.Run.LoadEnd.UnixNano()
