@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // The cluster bootstrap that compare and the recovery figures use for
@@ -56,18 +58,18 @@ func (s Stat) Resamplable() bool {
 func (s Stat) Of(values []float64) float64 {
 	switch s {
 	case StatMean:
-		return Mean(values)
+		return stats.Mean(values)
 	case "stddev":
-		return StdDev(values)
+		return stats.StdDev(values)
 	case "min":
-		return Min(values)
+		return stats.Min(values)
 	case "max":
-		return Max(values)
+		return stats.Max(values)
 	}
 	if p, ok := s.Percentile(); ok {
 		sorted := slices.Clone(values)
 		slices.Sort(sorted)
-		return Percentile(sorted, p)
+		return stats.Percentile(sorted, p)
 	}
 	return math.NaN()
 }
@@ -274,7 +276,7 @@ func BootstrapDiff(base, cand DistSample, ss []Stat, b int, conf float64, r *ran
 			continue
 		}
 		slices.Sort(diffs[i])
-		ivs[i] = Interval{Lo: Percentile(diffs[i], 100*alpha) + shift[i], Hi: Percentile(diffs[i], 100*(1-alpha)) + shift[i]}
+		ivs[i] = Interval{Lo: stats.Percentile(diffs[i], 100*alpha) + shift[i], Hi: stats.Percentile(diffs[i], 100*(1-alpha)) + shift[i]}
 		ok[i] = true
 	}
 	return ivs, ok

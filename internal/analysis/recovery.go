@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Recovery figures: what each perturbation cost and how long the network
@@ -128,7 +129,7 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 				continue
 			}
 			lat, tps := windowLatencies(txs, win.from, win.to), windowCounts(blocks, win.from, win.to)
-			put("latency_"+win.name+"_ms", Mean(lat.Values))
+			put("latency_"+win.name+"_ms", stats.Mean(lat.Values))
 			put("tps_"+win.name, windowTPS(blocks, win.from, win.to))
 			if win.name == "before" {
 				lat0, tps0 = lat, tps

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Rotation figures: ephemeral nodes that start, block-sync from the
@@ -90,11 +91,11 @@ func SummarizeCatchUps(cs []CatchUp) RotationStats {
 	for i, c := range cs {
 		ts[i], rates[i], hs[i] = c.CatchUpS, c.BlocksPerS, float64(c.StartHeight)
 	}
-	st.Mean, st.BlocksPerSMean = Mean(ts), Mean(rates)
+	st.Mean, st.BlocksPerSMean = stats.Mean(ts), stats.Mean(rates)
 	sorted := slices.Clone(ts)
 	slices.Sort(sorted)
-	st.P50, st.P99, st.Max = Percentile(sorted, 50), Percentile(sorted, 99), sorted[len(sorted)-1]
-	mh, mt := Mean(hs), st.Mean
+	st.P50, st.P99, st.Max = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99), sorted[len(sorted)-1]
+	mh, mt := stats.Mean(hs), st.Mean
 	var sxy, sxx float64
 	for i := range hs {
 		sxy += (hs[i] - mh) * (ts[i] - mt)

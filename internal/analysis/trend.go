@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // TrendMinDuration is the shortest load (s) whose decline over time is
@@ -50,11 +51,11 @@ func FitTrend(xs, ys []float64) Trend {
 		return t
 	}
 	k := max(1, int(math.Round(float64(n)*TrendEdge)))
-	t.First, t.Last = Mean(t.Y[:k]), Mean(t.Y[n-k:])
+	t.First, t.Last = stats.Mean(t.Y[:k]), stats.Mean(t.Y[n-k:])
 	if n < 3 {
 		return t
 	}
-	mx, my := Mean(t.X), Mean(t.Y)
+	mx, my := stats.Mean(t.X), stats.Mean(t.Y)
 	var sxx, sxy float64
 	for i := range t.X {
 		sxx += (t.X[i] - mx) * (t.X[i] - mx)

@@ -4,8 +4,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/aclements/go-moremath/stats"
+	moremath "github.com/aclements/go-moremath/stats"
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -87,8 +88,8 @@ func mannWhitneyP(x, y []float64) (float64, bool) {
 	if len(x) == 0 || len(y) == 0 {
 		return 0, false
 	}
-	res, err := stats.MannWhitneyUTest(x, y, stats.LocationDiffers)
-	if err == stats.ErrSamplesEqual {
+	res, err := moremath.MannWhitneyUTest(x, y, moremath.LocationDiffers)
+	if err == moremath.ErrSamplesEqual {
 		return 1, true
 	}
 	if err != nil || math.IsNaN(res.P) {
@@ -115,21 +116,21 @@ func tTest(x, y []float64, conf float64) (iv Interval, p float64, ok bool) {
 	if nx == 0 || ny == 0 || nx+ny < 3 {
 		return iv, 0, false
 	}
-	mx, my := analysis.Mean(x), analysis.Mean(y)
+	mx, my := stats.Mean(x), stats.Mean(y)
 	d := my - mx
 	var se2, nu float64
 	switch {
 	case nx >= 2 && ny >= 2:
-		vx, vy := sampleVariance(x)/float64(nx), sampleVariance(y)/float64(ny)
+		vx, vy := stats.Variance(x)/float64(nx), stats.Variance(y)/float64(ny)
 		se2 = vx + vy
 		if se2 > 0 {
 			nu = se2 * se2 / (vx*vx/float64(nx-1) + vy*vy/float64(ny-1))
 		}
 	case nx >= 2:
-		se2 = sampleVariance(x) * (1/float64(nx) + 1/float64(ny))
+		se2 = stats.Variance(x) * (1/float64(nx) + 1/float64(ny))
 		nu = float64(nx - 1)
 	default:
-		se2 = sampleVariance(y) * (1/float64(nx) + 1/float64(ny))
+		se2 = stats.Variance(y) * (1/float64(nx) + 1/float64(ny))
 		nu = float64(ny - 1)
 	}
 	if se2 <= 0 || math.IsNaN(se2) {
@@ -144,15 +145,6 @@ func tTest(x, y []float64, conf float64) (iv Interval, p float64, ok bool) {
 	q := t.Quantile(1 - (1-conf)/2)
 	p = 2 * t.Survival(math.Abs(d)/se)
 	return Interval{Lo: d - q*se, Hi: d + q*se}, min(p, 1), true
-}
-
-// sampleVariance is the sample variance (n − 1), 0 for fewer than 2 values.
-func sampleVariance(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	s := analysis.StdDev(xs)
-	return s * s
 }
 
 // twoProportionP returns the two-sided p-value of the pooled two-proportion

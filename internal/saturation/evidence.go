@@ -10,6 +10,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Evidence is what the saturation criterion looks at in one run: the load
@@ -240,7 +241,7 @@ func olsSlope(xs, ys []float64) (b, se float64, ok bool) {
 	if n < 3 {
 		return 0, 0, false
 	}
-	mx, my := analysis.Mean(xs), analysis.Mean(ys)
+	mx, my := stats.Mean(xs), stats.Mean(ys)
 	var sxx, sxy float64
 	for i := range xs {
 		dx := xs[i] - mx

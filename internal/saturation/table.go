@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -43,11 +43,11 @@ func CellMeanInterval(xs []float64) CellInterval {
 	if iv.N == 0 {
 		return iv
 	}
-	iv.Mean = analysis.Mean(xs)
+	iv.Mean = stats.Mean(xs)
 	iv.Low, iv.High = iv.Mean, iv.Mean
 	if iv.N >= 2 {
 		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(iv.N - 1)}.Quantile(0.975)
-		h := q * analysis.StdDev(xs) / math.Sqrt(float64(iv.N))
+		h := q * stats.StdDev(xs) / math.Sqrt(float64(iv.N))
 		iv.Low, iv.High = iv.Mean-h, iv.Mean+h
 	}
 	return iv
@@ -177,7 +177,7 @@ func (t *Table) diagonal() {
 	}
 	if len(sat) > 0 {
 		slices.Sort(sat)
-		t.SaturatedTPS = analysis.Percentile(sat, 50)
+		t.SaturatedTPS = stats.Percentile(sat, 50)
 	}
 	for i, c := range cells {
 		if c.Saturated {
