@@ -37,7 +37,7 @@ var allowedImports = map[string][]string{
 	"stats":               {},
 	"analysis":            {"results", "stats"},
 	"saturation":          {"analysis", "results", "stats"},
-	"sequential":          {},
+	"sequential":          {"stats"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results", "stats"},
 	"report":              {"analysis", "compare", "results", "saturation", "stats"},
 	"experiment":          {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},

@@ -3,8 +3,6 @@ package analysis
 import (
 	"math"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/stats"
 )
@@ -72,7 +70,7 @@ func FitTrend(xs, ys []float64) Trend {
 		ssr += r * r
 	}
 	se := math.Sqrt(ssr / float64(n-2) / sxx)
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
+	q := stats.TQuantile(0.975, float64(n-2))
 	t.Slope, t.CI95, t.Intercept = b*60, q*se*60, a
 	return t
 }

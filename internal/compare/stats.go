@@ -7,7 +7,6 @@ import (
 	moremath "github.com/aclements/go-moremath/stats"
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/stats"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The distributions, statistics and cluster bootstrap are analysis's
@@ -141,9 +140,8 @@ func tTest(x, y []float64, conf float64) (iv Interval, p float64, ok bool) {
 		return Interval{Lo: d, Hi: d}, p, true
 	}
 	se := math.Sqrt(se2)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}
-	q := t.Quantile(1 - (1-conf)/2)
-	p = 2 * t.Survival(math.Abs(d)/se)
+	q := stats.TQuantile(1-(1-conf)/2, nu)
+	p = 2 * stats.TSurvival(math.Abs(d)/se, nu)
 	return Interval{Lo: d - q*se, Hi: d + q*se}, min(p, 1), true
 }
 
@@ -164,5 +162,5 @@ func twoProportionP(x1, n1, x2, n2 float64) (float64, bool) {
 		return 1, true
 	}
 	z := (x2/n2 - x1/n1) / se
-	return min(2*distuv.UnitNormal.Survival(math.Abs(z)), 1), true
+	return min(2*stats.NormalSurvival(math.Abs(z)), 1), true
 }

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/stats"
@@ -228,7 +226,7 @@ func (f *TrendFit) Trend() Trend {
 	}
 	tr.Slope, tr.Low, tr.High = b, b, b
 	if n := len(xs); n >= 3 {
-		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
+		q := stats.TQuantile(0.975, float64(n-2))
 		tr.Low, tr.High = b-q*se, b+q*se
 	}
 	return tr

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/cometlab/cometlab/internal/stats"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // GridCell is one cell of a sweep as the saturation table sees it: a load
@@ -46,7 +45,7 @@ func CellMeanInterval(xs []float64) CellInterval {
 	iv.Mean = stats.Mean(xs)
 	iv.Low, iv.High = iv.Mean, iv.Mean
 	if iv.N >= 2 {
-		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(iv.N - 1)}.Quantile(0.975)
+		q := stats.TQuantile(0.975, float64(iv.N-1))
 		h := q * stats.StdDev(xs) / math.Sqrt(float64(iv.N))
 		iv.Low, iv.High = iv.Mean-h, iv.Mean+h
 	}

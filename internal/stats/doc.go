@@ -9,6 +9,8 @@
 //   - descriptive statistics of a sample: Mean, Variance, StdDev, RMS,
 //     Min, Max and Percentile (linear interpolation, Hyndman & Fan
 //     type 7, numpy's default);
+//   - Student's t distribution: TQuantile, TCDF and TSurvival, and the
+//     standard normal's NormalCDF, NormalQuantile and NormalSurvival;
 //
 // Every function works in the unit of its input (a mean of latencies in ms
 // is in ms; a slope is in the unit of y per unit of x) and converts
@@ -16,7 +18,8 @@
 // sample, a standard deviation of one value) rather than an error.
 //
 // stats imports no other cometlab package: the run analysis, the
-// saturation criterion, compare and the report import it.
+// saturation criterion, compare, the sequential A/B test and the
+// report import it.
 // Tests, not callers, are the place for a second implementation (a
 // reference to check against).
 package stats
