@@ -229,19 +229,12 @@ func look(cfg Config, alpha, beta float64, m Metric, k int, r *Result) {
 	levelA := cfg.Spending.spent(alpha, cur) - cfg.Spending.spent(alpha, prev)
 	levelB := cfg.Spending.spent(beta, cur) - cfg.Spending.spent(beta, prev)
 
-	var sumB, sumD float64
+	diffs := make([]float64, k)
 	for i := range k {
-		sumB += m.Base[i]
-		sumD += m.Cand[i] - m.Base[i]
+		diffs[i] = m.Cand[i] - m.Base[i]
 	}
-	mean := sumD / float64(k)
-	var ss float64
-	for i := range k {
-		d := m.Cand[i] - m.Base[i] - mean
-		ss += d * d
-	}
-	sd := math.Sqrt(ss / float64(k-1))
-	theta := math.Max(m.ThresholdPct/100*math.Abs(sumB/float64(k)), m.MinDelta)
+	mean, sd := stats.Mean(diffs), stats.StdDev(diffs)
+	theta := math.Max(m.ThresholdPct/100*math.Abs(stats.Mean(m.Base[:k])), m.MinDelta)
 	df := float64(k - 1)
 
 	p := 1.0
