@@ -95,14 +95,8 @@ func SummarizeCatchUps(cs []CatchUp) RotationStats {
 	sorted := slices.Clone(ts)
 	slices.Sort(sorted)
 	st.P50, st.P99, st.Max = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99), sorted[len(sorted)-1]
-	mh, mt := stats.Mean(hs), st.Mean
-	var sxy, sxx float64
-	for i := range hs {
-		sxy += (hs[i] - mh) * (ts[i] - mt)
-		sxx += (hs[i] - mh) * (hs[i] - mh)
-	}
-	if sxx > 0 {
-		st.SlopeMSPerHeight = sxy / sxx * 1000
+	if l, ok := stats.FitLine(hs, ts); ok {
+		st.SlopeMSPerHeight = l.Slope * 1000
 	}
 	return st
 }

@@ -53,25 +53,11 @@ func FitTrend(xs, ys []float64) Trend {
 	if n < 3 {
 		return t
 	}
-	mx, my := stats.Mean(t.X), stats.Mean(t.Y)
-	var sxx, sxy float64
-	for i := range t.X {
-		sxx += (t.X[i] - mx) * (t.X[i] - mx)
-		sxy += (t.X[i] - mx) * (t.Y[i] - my)
-	}
-	if sxx == 0 {
+	l, ok := stats.FitLine(t.X, t.Y)
+	if !ok {
 		return t
 	}
-	b := sxy / sxx
-	a := my - b*mx
-	var ssr float64
-	for i := range t.X {
-		r := t.Y[i] - a - b*t.X[i]
-		ssr += r * r
-	}
-	se := math.Sqrt(ssr / float64(n-2) / sxx)
-	q := stats.TQuantile(0.975, float64(n-2))
-	t.Slope, t.CI95, t.Intercept = b*60, q*se*60, a
+	t.Slope, t.CI95, t.Intercept = l.Slope*60, l.SlopeCI95()*60, l.Intercept
 	return t
 }
 

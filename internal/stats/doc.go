@@ -9,6 +9,8 @@
 //   - descriptive statistics of a sample: Mean, Variance, StdDev, RMS,
 //     Min, Max and Percentile (linear interpolation, Hyndman & Fan
 //     type 7, numpy's default);
+//   - ordinary least squares: FitLine (slope, intercept and the slope's
+//     standard error) and Line.SlopeCI95 (its Student t interval);
 //   - Student's t distribution: TQuantile, TCDF and TSurvival, and the
 //     standard normal's NormalCDF, NormalQuantile and NormalSurvival;
 //
