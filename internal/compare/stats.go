@@ -5,27 +5,26 @@ import (
 	"slices"
 
 	moremath "github.com/aclements/go-moremath/stats"
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/stats"
 )
 
-// The distributions, statistics and cluster bootstrap are analysis's
-// (shared with the recovery figures of a perturbed run); compare uses them
-// under its own names.
+// The distributions, statistics and cluster bootstrap are the stats
+// package's (shared with the recovery figures of a perturbed run); compare
+// uses them under its own names.
 type (
-	DistSample = analysis.DistSample
-	Stat       = analysis.Stat
-	Interval   = analysis.Interval
+	DistSample = stats.DistSample
+	Stat       = stats.Stat
+	Interval   = stats.Interval
 )
 
 // Stats every comparison computes for a distribution.
 const (
-	StatMean   = analysis.StatMean
-	StatMedian = analysis.StatMedian
-	StatP99    = analysis.StatP99
+	StatMean   = stats.StatMean
+	StatMedian = stats.StatMedian
+	StatP99    = stats.StatP99
 )
 
-var bootstrapDiff = analysis.BootstrapDiff
+var bootstrapDiff = stats.BootstrapDiff
 
 // poolSamples concatenates samples, renumbering clusters so that clusters of
 // different runs stay apart.

@@ -13,6 +13,9 @@
 //     standard error) and Line.SlopeCI95 (its Student t interval);
 //   - Student's t distribution: TQuantile, TCDF and TSurvival, and the
 //     standard normal's NormalCDF, NormalQuantile and NormalSurvival;
+//   - the cluster bootstrap of a difference of statistics between two
+//     samples: DistSample, Stat (with its parser Stat.Percentile),
+//     Interval and BootstrapDiff.
 //
 // Every function works in the unit of its input (a mean of latencies in ms
 // is in ms; a slope is in the unit of y per unit of x) and converts
