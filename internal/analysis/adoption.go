@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // AdoptionFractions returns the fractions of the nodes for which block
@@ -218,9 +219,9 @@ func adoption(in Input, b *builder, noAdoption, noBlocks bool) {
 	b.put("adoption_incomplete_blocks", float64(short), "")
 	if !noBlocks {
 		const why = "no adopted block has a BFT commit time in blocks.csv"
-		b.put("adoption_bft_first_ms", Mean(st.SpreadsBFT(0))/results.NsPerMs, why)
-		b.put("adoption_bft_p50_ms", Mean(st.SpreadsBFT(0.5))/results.NsPerMs, why)
-		b.put("adoption_bft_p100_ms", Mean(st.SpreadsBFT(1))/results.NsPerMs, why)
+		b.put("adoption_bft_first_ms", stats.Mean(st.SpreadsBFT(0))/results.NsPerMs, why)
+		b.put("adoption_bft_p50_ms", stats.Mean(st.SpreadsBFT(0.5))/results.NsPerMs, why)
+		b.put("adoption_bft_p100_ms", stats.Mean(st.SpreadsBFT(1))/results.NsPerMs, why)
 	}
 
 	var all []float64

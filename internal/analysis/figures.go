@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // throughput puts expected_txs, throughput_ratio and committed_tps.
@@ -103,10 +104,10 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	tps := WindowCounts(times, txs, start, sec, n)
 	bps := WindowCounts(times, nil, start, sec, n)
 	const why = "fewer than two 1-second windows"
-	b.put("tps_mean", Mean(tps), "")
-	b.put("tps_stddev", StdDev(tps), why)
-	b.put("tps_max", Max(tps), "")
-	b.put("blocks_per_s_mean", Mean(bps), "")
-	b.put("blocks_per_s_stddev", StdDev(bps), why)
-	b.put("blocks_per_s_max", Max(bps), "")
+	b.put("tps_mean", stats.Mean(tps), "")
+	b.put("tps_stddev", stats.StdDev(tps), why)
+	b.put("tps_max", stats.Max(tps), "")
+	b.put("blocks_per_s_mean", stats.Mean(bps), "")
+	b.put("blocks_per_s_stddev", stats.StdDev(bps), why)
+	b.put("blocks_per_s_max", stats.Max(bps), "")
 }

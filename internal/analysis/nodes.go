@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // AppProcessSuffix ends the resources.csv name of a node's external ABCI
@@ -263,8 +264,8 @@ func mempoolFigures(set *SeriesSet, b *builder, nodes []string, start, loadEnd i
 				means = append(means, m)
 			}
 		} else {
-			b.putNode(n, "mempool_size_mean_txs", Mean(s.V))
-			means = append(means, Mean(s.V))
+			b.putNode(n, "mempool_size_mean_txs", stats.Mean(s.V))
+			means = append(means, stats.Mean(s.V))
 		}
 		end, at := s.V[len(s.V)-1], s.T[len(s.T)-1]
 		if start != 0 && at < loadEnd {
@@ -287,7 +288,7 @@ func mempoolFigures(set *SeriesSet, b *builder, nodes []string, start, loadEnd i
 		return
 	}
 	b.put("mempool_size_max_txs", maxAll, "")
-	b.put("mempool_size_mean_txs", Mean(means), "no mempool sample during the load")
+	b.put("mempool_size_mean_txs", stats.Mean(means), "no mempool sample during the load")
 	if ended > 0 {
 		b.put("mempool_size_end_txs", endSum, "")
 	}
@@ -455,9 +456,9 @@ func moreBlocks(in Input, b *builder, noBlocks bool) {
 	}
 	b.put("block_interval_max_s", gap, "no two consecutive heights")
 	b.put("blocks_multi_round", float64(len(multi)), "")
-	b.put("block_txs_mean", Mean(txs), "")
-	b.put("block_size_mean_bytes", Mean(size), "")
-	b.put("block_size_max_bytes", Max(size), "")
+	b.put("block_txs_mean", stats.Mean(txs), "")
+	b.put("block_size_mean_bytes", stats.Mean(size), "")
+	b.put("block_size_max_bytes", stats.Max(size), "")
 	if len(multi) > 0 {
 		b.anomaly("%s committed in a round above 0 (%s): the first proposal did not make it", count(float64(len(multi)), "block was", "blocks were"), heightRanges(multi, 6))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Recovery figures: what each perturbation cost and how long the network
@@ -29,7 +30,7 @@ type Recovery struct {
 	// before (Confidence, as compare computes it: a cluster bootstrap of
 	// the mean, transactions clustered by block, 1-second tx counts
 	// unclustered).
-	Intervals map[string]Interval
+	Intervals map[string]stats.Interval
 }
 
 // Confidence and Resamples are the level and the resamples of the
@@ -86,7 +87,7 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 	}
 	var out []Recovery
 	for _, p := range ps {
-		r := Recovery{Perturbation: p, Figures: map[string]float64{}, Intervals: map[string]Interval{}}
+		r := Recovery{Perturbation: p, Figures: map[string]float64{}, Intervals: map[string]stats.Interval{}}
 		put := func(id string, v float64) {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				r.Figures[id] = v
@@ -119,7 +120,7 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 		put("multi_round_during", during)
 		put("multi_round_after", after)
 		rng := rand.New(rand.NewPCG(uint64(p.Begin), 10))
-		var lat0, tps0 DistSample
+		var lat0, tps0 stats.DistSample
 		for _, win := range []struct {
 			name     string
 			from, to int64
@@ -128,7 +129,7 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 				continue
 			}
 			lat, tps := windowLatencies(txs, win.from, win.to), windowCounts(blocks, win.from, win.to)
-			put("latency_"+win.name+"_ms", Mean(lat.Values))
+			put("latency_"+win.name+"_ms", stats.Mean(lat.Values))
 			put("tps_"+win.name, windowTPS(blocks, win.from, win.to))
 			if win.name == "before" {
 				lat0, tps0 = lat, tps
@@ -136,9 +137,9 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 			}
 			for _, d := range []struct {
 				id         string
-				base, cand DistSample
+				base, cand stats.DistSample
 			}{{"latency_" + win.name + "_ms", lat0, lat}, {"tps_" + win.name, tps0, tps}} {
-				if ivs, ok := BootstrapDiff(d.base, d.cand, []Stat{StatMean}, Resamples, Confidence, rng); ok[0] {
+				if ivs, ok := stats.BootstrapDiff(d.base, d.cand, []stats.Stat{stats.StatMean}, Resamples, Confidence, rng); ok[0] {
 					r.Intervals[d.id] = ivs[0]
 				}
 			}
@@ -247,8 +248,8 @@ func blockCommit(k *results.Block) int64 {
 // windowLatencies returns the block latencies (ms) of the committed
 // transactions (duplicates left out) sent in [from, to), clustered by
 // height.
-func windowLatencies(txs []results.Tx, from, to int64) DistSample {
-	var s DistSample
+func windowLatencies(txs []results.Tx, from, to int64) stats.DistSample {
+	var s stats.DistSample
 	for i := range txs {
 		t := &txs[i]
 		if t.Duplicate || t.CommitTime == 0 || t.Sent < from || t.Sent >= to {
@@ -262,7 +263,7 @@ func windowLatencies(txs []results.Tx, from, to int64) DistSample {
 
 // windowCounts returns the run transactions committed (blocks by commit
 // time) in each whole second of [from, to), at least one window.
-func windowCounts(blocks []results.Block, from, to int64) DistSample {
+func windowCounts(blocks []results.Block, from, to int64) stats.DistSample {
 	n := max(1, int((to-from)/int64(1e9)))
 	width := (to - from) / int64(n)
 	times := make([]int64, len(blocks))
@@ -274,7 +275,7 @@ func windowCounts(blocks []results.Block, from, to int64) DistSample {
 	for i := range c {
 		c[i] *= 1e9 / float64(width)
 	}
-	return DistSample{Values: c}
+	return stats.DistSample{Values: c}
 }
 
 // windowTPS returns the run transactions committed in [from, to) (blocks
@@ -301,7 +302,7 @@ type PerturbationSummary struct {
 	Figures map[string]float64 `json:"figures"`
 	// Intervals are Recovery.Intervals: for a during or after figure, the
 	// confidence interval of its difference from the before one.
-	Intervals map[string]Interval `json:"intervals,omitempty"`
+	Intervals map[string]stats.Interval `json:"intervals,omitempty"`
 }
 
 // eventFigures puts the run-wide event figures, each perturbation's

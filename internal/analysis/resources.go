@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // mib is 2^20 bytes.
@@ -186,7 +187,7 @@ func resourceFigures(in Input, b *builder, nodes []string, from, to int64) {
 		if a.isMaxAgg {
 			b.put(id, a.max, "")
 		} else {
-			b.put(id, Mean(a.means), "")
+			b.put(id, stats.Mean(a.means), "")
 		}
 	}
 	if len(in.Resources) > 0 {

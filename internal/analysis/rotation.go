@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Rotation figures: ephemeral nodes that start, block-sync from the
@@ -90,18 +91,12 @@ func SummarizeCatchUps(cs []CatchUp) RotationStats {
 	for i, c := range cs {
 		ts[i], rates[i], hs[i] = c.CatchUpS, c.BlocksPerS, float64(c.StartHeight)
 	}
-	st.Mean, st.BlocksPerSMean = Mean(ts), Mean(rates)
+	st.Mean, st.BlocksPerSMean = stats.Mean(ts), stats.Mean(rates)
 	sorted := slices.Clone(ts)
 	slices.Sort(sorted)
-	st.P50, st.P99, st.Max = Percentile(sorted, 50), Percentile(sorted, 99), sorted[len(sorted)-1]
-	mh, mt := Mean(hs), st.Mean
-	var sxy, sxx float64
-	for i := range hs {
-		sxy += (hs[i] - mh) * (ts[i] - mt)
-		sxx += (hs[i] - mh) * (hs[i] - mh)
-	}
-	if sxx > 0 {
-		st.SlopeMSPerHeight = sxy / sxx * 1000
+	st.P50, st.P99, st.Max = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99), sorted[len(sorted)-1]
+	if l, ok := stats.FitLine(hs, ts); ok {
+		st.SlopeMSPerHeight = l.Slope * 1000
 	}
 	return st
 }

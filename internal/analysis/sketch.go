@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Sketch is a distribution of values (nanoseconds, or any integer unit)
@@ -163,7 +165,7 @@ func (s *Sketch) Describe() Distribution {
 func (s *Sketch) Percentile(p float64) float64 {
 	if s.pos == nil {
 		s.sortExact()
-		return Percentile(s.exact, p)
+		return stats.Percentile(s.exact, p)
 	}
 	if s.n == 0 || math.IsNaN(p) {
 		return math.NaN()

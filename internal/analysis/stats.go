@@ -3,93 +3,9 @@ package analysis
 import (
 	"math"
 	"slices"
+
+	"github.com/cometlab/cometlab/internal/stats"
 )
-
-// Mean returns the arithmetic mean Σx / n, or NaN when xs is empty.
-func Mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
-}
-
-// StdDev returns the sample (unbiased) standard deviation
-//
-//	sqrt( (Σ(x − m)² − (Σ(x − m))²/n) / (n − 1) ),  m = Mean(xs)
-//
-// using the corrected two-pass algorithm, as gonum's stat.StdDev does (and
-// so CometBFT's loadtime report). It returns NaN when n < 2.
-func StdDev(xs []float64) float64 {
-	if len(xs) < 2 {
-		return math.NaN()
-	}
-	return stdDev(xs, Mean(xs))
-}
-
-func stdDev(xs []float64, mean float64) float64 {
-	var ss, comp float64
-	for _, x := range xs {
-		d := x - mean
-		ss += d * d
-		comp += d
-	}
-	n := float64(len(xs))
-	return math.Sqrt((ss - comp*comp/n) / (n - 1))
-}
-
-// Min returns the smallest value, or NaN when xs is empty.
-func Min(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	m := xs[0]
-	for _, x := range xs[1:] {
-		if x < m {
-			m = x
-		}
-	}
-	return m
-}
-
-// Max returns the largest value, or NaN when xs is empty.
-func Max(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	m := xs[0]
-	for _, x := range xs[1:] {
-		if x > m {
-			m = x
-		}
-	}
-	return m
-}
-
-// Percentile returns the p-th percentile (0 ≤ p ≤ 100) of sorted, which
-// must be in ascending order, by linear interpolation between the closest
-// ranks (numpy's default "linear" method, Hyndman & Fan type 7):
-//
-//	h = (n − 1)·p/100,  Q(p) = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])
-//
-// p is clamped to [0, 100]. It returns NaN when sorted is empty or p is NaN.
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 || math.IsNaN(p) {
-		return math.NaN()
-	}
-	p = min(max(p, 0), 100)
-	h := float64(n-1) * p / 100
-	lo := int(h)
-	if lo >= n-1 {
-		return sorted[n-1]
-	}
-	frac := h - float64(lo)
-	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
-}
 
 // Distribution describes a sample: its size, extremes, mean and sample
 // standard deviation, and a sorted copy for percentile queries (sort once,
@@ -121,18 +37,18 @@ func DescribeSorted(sorted []float64) Distribution {
 		return d
 	}
 	d.Min, d.Max = sorted[0], sorted[d.N-1]
-	d.Mean = Mean(sorted)
-	d.StdDev = StdDev(sorted)
+	d.Mean = stats.Mean(sorted)
+	d.StdDev = stats.StdDev(sorted)
 	return d
 }
 
 // Percentile returns the p-th percentile (0 ≤ p ≤ 100) of the sample; see
-// the function Percentile for the method.
+// stats.Percentile for the method.
 func (d Distribution) Percentile(p float64) float64 {
 	if d.sketch != nil {
 		return d.sketch.Percentile(p)
 	}
-	return Percentile(d.sorted, p)
+	return stats.Percentile(d.sorted, p)
 }
 
 // Sorted returns the sample in ascending order; nil when a sketch past

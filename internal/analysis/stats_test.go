@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/stat"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 func near(a, b, tol float64) bool {
@@ -36,10 +36,10 @@ func TestStats(t *testing.T) {
 				what      string
 				got, want float64
 			}{
-				{"Mean", Mean(tt.xs), tt.mean},
-				{"StdDev", StdDev(tt.xs), tt.sd},
-				{"Min", Min(tt.xs), tt.lo},
-				{"Max", Max(tt.xs), tt.hi},
+				{"Mean", stats.Mean(tt.xs), tt.mean},
+				{"StdDev", stats.StdDev(tt.xs), tt.sd},
+				{"Min", stats.Min(tt.xs), tt.lo},
+				{"Max", stats.Max(tt.xs), tt.hi},
 				{"p50", Describe(tt.xs).Percentile(50), tt.p50},
 			} {
 				if !near(c.got, c.want, 1e-12) {
@@ -51,55 +51,6 @@ func TestStats(t *testing.T) {
 				t.Errorf("Describe = %+v", d)
 			}
 		})
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	// Known answers of numpy.percentile(x, p) (method="linear").
-	five := []float64{15, 20, 35, 40, 50}
-	ten := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	tests := []struct {
-		sorted  []float64
-		p, want float64
-	}{
-		{five, 0, 15},
-		{five, 5, 16},
-		{five, 30, 23},
-		{five, 40, 29},
-		{five, 50, 35},
-		{five, 99, 49.6},
-		{five, 100, 50},
-		{five, -5, 15},
-		{five, 120, 50},
-		{ten, 90, 9.1},
-		{ten, 50, 5.5},
-		{ten, 99, 9.91},
-		{[]float64{3}, 99, 3},
-		{nil, 50, math.NaN()},
-		{five, math.NaN(), math.NaN()},
-	}
-	for _, tt := range tests {
-		if got := Percentile(tt.sorted, tt.p); !near(got, tt.want, 1e-12) {
-			t.Errorf("Percentile(%v, %v) = %v, want %v", tt.sorted, tt.p, got, tt.want)
-		}
-	}
-}
-
-// TestStdDevMatchesGonum checks StdDev against gonum's stat.StdDev, which
-// CometBFT's loadtime report uses.
-func TestStdDevMatchesGonum(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{2, 3, 10, 1000, 100000} {
-		xs := make([]float64, n)
-		for i := range xs {
-			xs[i] = 1e9 + r.NormFloat64()*3e8
-		}
-		if got, want := StdDev(xs), stat.StdDev(xs, nil); !near(got, want, 1e-12) {
-			t.Errorf("n=%d: StdDev = %v, gonum %v", n, got, want)
-		}
-		if got, want := Mean(xs), stat.Mean(xs, nil); !near(got, want, 1e-12) {
-			t.Errorf("n=%d: Mean = %v, gonum %v", n, got, want)
-		}
 	}
 }
 

@@ -3,9 +3,8 @@ package analysis
 import (
 	"math"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // TrendMinDuration is the shortest load (s) whose decline over time is
@@ -50,29 +49,15 @@ func FitTrend(xs, ys []float64) Trend {
 		return t
 	}
 	k := max(1, int(math.Round(float64(n)*TrendEdge)))
-	t.First, t.Last = Mean(t.Y[:k]), Mean(t.Y[n-k:])
+	t.First, t.Last = stats.Mean(t.Y[:k]), stats.Mean(t.Y[n-k:])
 	if n < 3 {
 		return t
 	}
-	mx, my := Mean(t.X), Mean(t.Y)
-	var sxx, sxy float64
-	for i := range t.X {
-		sxx += (t.X[i] - mx) * (t.X[i] - mx)
-		sxy += (t.X[i] - mx) * (t.Y[i] - my)
-	}
-	if sxx == 0 {
+	l, ok := stats.FitLine(t.X, t.Y)
+	if !ok {
 		return t
 	}
-	b := sxy / sxx
-	a := my - b*mx
-	var ssr float64
-	for i := range t.X {
-		r := t.Y[i] - a - b*t.X[i]
-		ssr += r * r
-	}
-	se := math.Sqrt(ssr / float64(n-2) / sxx)
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
-	t.Slope, t.CI95, t.Intercept = b*60, q*se*60, a
+	t.Slope, t.CI95, t.Intercept = l.Slope*60, l.SlopeCI95()*60, l.Intercept
 	return t
 }
 

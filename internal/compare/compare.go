@@ -7,6 +7,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Run is what a comparison needs from one run directory. LoadRun
@@ -308,7 +309,7 @@ func (c *comparer) row(m analysis.Metric, known bool) Row {
 	r := Row{ID: m.ID, Title: m.Title, Unit: m.Unit, Group: m.Group, Better: m.Better.String(), InDictionary: known}
 	bv := metricValues(c.base, m.ID)
 	if len(bv) > 0 {
-		r.Baseline = ptr(analysis.Mean(bv))
+		r.Baseline = ptr(stats.Mean(bv))
 	}
 	if len(c.base.Runs) > 1 {
 		r.BaselineRuns = bv
@@ -329,7 +330,7 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		cell.Runs = cv
 	}
 	if len(cv) > 0 {
-		cell.Value = ptr(analysis.Mean(cv))
+		cell.Value = ptr(stats.Mean(cv))
 	}
 	switch {
 	case len(bv) == 0 && len(cv) == 0:
@@ -342,7 +343,7 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		cell.Verdict, cell.Reason = Missing, "not in the candidate"
 		return cell
 	}
-	b, v := analysis.Mean(bv), analysis.Mean(cv)
+	b, v := stats.Mean(bv), stats.Mean(cv)
 	d := v - b
 	cell.Delta = ptr(d)
 	if b != 0 {

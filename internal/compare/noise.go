@@ -7,9 +7,8 @@ import (
 	"os"
 	"slices"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Noise is the between-run noise of one setup, measured by an A/A
@@ -125,15 +124,15 @@ func MeasureNoise(spec string, base, cand []Run, alpha float64) Noise {
 		if len(abs) < 2 {
 			continue
 		}
-		m := NoiseMetric{Pairs: len(abs), Mean: analysis.Mean(all), DiffRMS: rms(abs), RelPairs: len(rel)}
+		m := NoiseMetric{Pairs: len(abs), Mean: stats.Mean(all), DiffRMS: stats.RMS(abs), RelPairs: len(rel)}
 		if m.Mean != 0 {
-			m.CVPct = 100 * math.Sqrt(sampleVariance(all)) / math.Abs(m.Mean)
+			m.CVPct = 100 * math.Sqrt(stats.Variance(all)) / math.Abs(m.Mean)
 		}
 		if len(rel) == len(abs) {
-			m.DiffRMSPct = rms(rel)
-			m.FloorPct = tQuantile(1-alpha/2, float64(len(rel))) * m.DiffRMSPct
+			m.DiffRMSPct = stats.RMS(rel)
+			m.FloorPct = stats.TQuantile(1-alpha/2, float64(len(rel))) * m.DiffRMSPct
 			df := float64(len(rel) - 1)
-			m.MDEPct = (tQuantile(1-alpha/2, df) + tQuantile(0.8, df)) * math.Sqrt(sampleVariance(rel)) / math.Sqrt(float64(len(rel)))
+			m.MDEPct = (stats.TQuantile(1-alpha/2, df) + stats.TQuantile(0.8, df)) * math.Sqrt(stats.Variance(rel)) / math.Sqrt(float64(len(rel)))
 		}
 		out.Metrics[dm.ID] = m
 	}
@@ -143,18 +142,6 @@ func MeasureNoise(spec string, base, cand []Run, alpha float64) Noise {
 func finite(ms map[string]float64, id string) (float64, bool) {
 	v, ok := ms[id]
 	return v, ok && !math.IsNaN(v) && !math.IsInf(v, 0)
-}
-
-func rms(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x * x
-	}
-	return math.Sqrt(s / float64(len(xs)))
-}
-
-func tQuantile(p, df float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 }
 
 // noiseTest judges a single-run Δ against the metric's noise: Δ/RMS
@@ -173,9 +160,8 @@ func noiseTest(nm NoiseMetric, b, d float64, conf float64) (iv Interval, p float
 		}
 		return Interval{Lo: d, Hi: d}, p, test, true
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	half := t.Quantile(1-(1-conf)/2) * scale
-	return Interval{Lo: d - half, Hi: d + half}, 2 * (1 - t.CDF(math.Abs(d)/scale)), test, true
+	half := stats.TQuantile(1-(1-conf)/2, df) * scale
+	return Interval{Lo: d - half, Hi: d + half}, 2 * (1 - stats.TCDF(math.Abs(d)/scale, df)), test, true
 }
 
 // noiseScale returns the spread of a single-run Δ when nothing changed

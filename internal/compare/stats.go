@@ -4,28 +4,27 @@ import (
 	"math"
 	"slices"
 
-	"github.com/aclements/go-moremath/stats"
-	"github.com/cometlab/cometlab/internal/analysis"
-	"gonum.org/v1/gonum/stat/distuv"
+	moremath "github.com/aclements/go-moremath/stats"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
-// The distributions, statistics and cluster bootstrap are analysis's
-// (shared with the recovery figures of a perturbed run); compare uses them
-// under its own names.
+// The distributions, statistics and cluster bootstrap are the stats
+// package's (shared with the recovery figures of a perturbed run); compare
+// uses them under its own names.
 type (
-	DistSample = analysis.DistSample
-	Stat       = analysis.Stat
-	Interval   = analysis.Interval
+	DistSample = stats.DistSample
+	Stat       = stats.Stat
+	Interval   = stats.Interval
 )
 
 // Stats every comparison computes for a distribution.
 const (
-	StatMean   = analysis.StatMean
-	StatMedian = analysis.StatMedian
-	StatP99    = analysis.StatP99
+	StatMean   = stats.StatMean
+	StatMedian = stats.StatMedian
+	StatP99    = stats.StatP99
 )
 
-var bootstrapDiff = analysis.BootstrapDiff
+var bootstrapDiff = stats.BootstrapDiff
 
 // poolSamples concatenates samples, renumbering clusters so that clusters of
 // different runs stay apart.
@@ -87,8 +86,8 @@ func mannWhitneyP(x, y []float64) (float64, bool) {
 	if len(x) == 0 || len(y) == 0 {
 		return 0, false
 	}
-	res, err := stats.MannWhitneyUTest(x, y, stats.LocationDiffers)
-	if err == stats.ErrSamplesEqual {
+	res, err := moremath.MannWhitneyUTest(x, y, moremath.LocationDiffers)
+	if err == moremath.ErrSamplesEqual {
 		return 1, true
 	}
 	if err != nil || math.IsNaN(res.P) {
@@ -115,21 +114,21 @@ func tTest(x, y []float64, conf float64) (iv Interval, p float64, ok bool) {
 	if nx == 0 || ny == 0 || nx+ny < 3 {
 		return iv, 0, false
 	}
-	mx, my := analysis.Mean(x), analysis.Mean(y)
+	mx, my := stats.Mean(x), stats.Mean(y)
 	d := my - mx
 	var se2, nu float64
 	switch {
 	case nx >= 2 && ny >= 2:
-		vx, vy := sampleVariance(x)/float64(nx), sampleVariance(y)/float64(ny)
+		vx, vy := stats.Variance(x)/float64(nx), stats.Variance(y)/float64(ny)
 		se2 = vx + vy
 		if se2 > 0 {
 			nu = se2 * se2 / (vx*vx/float64(nx-1) + vy*vy/float64(ny-1))
 		}
 	case nx >= 2:
-		se2 = sampleVariance(x) * (1/float64(nx) + 1/float64(ny))
+		se2 = stats.Variance(x) * (1/float64(nx) + 1/float64(ny))
 		nu = float64(nx - 1)
 	default:
-		se2 = sampleVariance(y) * (1/float64(nx) + 1/float64(ny))
+		se2 = stats.Variance(y) * (1/float64(nx) + 1/float64(ny))
 		nu = float64(ny - 1)
 	}
 	if se2 <= 0 || math.IsNaN(se2) {
@@ -140,19 +139,9 @@ func tTest(x, y []float64, conf float64) (iv Interval, p float64, ok bool) {
 		return Interval{Lo: d, Hi: d}, p, true
 	}
 	se := math.Sqrt(se2)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}
-	q := t.Quantile(1 - (1-conf)/2)
-	p = 2 * t.Survival(math.Abs(d)/se)
+	q := stats.TQuantile(1-(1-conf)/2, nu)
+	p = 2 * stats.TSurvival(math.Abs(d)/se, nu)
 	return Interval{Lo: d - q*se, Hi: d + q*se}, min(p, 1), true
-}
-
-// sampleVariance is the sample variance (n − 1), 0 for fewer than 2 values.
-func sampleVariance(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	s := analysis.StdDev(xs)
-	return s * s
 }
 
 // twoProportionP returns the two-sided p-value of the pooled two-proportion
@@ -172,5 +161,5 @@ func twoProportionP(x1, n1, x2, n2 float64) (float64, bool) {
 		return 1, true
 	}
 	z := (x2/n2 - x1/n1) / se
-	return min(2*distuv.UnitNormal.Survival(math.Abs(z)), 1), true
+	return min(2*stats.NormalSurvival(math.Abs(z)), 1), true
 }

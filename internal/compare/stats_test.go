@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aclements/go-moremath/stats"
+	moremath "github.com/aclements/go-moremath/stats"
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
+	"github.com/cometlab/cometlab/internal/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -63,14 +64,14 @@ func TestBootstrapDiff(t *testing.T) {
 func TestTTest(t *testing.T) {
 	x, y := []float64{10, 12, 11, 13}, []float64{15, 14, 17, 16, 15}
 	iv, p, ok := tTest(x, y, 0.95)
-	want, err := stats.TwoSampleWelchTTest(stats.Sample{Xs: x}, stats.Sample{Xs: y}, stats.LocationDiffers)
+	want, err := moremath.TwoSampleWelchTTest(moremath.Sample{Xs: x}, moremath.Sample{Xs: y}, moremath.LocationDiffers)
 	if !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	if math.Abs(p-want.P) > 1e-9 {
 		t.Errorf("Welch p = %v, moremath says %v", p, want.P)
 	}
-	d := analysis.Mean(y) - analysis.Mean(x)
+	d := stats.Mean(y) - stats.Mean(x)
 	if math.Abs((iv.Lo+iv.Hi)/2-d) > 1e-9 || iv.Excludes(d) || !iv.Excludes(0) {
 		t.Errorf("interval %v around %v", iv, d)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // The plots of the chain (blocks.csv) and of block adoption; those of
@@ -149,7 +150,7 @@ func (d *plotData) blockSeries(title, ylabel, label string, val func(i int) (flo
 	} else {
 		c.add(label, th)
 	}
-	mean := analysis.Mean(ys)
+	mean := stats.Mean(ys)
 	c.p.X.Min, c.p.X.Max = min(0, slices.Min(xs)), max(d.dur, slices.Max(xs))
 	c.average(fmt.Sprintf("mean = %s %s", fmtSig(mean), strings.Fields(ylabel)[0]), []float64{c.p.X.Min, c.p.X.Max}, []float64{mean, mean})
 	return c.render(d.w, d.h)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // The sections of report.md about what every node did while the load ran.
@@ -151,7 +152,7 @@ func (m mdWriter) stepTable(in *analysis.Input, nodes []string) {
 			for _, sm := range byStep[st] {
 				v = append(v, sm.ms)
 			}
-			rows = append(rows, []string{st, ms(analysis.Mean(v)), ms(analysis.Min(v)), ms(analysis.Max(v))})
+			rows = append(rows, []string{st, ms(stats.Mean(v)), ms(stats.Min(v)), ms(stats.Max(v))})
 		}
 	}
 	m.f("Mean duration of each consensus step:\n\n")

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Evidence is what the saturation criterion looks at in one run: the load
@@ -226,43 +225,13 @@ func (f *TrendFit) Trend() Trend {
 		xs[i], ys[i] = a.sx/float64(a.n), a.sy/float64(a.n)
 	}
 	tr.Points = len(xs)
-	b, se, ok := olsSlope(xs, ys)
-	if !ok {
+	l, ok := stats.FitLine(xs, ys)
+	if !ok || l.N < 3 {
 		return tr
 	}
-	tr.Slope, tr.Low, tr.High = b, b, b
-	if n := len(xs); n >= 3 {
-		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
-		tr.Low, tr.High = b-q*se, b+q*se
-	}
+	b, h := l.Slope, l.SlopeCI95()
+	tr.Slope, tr.Low, tr.High = b, b-h, b+h
 	return tr
-}
-
-// olsSlope returns the least-squares slope of ys on xs and its standard
-// error (NaN-free: ok is false with fewer than 3 points or no spread in x).
-func olsSlope(xs, ys []float64) (b, se float64, ok bool) {
-	n := len(xs)
-	if n < 3 {
-		return 0, 0, false
-	}
-	mx, my := analysis.Mean(xs), analysis.Mean(ys)
-	var sxx, sxy float64
-	for i := range xs {
-		dx := xs[i] - mx
-		sxx += dx * dx
-		sxy += dx * (ys[i] - my)
-	}
-	if sxx == 0 {
-		return 0, 0, false
-	}
-	b = sxy / sxx
-	a := my - b*mx
-	var ssr float64
-	for i := range xs {
-		r := ys[i] - (a + b*xs[i])
-		ssr += r * r
-	}
-	return b, math.Sqrt(ssr / float64(n-2) / sxx), true
 }
 
 // CountRounds counts the heights first…last of blocks (all of them when

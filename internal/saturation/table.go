@@ -5,8 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/cometlab/cometlab/internal/analysis"
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // GridCell is one cell of a sweep as the saturation table sees it: a load
@@ -43,11 +42,11 @@ func CellMeanInterval(xs []float64) CellInterval {
 	if iv.N == 0 {
 		return iv
 	}
-	iv.Mean = analysis.Mean(xs)
+	iv.Mean = stats.Mean(xs)
 	iv.Low, iv.High = iv.Mean, iv.Mean
 	if iv.N >= 2 {
-		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(iv.N - 1)}.Quantile(0.975)
-		h := q * analysis.StdDev(xs) / math.Sqrt(float64(iv.N))
+		q := stats.TQuantile(0.975, float64(iv.N-1))
+		h := q * stats.StdDev(xs) / math.Sqrt(float64(iv.N))
 		iv.Low, iv.High = iv.Mean-h, iv.Mean+h
 	}
 	return iv
@@ -177,7 +176,7 @@ func (t *Table) diagonal() {
 	}
 	if len(sat) > 0 {
 		slices.Sort(sat)
-		t.SaturatedTPS = analysis.Percentile(sat, 50)
+		t.SaturatedTPS = stats.Percentile(sat, 50)
 	}
 	for i, c := range cells {
 		if c.Saturated {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // Spending names an alpha-spending function A(t) of Lan and DeMets: the
@@ -39,8 +39,7 @@ func (s Spending) spent(a, t float64) float64 {
 	if s == Pocock {
 		return a * math.Log(1+(math.E-1)*t)
 	}
-	n := distuv.UnitNormal
-	return 2 - 2*n.CDF(n.Quantile(1-a/2)/math.Sqrt(t))
+	return 2 - 2*stats.NormalCDF(stats.NormalQuantile(1-a/2)/math.Sqrt(t))
 }
 
 // Direction says which way of a metric is an improvement.
@@ -230,28 +229,21 @@ func look(cfg Config, alpha, beta float64, m Metric, k int, r *Result) {
 	levelA := cfg.Spending.spent(alpha, cur) - cfg.Spending.spent(alpha, prev)
 	levelB := cfg.Spending.spent(beta, cur) - cfg.Spending.spent(beta, prev)
 
-	var sumB, sumD float64
+	diffs := make([]float64, k)
 	for i := range k {
-		sumB += m.Base[i]
-		sumD += m.Cand[i] - m.Base[i]
+		diffs[i] = m.Cand[i] - m.Base[i]
 	}
-	mean := sumD / float64(k)
-	var ss float64
-	for i := range k {
-		d := m.Cand[i] - m.Base[i] - mean
-		ss += d * d
-	}
-	sd := math.Sqrt(ss / float64(k-1))
-	theta := math.Max(m.ThresholdPct/100*math.Abs(sumB/float64(k)), m.MinDelta)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}
+	mean, sd := stats.Mean(diffs), stats.StdDev(diffs)
+	theta := math.Max(m.ThresholdPct/100*math.Abs(stats.Mean(m.Base[:k])), m.MinDelta)
+	df := float64(k - 1)
 
 	p := 1.0
 	var halfWidth float64
 	switch {
 	case sd > 0:
 		se := sd / math.Sqrt(float64(k))
-		p = 2 * (1 - t.CDF(math.Abs(mean)/se))
-		halfWidth = t.Quantile(1-levelB) * se
+		p = 2 * (1 - stats.TCDF(math.Abs(mean)/se, df))
+		halfWidth = stats.TQuantile(1-levelB, df) * se
 	case mean != 0:
 		p = 0
 	}

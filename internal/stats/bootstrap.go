@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"cmp"
@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// The cluster bootstrap that compare and the recovery figures use for
-// their confidence intervals.
+// The cluster bootstrap that compare and the recovery figures (analysis)
+// use for their confidence intervals.
 
 // DistSample is one distribution of one run (or of the pooled runs of a
 // side): values, and for each value the cluster it belongs to. Values of
@@ -72,7 +72,8 @@ func (s Stat) Of(values []float64) float64 {
 	return math.NaN()
 }
 
-// Interval is a confidence interval [Lo, Hi].
+// Interval is a confidence interval [Lo, Hi], in the unit of the figure
+// it bounds.
 type Interval struct {
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
@@ -230,6 +231,13 @@ func (w bootSample) resample(r *rand.Rand, mult []int32) {
 // b resamples draws, independently on each side, as many clusters as the
 // side has, with replacement (a cluster bootstrap; for an unclustered
 // sample, the ordinary bootstrap). The generator r makes it deterministic.
+// With Δ*_1 … Δ*_b the resampled differences (those that are not NaN) and
+// α = (1 − conf)/2,
+//
+//	Lo = Percentile(Δ*, 100·α),  Hi = Percentile(Δ*, 100·(1 − α))
+//
+// in the unit of the values. It needs b ≥ 10 and at least b/2 defined
+// differences.
 //
 // A side with more than bootstrapCap values is first replaced by a random
 // subset of bootstrapCap values; the interval is then shifted by the
