@@ -158,7 +158,11 @@ type Cell struct {
 //
 // A counted, significant change in the metric's better direction is
 // Better, in the other Worse; anything else NoChange,
-// with the reason.
+// with the reason. The verdicts of a candidate's metrics are one family
+// (family.go): metrics with the same values in every run are judged once,
+// the extremes of runs (heavy-tailed) are not judged over repeats, and
+// Holm's correction holds the chance of any false verdict at α, whether
+// the sides are single runs judged against the A/A noise or repeats.
 func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	if len(base.Runs) == 0 {
 		return Result{}, fmt.Errorf("the baseline has no run")
@@ -194,7 +198,7 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	out.Differences = settingDiffs(append([]Side{base}, cands...))
 	out.Warnings = inputWarnings(base, cands)
 	out.Metrics = c.rows()
-	c.holm(out.Metrics)
+	c.family(out.Metrics)
 	out.Distributions = c.distRows()
 
 	out.Verdict = NoChange
@@ -248,7 +252,7 @@ type comparer struct {
 	base    Side
 	cands   []Side
 	boot    map[bootKey]bootResult
-	pending []pendingNoise // single-run cells judged against the A/A noise, for holm
+	pending []pending // cells whose verdict waits for the family (family.go)
 }
 
 func cmpFloat(a, b float64) int {
@@ -384,8 +388,20 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		within += fmt.Sprintf("below the floor of %s", fmtNum(floor))
 	}
 	single := len(bv) == 1 && len(cv) == 1
+	if !single && heavyTailed(m.ID) {
+		cell.Verdict, cell.Beyond = NotJudged, material
+		cell.Reason = "the extreme of each run (heavy-tailed): a t test over runs would call noise a change; reported, not judged"
+		return cell
+	}
 	c.judge(&cell, m, d, material, beyond, within)
-	if ev := evidenceOf(m.ID); !single || lossCount(m.ID) || ev.stat == "min" || ev.stat == "max" {
+	if !single {
+		if cell.P != nil {
+			c.pending = append(c.pending, pending{cand: ci, m: m, key: dataKey(bv, cv), b: b, d: d, material: material,
+				beyond: beyond, within: within, bv: bv, cv: cv})
+		}
+		return cell
+	}
+	if ev := evidenceOf(m.ID); lossCount(m.ID) || ev.stat == "min" || ev.stat == "max" {
 		// Extremes of one run (a single block or transaction) are heavy
 		// tailed: an RMS of A/A differences does not bound them either,
 		// so they stay untested with single runs, as within the run.
@@ -403,7 +419,8 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		if iv, p, test, ok := noiseTest(nm, b, d, c.opts.Confidence); ok {
 			cell.CI, cell.P, cell.Test = &iv, &p, test
 			c.judge(&cell, m, d, material, beyond, within)
-			c.pending = append(c.pending, pendingNoise{cand: ci, m: m, nm: nm, b: b, d: d, material: material, beyond: beyond, within: within})
+			c.pending = append(c.pending, pending{cand: ci, m: m, key: dataKey(bv, cv), b: b, d: d, material: material,
+				beyond: beyond, within: within, noise: true, nm: nm})
 			return cell
 		}
 	}
