@@ -42,7 +42,7 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 // side, each a bounded queue ahead of the aggregation, which takes them
 // in order: sent, replies, transactions.
 func ReadStream(dir string) (Input, error) {
-	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile)
+	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile)
 	if err != nil {
 		return in, err
 	}
@@ -143,7 +143,7 @@ func ReadInput(dir string) (Input, error) {
 // besides run.json.
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
-		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile}
+		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -167,6 +167,7 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		results.MetricsFile:  func() (err error) { in.Metrics, err = ReadSeries(dir); return },
 		results.ResourceFile: func() (err error) { in.Resources, err = results.ReadResources(dir); return },
 		results.EventsFile:   func() (err error) { in.Events, err = results.ReadEvents(dir); return },
+		results.HostFile:     func() (err error) { in.Host, err = results.ReadHost(dir); return },
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string
@@ -190,6 +191,8 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 	for i, f := range todo {
 		switch err := errs[i]; {
 		case err == nil:
+		case f == results.HostFile && errors.Is(err, fs.ErrNotExist):
+			// Runs before host.csv, and runs without /proc sampling.
 		case f != results.SentFile && errors.Is(err, fs.ErrNotExist):
 			in.Missing = append(in.Missing, f)
 		default:

@@ -25,6 +25,7 @@ func writeRun(t testing.TB, dir string, in Input) {
 	resultstest.WriteCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, in.Adoption)
 	resultstest.WriteCSV(t, filepath.Join(dir, results.MetricsFile), results.MetricsHeader, metricRows(in))
 	resultstest.WriteCSV(t, filepath.Join(dir, results.ResourceFile), results.ResourcesHeader, in.Resources)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.HostFile), results.HostHeader, in.Host)
 }
 
 // remove removes the files of dir named, and fails the test on error.

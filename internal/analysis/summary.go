@@ -26,6 +26,8 @@ type Input struct {
 	Resources []results.Resource
 	// Events holds the rows of events.csv (nil for a run without one).
 	Events []results.Event
+	// Host holds the rows of host.csv (nil for a run without one).
+	Host []results.HostSample
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;
@@ -147,6 +149,7 @@ func Summarize(in Input) Summary {
 	adoption(in, b, missing[results.AdoptionFile], missing[results.BlocksFile])
 	metricFigures(in, b, nodes, start, from, to)
 	resourceFigures(in, b, RunProcesses(in), from, to)
+	hostFigures(in, b, from, to)
 	gapAnomalies(in, b, nodes, start)
 	trendFigures(in, agg, b)
 	eventFigures(in, b, start)

@@ -21,6 +21,9 @@ type Proc struct {
 	PID func() int
 	// DataDir is the node's data directory (<home>/data); "" for none.
 	DataDir string
+	// Harness marks cometlab's own process: sampled for host.csv's
+	// harness CPU, not written to resources.csv.
+	Harness bool
 }
 
 // ResourceConfig configures a Resources sampler.
@@ -35,6 +38,10 @@ type ResourceConfig struct {
 	DataInterval time.Duration
 	// ProcDir is the proc file system; "" means /proc.
 	ProcDir string
+	// Host, when set, receives a host.csv row every sample: the whole
+	// host's CPU beside the testnet's and the harness's (see
+	// results.HostSample).
+	Host *results.Writer
 }
 
 // ResourceStats counts the samples of one process. A failed sample (the
@@ -58,6 +65,14 @@ type Resources struct {
 
 	mu    sync.Mutex
 	state []procState
+	host  hostState
+}
+
+// hostState is what the previous sample of the host left.
+type hostState struct {
+	cpu  cpuStat
+	at   time.Time
+	have bool
 }
 
 // procState is what the previous sample of one process left.
@@ -130,6 +145,7 @@ func (r *Resources) sample(now time.Time) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var testnet, harness float64 // cores, this interval
 	for i, p := range r.procs {
 		row, err := r.sampleOne(&r.state[i], p, now)
 		st := &r.state[i]
@@ -143,11 +159,48 @@ func (r *Resources) sample(now time.Time) {
 			continue // a new baseline
 		}
 		st.Samples++
+		if p.Harness {
+			harness += row.CPU / 100
+			continue
+		}
+		testnet += row.CPU / 100
 		row.Load1 = load1
 		if err := r.w.Write(row); err != nil {
 			st.Failures++
 			st.LastError = fmt.Sprintf("write resources: %v", err)
 		}
+	}
+	if r.cfg.Host != nil {
+		r.sampleHost(now, testnet, harness, load1)
+	}
+}
+
+// sampleHost writes the host's row for the interval since its previous
+// sample (none at the first, which only sets the baseline).
+func (r *Resources) sampleHost(now time.Time, testnet, harness, load1 float64) {
+	b, err := os.ReadFile(filepath.Join(r.cfg.ProcDir, "stat"))
+	if err != nil {
+		r.logger.Debug("host sample failed", "err", err)
+		r.host.have = false
+		return
+	}
+	cs, err := parseCPUStat(b)
+	if err != nil {
+		r.logger.Debug("host sample failed", "err", err)
+		r.host.have = false
+		return
+	}
+	prev := r.host
+	r.host = hostState{cpu: cs, at: now, have: true}
+	dt := now.Sub(prev.at).Seconds()
+	if !prev.have || dt <= 0 || cs.busy < prev.cpu.busy || cs.steal < prev.cpu.steal {
+		return
+	}
+	cores := func(ticks uint64) float64 { return float64(ticks) / userHZ / dt }
+	row := results.HostSample{Time: now.UnixNano(), Cores: cs.cores, Busy: cores(cs.busy - prev.cpu.busy),
+		Steal: cores(cs.steal - prev.cpu.steal), Testnet: testnet, Harness: harness, Load1: load1}
+	if err := r.cfg.Host.Write(&row); err != nil {
+		r.logger.Debug("host sample not written", "err", err)
 	}
 }
 

@@ -148,7 +148,11 @@ func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, er
 		if err != nil {
 			return nil, err
 		}
-		c.res = collect.NewResources(p.col.procs, p.col.resCfg, w, p.logger)
+		cfg := p.col.resCfg
+		if cfg.Host, err = create(results.HostFile, results.HostHeader); err != nil {
+			return nil, err
+		}
+		c.res = collect.NewResources(p.col.procs, cfg, w, p.logger)
 		runners = append(runners, c.res)
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(hard))
@@ -200,14 +204,18 @@ func (c *runningCollectors) print(out *printer) {
 	}
 	if c.res != nil {
 		var n int64
-		gaps := ""
+		gaps, procs := "", 0
 		for _, s := range c.res.Stats() {
+			if s.Node == "cometlab" {
+				continue // the harness, sampled for host.csv
+			}
+			procs++
 			n += s.Samples
 			if s.Failures > 0 {
 				gaps += fmt.Sprintf("; %s: %d samples failed (%s)", s.Node, s.Failures, s.LastError)
 			}
 		}
-		out.Phase("resources: %d samples of %d node processes%s", n, len(c.res.Stats()), gaps)
+		out.Phase("resources: %d samples of %d node processes%s", n, procs, gaps)
 	}
 }
 

@@ -3,6 +3,7 @@ package experiment
 import (
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -152,6 +153,9 @@ func (p *pipeline) fromNet(in runInput) {
 				p.col.procs = append(p.col.procs, collect.Proc{Name: n.Name + "/app", PID: n.AppPID})
 			}
 		}
+	}
+	if !c.NoResources { // cometlab itself, for host.csv's disturbance
+		p.col.procs = append(p.col.procs, collect.Proc{Name: "cometlab", PID: os.Getpid, Harness: true})
 	}
 	p.col.scrapeCfg = collect.ScrapeConfig{Interval: c.ScrapeInterval, Namespace: ns, All: c.Metrics == MetricsAll}
 	p.col.resCfg = collect.ResourceConfig{Interval: c.ScrapeInterval}

@@ -55,11 +55,27 @@ func verdictOf(dir string, in *analysis.Input, s analysis.Summary) (saturation.V
 	return c.Judge(ev), nil
 }
 
+// DisturbanceLine says, when the run's host was disturbed (see
+// analysis.Disturbance), by how much; "" for a quiet host or a run without
+// host.csv. The report and the terminal summary open with it.
+func DisturbanceLine(s analysis.Summary) string {
+	pct, disturbed, _ := analysis.Disturbance(s)
+	if !disturbed {
+		return ""
+	}
+	return fmt.Sprintf("%.0f %% of the host's CPU went to neither the testnet nor cometlab during the load (mean; max %.0f %% in a second; steal %.1f %%), "+
+		"above the %d %% threshold: its figures may be slower than on a quiet host.",
+		pct, s.Metrics["host_other_cpu_max_pct"], s.Metrics["host_steal_mean_pct"], analysis.DisturbedPct)
+}
+
 // glance writes the title and the run's answer: what was committed, the
 // throughput, the latency, the saturation verdict and the anomalies (the
 // worst named), then the run's errors and its setup in one line.
 func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
 	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
+	if line := DisturbanceLine(s); line != "" {
+		m.f("- **Host busy with other work**: %s\n", line)
+	}
 	sent, committed := s.Metrics["sent_txs"], s.Metrics["committed_txs"]
 	if sent == 0 {
 		m.f("- **Committed**: no transaction was sent.\n")

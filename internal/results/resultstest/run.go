@@ -193,7 +193,11 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 	if err != nil {
 		return run, err
 	}
-	err = nodes.Generate(func(m *results.Metric) error { return mw.Write(m) }, func(r *results.Resource) error { return rw.Write(r) })
+	var resources []results.Resource
+	err = nodes.Generate(func(m *results.Metric) error { return mw.Write(m) }, func(r *results.Resource) error {
+		resources = append(resources, *r)
+		return rw.Write(r)
+	})
 	if cerr := mw.Close(); err == nil {
 		err = cerr
 	}
@@ -201,6 +205,9 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 		err = cerr
 	}
 	if err != nil {
+		return run, err
+	}
+	if err := writeRows(filepath.Join(dir, results.HostFile), results.HostHeader, HostOf(resources)); err != nil {
 		return run, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(s.Manifest()), 0o644); err != nil {

@@ -1,6 +1,7 @@
 package resultstest
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -19,6 +20,7 @@ type Records struct {
 	Adoption  []results.Adoption
 	Metrics   []results.Metric
 	Resources []results.Resource
+	Host      []results.HostSample
 }
 
 // Synthetic builds a deterministic run: conns connections each sending
@@ -112,7 +114,28 @@ func Synthetic(conns, perConn int, rate float64, dups bool) Records {
 		in.Resources = append(in.Resources, *r)
 		return nil
 	})
+	in.Host = HostOf(in.Resources)
 	return in
+}
+
+// HostOf is the host.csv of a synthetic run whose resources.csv holds
+// resources: a 2-core host, one row per sampling time, the testnet's CPU
+// the sum of its rows', cometlab 5 % of a core, other work 0.1 core (5 %
+// of the host).
+func HostOf(resources []results.Resource) []results.HostSample {
+	var out []results.HostSample
+	for _, r := range resources {
+		if n := len(out); n == 0 || out[n-1].Time != r.Time {
+			out = append(out, results.HostSample{Time: r.Time, Cores: 2, Harness: 0.05, Load1: r.Load1})
+		}
+		h := &out[len(out)-1]
+		h.Testnet += r.CPU / 100
+	}
+	for i := range out {
+		out[i].Testnet = math.Round(out[i].Testnet*1000) / 1000
+		out[i].Busy = out[i].Testnet + out[i].Harness + 0.1
+	}
+	return out
 }
 
 // Nodes returns the synthetic nodes of in: the nodes of its adoption

@@ -1,0 +1,63 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/cometlab/cometlab/internal/stats"
+)
+
+// DisturbedPct is the threshold of a disturbed run: other work on the host
+// (neither the testnet's processes nor cometlab) took on average more than
+// this share of the host's cores during the load, in %. A quiet 2-core
+// host running the default testnet measures under 3 %; one core of
+// 2 taken by a busy loop for the whole load is 50 %.
+const DisturbedPct = 10
+
+// hostDictionary holds the figures of host.csv.
+func hostDictionary() []Metric {
+	src := "host.csv"
+	return []Metric{
+		{ID: "host_other_cpu_mean_pct", Title: "Host busy with other work", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
+			Definition: "Disturbance: the mean, over the load, of the host's CPU that went to neither the testnet's processes (nodes, apps) nor cometlab, in % of all the host's cores. Each 1-s sample is max(0, busy − testnet − cometlab) ÷ cores, busy being user + nice + system time of every CPU (/proc/stat) and the others their processes' utime + stime (/proc/<pid>/stat) over the same interval. Above " +
+				"10 % (analysis.DisturbedPct) the run is marked disturbed: its figures may be slower than on a quiet host."},
+		{ID: "host_other_cpu_max_pct", Title: "Host busy with other work, max", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
+			Definition: "The largest 1-s sample of the disturbance (see host_other_cpu_mean_pct) during the load, in % of all the host's cores."},
+		{ID: "host_steal_mean_pct", Title: "CPU steal mean", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
+			Definition: "Mean CPU time the hypervisor gave this virtual machine's CPUs to other guests during the load (/proc/stat steal), in % of all the host's cores; 0 on bare metal."},
+		{ID: "harness_cpu_mean_pct", Title: "cometlab CPU mean", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
+			Definition: "Mean CPU use of cometlab's own process during the load (load generator, collectors, live read-back), in % of one core: the observer's own cost on the host it measures."},
+	}
+}
+
+// hostFigures puts the figures of host.csv over the load window from…to
+// (Unix ns); nothing without host.csv rows.
+func hostFigures(in Input, b *builder, from, to int64) {
+	var other, steal, harness []float64
+	peak := math.Inf(-1)
+	for _, h := range in.Host {
+		if h.Time < from || h.Time > to || h.Cores <= 0 {
+			continue
+		}
+		o := 100 * h.Other() / float64(h.Cores)
+		other, steal, harness = append(other, o), append(steal, 100*h.Steal/float64(h.Cores)), append(harness, 100*h.Harness)
+		peak = max(peak, o)
+	}
+	if len(other) == 0 {
+		if len(in.Host) > 0 {
+			b.note("host.csv has no sample during the load: no disturbance figures")
+		}
+		return
+	}
+	b.put("host_other_cpu_mean_pct", stats.Mean(other), "")
+	b.put("host_other_cpu_max_pct", peak, "")
+	b.put("host_steal_mean_pct", stats.Mean(steal), "")
+	b.put("harness_cpu_mean_pct", stats.Mean(harness), "")
+}
+
+// Disturbance says how busy the run's host was with other work during the
+// load (host_other_cpu_mean_pct, % of its cores) and whether that passes
+// DisturbedPct; known is false for a run without host.csv.
+func Disturbance(s Summary) (pct float64, disturbed, known bool) {
+	pct, known = s.Metrics["host_other_cpu_mean_pct"]
+	return pct, known && pct > DisturbedPct, known
+}

@@ -1,0 +1,50 @@
+package collect
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// cpuStat is the host's CPU time from the "cpu" line of /proc/stat (the
+// sum over every CPU), in 1/userHZ s, and its number of CPUs.
+type cpuStat struct {
+	busy  uint64 // user + nice + system
+	steal uint64
+	cores int
+}
+
+// parseCPUStat decodes /proc/stat (proc(5)): the first line is "cpu user
+// nice system idle iowait irq softirq steal guest guest_nice" in
+// 1/userHZ s (kernels before 2.6.11 stop before steal: 0); each "cpuN"
+// line is one CPU. Guest time is counted in user already.
+func parseCPUStat(b []byte) (cpuStat, error) {
+	var st cpuStat
+	found := false
+	for line := range bytes.SplitSeq(b, []byte{'\n'}) {
+		f := bytes.Fields(line)
+		if len(f) == 0 || !bytes.HasPrefix(f[0], []byte("cpu")) {
+			continue
+		}
+		if len(f[0]) > 3 {
+			st.cores++
+			continue
+		}
+		if len(f) < 5 {
+			return st, fmt.Errorf("/proc/stat: cpu line with %d fields, want at least 4 times", len(f)-1)
+		}
+		var v [8]uint64
+		for i := 1; i < len(f) && i <= len(v); i++ {
+			n, err := strconv.ParseUint(string(f[i]), 10, 64)
+			if err != nil {
+				return st, fmt.Errorf("/proc/stat: cpu field %d: %w", i, err)
+			}
+			v[i-1] = n
+		}
+		st.busy, st.steal, found = v[0]+v[1]+v[2], v[7], true
+	}
+	if !found {
+		return st, fmt.Errorf("/proc/stat: no cpu line")
+	}
+	return st, nil
+}

@@ -1,0 +1,100 @@
+package collect
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
+)
+
+// procStatText is a /proc/stat with two CPUs whose "cpu" line has the
+// given user, system and steal ticks (and idle filling the rest).
+func procStatText(user, system, steal uint64) string {
+	return fmt.Sprintf("cpu  %d 0 %d 90000 12 0 7 %d 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\ncpu1 1 0 1 1 0 0 0 0 0 0\nintr 1 2 3\nctxt 99\n",
+		user, system, steal)
+}
+
+func TestParseCPUStat(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want cpuStat
+		err  bool
+	}{
+		{in: procStatText(100, 50, 9), want: cpuStat{busy: 150, steal: 9, cores: 2}},
+		{in: "cpu 1 2 3 4\ncpu0 1 2 3 4\n", want: cpuStat{busy: 6, cores: 1}}, // an old kernel: no steal
+		{in: "intr 1\n", err: true},
+		{in: "cpu 1 x 3 4 5\n", err: true},
+		{in: "cpu 1 2\n", err: true},
+	} {
+		got, err := parseCPUStat([]byte(tc.in))
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("parseCPUStat(%q) = %+v, %v; want %+v (error %v)", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestHostSamples: recorded /proc samples with a known answer. Over 2 s
+// the host's CPUs were busy 300 ticks (1.5 cores), a node took 100 ticks
+// (0.5 core), cometlab 10 (0.05 core): other work took 0.95 core, 47.5 %
+// of the 2 cores; 20 ticks of steal are 0.1 core.
+func TestHostSamples(t *testing.T) {
+	dir := t.TempDir()
+	node := &fakeProc{t: t, dir: dir, pid: 77}
+	self := &fakeProc{t: t, dir: dir, pid: 78}
+	resultstest.WriteFile(t, filepath.Join(dir, "loadavg"), []byte("2.50 1.00 0.50 2/300 999\n"))
+	out := t.TempDir()
+	w, err := results.Create(filepath.Join(out, results.ResourceFile), results.ResourcesHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, err := results.Create(filepath.Join(out, results.HostFile), results.HostHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewResources([]Proc{{Name: "validator01", PID: func() int { return 77 }}, {Name: "cometlab", PID: func() int { return 78 }, Harness: true}},
+		ResourceConfig{Interval: time.Second, ProcDir: dir, Host: hw}, w, nil)
+	t0 := time.Unix(1000, 0)
+	node.set(100, 5, 10, 3)
+	self.set(40, 5, 10, 3)
+	resultstest.WriteFile(t, filepath.Join(dir, "stat"), []byte(procStatText(1000, 500, 30)))
+	r.sample(t0) // baselines
+	node.set(200, 5, 10, 3)
+	self.set(50, 5, 10, 3)
+	resultstest.WriteFile(t, filepath.Join(dir, "stat"), []byte(procStatText(1200, 600, 50)))
+	r.sample(t0.Add(2 * time.Second))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := hw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := results.ReadHost(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := results.HostSample{Time: t0.Add(2 * time.Second).UnixNano(), Cores: 2, Busy: 1.5, Steal: 0.1, Testnet: 0.5, Harness: 0.05, Load1: 2.5}
+	if len(hs) != 1 || hs[0] != want {
+		t.Fatalf("host rows %+v, want [%+v]", hs, want)
+	}
+	if o := hs[0].Other() / float64(hs[0].Cores); o < 0.4749 || o > 0.4751 {
+		t.Errorf("other work %.4f of the cores, want 0.475", o)
+	}
+	rows, err := results.ReadResources(out)
+	if err != nil || len(rows) != 1 || rows[0].Node != "validator01" {
+		t.Errorf("resources.csv %+v, %v: want validator01's row only (the harness is host.csv's)", rows, err)
+	}
+}
+
+func FuzzParseCPUStat(f *testing.F) {
+	f.Add([]byte(procStatText(1, 2, 3)))
+	f.Add([]byte("cpu 1 2 3 4\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := parseCPUStat(b)
+		if err == nil && st.cores < 0 {
+			t.Fatalf("%q: %d cores", b, st.cores)
+		}
+	})
+}
