@@ -37,7 +37,7 @@ var allowedImports = map[string][]string{
 	"saturation":          {"analysis", "results"},
 	"sequential":          {},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
-	"report":              {"analysis", "compare", "results", "saturation"},
+	"report":              {"analysis", "compare", "results", "saturation", "sequential"},
 	"experiment":          {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
 }
 
