@@ -14,7 +14,9 @@ import (
 // allowedImports is the package graph of DESIGN.md: for each package under
 // internal/, the internal packages its non-test files may import. The run
 // analysis chain points one way, results ← analysis ← {saturation,
-// compare} ← report ← experiment ← cmd, and nothing imports experiment.
+// compare} ← report ← experiment ← cmd, and nothing imports experiment;
+// sequential (ab's stepping rule) is a leaf that report renders and
+// experiment applies.
 // A new edge is a design decision: add it here and to DESIGN.md.
 var allowedImports = map[string][]string{
 	"results":             {},
@@ -38,7 +40,7 @@ var allowedImports = map[string][]string{
 	"sequential":          {},
 	"compare":             {"analysis", "cometbft", "exitcode", "results"},
 	"report":              {"analysis", "compare", "results", "saturation", "sequential"},
-	"experiment":          {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "compare", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "sequential", "shape", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against
