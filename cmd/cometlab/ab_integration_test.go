@@ -9,6 +9,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/sequential"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -37,7 +38,7 @@ func TestABKnownEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec abRecord
+	var rec experiment.ABRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestABAA(t *testing.T) {
 	if !strings.Contains(string(md), "## A/A calibration: the between-run noise of this setup (3 pairs)") {
 		t.Errorf("compare.md lacks the A/A section:\n%.1500s", md)
 	}
-	var rec abRecord
+	var rec experiment.ABRecord
 	b, _ := os.ReadFile(filepath.Join(out, "ab.json"))
 	if err := json.Unmarshal(b, &rec); err != nil || !rec.AA || len(rec.Rounds) != 3 {
 		t.Fatalf("ab.json: %+v %v", rec, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,8 +20,19 @@ type collectFlags struct {
 	readLive bool
 }
 
-func (f *collectFlags) register(fs *pflag.FlagSet) {
-	f.mf.register(fs, true)
+func (f *collectFlags) register(fs *pflag.FlagSet) { f.registerWithout(fs) }
+
+// registerWithout registers the flags but those named, which the command
+// defines itself.
+func (f *collectFlags) registerWithout(fs *pflag.FlagSet, skip ...string) {
+	f.mf.metrics = experiment.MetricsDefault
+	tmp := pflag.NewFlagSet("collect", pflag.ContinueOnError)
+	f.mf.register(tmp, true)
+	tmp.VisitAll(func(fl *pflag.Flag) {
+		if !slices.Contains(skip, fl.Name) {
+			fs.AddFlag(fl)
+		}
+	})
 	fs.BoolVar(&f.readLive, "read-during-load", true, "read blocks as they commit, from a node other than the target, and print a live line every 5 s; false reads every block after the load (no RPC requests to the nodes during it)")
 	fs.StringVar(&f.minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
 }

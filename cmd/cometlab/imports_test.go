@@ -16,8 +16,9 @@ import (
 // non-test files may import. The run analysis chain points one way,
 // results ← analysis ← {saturation, compare} ← report ← experiment ← cmd,
 // and no package under internal/ imports experiment. stats (the
-// statistics) is a leaf: it imports nothing internal. A new edge is a
-// design decision: add it here and to docs/architecture.md.
+// statistics) is a leaf: it imports nothing internal; sequential (ab's
+// stepping rule) is rendered by report and applied by experiment. A new
+// edge is a design decision: add it here and to docs/architecture.md.
 var allowedImports = map[string][]string{
 	"results":             {},
 	"results/resultstest": {"results"},
@@ -40,8 +41,8 @@ var allowedImports = map[string][]string{
 	"saturation":          {"analysis", "results", "stats"},
 	"sequential":          {"stats"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results", "stats"},
-	"report":              {"analysis", "compare", "results", "saturation", "stats"},
-	"experiment":          {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "shape", "testnet"},
+	"report":              {"analysis", "compare", "results", "saturation", "sequential", "stats"},
+	"experiment":          {"analysis", "collect", "cometbft", "compare", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "sequential", "shape", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

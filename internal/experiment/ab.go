@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -132,4 +133,51 @@ func ABOrder(round, sides int, random bool, seed uint64) []int {
 		r.Shuffle(sides, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
 	return order
+}
+
+// ABSides resolves the manifests of an A/B experiment's sides and their
+// labels: side 0 is the baseline (base, or m itself when base is ""), the
+// others the candidates. m is the manifest with the command line's
+// overrides o applied; a side that is a manifest file gets o too. A
+// version names its side (runs/NN-v0.40.0) unless an earlier side has
+// the same spec or aa is set; otherwise the labels are base, cand (or
+// cand1, cand2, … with several candidates).
+func ABSides(m manifest.Manifest, o manifest.Overrides, base string, cands []string, aa bool) ([]manifest.Resolved, []string, error) {
+	specs := append([]string{base}, cands...)
+	var sides []manifest.Resolved
+	var labels []string
+	for i, text := range specs {
+		flag, label := "--cand", "cand"
+		if len(cands) > 1 {
+			label = fmt.Sprintf("cand%d", i)
+		}
+		side := m
+		if i == 0 {
+			flag, label = "--base", "base"
+		}
+		if text != "" || (i > 0 && !aa) {
+			s, err := ParseSpec(flag, text)
+			if err != nil {
+				return nil, nil, err
+			}
+			if side, err = s.Manifest(flag, m); err != nil {
+				return nil, nil, err
+			}
+			if s.Kind == SpecVersion && !aa && !slices.Contains(specs[:i], text) {
+				label = s.Value // a version names its side (runs/NN-v0.40.0)
+			}
+			if s.Kind == SpecManifest {
+				if err := side.Apply(o); err != nil {
+					return nil, nil, exitcode.With(err, exitcode.Usage)
+				}
+			}
+		}
+		r, err := side.Resolve()
+		if err != nil {
+			return nil, nil, exitcode.With(fmt.Errorf("%s %q: %w", flag, text, err), exitcode.Usage)
+		}
+		sides = append(sides, r)
+		labels = append(labels, label)
+	}
+	return sides, labels, nil
 }

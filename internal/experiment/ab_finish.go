@@ -1,0 +1,73 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// finish compares the runs of the rounds done (when every side has one),
+// writes the comparison with the sequential decisions or the A/A noise at
+// its top, noise.json and the last ab.json, and returns runErr, the
+// error of the run that ended the rounds early.
+func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
+	rec := l.rec
+	res := ABResult{Dir: l.dir}
+	rec.Status, rec.Partial = results.StatusComplete, runErr != nil
+	if code, _ := exitcode.Of(runErr); code == exitcode.Interrupted {
+		rec.Status = results.StatusInterrupted
+	} else if runErr != nil {
+		rec.Status = results.StatusFailed
+	}
+	complete := true
+	for _, ds := range dirs {
+		complete = complete && len(ds) > 0
+	}
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		return res, err
+	}
+	if complete {
+		given := make([]compare.SideDirs, len(dirs))
+		for i := range dirs {
+			given[i] = compare.SideDirs{Label: rec.Labels[i], Dirs: dirs[i]}
+		}
+		c, cs, err := compare.Runs(given, compare.Options{Thresholds: l.th}, compare.LoadOptions{})
+		if err != nil {
+			return res, err
+		}
+		res.Compare = &c
+		rec.Verdict = c.Verdict
+		var preface string
+		if rec.Auto() {
+			rec.Verdict = SequentialVerdict(rec.Sequential)
+			preface = report.ABSequentialMarkdown(report.ABSequential{Labels: rec.Labels, Pairs: rec.Pairs, MaxPairs: rec.MaxPairs,
+				Decisions: rec.Sequential, Verdict: rec.Verdict, Method: rec.Method, Alpha: rec.Alpha, FamilyWise: rec.FamilyWise,
+				Stop: rec.Stop, Judged: rec.Judged})
+		}
+		if rec.AA && len(cs) == 2 {
+			noise := compare.MeasureNoise(rec.Base, cs[0].Runs, cs[1].Runs, l.th.Alpha)
+			fa, err := compare.CountFalseAlarms(rec.Base, cs[0].Runs, cs[1].Runs, compare.Options{Thresholds: l.th})
+			if err != nil {
+				return res, err
+			}
+			noise.FalseAlarms = &fa
+			if err := results.WriteJSON(filepath.Join(l.dir, NoiseFile), noise); err != nil {
+				return res, err
+			}
+			rec.Noise, res.FalseAlarms = NoiseFile, &fa
+			preface = report.ABNoiseMarkdown(noise) + preface
+		}
+		if err := report.WriteCompare(l.dir, c, cs, report.CompareOptions{Command: rec.Command, Preface: preface}); err != nil {
+			return res, err
+		}
+	}
+	if err := saveAB(l.dir, rec); err != nil {
+		return res, err
+	}
+	res.Record, res.Finished = *rec, true
+	return res, runErr
+}

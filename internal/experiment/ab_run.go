@@ -1,0 +1,321 @@
+package experiment
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
+	"github.com/cometlab/cometlab/internal/sequential"
+)
+
+// ABOptions configure a new A/B experiment. The command checks the
+// settings' syntax; AB runs what it is given.
+type ABOptions struct {
+	// Sides are the resolved manifests (base first) and Labels their names
+	// (runs/NN-<label>), as ABSides returns them.
+	Sides  []manifest.Resolved
+	Labels []string
+	// Base and Candidates are the specs as the user wrote them (recorded).
+	Base       string
+	Candidates []string
+	// Repeat is the number of rounds, or "auto" (MaxPairs at most, and no
+	// round started after MaxTime when it is not 0).
+	Repeat   string
+	MaxPairs int
+	MaxTime  time.Duration
+	// Order is "interleaved" or "random" (seeded with Seed).
+	Order      string
+	Seed       uint64
+	Thresholds compare.Thresholds
+	// AA is an A/A calibration: noise.json is written.
+	AA bool
+	// Stop ("all" or "worse"), Judged and FamilyWise are auto's rule.
+	Stop       string
+	Judged     []string
+	FamilyWise bool
+	// Dir is the experiment directory; "" means ab/<UTC time>.
+	Dir string
+	// Command is the command line, shown in the report.
+	Command string
+	Env     CellEnv
+}
+
+// ABResult is what an A/B experiment (or its resumption) produced.
+type ABResult struct {
+	Dir    string
+	Record ABRecord
+	// Finished is set when the experiment came to its end (complete,
+	// interrupted or failed) and its record and report were written.
+	Finished bool
+	// Compare is the comparison of the runs, nil when some side has no
+	// run; FalseAlarms an A/A calibration's false alarms.
+	Compare     *compare.Result
+	FalseAlarms *compare.FalseAlarms
+}
+
+// DefaultABDir is ab/<UTC time> under the current directory.
+func DefaultABDir(now time.Time) string {
+	return filepath.Join("ab", now.UTC().Format("20060102-150405"))
+}
+
+// abLoop runs the rounds of one experiment. run and look are the
+// runner's run and abLook in production, fakes in tests.
+type abLoop struct {
+	dir   string
+	rec   *ABRecord
+	sides []manifest.Resolved
+	th    compare.Thresholds
+	out   io.Writer
+	env   CellEnv
+	run   func(ctx context.Context, m manifest.Resolved, dir string) cellOutcome
+	look  func(dirs [][]string) ([]sequential.Decision, bool, error)
+}
+
+// AB runs an A/B experiment: the sides in rounds (ABOrder), each run on a
+// fresh testnet in DIR/runs/NN-<label>, with --repeat auto a sequential
+// look after each round; then it compares the runs and writes the report
+// (compare.md and the rest), noise.json for an A/A calibration, and
+// ab.json. ab.json is rewritten atomically before each run and after each
+// round: a killed experiment leaves it readable, and ResumeAB continues.
+// An interrupt (ctx) or a failed run ends the rounds; the finished runs
+// are compared all the same, and the error carries exit code 130 or 1.
+func AB(ctx context.Context, opts ABOptions) (ABResult, error) {
+	l, err := newAB(opts)
+	if err != nil {
+		return ABResult{Dir: l.dir}, err
+	}
+	return l.do(ctx)
+}
+
+// newAB creates the experiment directory: manifests/<label>.toml of every
+// side and the first ab.json.
+func newAB(opts ABOptions) (*abLoop, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = DefaultABDir(time.Now())
+	}
+	l := &abLoop{dir: dir, sides: opts.Sides, th: opts.Thresholds, out: orDiscard(opts.Env.Out), env: opts.Env}
+	if len(opts.Sides) < 2 || len(opts.Labels) != len(opts.Sides) {
+		return l, fmt.Errorf("%w sides: want a base and a candidate, each with a label", ErrInvalid)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ABFile)); err == nil {
+		return l, fmt.Errorf("%s already holds an A/B experiment; resume it with --resume %s or choose another --out", dir, dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, results.ManifestsDir), 0o755); err != nil {
+		return l, err
+	}
+	for i, m := range opts.Sides {
+		text, err := manifest.Encode(m)
+		if err != nil {
+			return l, err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestsDir, opts.Labels[i]+".toml"), text); err != nil {
+			return l, err
+		}
+	}
+	th := opts.Thresholds
+	l.rec = &ABRecord{Base: opts.Base, Candidates: opts.Candidates, Repeat: opts.Repeat, MaxPairs: opts.MaxPairs, Order: opts.Order,
+		Seed: opts.Seed, Method: ABMethod, AA: opts.AA, Alpha: th.Alpha, Status: results.StatusRunning, Labels: opts.Labels,
+		Thresholds: &th, Command: opts.Command}
+	if l.rec.Auto() {
+		l.rec.Stop, l.rec.Judged, l.rec.FamilyWise, l.rec.MaxTimeS = opts.Stop, opts.Judged, opts.FamilyWise, opts.MaxTime.Seconds()
+	}
+	if _, err := l.rec.PlannedRounds(); err != nil {
+		return l, fmt.Errorf("%w %w", ErrInvalid, err)
+	}
+	return l, saveAB(dir, l.rec)
+}
+
+// ResumeAB continues the experiment in dir: the rounds recorded done are
+// kept; the run directories of an unfinished round are set aside (moved
+// to DIR.interrupted) and the rounds go on from there, with --repeat auto
+// after a look at the rounds done. The settings are ab.json's and the
+// sides' manifests those in manifests/. An experiment that came to its
+// end is compared and reported again.
+func ResumeAB(ctx context.Context, dir string, env CellEnv) (ABResult, error) {
+	l, err := resumeAB(dir, env)
+	if err != nil {
+		return ABResult{Dir: dir}, err
+	}
+	return l.do(ctx)
+}
+
+func resumeAB(dir string, env CellEnv) (*abLoop, error) {
+	rec, err := ReadAB(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	if len(rec.Labels) < 2 {
+		return nil, fmt.Errorf("resume %s: %s was written by an older cometlab, without the sides' manifests: it cannot be resumed", dir, ABFile)
+	}
+	total, err := rec.PlannedRounds()
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	l := &abLoop{dir: dir, rec: &rec, out: orDiscard(env.Out), env: env}
+	for _, label := range rec.Labels {
+		mf, err := manifest.Load(filepath.Join(dir, results.ManifestsDir, label+".toml"))
+		if err != nil {
+			return nil, fmt.Errorf("resume %s: %w", dir, err)
+		}
+		m, err := mf.Resolve()
+		if err != nil {
+			return nil, fmt.Errorf("resume %s: side %s: %w", dir, label, err)
+		}
+		l.sides = append(l.sides, m)
+	}
+	l.th = compare.DefaultThresholds()
+	if rec.Thresholds != nil {
+		l.th = *rec.Thresholds
+	}
+	rec.Pairs = min(rec.Pairs, len(rec.Rounds))
+	for round := range rec.Pairs {
+		for k, d := range rec.Rounds[round] {
+			rec.Rounds[round][k] = abRunDir(dir, round, abLabel(d))
+		}
+	}
+	for round := rec.Pairs; round < max(total, len(rec.Rounds)); round++ {
+		for _, label := range rec.Labels {
+			if err := setAside(abRunDir(dir, round, label)); err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+		}
+	}
+	rec.Rounds = rec.Rounds[:rec.Pairs]
+	rec.Status, rec.Partial, rec.Verdict, rec.Noise = results.StatusRunning, false, "", ""
+	fmt.Fprintf(l.out, "ab: resuming %s: %d of %s rounds done\n", dir, rec.Pairs, rec.Repeat)
+	return l, saveAB(dir, l.rec)
+}
+
+// do runs the rounds left and finishes the experiment.
+func (l *abLoop) do(ctx context.Context) (ABResult, error) {
+	if l.run == nil {
+		rn := &runner{env: l.env, out: newPrinter(l.out), crit: saturation.DefaultCriterion(), root: l.dir}
+		defer rn.closeShared()
+		l.run = rn.run
+	}
+	if l.look == nil {
+		l.look = func(dirs [][]string) ([]sequential.Decision, bool, error) {
+			return abLook(dirs, l.rec.Labels, l.th, *l.rec)
+		}
+	}
+	dirs, runErr, err := l.rounds(ctx)
+	if err != nil {
+		l.rec.Status, l.rec.Partial = results.StatusFailed, true
+		_ = saveAB(l.dir, l.rec)
+		return ABResult{Dir: l.dir, Record: *l.rec}, err
+	}
+	return l.finish(dirs, runErr)
+}
+
+// rounds runs rounds from rec.Pairs on until they are all done, auto's
+// look says stop, --max-time is spent, a run fails or ctx ends. It
+// returns every side's run directories of the rounds done; runErr is the
+// failed or interrupted run's error (with its exit code), err what
+// stopped the experiment itself.
+func (l *abLoop) rounds(ctx context.Context) (dirs [][]string, runErr, err error) {
+	rec := l.rec
+	total, err := rec.PlannedRounds()
+	if err != nil {
+		return nil, nil, err
+	}
+	if dirs, err = rec.sideDirs(l.dir); err != nil {
+		return nil, nil, err
+	}
+	start := time.Now().Add(-results.Seconds(rec.ElapsedS))
+	if rec.Auto() && rec.Pairs > 0 { // resumed: the last look decides whether to go on
+		decs, stop, err := l.look(dirs)
+		if err != nil {
+			return dirs, nil, err
+		}
+		rec.Sequential, rec.Verdict = decs, SequentialVerdict(decs)
+		if stop {
+			return dirs, nil, nil
+		}
+	}
+	for round := rec.Pairs; round < total; round++ {
+		if maxTime := results.Seconds(rec.MaxTimeS); rec.Auto() && maxTime > 0 && time.Since(start) > maxTime {
+			fmt.Fprintf(l.out, "ab: --max-time %v spent after %d rounds\n", maxTime, round)
+			break
+		}
+		rec.Rounds = append(rec.Rounds[:round], nil)
+		ran := make([]string, len(l.sides))
+		for _, i := range ABOrder(round, len(l.sides), rec.Order == "random", rec.Seed) {
+			dir := abRunDir(l.dir, round, rec.Labels[i])
+			fmt.Fprintf(l.out, "ab: round %d, %s: %s\n", round+1, rec.Labels[i], dir)
+			rec.Rounds[round] = append(rec.Rounds[round], dir)
+			rec.ElapsedS = time.Since(start).Seconds()
+			if err := saveAB(l.dir, rec); err != nil {
+				return dirs, nil, err
+			}
+			o := l.run(ctx, l.sides[i], dir)
+			if runErr = abRunError(ctx, o); runErr != nil {
+				if _, err := os.Stat(dir); err != nil { // the run never began
+					rec.Rounds[round] = rec.Rounds[round][:len(rec.Rounds[round])-1]
+				}
+				rec.ElapsedS = time.Since(start).Seconds()
+				return dirs, runErr, nil
+			}
+			ran[i] = dir
+		}
+		for i := range dirs {
+			dirs[i] = append(dirs[i], ran[i])
+		}
+		rec.Pairs, rec.ElapsedS = round+1, time.Since(start).Seconds()
+		stop := false
+		if rec.Auto() {
+			decs, s, err := l.look(dirs)
+			if err != nil {
+				return dirs, nil, err
+			}
+			rec.Sequential, rec.Verdict, stop = decs, SequentialVerdict(decs), s
+			for ci, d := range decs {
+				fmt.Fprintf(l.out, "ab: after %d pairs, %s: %s\n", rec.Pairs, rec.Labels[ci+1], decisionLine(d))
+			}
+		}
+		if err := saveAB(l.dir, rec); err != nil {
+			return dirs, nil, err
+		}
+		if stop {
+			break
+		}
+	}
+	return dirs, nil, nil
+}
+
+// abRunError is the error that ends an experiment after run o: an
+// interrupt (exit code 130) or a failed run (exit code 1); nil when the
+// run finished (complete or partial).
+func abRunError(ctx context.Context, o cellOutcome) error {
+	err := o.err
+	switch {
+	case ctx.Err() != nil || o.status == results.StatusInterrupted:
+		if err == nil {
+			err = cmp.Or(ctx.Err(), context.Canceled)
+		}
+		return exitcode.With(err, exitcode.Interrupted)
+	case err != nil || o.status == results.StatusFailed:
+		if err == nil {
+			err = errors.New("the run failed")
+		}
+		return exitcode.With(err, exitcode.Failed)
+	}
+	return nil
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
