@@ -12,8 +12,8 @@ import (
 const (
 	// SplitEstimate places the next run at the saturation point the
 	// lowest failing run estimates (Evidence.Estimate), just below it or
-	// just above the highest pass, and falls back to the midpoint when
-	// the estimate is missing or refuted by a pass well above it.
+	// just above the highest pass, while a wrong estimate cannot cost the
+	// resolution (see SearchConfig), and otherwise bisects in log space.
 	SplitEstimate = "estimate"
 	// SplitMidpoint is plain bisection: the midpoint of the bracket.
 	SplitMidpoint = "midpoint"
@@ -37,17 +37,32 @@ const (
 //	(H − L) / (H + L) ≤ Resolution
 //
 // that is, until the midpoint (L + H)/2 is within ±Resolution of every rate
-// in the bracket. With SplitEstimate the runs go Margin below the estimate
-// of the lowest failure (after a full-length failure at H, no lower than
-// H/q², q = (1 + Resolution)/(1 − Resolution), unless that is within
-// Margin/2 of the estimate: a pass there leaves a bracket one more run
-// resolves), then to the rate whose failure would resolve the bracket. A failure of a shorter probe counts as a failure at full
-// length (a load that overwhelms the network in 20 s does so in 60 s) when
-// it failed on throughput or drain; a probe failing only on the latency
-// trend or rounds (Observation.Soft) is passed over, and a short pass does
-// not count as a pass. Rates are rounded to multiples of
-// Quantum. The search stops after MaxRuns runs, below MinRate and above
-// MaxRate.
+// in the bracket, i.e. H/L ≤ q with q = (1 + Resolution)/(1 − Resolution).
+// With SplitEstimate the runs go Margin below the estimate of the lowest
+// failure (after a full-length failure at H, no lower than H/q², unless
+// that is within Margin/2 of the estimate: a pass there leaves a bracket
+// one more run resolves), then to the rate whose failure would resolve the
+// bracket, L·q, or whose pass would, H/q. Such a step is taken only while
+// a wrong estimate cannot cost the resolution: with lo = max(L, S), S the
+// highest short pass below H, and need(a, b) the bisections in log space
+// that narrow [a, b] to the resolution, the least n with
+// (b/a)^(1/2ⁿ) ≤ q, a step to r is replaced by the geometric midpoint
+// √(lo·H) when need(lo, H) ≤ k, the k runs left (bisection can still
+// resolve the bracket), but r's failure would leave need(lo, r) > k − 1
+// (+1 when lo is S: when every run fails, S is run at full length) or its
+// pass need(r, H) > k − 1. A full-length pass more than a factor q above
+// the estimate refutes it: the search bisects in log space from there.
+// So a probe's estimate 2 × too low or too high no longer makes the search
+// creep by factors of q until the budget is spent: with DefaultSearch it
+// resolves knees from 1.5 to 50 × the start within the 8 runs
+// (search_model_test.go), except just above a probe's pass with 4 runs
+// left, where no stepper can. A failure of a shorter probe counts as a
+// failure at full length (a load that overwhelms the network in 20 s does
+// so in 60 s) when it failed on throughput or drain; a probe failing only
+// on the latency trend or rounds (Observation.Soft) is passed over, and a
+// short pass does not count as a pass (it only places runs). Rates are
+// rounded to multiples of Quantum. The search stops after MaxRuns runs,
+// below MinRate and above MaxRate.
 type SearchConfig struct {
 	Start          float64 `json:"start"`
 	Growth         float64 `json:"growth"`
@@ -66,9 +81,8 @@ type SearchConfig struct {
 	// above the overshoot of the estimates measured (README, "Saturation"),
 	// so that it puts the next run under the knee, where it passes, rather
 	// than at it, where the verdict is a coin toss and a miss costs a run;
-	// after a
-	// full-length failure the H/q² floor (see Next) keeps it from going so
-	// low that the bracket needs two more runs.
+	// after a full-length failure the H/q² floor (see SearchConfig) keeps
+	// it from going so low that the bracket needs two more runs.
 	Margin  float64 `json:"margin"`
 	Quantum float64 `json:"quantum"`
 }
@@ -81,10 +95,11 @@ type SearchConfig struct {
 // Probes only have to show a failure and give an estimate, which a load
 // well over capacity does within seconds (the mempool fills, latency
 // climbs); the full-length runs decide the bracket. Growing ×4 reaches a
-// failure in half the probes of ×2, and the failing probe's estimate
-// brings the next run near the knee whatever the overshoot: with a knee
-// about 7× the start, 3 probes and 2–3 full-length runs
-// (testdata/saturation/search_simulate.txt).
+// failure in half the probes of ×2; the failing probe's estimate brings
+// the next run near the knee when it is close (a knee about 7× the start
+// and estimates 1.08 × it: 3 probes and 2 full-length runs), and when it
+// is 2 × off the runs bisect in log space: within the 8 runs either way
+// (testdata/saturation/search_simulate.txt, search_model_test.go).
 func DefaultSearch(start, durationS float64) SearchConfig {
 	probe := math.Round(durationS / 6)
 	if probe < 10 {
@@ -261,89 +276,7 @@ func (c SearchConfig) Next(obs []Observation) (next Step, done bool) {
 		return Step{Rate: r, DurationS: c.probe(), Phase: PhaseGrow, Reason: reason}, false
 	}
 
-	step := Step{DurationS: c.full(), Phase: PhaseBracket}
-	if !b.hasL {
-		// Find a full-length pass below the lowest failure.
-		switch {
-		case b.hEst >= b.h:
-			// The failing run kept up with its rate by throughput: it
-			// failed on latency, drain or rounds just above the knee.
-			step.Rate = c.ceil(b.h * (1 - c.Resolution) / (1 + c.Resolution))
-			step.Reason = fmt.Sprintf("the failure at %s estimates at least its own rate: the rate whose pass resolves the bracket", satRate(b.h))
-		case b.hEst > 0:
-			step.Rate = c.round(b.hEst * (1 - c.Margin))
-			step.Reason = fmt.Sprintf("%s %% below the estimate %s of the failure at %s", satRate(100*c.Margin), satRate(b.hEst), satRate(b.h))
-			// After a full-length failure at H, a pass at H/q² or above
-			// leaves a bracket that one more run resolves whichever way
-			// it goes; so go no lower than that, unless it comes within
-			// half the margin of the estimate.
-			// low is the lowest rate L whose pass leaves a bracket one
-			// more run resolves: the run at ⌊L·q⌋ must be ≥ H/q, both
-			// rounded to the quantum.
-			q := (1 + c.Resolution) / (1 - c.Resolution)
-			if low := c.ceil(c.ceil(b.h/q) / q); b.hFull && low > step.Rate {
-				step.Rate = low
-				step.Reason = fmt.Sprintf("the lowest rate whose pass leaves a bracket one more run resolves, below the failure at %s", satRate(b.h))
-				if half := c.floor(b.hEst * (1 - c.Margin/2)); half < low {
-					step.Rate = half
-					step.Reason = fmt.Sprintf("%s %% below the estimate %s of the failure at %s (toward the rate from which one more run resolves the bracket)",
-						satRate(100*c.Margin/2), satRate(b.hEst), satRate(b.h))
-				}
-			}
-		case b.short > 0:
-			step.Rate = b.short
-			step.Reason = fmt.Sprintf("the highest short pass %s, at full length", satRate(b.short))
-		default:
-			step.Rate = c.round(b.h / c.Growth)
-			step.Reason = fmt.Sprintf("÷%s below the failure at %s", satRate(c.Growth), satRate(b.h))
-		}
-		if step.Rate >= b.h {
-			step.Rate = c.floor(b.h * (1 - c.Resolution))
-			step.Reason = fmt.Sprintf("%s %% below the failure at %s", satRate(100*c.Resolution), satRate(b.h))
-		}
-		if step.Rate < c.MinRate {
-			if b.h <= c.MinRate {
-				return Step{}, true
-			}
-			step.Rate, step.Reason = c.MinRate, "the minimum rate"
-		}
-		if step.Rate <= 0 || step.Rate >= b.h {
-			return Step{}, true
-		}
-		return step, false
-	}
-
-	// Narrow [L, H]. up is the highest rate whose failure would resolve
-	// the bracket, (up − L)/(up + L) = Resolution; down the lowest rate
-	// whose pass would, (H − down)/(H + down) = Resolution. The estimate of
-	// the failure at H is used unless a pass more than one such step above
-	// it refutes it.
-	q := (1 + c.Resolution) / (1 - c.Resolution)
-	up, down := c.floor(b.l*q), c.ceil(b.h/q)
-	est := b.hEst
-	if c.Split == SplitEstimate && est > 0 && b.l <= est*q {
-		below := c.round(est * (1 - c.Margin))
-		switch {
-		case est >= b.h:
-			step.Rate = down
-			step.Reason = fmt.Sprintf("the failure at %s estimates at least its own rate: the rate whose pass resolves the bracket", satRate(b.h))
-		case b.l >= below:
-			step.Rate = up
-			step.Reason = fmt.Sprintf("the pass at %s is within %s %% of the estimate %s or above it: the rate whose failure resolves the bracket",
-				satRate(b.l), satRate(100*c.Margin), satRate(est))
-		default:
-			step.Rate = below
-			step.Reason = fmt.Sprintf("%s %% below the estimate %s of the failure at %s", satRate(100*c.Margin), satRate(est), satRate(b.h))
-		}
-	}
-	if step.Rate <= b.l || step.Rate >= b.h {
-		step.Rate = c.round((b.l + b.h) / 2)
-		step.Reason = fmt.Sprintf("the midpoint of %s…%s", satRate(b.l), satRate(b.h))
-	}
-	if step.Rate <= b.l || step.Rate >= b.h {
-		return Step{}, true // the quantum leaves nothing between L and H
-	}
-	return step, false
+	return c.bracketStep(b, c.MaxRuns-len(obs))
 }
 
 // Outcome states of a search.

@@ -126,8 +126,9 @@ func fmtOutcome(o Outcome) string {
 //	                     runs the whole search against a model network: a
 //	                     run passes when its rate ≤ K (≤ S for probes
 //	                     shorter than the full duration), except the rates
-//	                     listed in flaky, whose verdict is flipped (a flipped
-//	                     failure is soft with soft=true); a failing run at
+//	                     listed in flaky, whose verdict is flipped (with
+//	                     soft=true only a probe's, and a flipped failure is
+//	                     soft); a failing run at
 //	                     rate r estimates min(F·K, r) (default F = 1), a
 //	                     failing probe min(P·K, r) (default P = F): an
 //	                     overloaded network commits at most what it is
@@ -198,7 +199,7 @@ func simulate(t *testing.T, c resultstest.Case, cfg SearchConfig) string {
 			k, f = shortKnee, probeF
 		}
 		o := Observation{Rate: step.Rate, DurationS: step.DurationS, Pass: step.Rate <= k}
-		if flaky[step.Rate] {
+		if flaky[step.Rate] && (!softFlaky || step.DurationS < cfg.DurationS) {
 			o.Pass = !o.Pass
 			o.Soft = !o.Pass && softFlaky
 		}
