@@ -26,6 +26,9 @@ type Input struct {
 	Resources []results.Resource
 	// Events holds the rows of events.csv (nil for a run without one).
 	Events []results.Event
+	// Mempool holds the rows of mempool.csv, each node's mempool right
+	// after each of its commits (nil for a run without one).
+	Mempool []results.MempoolSample
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;

@@ -69,11 +69,11 @@ func plotSpecs() []plotSpec {
 			func(d *plotData) ([]byte, error) {
 				return d.perMinute("Transactions processed per minute, per node (20 s rate)", "txs/min", "consensus_total_txs")
 			}},
-		{"mempool_size.png", "Mempool size, stacked over nodes", "transactions", ms + "cometbft_mempool_size",
-			"Every node's mempool size stacked on a common grid at the scrape interval, so the top edge is the number of transactions in all mempools (the seeds' cumulative mempool plot); each node's band has its colour.",
+		{"mempool_size.png", "Mempool size, stacked over nodes", "transactions", results.MempoolFile + " (or " + ms + "cometbft_mempool_size)",
+			"Every node's mempool stacked, so the top edge is the number of transactions in all mempools (the seeds' cumulative mempool plot); each node's band has its colour. A point is a node's mempool right after it committed a height (mempool.csv: its num_unconfirmed_txs, asked as soon as its commit was heard), one per node and height, at the time of the height's first sample: what each block left behind, not the fill between blocks; a height a node has no row for leaves its band out. Runs without mempool.csv: the sizes scraped from metrics.csv on a common grid at the scrape interval, which beats against the block interval.",
 			(*plotData).mempoolStacked},
-		{"avg_mempool_size.png", "Average mempool size", "transactions", ms + "cometbft_mempool_size",
-			"Average over nodes of the mempool size at each scrape (red dashed, the seeds' avg_mempool_size), and the largest node's size.",
+		{"avg_mempool_size.png", "Average mempool size", "transactions", results.MempoolFile + " (or " + ms + "cometbft_mempool_size)",
+			"Average over nodes of the mempool size (red dashed, the seeds' avg_mempool_size), and the largest node's size: per height, of the nodes' mempools right after they committed it (mempool.csv), or, for runs without mempool.csv, at each scrape.",
 			(*plotData).mempoolAverage},
 		{"peers.png", "Peers", "peers", ms + "cometbft_p2p_peers",
 			"Each node's number of peers; the red dashed line is the average over nodes.",
