@@ -42,7 +42,8 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 // side, each a bounded queue ahead of the aggregation, which takes them
 // in order: sent, replies, transactions.
 func ReadStream(dir string) (Input, error) {
-	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile)
+	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile,
+		results.HostFile, results.MempoolFile)
 	if err != nil {
 		return in, err
 	}
@@ -143,7 +144,7 @@ func ReadInput(dir string) (Input, error) {
 // besides run.json.
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
-		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile}
+		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile, results.MempoolFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -168,6 +169,7 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		results.ResourceFile: func() (err error) { in.Resources, err = results.ReadResources(dir); return },
 		results.EventsFile:   func() (err error) { in.Events, err = results.ReadEvents(dir); return },
 		results.HostFile:     func() (err error) { in.Host, err = results.ReadHost(dir); return },
+		results.MempoolFile:  func() (err error) { in.Mempool, err = results.ReadMempool(dir); return },
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string
@@ -191,8 +193,8 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 	for i, f := range todo {
 		switch err := errs[i]; {
 		case err == nil:
-		case f == results.HostFile && errors.Is(err, fs.ErrNotExist):
-			// Runs before host.csv, and runs without /proc sampling.
+		case (f == results.HostFile || f == results.MempoolFile) && errors.Is(err, fs.ErrNotExist):
+			// Runs before these files, and runs without /proc sampling.
 		case f != results.SentFile && errors.Is(err, fs.ErrNotExist):
 			in.Missing = append(in.Missing, f)
 		default:

@@ -28,6 +28,9 @@ type Input struct {
 	Events []results.Event
 	// Host holds the rows of host.csv (nil for a run without one).
 	Host []results.HostSample
+	// Mempool holds the rows of mempool.csv, each node's mempool right
+	// after each of its commits (nil for a run without one).
+	Mempool []results.MempoolSample
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -19,7 +20,8 @@ type Endpoint struct {
 // Heights follows new block headers on every node and records, for each
 // node and height, the local time the node had committed it (adoption.csv).
 // A broken subscription (a node that stopped) is retried every second;
-// heights missed meanwhile are a gap, not an error.
+// heights missed meanwhile are a gap, not an error. With SampleMempools,
+// each commit heard also asks the node's mempool size (mempool.csv).
 type Heights struct {
 	nodes  []Endpoint
 	w      *results.Writer
@@ -27,6 +29,8 @@ type Heights struct {
 
 	mu     sync.Mutex
 	latest map[string]int64
+
+	mempool *mempoolSampler // nil unless SampleMempools was called
 }
 
 // NewHeights returns a watcher writing to w.
@@ -48,7 +52,11 @@ func (h *Heights) Run(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	return h.w.Flush()
+	var merr error
+	if h.mempool != nil {
+		merr = h.mempool.wait()
+	}
+	return errors.Join(h.w.Flush(), merr)
 }
 
 func (h *Heights) follow(ctx context.Context, n Endpoint) {
@@ -60,6 +68,9 @@ func (h *Heights) follow(ctx context.Context, n Endpoint) {
 			}
 			h.mu.Unlock()
 			h.w.Write(&results.Adoption{Height: height, Node: n.Name, At: at.UnixNano()})
+			if h.mempool != nil {
+				h.mempool.sample(ctx, n.Name, height)
+			}
 		})
 		if ctx.Err() != nil {
 			return

@@ -83,6 +83,34 @@ func TestRunEndToEnd(t *testing.T) {
 	if !strings.Contains(string(rep), res.Run.ID) {
 		t.Error("report does not name the run")
 	}
+	checkMempoolSamples(t, dir, res.Run)
+}
+
+// checkMempoolSamples checks that mempool.csv has, for every node, about
+// one row per height it committed (adoption.csv): a question is skipped
+// only while the one before is unanswered.
+func checkMempoolSamples(t *testing.T, dir string, run results.Run) {
+	t.Helper()
+	mp, err := results.ReadMempool(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad, err := results.ReadAdoption(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, commits := map[string]int{}, map[string]int{}
+	for _, r := range mp {
+		rows[r.Node]++
+	}
+	for _, a := range ad {
+		commits[a.Node]++
+	}
+	for _, n := range run.Nodes {
+		if c := commits[n.Name]; c == 0 || rows[n.Name] < c*9/10 || rows[n.Name] > c {
+			t.Errorf("%s: %d mempool.csv rows for %d committed heights, want about one per height", n.Name, rows[n.Name], c)
+		}
+	}
 }
 
 // checkAccounted checks that a run completed and that every one of the

@@ -139,25 +139,35 @@ func (d *plotData) seriesXY(t []int64, v []float64, scale float64, maxGap int64)
 // the series with a value there (NaN where none has).
 func (d *plotData) alignedStats(series []*analysis.Series, step int64) (xs, mean, most []float64, vals [][]float64) {
 	grid, vals := analysis.Align(series, step)
-	for k, g := range grid {
-		sum, n, mx := 0.0, 0, math.NaN()
+	for _, g := range grid {
+		xs = append(xs, d.x(g))
+	}
+	mean, most = columnStats(vals, len(grid))
+	return xs, mean, most, vals
+}
+
+// columnStats returns, for each of the n columns of vals (one row per
+// series), the mean and the max over the series with a value there (NaN
+// where none has).
+func columnStats(vals [][]float64, n int) (mean, most []float64) {
+	for k := range n {
+		sum, c, mx := 0.0, 0, math.NaN()
 		for i := range vals {
 			if v := vals[i][k]; !math.IsNaN(v) {
-				if n == 0 || v > mx {
+				if c == 0 || v > mx {
 					mx = v
 				}
 				sum += v
-				n++
+				c++
 			}
 		}
-		xs = append(xs, d.x(g))
-		if n == 0 {
+		if c == 0 {
 			mean, most = append(mean, math.NaN()), append(most, math.NaN())
 			continue
 		}
-		mean, most = append(mean, sum/float64(n)), append(most, mx)
+		mean, most = append(mean, sum/float64(c)), append(most, mx)
 	}
-	return xs, mean, most, vals
+	return mean, most
 }
 
 // nodeSeries returns each node's series named short (summed over label

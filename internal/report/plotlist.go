@@ -60,20 +60,20 @@ func plotSpecs() []plotSpec {
 				return d.trendPlot("Block latency over the load", "ms", true)
 			}},
 		{"block_rate.png", "Blocks per minute, per node", "blocks/min", ms + "cometbft_consensus_height (or adoption.csv)",
-			"For each node, the rate of increase of its consensus height over the trailing 20 seconds at each scrape × 60 (blocks per minute; Prometheus's rate(…[20s])): when each node learned that a new block had been agreed upon, as in the seeds' block_rate plot. The red dashed line is the average over nodes. Without metrics.csv, the heights each node committed (adoption.csv) are counted instead.",
+			"For each node, the rate of increase of its consensus height over the trailing 20 seconds at each scrape × 60 (blocks per minute; Prometheus's rate(…[20s])): when each node learned that a new block had been agreed upon, as in the seeds' block_rate plot. The red dashed line is the average over nodes. Without metrics.csv, the heights each node committed (adoption.csv) are counted instead. A 20-s window holds a whole number of commits, so the line steps by 3 blocks/min (one block in 20 s) as the window's edges cross commits: a ripple of that size, at the beat of the scrape and block intervals, is sampling, not a change of rate.",
 			func(d *plotData) ([]byte, error) {
 				return d.perMinute("Blocks produced per minute, per node (20 s rate)", "blocks/min", "consensus_height")
 			}},
 		{"total_txs_rate.png", "Transactions per minute, per node", "txs/min", ms + "cometbft_consensus_total_txs (or adoption.csv, blocks.csv)",
-			"For each node, the rate of increase of cometbft_consensus_total_txs over the trailing 20 seconds × 60 (transactions per minute), as in the seeds' total_txs_rate plot; the red dashed line is the average over nodes.",
+			"For each node, the rate of increase of cometbft_consensus_total_txs over the trailing 20 seconds × 60 (transactions per minute), as in the seeds' total_txs_rate plot; the red dashed line is the average over nodes. As in block_rate.png, the window's edges crossing commits step the line by one block's transactions × 3: a ripple of that size is sampling, not a change of rate.",
 			func(d *plotData) ([]byte, error) {
 				return d.perMinute("Transactions processed per minute, per node (20 s rate)", "txs/min", "consensus_total_txs")
 			}},
-		{"mempool_size.png", "Mempool size, stacked over nodes", "transactions", ms + "cometbft_mempool_size",
-			"Every node's mempool size stacked on a common grid at the scrape interval, so the top edge is the number of transactions in all mempools (the seeds' cumulative mempool plot); each node's band has its colour.",
+		{"mempool_size.png", "Mempool size, stacked over nodes", "transactions", results.MempoolFile + " (or " + ms + "cometbft_mempool_size)",
+			"Every node's mempool stacked, so the top edge is the number of transactions in all mempools (the seeds' cumulative mempool plot); each node's band has its colour. A point is a node's mempool right after it committed a height (mempool.csv: its num_unconfirmed_txs, asked as soon as its commit was heard), one per node and height, at the time of the height's first sample: what each block left behind, not the fill between blocks; a height a node has no row for leaves its band out. Runs without mempool.csv: the sizes scraped from metrics.csv on a common grid at the scrape interval, which beats against the block interval.",
 			(*plotData).mempoolStacked},
-		{"avg_mempool_size.png", "Average mempool size", "transactions", ms + "cometbft_mempool_size",
-			"Average over nodes of the mempool size at each scrape (red dashed, the seeds' avg_mempool_size), and the largest node's size.",
+		{"avg_mempool_size.png", "Average mempool size", "transactions", results.MempoolFile + " (or " + ms + "cometbft_mempool_size)",
+			"Average over nodes of the mempool size (red dashed, the seeds' avg_mempool_size), and the largest node's size: per height, of the nodes' mempools right after they committed it (mempool.csv), or, for runs without mempool.csv, at each scrape.",
 			(*plotData).mempoolAverage},
 		{"peers.png", "Peers", "peers", ms + "cometbft_p2p_peers",
 			"Each node's number of peers; the red dashed line is the average over nodes.",
@@ -110,7 +110,7 @@ func plotSpecs() []plotSpec {
 				return d.resources("Resident set size", "MiB", 1.0/(1<<20), true, func(r *analysis.NodeResources) []float64 { return r.RSS })
 			}},
 		{"cpu.png", "CPU per node", "% of one core", "resources.csv (or metrics.csv: process_cpu_seconds_total)",
-			"Each node process's CPU use between samples in % of one core (200 = two cores busy); the red dashed line is the average over nodes.",
+			"Each node process's CPU use between samples in % of one core (200 = two cores busy); the red dashed line is the average over nodes. A sample averages the interval since the one before (1 s unless --scrape-interval says otherwise), which holds one commit's work or none as the samples beat against the block interval: dips on every node at once every few seconds are that beat, not idle time.",
 			func(d *plotData) ([]byte, error) {
 				return d.resources("CPU use per node", "% of one core", 1, true, func(r *analysis.NodeResources) []float64 { return r.CPU })
 			}},

@@ -41,50 +41,6 @@ func (d *plotData) nodeChart(title, ylabel, short string, scale float64, avg boo
 	return c, nil
 }
 
-// mempoolStacked draws the seeds' cumulative mempool plot: every node's
-// mempool size stacked, so the top edge is the total over nodes.
-func (d *plotData) mempoolStacked() ([]byte, error) {
-	if err := d.needMetrics(d.ns(), "mempool_size"); err != nil {
-		return nil, err
-	}
-	series, _ := d.nodeSeries("mempool_size")
-	xs, _, _, vals := d.alignedStats(series, d.mstep)
-	c := d.timeChart("Mempool size, stacked over nodes (cumulative)", "transactions in mempools")
-	cum := make([][]float64, len(vals))
-	for i := range vals {
-		cum[i] = make([]float64, len(xs))
-		for k := range xs {
-			below := math.NaN()
-			if i > 0 {
-				below = cum[i-1][k]
-			}
-			switch v := vals[i][k]; {
-			case !math.IsNaN(v) && !math.IsNaN(below):
-				cum[i][k] = below + v
-			case !math.IsNaN(v):
-				cum[i][k] = v
-			default:
-				cum[i][k] = below
-			}
-		}
-	}
-	// Drawn from the top layer down, each filled to 0, so each node shows
-	// as the band between its edge and the one below.
-	thumbs := make([]plot.Thumbnailer, len(vals))
-	for i := len(vals) - 1; i >= 0; i-- {
-		if series[i] != nil {
-			thumbs[i] = c.area(xs, cum[i], lighter(nodeColor(i), 0.45), nodeColor(i))
-		}
-	}
-	for i := range vals {
-		if thumbs[i] != nil {
-			c.nodeEntry(d.nodes[i], thumbs[i])
-		}
-	}
-	d.xspan(c, d.mfrom, d.mto)
-	return c.render(d.w, d.h)
-}
-
 // area adds ys filled down to the x axis with an edge line, broken where
 // ys is NaN, and returns a legend thumbnail.
 func (c *chart) area(xs, ys []float64, fill, edge color.NRGBA) plot.Thumbnailer {
@@ -106,22 +62,6 @@ func (c *chart) area(xs, ys []float64, fill, edge color.NRGBA) plot.Thumbnailer 
 	flush()
 	c.see(ys...)
 	return shade{col: fill}
-}
-
-// mempoolAverage draws the seeds' average mempool size, with the largest
-// node's size at each time.
-func (d *plotData) mempoolAverage() ([]byte, error) {
-	if err := d.needMetrics(d.ns(), "mempool_size"); err != nil {
-		return nil, err
-	}
-	series, _ := d.nodeSeries("mempool_size")
-	xs, mean, most, _ := d.alignedStats(series, d.mstep)
-	c := d.timeChart("Average mempool size over nodes", "transactions in mempool")
-	th := c.line(xs, most, nodeColor(0), 1.2, false)
-	c.add("max over nodes", th)
-	c.average("average over nodes", xs, mean)
-	d.xspan(c, d.mfrom, d.mto)
-	return c.render(d.w, d.h)
 }
 
 // rounds draws each node's consensus round (the consensus_rounds gauge)

@@ -90,8 +90,9 @@ func (m mdWriter) mempool(s analysis.Summary, in *analysis.Input) {
 			m.f("**The mempools still held %s transactions at the end of the run**: growth that did not return to zero (see Anomalies).\n\n", groupDigits(v))
 		}
 	}
-	m.plot("mempool_size.png", fmt.Sprintf("peak total %s", metricValue(s, "mempool_total_max_txs")))
-	m.plot("avg_mempool_size.png", fmt.Sprintf("mean during the load %s, largest node sample %s",
+	src := mempoolSource(in.Mempool)
+	m.plot("mempool_size.png", fmt.Sprintf("%s; peak total of the scrapes %s", src, metricValue(s, "mempool_total_max_txs")))
+	m.plot("avg_mempool_size.png", fmt.Sprintf("%s; of the scrapes, mean during the load %s, largest node sample %s", src,
 		metricValue(s, "mempool_size_mean_txs"), metricValue(s, "mempool_size_max_txs")))
 	m.nodeTable(s, analysis.RunNodes(*in), []string{"mempool_size_max_txs", "mempool_size_mean_txs", "mempool_size_end_txs",
 		"mempool_rejected_txs", "mempool_failed_txs", "mempool_evicted_txs"})
