@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
@@ -46,8 +47,8 @@ func newABCmd(st *state) *cobra.Command {
 		Use:   "ab",
 		Short: "Run an A/B experiment: interleaved runs of a baseline and candidates, compared, with a verdict",
 		Long: `Run an A/B experiment: the baseline and each candidate run on fresh
-testnets in rounds (base, cand, base, cand, … or a seeded random order per
-round), so that drift of the host falls on every side; then compare the
+testnets in rounds (base, cand, then cand, base, … or a seeded random order
+per round), so that drift of the host falls on every side; then compare the
 runs as 'cometlab compare' does and write everything to one directory.
 
 A SPEC is a CometBFT version (v0.38.26), the path of a cometbft binary, a
@@ -101,7 +102,7 @@ aside the runs of an unfinished round (DIR.interrupted) and goes on.`,
 	fs.StringVar(&f.repeat, "repeat", "3", `rounds to run, or "auto" to stop when every metric is decided`)
 	fs.IntVar(&f.maxPairs, "max-pairs", 10, "--repeat auto: most rounds (the planned horizon of the alpha spending)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "--repeat auto: start no round after this much time (0: no limit)")
-	fs.StringVar(&f.order, "order", "interleaved", `order of the sides in a round: "interleaved" (base first) or "random"`)
+	fs.StringVar(&f.order, "order", experiment.OrderCounterbalanced, `order of the sides in a round: "counterbalanced" (rotated round by round: AB, BA, …), "interleaved" (base first) or "random"`)
 	fs.Uint64Var(&f.seed, "seed", 1, "--order random: seed of the order (recorded in ab.json)")
 	fs.StringVar(&f.out, "out", "", "experiment directory (default ab/<UTC time>)")
 	fs.StringVar(&f.thresholds, "thresholds", "", "thresholds file, as 'compare --thresholds'")
@@ -177,8 +178,8 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if len(f.cands) == 0 {
 		return usage(errors.New("--cand: at least one candidate SPEC"))
 	}
-	if f.order != "interleaved" && f.order != "random" {
-		return usage(fmt.Errorf("--order %q: want interleaved or random", f.order))
+	if !slices.Contains(experiment.Orders(), f.order) {
+		return usage(fmt.Errorf("--order %q: want one of %s", f.order, strings.Join(experiment.Orders(), ", ")))
 	}
 	if auto && f.maxPairs < 2 {
 		return usage(fmt.Errorf("--max-pairs %d: want at least 2", f.maxPairs))

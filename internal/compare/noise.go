@@ -29,6 +29,9 @@ type Noise struct {
 	// compared as two single runs), with the within-run evidence
 	// (Before) and against the noise of the other pairs (After).
 	FalseAlarms *FalseAlarms `json:"false_alarms,omitempty"`
+	// Position is the position effect of the main metrics: how the second
+	// run of a round differed from the first (see PositionEffects).
+	Position []PositionEffect `json:"position,omitempty"`
 }
 
 // NoiseMetric is one metric's between-run noise. Differences are

@@ -118,21 +118,55 @@ func (s Spec) Manifest(flag string, def manifest.Manifest) (manifest.Manifest, e
 	return m, nil
 }
 
+// Orders of the runs in a round of an A/B experiment (--order).
+const (
+	// OrderCounterbalanced rotates the sides round by round: with two
+	// sides AB, BA, AB, BA… (ABBA), so that each side runs first in half
+	// the rounds and a position effect (the second run of a round faster
+	// or slower than the first) cancels out of the comparison over an
+	// even number of rounds. The default.
+	OrderCounterbalanced = "counterbalanced"
+	// OrderInterleaved runs the sides in order every round (base first).
+	OrderInterleaved = "interleaved"
+	// OrderRandom draws each round's order from a PCG seeded with the
+	// seed and the round.
+	OrderRandom = "random"
+)
+
+// Orders are the values of --order.
+func Orders() []string { return []string{OrderCounterbalanced, OrderInterleaved, OrderRandom} }
+
 // ABOrder returns the order of the runs of round i (one round is one run
-// of every side: side 0 the base, 1… the candidates): the sides in order
-// (ABAB…) unless random, then a permutation drawn from a PCG seeded with
-// seed and i, so that a round's order does not depend on how many rounds
-// came before and the seed recorded reproduces the whole experiment.
-func ABOrder(round, sides int, random bool, seed uint64) []int {
-	order := make([]int, sides)
-	for i := range order {
-		order[i] = i
+// of every side: side 0 the base, 1… the candidates) under order: the
+// sides rotated by i (counterbalanced), in order (interleaved), or a
+// permutation drawn from a PCG seeded with seed and i (random). A round's
+// order does not depend on how many rounds came before, so the order and
+// seed recorded reproduce the whole experiment.
+func ABOrder(round, sides int, order string, seed uint64) []int {
+	o := make([]int, sides)
+	for i := range o {
+		o[i] = i
+		if order == OrderCounterbalanced {
+			o[i] = (i + round) % sides
+		}
 	}
-	if random {
+	if order == OrderRandom {
 		r := rand.New(rand.NewPCG(seed, uint64(round)))
-		r.Shuffle(sides, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		r.Shuffle(sides, func(i, j int) { o[i], o[j] = o[j], o[i] })
 	}
-	return order
+	return o
+}
+
+// OrderText says in a sentence how the runs of each round were ordered.
+func OrderText(order string, seed uint64) string {
+	switch order {
+	case OrderCounterbalanced:
+		return "counterbalanced: the sides rotate round by round (AB, BA, AB, …), so that each runs first as often as the others and a " +
+			"position effect cancels out over an even number of rounds"
+	case OrderRandom:
+		return fmt.Sprintf("random: each round's order drawn from seed %d, so that a position effect averages out", seed)
+	}
+	return "interleaved: the base first in every round; a position effect (see an A/A's) falls on the comparison"
 }
 
 // ABSides resolves the manifests of an A/B experiment's sides and their

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 
@@ -48,8 +49,11 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 				Decisions: rec.Sequential, Verdict: rec.Verdict, Method: rec.Method, Alpha: rec.Alpha, FamilyWise: rec.FamilyWise,
 				Stop: rec.Stop, Judged: rec.Judged})
 		}
+		preface = "Order of the runs in each round: " + OrderText(cmp.Or(rec.Order, OrderCounterbalanced), rec.Seed) + ".\n\n" + preface
 		if rec.AA && len(cs) == 2 {
 			noise := compare.MeasureNoise(rec.Base, cs[0].Runs, cs[1].Runs, l.th.Alpha)
+			firsts, seconds := positions(rec.Rounds[:rec.Pairs], cs)
+			noise.Position = compare.PositionEffects(firsts, seconds, compare.PositionMetrics, 1-l.th.Alpha)
 			fa, err := compare.CountFalseAlarms(rec.Base, cs[0].Runs, cs[1].Runs, compare.Options{Thresholds: l.th})
 			if err != nil {
 				return res, err
@@ -61,7 +65,7 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 			rec.Noise, res.FalseAlarms = NoiseFile, &fa
 			preface = report.ABNoiseMarkdown(noise) + preface
 		}
-		if err := report.WriteCompare(l.dir, c, cs, report.CompareOptions{Command: rec.Command, Preface: preface}); err != nil {
+		if err := report.WriteCompare(l.dir, c, cs, report.CompareOptions{Command: rec.Command, Preface: preface, Calibration: rec.AA}); err != nil {
 			return res, err
 		}
 	}
@@ -70,4 +74,28 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 	}
 	res.Record, res.Finished = *rec, true
 	return res, runErr
+}
+
+// positions pairs the runs of each round of two sides by when they ran:
+// the first run of round i in firsts[i], the second in seconds[i] (rounds
+// holds the run directories in the order they ran; sides' runs are found
+// by directory).
+func positions(rounds [][]string, sides []compare.Side) (firsts, seconds []compare.Run) {
+	byDir := map[string]compare.Run{}
+	for _, s := range sides {
+		for _, r := range s.Runs {
+			byDir[r.Dir] = r
+		}
+	}
+	for _, ds := range rounds {
+		if len(ds) != 2 {
+			continue
+		}
+		a, okA := byDir[ds[0]]
+		b, okB := byDir[ds[1]]
+		if okA && okB {
+			firsts, seconds = append(firsts, a), append(seconds, b)
+		}
+	}
+	return firsts, seconds
 }

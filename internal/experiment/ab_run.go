@@ -33,7 +33,8 @@ type ABOptions struct {
 	Repeat   string
 	MaxPairs int
 	MaxTime  time.Duration
-	// Order is "interleaved" or "random" (seeded with Seed).
+	// Order is OrderCounterbalanced, OrderInterleaved or OrderRandom
+	// (seeded with Seed); "" means counterbalanced.
 	Order      string
 	Seed       uint64
 	Thresholds compare.Thresholds
@@ -250,7 +251,7 @@ func (l *abLoop) rounds(ctx context.Context) (dirs [][]string, runErr, err error
 		}
 		rec.Rounds = append(rec.Rounds[:round], nil)
 		ran := make([]string, len(l.sides))
-		for _, i := range ABOrder(round, len(l.sides), rec.Order == "random", rec.Seed) {
+		for _, i := range ABOrder(round, len(l.sides), cmp.Or(rec.Order, OrderCounterbalanced), rec.Seed) {
 			dir := abRunDir(l.dir, round, rec.Labels[i])
 			fmt.Fprintf(l.out, "ab: round %d, %s: %s\n", round+1, rec.Labels[i], dir)
 			rec.Rounds[round] = append(rec.Rounds[round], dir)

@@ -273,3 +273,39 @@ func last(rounds [][]string) string {
 	r := rounds[len(rounds)-1]
 	return r[len(r)-1]
 }
+
+// TestABCalibrationReport: an A/A's report opens with its calibration and
+// the position effect, states the order, and has no verdict headline; the
+// default order is counterbalanced (the candidate first in round 2).
+func TestABCalibrationReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ab")
+	opts := abTestOptions(t, dir, "2")
+	opts.AA, opts.Order, opts.Candidates = true, "", []string{""}
+	res, err := startAB(t, context.Background(), opts, &fakeRounds{t: t}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Record.Rounds; len(r) != 2 || filepath.Base(r[0][0]) != "01-base" || filepath.Base(r[1][0]) != "02-cand" {
+		t.Errorf("rounds %q: want the base first in round 1, the candidate in round 2", r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "compare.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	if !strings.HasPrefix(md, "# A/A calibration: cand vs base\n\n## A/A calibration: the between-run noise") {
+		t.Errorf("compare.md does not open with the calibration:\n%.400s", md)
+	}
+	for _, want := range []string{"**Position effect**", "Order of the runs in each round: counterbalanced", "## The fixed-sample comparison of the pairs", "called **no metric changed**"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("compare.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "**Verdict:") {
+		t.Error("an A/A report has a verdict headline")
+	}
+	n, err := compare.ReadNoise(filepath.Join(dir, NoiseFile))
+	if err != nil || len(n.Position) == 0 {
+		t.Errorf("noise.json: position %+v, %v", n, err)
+	}
+}

@@ -95,13 +95,21 @@ func TestSpecManifest(t *testing.T) {
 }
 
 func TestABOrder(t *testing.T) {
-	if got := ABOrder(3, 3, false, 0); !slices.Equal(got, []int{0, 1, 2}) {
+	if got := ABOrder(3, 3, OrderInterleaved, 0); !slices.Equal(got, []int{0, 1, 2}) {
 		t.Errorf("interleaved: %v", got)
+	}
+	for round, want := range [][]int{{0, 1}, {1, 0}, {0, 1}, {1, 0}} {
+		if got := ABOrder(round, 2, OrderCounterbalanced, 0); !slices.Equal(got, want) {
+			t.Errorf("counterbalanced round %d: %v, want %v (ABBA)", round, got, want)
+		}
+	}
+	if got := ABOrder(4, 3, OrderCounterbalanced, 0); !slices.Equal(got, []int{1, 2, 0}) {
+		t.Errorf("counterbalanced, 3 sides, round 4: %v, want [1 2 0]", got)
 	}
 	first := map[int]int{}
 	for round := range 200 {
-		o := ABOrder(round, 2, true, 7)
-		if !slices.Equal(o, ABOrder(round, 2, true, 7)) {
+		o := ABOrder(round, 2, OrderRandom, 7)
+		if !slices.Equal(o, ABOrder(round, 2, OrderRandom, 7)) {
 			t.Fatal("the same seed and round gave two orders")
 		}
 		first[o[0]]++

@@ -145,6 +145,7 @@ func ABNoiseMarkdown(n compare.Noise) string {
 	if fa := n.FalseAlarms; fa != nil && fa.Pairs > 0 {
 		abFalseAlarms(&b, fa, n.Alpha)
 	}
+	abPosition(&b, n.Position)
 	fmt.Fprintf(&b, "Per metric: the mean over every run, the between-run coefficient of variation, the RMS of the pairs' Δ %%, the "+
 		"**noise floor** a single-run change must exceed to be significant (t(1 − α/2; pairs) × RMS), and the smallest change an A/B "+
 		"of %d pairs detects with 80 %% power. Saved as `noise.json`: pass it to `cometlab compare --noise`.\n\n", n.Pairs)
@@ -213,3 +214,22 @@ func abFalseAlarms(b *strings.Builder, fa *compare.FalseAlarms, alpha float64) {
 }
 
 func abAlpha(a float64) string { return fmt.Sprint(a) }
+
+// abPosition writes the position effect: how the second run of a round
+// differed from the first, per main metric, with its interval.
+func abPosition(b *strings.Builder, ps []compare.PositionEffect) {
+	if len(ps) == 0 {
+		return
+	}
+	b.WriteString("**Position effect**: the second run of a round against the first (both the same setup), mean Δ % over the " +
+		"rounds with its interval. An interval that excludes 0 is an effect of the order, which a counterbalanced or random order " +
+		"cancels out of an A/B.\n\n| metric | rounds | second vs first | interval | |\n|---|---:|---:|---:|---|\n")
+	for _, p := range ps {
+		shown := "not shown"
+		if p.Excludes0() {
+			shown = "**an effect**"
+		}
+		fmt.Fprintf(b, "| %s | %d | %+.1f %% | %+.1f … %+.1f %% | %s |\n", abMetricTitle(p.Metric), p.Pairs, p.MeanPct, p.LoPct, p.HiPct, shown)
+	}
+	b.WriteString("\n")
+}

@@ -27,6 +27,10 @@ type CompareOptions struct {
 	// Preface is Markdown put right after the verdict (cometlab ab's
 	// sequential decisions, or the A/A noise), before the tables.
 	Preface string
+	// Calibration marks an A/A experiment (both sides the same setup): the
+	// report opens with the Preface, its calibration, and the comparison's
+	// verdict follows as a count of false alarms, never as a headline.
+	Calibration bool
 }
 
 // WriteCompare writes the comparison c of sides (baseline first, as
@@ -72,6 +76,22 @@ func compareTitle(c compare.Result) string {
 		labels = append(labels, s.Label)
 	}
 	return fmt.Sprintf("%s vs %s", strings.Join(labels, ", "), c.Baseline.Label)
+}
+
+// falseAlarmText counts what an A/A comparison flagged: "no metric
+// changed" or "N metrics changed (false alarms)".
+func falseAlarmText(c compare.Result) string {
+	n := 0
+	for _, s := range c.Candidates {
+		n += s.Better + s.Worse
+	}
+	switch n {
+	case 0:
+		return "no metric changed"
+	case 1:
+		return "1 metric changed (a false alarm)"
+	}
+	return fmt.Sprintf("%d metrics changed (false alarms)", n)
 }
 
 // VerdictText is how reports write a verdict.
@@ -173,8 +193,18 @@ func valueText(m analysis.Metric, v *float64) string {
 func compareMarkdown(w io.Writer, c compare.Result, plots []comparePlot, opts CompareOptions) {
 	m := mdWriter{w: w}
 	th := c.Method.Thresholds
-	m.f("# Comparison: %s\n\n", compareTitle(c))
-	m.f("**Verdict: %s.**\n\n", strings.ToUpper(VerdictText(c.Verdict)))
+	if opts.Calibration {
+		m.f("# A/A calibration: %s\n\n", compareTitle(c))
+		if opts.Preface != "" {
+			m.f("%s\n\n", strings.TrimSpace(opts.Preface))
+		}
+		m.f("## The fixed-sample comparison of the pairs\n\n")
+		m.f("Both sides ran the same setup, so any metric called worse or better below is a false alarm: the comparison of every run "+
+			"of one side with every run of the other, as `cometlab compare` makes it, called **%s**.\n\n", falseAlarmText(c))
+	} else {
+		m.f("# Comparison: %s\n\n", compareTitle(c))
+		m.f("**Verdict: %s.**\n\n", strings.ToUpper(VerdictText(c.Verdict)))
+	}
 	for ci := range c.Candidates {
 		m.f("- %s\n", verdictSentence(c, ci))
 	}
@@ -183,7 +213,7 @@ func compareMarkdown(w io.Writer, c compare.Result, plots []comparePlot, opts Co
 	if opts.Command != "" {
 		m.f("```sh\n%s\n```\n\n", opts.Command)
 	}
-	if opts.Preface != "" {
+	if opts.Preface != "" && !opts.Calibration {
 		m.f("%s\n\n", strings.TrimSpace(opts.Preface))
 	}
 
