@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -50,6 +51,9 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 				Stop: rec.Stop, Judged: rec.Judged})
 		}
 		preface = "Order of the runs in each round: " + OrderText(cmp.Or(rec.Order, OrderCounterbalanced), rec.Seed) + ".\n\n" + preface
+		for _, d := range rec.Disturbed {
+			preface = fmt.Sprintf("Round %d ran while the host was busy with other work (%s): %s.\n\n", d.Round, d.Why, d.Action) + preface
+		}
 		if rec.AA && len(cs) == 2 {
 			noise := compare.MeasureNoise(rec.Base, cs[0].Runs, cs[1].Runs, l.th.Alpha)
 			firsts, seconds := positions(rec.Rounds[:rec.Pairs], cs)

@@ -60,7 +60,25 @@ type ABRecord struct {
 	ElapsedS float64 `json:"elapsed_s,omitempty"`
 	// Command is the command line that started the experiment.
 	Command string `json:"command,omitempty"`
+	// Disturbed lists the rounds whose host was busy with other work
+	// (a run's evidence Disturbed), and what was done: run again once
+	// (the first runs kept as DIR.disturbed), or kept when the host was
+	// busy again.
+	Disturbed []ABDisturbance `json:"disturbed,omitempty"`
 }
+
+// ABDisturbance is a round run while the host was busy with other work.
+type ABDisturbance struct {
+	Round  int    `json:"round"` // from 1
+	Why    string `json:"why"`   // which runs, how busy
+	Action string `json:"action"`
+}
+
+// Actions on a disturbed round.
+const (
+	ABRunAgain = "run again"
+	ABKept     = "kept: the host was busy again"
+)
 
 // Auto says whether the experiment adds rounds until its metrics are
 // decided (--repeat auto).

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/compare"
@@ -251,6 +253,7 @@ func (l *abLoop) rounds(ctx context.Context) (dirs [][]string, runErr, err error
 		}
 		rec.Rounds = append(rec.Rounds[:round], nil)
 		ran := make([]string, len(l.sides))
+		outs := make([]cellOutcome, len(l.sides))
 		for _, i := range ABOrder(round, len(l.sides), cmp.Or(rec.Order, OrderCounterbalanced), rec.Seed) {
 			dir := abRunDir(l.dir, round, rec.Labels[i])
 			fmt.Fprintf(l.out, "ab: round %d, %s: %s\n", round+1, rec.Labels[i], dir)
@@ -267,7 +270,25 @@ func (l *abLoop) rounds(ctx context.Context) (dirs [][]string, runErr, err error
 				rec.ElapsedS = time.Since(start).Seconds()
 				return dirs, runErr, nil
 			}
-			ran[i] = dir
+			ran[i], outs[i] = dir, o
+		}
+		if why := disturbedRound(outs, rec.Labels); why != "" {
+			again := !slices.ContainsFunc(rec.Disturbed, func(d ABDisturbance) bool { return d.Round == round+1 })
+			action := ABKept
+			if again {
+				action = ABRunAgain
+			}
+			rec.Disturbed = append(rec.Disturbed, ABDisturbance{Round: round + 1, Why: why, Action: action})
+			fmt.Fprintf(l.out, "ab: round %d was disturbed (%s): %s\n", round+1, why, action)
+			if again {
+				for _, d := range ran {
+					if err := setAsideAs(d, ".disturbed"); err != nil {
+						return dirs, nil, err
+					}
+				}
+				round-- // the same round again
+				continue
+			}
 		}
 		for i := range dirs {
 			dirs[i] = append(dirs[i], ran[i])
@@ -292,6 +313,22 @@ func (l *abLoop) rounds(ctx context.Context) (dirs [][]string, runErr, err error
 		}
 	}
 	return dirs, nil, nil
+}
+
+// disturbedRound says which runs of a round ran while the host was busy
+// with other work ("base: 27 %, cand: 31 % of the host's CPU"), "" when
+// none did.
+func disturbedRound(outs []cellOutcome, labels []string) string {
+	var parts []string
+	for i, o := range outs {
+		if o.evidence != nil && o.evidence.Disturbed() {
+			parts = append(parts, fmt.Sprintf("%s: %.0f %%", labels[i], *o.evidence.HostBusyPct))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " of the host's CPU went to other work"
 }
 
 // abRunError is the error that ends an experiment after run o: an

@@ -14,6 +14,7 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/sequential"
 )
 
@@ -307,5 +308,63 @@ func TestABCalibrationReport(t *testing.T) {
 	n, err := compare.ReadNoise(filepath.Join(dir, NoiseFile))
 	if err != nil || len(n.Position) == 0 {
 		t.Errorf("noise.json: position %+v, %v", n, err)
+	}
+}
+
+// TestABDisturbedRound: a round whose host was busy with other work is run
+// again once, its first runs kept aside and the rerun recorded; busy again,
+// it is kept, and recorded so.
+func TestABDisturbedRound(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		busy    map[int]bool // calls (1-based) whose host was busy
+		calls   string
+		actions []string
+	}{
+		{"busy once", map[int]bool{4: true}, "01-base 01-cand 02-cand 02-base 02-cand 02-base", []string{ABRunAgain}},
+		{"busy again", map[int]bool{3: true, 6: true}, "01-base 01-cand 02-cand 02-base 02-cand 02-base", []string{ABRunAgain, ABKept}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ab")
+			f := &fakeRounds{t: t}
+			busy := 30.0
+			run := func(ctx context.Context, m manifest.Resolved, d string) cellOutcome {
+				o := f.run(ctx, m, d)
+				if tc.busy[len(f.calls)] {
+					o.evidence = &saturation.Evidence{HostBusyPct: &busy}
+				}
+				return o
+			}
+			opts := abTestOptions(t, dir, "2")
+			opts.Order = OrderCounterbalanced
+			l, err := newAB(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.run = run
+			res, err := l.do(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(f.calls, " "); got != tc.calls {
+				t.Errorf("calls %q, want %q", got, tc.calls)
+			}
+			var actions []string
+			for _, d := range res.Record.Disturbed {
+				actions = append(actions, d.Action)
+				if d.Round != 2 || !strings.Contains(d.Why, "30 % of the host's CPU went to other work") {
+					t.Errorf("disturbance %+v", d)
+				}
+			}
+			if !slices.Equal(actions, tc.actions) {
+				t.Errorf("actions %q, want %q", actions, tc.actions)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "runs", "02-cand.disturbed")); err != nil {
+				t.Errorf("the disturbed run was not kept aside: %v", err)
+			}
+			if res.Record.Pairs != 2 {
+				t.Errorf("%d pairs, want 2", res.Record.Pairs)
+			}
+		})
 	}
 }

@@ -119,16 +119,27 @@ func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (saturation.Se
 	return runSearch(ctx, dir, rec, m, env)
 }
 
-// runSearch runs the stepper's runs until it is done or ctx ends.
+// maxRemeasures is how many disturbed steps a search measures again (they
+// do not count against the search's MaxRuns).
+const maxRemeasures = 2
+
+// runSearch runs the stepper's runs until it is done or ctx ends. A
+// full-length step whose host was busy with other work (its evidence is
+// Disturbed) is measured again once, up to maxRemeasures times a search,
+// and the search takes the new measurement.
 func runSearch(ctx context.Context, dir string, rec saturation.SearchRecord, base manifest.Resolved, env CellEnv) (saturation.SearchRecord, error) {
 	out := newPrinter(env.Out)
 	rn := &runner{env: env, out: out, reuse: rec.Mode == results.ModeReuse, coolDown: results.Seconds(rec.CoolDownS), crit: rec.Criterion, root: dir}
 	defer rn.closeShared()
 	out.Phase("saturate %s → %s: c=%d, from %s tx/s per connection (%s)", rec.ID, dir, rec.Connections,
 		strconv.FormatFloat(rec.Search.Start, 'f', -1, 64), describeMode(rec.Mode))
-	made := 0
+	made, remeasures := 0, 0
+	var redo *saturation.Step // a disturbed step to measure again
 	for ctx.Err() == nil {
 		step, done := rec.Search.Next(rec.Observations())
+		if redo != nil {
+			step, done, redo = *redo, false, nil
+		}
 		if done {
 			break
 		}
@@ -147,6 +158,15 @@ func runSearch(ctx context.Context, dir string, rec saturation.SearchRecord, bas
 		s := &rec.Steps[len(rec.Steps)-1]
 		s.Status, s.Error, s.Evidence, s.Verdict, s.Ended = o.status, o.message(), o.evidence, o.verdict, time.Now()
 		out.Phase("saturate: step %d %s", n, describeOutcome(o))
+		if ev := o.evidence; ev != nil && ev.Disturbed() && step.DurationS >= rec.Search.DurationS && remeasures < maxRemeasures {
+			// A full-length step decides the bracket: a busy host must not.
+			remeasures++
+			s.Remeasured = true
+			again := step
+			again.Reason = fmt.Sprintf("step %d again: the host was busy with other work for %.0f %% of its CPU during it", n, *ev.HostBusyPct)
+			redo = &again
+			out.Phase("saturate: step %d was disturbed (other work took %.0f %% of the host's CPU): measuring it again", n, *ev.HostBusyPct)
+		}
 		rec.Outcome = conclude(rec)
 		if err := saveSaturate(dir, &rec); err != nil {
 			return rec, err

@@ -107,11 +107,15 @@ func gatherEvidence(crit saturation.Criterion, dir string, sum analysis.Summary,
 // setAside moves the run directory of an interrupted (or retried) run out
 // of the way, to dir.interrupted (replacing an older one), so that the run
 // can be made again in dir.
-func setAside(dir string) error {
+func setAside(dir string) error { return setAsideAs(dir, ".interrupted") }
+
+// setAsideAs moves the run directory dir out of the way, to dir+suffix
+// (replacing an older one).
+func setAsideAs(dir, suffix string) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	old := dir + ".interrupted"
+	old := dir + suffix
 	if err := os.RemoveAll(old); err != nil {
 		return err
 	}
@@ -141,6 +145,9 @@ func describeOutcome(o cellOutcome) string {
 	}
 	if ev.LatencyMeanMS != nil && ev.LatencyP99MS != nil {
 		s += fmt.Sprintf(", latency mean %.0f ms p99 %.0f ms", *ev.LatencyMeanMS, *ev.LatencyP99MS)
+	}
+	if ev.Disturbed() {
+		s += fmt.Sprintf(" [HOST BUSY: other work took %.0f %% of its CPU]", *ev.HostBusyPct)
 	}
 	if o.verdict.Pass {
 		return s + " — pass"

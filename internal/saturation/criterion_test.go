@@ -469,3 +469,21 @@ func BenchmarkLatencyTrend(b *testing.B) {
 		LatencyTrend(txs, start.UnixNano(), 18, 72)
 	}
 }
+
+// TestRemeasuredStep: a step measured again because its host was busy is
+// not an observation; the step that measured it again is.
+func TestRemeasuredStep(t *testing.T) {
+	pass, fail := &Verdict{Pass: true}, &Verdict{Pass: false}
+	rec := SearchRecord{Steps: []SearchStep{
+		{N: 1, Step: Step{Rate: 400, DurationS: 60}, Status: results.StatusComplete, Verdict: fail, Remeasured: true},
+		{N: 2, Step: Step{Rate: 400, DurationS: 60}, Status: results.StatusComplete, Verdict: pass},
+	}}
+	obs := rec.Observations()
+	if len(obs) != 1 || !obs[0].Pass || obs[0].Rate != 400 {
+		t.Errorf("observations %+v, want the second measurement alone", obs)
+	}
+	busy, quiet := 25.0, 3.0
+	if !(Evidence{HostBusyPct: &busy}).Disturbed() || (Evidence{HostBusyPct: &quiet}).Disturbed() || (Evidence{}).Disturbed() {
+		t.Error("Disturbed: want true above 10 % only")
+	}
+}

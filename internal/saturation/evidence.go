@@ -31,6 +31,16 @@ type Evidence struct {
 	Trend  *Trend  `json:"latency_trend,omitempty"`
 	Drain  *Drain  `json:"drain,omitempty"`
 	Rounds *Rounds `json:"rounds,omitempty"`
+
+	// HostBusyPct is how much of the host's CPU went to other work during
+	// the load (host_other_cpu_mean_pct); nil for a run without host.csv.
+	HostBusyPct *float64 `json:"host_busy_pct,omitempty"`
+}
+
+// Disturbed says whether other work on the host took more than
+// analysis.DisturbedPct of its CPU during the run's load.
+func (e Evidence) Disturbed() bool {
+	return e.HostBusyPct != nil && *e.HostBusyPct > analysis.DisturbedPct
 }
 
 // Trend is a least-squares line through per-block mean block latency (s)
@@ -116,6 +126,7 @@ func EvidenceOf(c Criterion, in analysis.Input, s analysis.Summary, metrics []re
 	ev.CommittedTPS = ptr("committed_tps")
 	ev.LatencyMeanMS = ptr("block_latency_mean_ms")
 	ev.LatencyP99MS = ptr("block_latency_p99_ms")
+	ev.HostBusyPct = ptr("host_other_cpu_mean_pct")
 
 	start := in.Run.LoadStart.UnixNano()
 	if !in.Run.LoadStart.IsZero() && l.DurationS > 0 {

@@ -70,6 +70,10 @@ type SearchStep struct {
 	Ended    time.Time `json:"ended,omitzero"`
 	Evidence *Evidence `json:"evidence,omitempty"`
 	Verdict  *Verdict  `json:"verdict,omitempty"`
+	// Remeasured marks a full-length step whose host was busy with other
+	// work (Evidence.Disturbed): it was run again at the same rate in the
+	// next step, which the search takes instead.
+	Remeasured bool `json:"remeasured,omitempty"`
 }
 
 // Observations returns the stepper's view of the finished steps: a failed
@@ -77,7 +81,7 @@ type SearchStep struct {
 func (r SearchRecord) Observations() []Observation {
 	var obs []Observation
 	for _, s := range r.Steps {
-		if !results.Finished(s.Status) {
+		if !results.Finished(s.Status) || s.Remeasured {
 			continue
 		}
 		o := Observation{Rate: s.Rate, DurationS: s.DurationS}
