@@ -6,11 +6,23 @@ import (
 )
 
 // bracketStep is Next once a run has failed, with left runs of the budget
-// to go (≥ 1). The estimate's step (findPass, narrow) is taken unless it
-// forfeits the guarantee that bisection in log space still has; see
-// SearchConfig.
+// to go (≥ 1). A contradicted short pass is run at full length first while
+// the runs left allow; then the estimate's step (findPass, narrow) is
+// taken unless it forfeits the guarantee that bisection in log space
+// still has; see SearchConfig.
 func (c SearchConfig) bracketStep(b bracket, left int) (Step, bool) {
 	q := (1 + c.Resolution) / (1 - c.Resolution)
+	if b.refuted > 0 {
+		// A full-length failure's estimate contradicts the short pass
+		// S: test S at full length while the runs left could still
+		// bisect [S, H] after its pass; otherwise S stays the bottom.
+		if c.Split == SplitEstimate && c.need(b.refuted, b.h, q)+1 <= left {
+			return Step{Rate: b.refuted, DurationS: c.full(), Phase: PhaseBracket,
+				Reason: fmt.Sprintf("the full-length failure at %s estimates %s, more than %s %% below the short pass %s: the short pass at full length",
+					satRate(b.refRate), satRate(b.refEst), satRate(100*c.Resolution), satRate(b.refuted))}, false
+		}
+		b.short = max(b.short, b.refuted)
+	}
 	var step Step
 	if !b.hasL {
 		step = c.findPass(b, q)
@@ -51,7 +63,8 @@ func (c SearchConfig) need(lo, hi, q float64) int {
 }
 
 // forfeits reports whether a run at r would forfeit the guarantee of
-// bisection: with lo = max(L, S), S the highest short pass below H,
+// bisection: with lo = max(L, S), S the highest short pass below H that
+// no full-length failure contradicts,
 // bisection in log space between lo and H resolves the bracket within the
 // left runs when need(lo, H) ≤ left (a short lo costs one more run, at
 // full length, when every run fails); r forfeits that when its failure

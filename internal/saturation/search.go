@@ -60,7 +60,18 @@ const (
 // failure at full length (a load that overwhelms the network in 20 s does
 // so in 60 s) when it failed on throughput or drain; a probe failing only
 // on the latency trend or rounds (Observation.Soft) is passed over, and a
-// short pass does not count as a pass (it only places runs). Rates are
+// short pass does not count as a pass (it only places runs). A short pass
+// S is contradicted by a full-length failure whose estimate e lies more
+// than the resolution below it (S/e > q), unless a full-length pass lies
+// more than the resolution above e (which refutes e instead): S is then
+// not the bottom of the bracket, and S' below is the highest short pass
+// nothing contradicts. The next run is S at full length, whose pass makes
+// it L and whose failure the new H (after which the search goes below
+// it), as long as the runs left could still bisect [S, H] after its pass,
+// need(S, H) + 1 ≤ k; with fewer, S stays the bottom, as with estimates
+// too low on a network whose probes are right the evidence is the same
+// (probes passing far above the full-length knee with those few runs left
+// are not resolved: TestSearchModelShortKnee). Rates are
 // rounded to multiples of Quantum. The search stops after MaxRuns runs,
 // below MinRate and above MaxRate.
 type SearchConfig struct {
@@ -180,7 +191,9 @@ type bracket struct {
 	h, hEst            float64 // lowest failure and its estimate (the smallest if several)
 	l                  float64 // highest full-length pass below h
 	top                float64 // highest pass of any length (below h when hasH)
-	short              float64 // highest short pass below h (0 when none)
+	short              float64 // highest short pass below h no full-length failure contradicts (0 when none)
+	refuted            float64 // highest contradicted short pass in (l, h) (0 when none)
+	refRate, refEst    float64 // the full-length failure that contradicts it, and its estimate
 	topSoft            bool    // top is a probe's soft failure
 	hFull              bool    // a full-length run failed at h
 }
@@ -216,6 +229,7 @@ func (c SearchConfig) bracket(obs []Observation) bracket {
 			}
 		}
 	}
+	var shorts []float64
 	for _, o := range obs {
 		if b.hasH && o.Rate >= b.h {
 			continue
@@ -233,10 +247,41 @@ func (c SearchConfig) bracket(obs []Observation) bracket {
 				b.hasL, b.l = true, o.Rate
 			}
 		} else {
-			b.short = max(b.short, o.Rate)
+			shorts = append(shorts, o.Rate)
+		}
+	}
+	for _, s := range shorts {
+		if f, ok := c.contradicts(obs, b, s); ok && s > b.l {
+			if s > b.refuted {
+				b.refuted, b.refRate, b.refEst = s, f.Rate, f.Estimate
+			}
+		} else {
+			b.short = max(b.short, s)
 		}
 	}
 	return b
+}
+
+// contradicts returns the full-length failure, if any, whose estimate e
+// contradicts the short pass s: e lies more than the resolution below s
+// (s/e > q) and no full-length pass L lies more than the resolution above
+// e (which refutes the estimate instead). The lowest such estimate wins.
+func (c SearchConfig) contradicts(obs []Observation, b bracket, s float64) (Observation, bool) {
+	var f Observation
+	found := false
+	for _, o := range obs {
+		e := o.Estimate
+		if o.Pass || o.DurationS < c.full() || e <= 0 || e >= s || c.resolved(e, s) {
+			continue
+		}
+		if b.hasL && b.l > e && !c.resolved(e, b.l) {
+			continue
+		}
+		if !found || e < f.Estimate {
+			f, found = o, true
+		}
+	}
+	return f, found
 }
 
 // resolved reports whether [l, h] meets the resolution.
