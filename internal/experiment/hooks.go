@@ -121,10 +121,14 @@ func diskGuardHook(p *pipeline, minFree int64) hook {
 }
 
 // progressHook prints the progress line while the load runs (when the live
-// line does not).
+// line does not: no live read-back, or the user's own transactions, read
+// after the load).
 func progressHook(p *pipeline) hook {
 	return hook{name: "progress",
 		whileLoad: func(ctx context.Context, t0 time.Time, gen loadRunner, _ context.CancelCauseFunc) {
+			if p.live != nil {
+				return
+			}
 			every(ctx, 500*time.Millisecond, func() {
 				st := gen.Stats()
 				el := time.Since(t0)

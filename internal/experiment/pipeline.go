@@ -119,10 +119,7 @@ func newPipeline(in runInput) *pipeline {
 	} else {
 		p.fromChain(in)
 	}
-	p.hooks = append(p.hooks, diskGuardHook(p, in.collect.MinFreeDisk))
-	if !p.read.live || !p.read.on {
-		p.hooks = append(p.hooks, progressHook(p))
-	}
+	p.hooks = append(p.hooks, diskGuardHook(p, in.collect.MinFreeDisk), progressHook(p))
 	return p
 }
 
