@@ -82,7 +82,6 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	if err != nil {
 		return finish(ctx, rd, out, err, nil)
 	}
-	defer events.close(rd)
 	w := &runWatch{rd: rd, out: out, events: events}
 	if rn.shared == nil {
 		// A fresh directory: a resumed sweep finds the old testnets' there.
@@ -95,6 +94,7 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 		ln, err := startLocal(ctx, m, netOptions{mode: netShared, dir: tdir, env: rn.env.Env,
 			chainID: "cometlab-" + uuid.NewString()[:8], out: out})
 		if err != nil {
+			events.close(rd)
 			return finish(ctx, rd, out, err, nil)
 		}
 		rn.shared = ln
@@ -102,9 +102,10 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	ln := rn.shared
 	ln.runs++
 	ln.observe(w.watch())
-	defer ln.observe(nil)
 	p, runErr := onNet(ctx, st, rd, out, ln, m, rn.env.Collect, w)
+	ln.observe(nil)
 	recordRoundTrips(rd, ln)
+	events.close(rd) // before finish records the run's end
 	res, err := finish(ctx, rd, out, runErr, p)
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		err = nil
