@@ -253,8 +253,7 @@ func onNet(ctx context.Context, s runStart, rd *runDir, out *printer, ln *localN
 	ep := rpc.WSAddr(t.RPCAddr())
 	rd.set(func(r *results.Run) { r.Nodes, r.CometBFTVersion, r.Endpoint = ln.records(rd.dir), ln.version, ep })
 	p := newPipeline(runInput{start: s, rd: rd, out: out, work: m.Load, collect: c, net: ln, m: m, events: w.events})
-	w.setLoadStart = func(t time.Time) { w.loadStart.Store(t.UnixNano()) }
-	p.hooks = append(p.hooks, hook{name: "death watch", loadStart: func(_ context.Context, t0 time.Time) { w.setLoadStart(t0) }})
+	p.hooks = append(p.hooks, hook{name: "death watch", loadStart: func(_ context.Context, t0 time.Time) { w.loadStart.Store(t0.UnixNano()) }})
 	return p, p.execute(ctx, s.hard)
 }
 
@@ -262,11 +261,10 @@ func onNet(ctx context.Context, s runStart, rd *runDir, out *printer, ln *localN
 // run's events.csv, and a node that dies on its own is a problem of the
 // run, named.
 type runWatch struct {
-	rd           *runDir
-	out          *printer
-	events       *eventLog
-	loadStart    atomic.Int64 // Unix ns, once the load has started
-	setLoadStart func(time.Time)
+	rd        *runDir
+	out       *printer
+	events    *eventLog
+	loadStart atomic.Int64 // Unix ns, once the load has started
 }
 
 func (w *runWatch) watch() *netWatch {
