@@ -7,8 +7,14 @@
 // read from a Prometheus server (ReadPrometheus), and a testnet kept up
 // for manual use (Up, Down).
 //
-// Every run begins the same way: an id, its run directory and the defaults
-// of the options all runs share. A sweep or search runs each of its runs
-// on a fresh testnet or, with reuse, on a testnet shared by consecutive
-// runs.
+// A local testnet is brought up by one function (startLocal, localnet.go),
+// which refuses first what the mode cannot honour (checkLocal), and used
+// through one handle (localNet) by run, sweep cells and search steps
+// (fresh or shared), ab and testnet up. A run is a pipeline of phases
+// (phases.go: start, collect, send, drain, read back, end) built by one
+// constructor (newPipeline, pipeline.go); what is optional — a sentinel,
+// perturbations, rotation, the disk guard, the progress line, a
+// Prometheus read-back — is a hook (hooks.go). Every mode takes one Env
+// and one Collect (env.go). A run's problems are typed (problems.go) and
+// its status follows from their kinds.
 package experiment
