@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
@@ -79,67 +78,6 @@ func TestABKnownEffect(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
 				t.Errorf("run %s: %v", dir, err)
 			}
-		}
-	}
-}
-
-// TestABAA runs a short A/A calibration on real testnets (3 pairs of the
-// default spec, 10-s runs at 100 tx/s): exit 0, noise.json with the noise
-// of the latency metrics and the false alarms over the 3 pairs, a report
-// that opens with them; then compare --noise judges two of its single
-// runs against that noise. Six runs, about 2–3 minutes.
-func TestABAA(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs six real 4-validator testnets")
-	}
-	testnettest.LockForTest(t)
-	out := filepath.Join(t.TempDir(), "aa")
-	code, stdout, stderr := run(t, "ab", "--aa", "--repeat", "3", "-r", "100", "-T", "10s", "--out", out)
-	t.Log(stdout)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
-	}
-	noise, err := compare.ReadNoise(filepath.Join(out, "noise.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p50, ok := noise.Metrics["block_latency_p50_ms"]
-	if !ok || p50.Pairs != 3 || p50.RelPairs != 3 || !(p50.Mean > 0) || p50.FloorPct <= 0 {
-		t.Errorf("block latency p50 noise %+v", p50)
-	}
-	if fa := noise.FalseAlarms; fa == nil || fa.Pairs != 3 || fa.Judged == 0 {
-		t.Errorf("false alarms %+v", noise.FalseAlarms)
-	} else {
-		t.Logf("false alarms: within-run %d of %d pairs, against the noise %d", fa.Before, fa.Pairs, fa.After)
-	}
-	md, err := os.ReadFile(filepath.Join(out, results.CompareMD))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(md), "## A/A calibration: the between-run noise of this setup (3 pairs)") {
-		t.Errorf("compare.md lacks the A/A section:\n%.1500s", md)
-	}
-	var rec experiment.ABRecord
-	b, _ := os.ReadFile(filepath.Join(out, "ab.json"))
-	if err := json.Unmarshal(b, &rec); err != nil || !rec.AA || len(rec.Rounds) != 3 {
-		t.Fatalf("ab.json: %+v %v", rec, err)
-	}
-	cmpOut := filepath.Join(t.TempDir(), "cmp")
-	code, stdout, stderr = run(t, "compare", "--noise", filepath.Join(out, "noise.json"), "--out", cmpOut, rec.Rounds[0][0], rec.Rounds[1][1])
-	if code != exitcode.OK && code != exitcode.Regression {
-		t.Fatalf("compare --noise: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	var c compare.Result
-	b, _ = os.ReadFile(filepath.Join(cmpOut, results.CompareJSON))
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range c.Metrics {
-		if r.ID == "block_latency_p50_ms" && !strings.Contains(r.Candidates[0].Test, "A/A noise") {
-			t.Errorf("block latency p50 judged by %q (%s), not the A/A noise", r.Candidates[0].Test, r.Candidates[0].Verdict)
-		}
-		if r.Candidates[0].Verdict == compare.NoiseUnknown && noise.Metrics[r.ID].Pairs >= 2 {
-			t.Errorf("%s is noise unknown though noise.json has it", r.ID)
 		}
 	}
 }

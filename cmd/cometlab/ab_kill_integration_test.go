@@ -8,26 +8,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
-// TestABKilledResumes SIGKILLs `cometlab ab --repeat 2` while the first
-// run of its second round sends load: ab.json is left readable, with the
-// first round done and the killed run listed; `ab --resume` keeps the
-// first round's runs, sets the killed one aside and finishes the
-// experiment. Tiny runs (3 validators, 50 tx/s for 5 s): five runs, about
-// a minute and a half.
-func TestABKilledResumes(t *testing.T) {
+// TestABAAKilledResumes runs a short A/A calibration on real testnets (3
+// pairs of the default spec, 10-s runs at 100 tx/s), SIGKILLed while the
+// first run of its second round sends load: ab.json is left readable,
+// with the first round done and the killed run listed; `ab --resume`
+// keeps the first round's runs, sets the killed one aside and finishes:
+// exit 0, noise.json with the noise of the latency metrics, the false
+// alarms and the position effect over the 3 pairs, a report that opens
+// with them; then compare --noise judges two of its single runs against
+// that noise. Seven runs, about 3–5 minutes.
+func TestABAAKilledResumes(t *testing.T) {
 	killTest(t)
-	dir := filepath.Join(t.TempDir(), "ab")
-	cmd, out := startCometlab(t, "ab", "--cand", "mempool.size=4000", "--repeat", "2", "-r", "50", "-T", "5s",
-		"--validators", "3", "--out", dir)
-	killed := filepath.Join(dir, "runs", "02-base")
-	killWhen(t, cmd, out, 3*time.Minute, func() bool {
+	dir := filepath.Join(t.TempDir(), "aa")
+	cmd, out := startCometlab(t, "ab", "--aa", "--repeat", "3", "-r", "100", "-T", "10s", "--out", dir)
+	killed := filepath.Join(dir, "runs", "02-cand") // counterbalanced: the candidate first in round 2
+	killWhen(t, cmd, out, 4*time.Minute, func() bool {
 		b, err := os.ReadFile(filepath.Join(killed, results.SentFile))
-		return err == nil && bytes.Count(b, []byte("\n")) > 50
+		return err == nil && bytes.Count(b, []byte("\n")) > 100
 	})
 	noProcessesLeft(t, dir)
 	rec, err := experiment.ReadAB(dir)
@@ -43,25 +46,16 @@ func TestABKilledResumes(t *testing.T) {
 	}
 
 	code, stdout, stderr := run(t, "ab", "--resume", dir)
-	if code != exitcode.OK && code != exitcode.Regression {
-		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	t.Log(stdout)
+	if code != exitcode.OK {
+		t.Fatalf("resume: exit %d, want 0 (an A/A)\n%s\n%s", code, stdout, stderr)
 	}
-	if n := strings.Count(stderr, "ab: round "); n != 2 || !strings.Contains(stderr, "ab: round 2, base") {
-		t.Errorf("resume ran %d runs, want round 2's two:\n%s", n, stderr)
-	}
-	if !strings.Contains(stdout, "ab: 2 pairs, verdict ") {
-		t.Errorf("no verdict line:\n%s", stdout)
+	if n := strings.Count(stderr, "ab: round "); n != 4 || !strings.Contains(stderr, "ab: round 2, cand") {
+		t.Errorf("resume ran %d runs, want rounds 2 and 3:\n%s", n, stderr)
 	}
 	rec, err = experiment.ReadAB(dir)
-	if err != nil || rec.Status != results.StatusComplete || rec.Partial || rec.Pairs != 2 || len(rec.Rounds) != 2 || rec.Verdict == "" {
+	if err != nil || rec.Status != results.StatusComplete || rec.Partial || rec.Pairs != 3 || len(rec.Rounds) != 3 || !rec.AA {
 		t.Fatalf("after resume: %v, %+v", err, rec)
-	}
-	for _, round := range rec.Rounds {
-		for _, d := range round {
-			if r, err := results.ReadRun(d); err != nil || r.Status != results.StatusComplete {
-				t.Errorf("run %s: %v, status %s", d, err, r.Status)
-			}
-		}
 	}
 	if again, err := results.ReadRun(rec.Rounds[0][0]); err != nil || again.ID != first.ID {
 		t.Errorf("the first round ran again: %s → %s (%v)", first.ID, again.ID, err)
@@ -69,7 +63,45 @@ func TestABKilledResumes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(killed+".interrupted", results.SentFile)); err != nil {
 		t.Errorf("the killed run's records were not kept: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, results.CompareMD)); err != nil {
-		t.Errorf("no comparison: %v", err)
+
+	noise, err := compare.ReadNoise(filepath.Join(dir, experiment.NoiseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p50, ok := noise.Metrics["block_latency_p50_ms"]
+	if !ok || p50.Pairs != 3 || p50.RelPairs != 3 || !(p50.Mean > 0) || p50.FloorPct <= 0 {
+		t.Errorf("block latency p50 noise %+v", p50)
+	}
+	if fa := noise.FalseAlarms; fa == nil || fa.Pairs != 3 || fa.Judged == 0 {
+		t.Errorf("false alarms %+v", noise.FalseAlarms)
+	} else {
+		t.Logf("false alarms: within-run %d of %d pairs, against the noise %d", fa.Before, fa.Pairs, fa.After)
+	}
+	if len(noise.Position) == 0 || noise.Position[0].Pairs != 3 {
+		t.Errorf("position effect %+v", noise.Position)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.CompareMD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(md), "# A/A calibration: cand vs base\n\n## A/A calibration: the between-run noise of this setup (3 pairs)") {
+		t.Errorf("compare.md does not open with the A/A calibration:\n%.1500s", md)
+	}
+	cmpOut := filepath.Join(t.TempDir(), "cmp")
+	code, stdout, stderr = run(t, "compare", "--noise", filepath.Join(dir, experiment.NoiseFile), "--out", cmpOut, rec.Rounds[0][0], rec.Rounds[2][1])
+	if code != exitcode.OK && code != exitcode.Regression {
+		t.Fatalf("compare --noise: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var c compare.Result
+	if err := results.ReadJSON(filepath.Join(cmpOut, results.CompareJSON), &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Metrics {
+		if r.ID == "block_latency_p50_ms" && !strings.Contains(r.Candidates[0].Test, "A/A noise") {
+			t.Errorf("block latency p50 judged by %q (%s), not the A/A noise", r.Candidates[0].Test, r.Candidates[0].Verdict)
+		}
+		if r.Candidates[0].Verdict == compare.NoiseUnknown && noise.Metrics[r.ID].Pairs >= 2 {
+			t.Errorf("%s is noise unknown though noise.json has it", r.ID)
+		}
 	}
 }
