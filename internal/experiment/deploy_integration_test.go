@@ -120,6 +120,15 @@ func TestDeployHosts(t *testing.T) {
 	}
 	opts := experiment.LoadOptions{Workload: rm.Load, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test"}
 	tl.Apply(&opts)
+	// The loads' start lead: the default 15 s, or a quarter of the
+	// deploy's time on a slower machine. How long ansible-playbook takes
+	// to reach the hosts depends on the machine (on one overloaded
+	// machine deploy took 8 m 47 s and load.yml reached the hosts 55 s
+	// after it began: both started late and failed, as they should).
+	lh := *opts.LoadHosts
+	lh.StartLead = max(experiment.DefaultStartLead, deployTime/4)
+	opts.LoadHosts = &lh
+	t.Logf("deploy took %s: start lead %s", deployTime.Round(100*time.Millisecond), lh.StartLead.Round(100*time.Millisecond))
 	res, err := experiment.Load(context.Background(), opts)
 	if err != nil {
 		t.Log(out.String())
@@ -274,12 +283,11 @@ func checkFirewall(t *testing.T, n *nshoststest.Net, open bool) {
 // takes to start `cometlab load` on the hosts depends on the machine (a
 // fixed 3 s after the start time was too short on a slow one: the
 // interrupt came before the load had started there, so there was no log
-// to fetch), so the test waits for the load itself, up to 2 minutes. It
-// returns the run's id.
+// to fetch), so the test waits for the load itself, up to 2 minutes past
+// the start lead opts gives. It returns the run's id.
 func interruptLoad(t *testing.T, opts experiment.LoadOptions, host nshoststest.Host) string {
 	t.Helper()
 	lh := *opts.LoadHosts
-	lh.StartLead = 10 * time.Second // ample for ansible-playbook to reach the hosts
 	id := uuid.NewString()
 	opts.LoadHosts, opts.Dir, opts.RunID = &lh, filepath.Join(t.TempDir(), "interrupted"), id
 	opts.Workload.Rate, opts.Workload.Duration = 20, time.Minute
@@ -291,7 +299,7 @@ func interruptLoad(t *testing.T, opts experiment.LoadOptions, host nshoststest.H
 		done <- res
 	}()
 	sentLog := filepath.Join(host.Workdir, "load", id, results.SentFile)
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(lh.StartLead + 2*time.Minute)
 	for !hasRow(sentLog) {
 		select {
 		case res := <-done:
