@@ -184,7 +184,10 @@ func TestResourcesFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := NewResources([]Proc{{Name: "validator01", PID: func() int { return proc.pid }, DataDir: data}},
-		ResourceConfig{Interval: time.Second, ProcDir: dir}, w, nil)
+		// The data directory walked at every sample: the adaptive default
+		// waits 10,000 × the last walk's duration, which on a busy machine
+		// is more than the fake clock's second (dataWalkEvery's own test).
+		ResourceConfig{Interval: time.Second, DataInterval: time.Second, ProcDir: dir}, w, nil)
 	t0 := time.Unix(1000, 0)
 	page := int64(os.Getpagesize())
 

@@ -17,6 +17,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/nshoststest"
+	"github.com/google/uuid"
 )
 
 // awsZones are the zones of hostsManifest's validators on hosts.
@@ -119,6 +120,15 @@ func TestDeployHosts(t *testing.T) {
 	}
 	opts := experiment.LoadOptions{Workload: rm.Load, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test"}
 	tl.Apply(&opts)
+	// The loads' start lead: the default 15 s, or a quarter of the
+	// deploy's time on a slower machine. How long ansible-playbook takes
+	// to reach the hosts depends on the machine (on one overloaded
+	// machine deploy took 8 m 47 s and load.yml reached the hosts 55 s
+	// after it began: both started late and failed, as they should).
+	lh := *opts.LoadHosts
+	lh.StartLead = max(experiment.DefaultStartLead, deployTime/4)
+	opts.LoadHosts = &lh
+	t.Logf("deploy took %s: start lead %s", deployTime.Round(100*time.Millisecond), lh.StartLead.Round(100*time.Millisecond))
 	res, err := experiment.Load(context.Background(), opts)
 	if err != nil {
 		t.Log(out.String())
@@ -144,7 +154,7 @@ func TestDeployHosts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(res.Dir, "metrics.csv")); err != nil {
 		t.Errorf("no metrics scraped over the bridge: %v", err)
 	}
-	interruptedID := interruptLoad(t, opts)
+	interruptedID := interruptLoad(t, opts, n.Hosts[4])
 	downStart := time.Now()
 	if err := experiment.DownHosts(context.Background(), dir, &out); err != nil {
 		t.Log(out.String())
@@ -197,14 +207,15 @@ func TestDeployHosts(t *testing.T) {
 
 // checkLoadHosts checks a run's load from n's 5th and 4th hosts: their
 // shares in run.json (one connection each, numbered apart, every
-// transaction sent), their own send logs kept, and the clocks, all read
+// transaction accounted for), their own send logs kept, and the clocks, all read
 // from one kernel's clock, within their bounds of zero.
 func checkLoadHosts(t *testing.T, res experiment.Result, n *nshoststest.Net) {
 	t.Helper()
 	lh := res.Run.LoadHosts
 	for i, h := range []nshoststest.Host{n.Hosts[4], n.Hosts[3]} {
-		if len(lh) != 2 || lh[i].Name != h.Name || lh[i].FirstConn != i || lh[i].Connections != 1 || lh[i].Sent != 1500 || lh[i].Error != "" {
-			t.Errorf("run.json load_hosts %+v, want %s: connection %d, 1500 sent", lh, h.Name, i)
+		if len(lh) != 2 || lh[i].Name != h.Name || lh[i].FirstConn != i || lh[i].Connections != 1 || lh[i].Sent+lh[i].Unsent != 1500 ||
+			lh[i].Sent == 0 || lh[i].Error != "" {
+			t.Errorf("run.json load_hosts %+v, want %s: connection %d, 1500 sent or unsent", lh, h.Name, i)
 		}
 		if _, err := os.Stat(filepath.Join(res.Dir, experiment.HostsDir, h.Name, "sent.csv")); err != nil {
 			t.Errorf("load host %s's own send log: %v", h.Name, err)
@@ -264,24 +275,52 @@ func checkFirewall(t *testing.T, n *nshoststest.Net, open bool) {
 }
 
 // interruptLoad starts a 60-s load from the load hosts and interrupts it
-// 3 s after it started: the run is partial, and the hosts' loads go on,
-// for down.yml to stop (the caller checks that no process is left). It
-// returns the run's id.
-func interruptLoad(t *testing.T, opts experiment.LoadOptions) string {
+// once host's own load is sending (its send log, in its workdir on the
+// shared file system, holds a row): the run is partial, and the hosts'
+// loads go on, for down.yml to stop (the caller checks that no process is
+// left and that host's send log came back). How long ansible-playbook
+// takes to start `cometlab load` on the hosts depends on the machine (a
+// fixed 3 s after the start time was too short on a slow one: the
+// interrupt came before the load had started there, so there was no log
+// to fetch), so the test waits for the load itself, up to 2 minutes past
+// the start lead opts gives. It returns the run's id.
+func interruptLoad(t *testing.T, opts experiment.LoadOptions, host nshoststest.Host) string {
 	t.Helper()
 	lh := *opts.LoadHosts
-	lh.StartLead = 5 * time.Second
-	opts.LoadHosts, opts.Dir = &lh, filepath.Join(t.TempDir(), "interrupted")
+	id := uuid.NewString()
+	opts.LoadHosts, opts.Dir, opts.RunID = &lh, filepath.Join(t.TempDir(), "interrupted"), id
 	opts.Workload.Rate, opts.Workload.Duration = 20, time.Minute
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	done := make(chan experiment.Result, 1)
 	go func() {
-		time.Sleep(lh.StartLead + 3*time.Second)
-		cancel()
+		res, _ := experiment.Load(ctx, opts)
+		done <- res
 	}()
-	res, _ := experiment.Load(ctx, opts)
+	sentLog := filepath.Join(host.Workdir, "load", id, results.SentFile)
+	deadline := time.Now().Add(lh.StartLead + 2*time.Minute)
+	for !hasRow(sentLog) {
+		select {
+		case res := <-done:
+			t.Fatalf("the load from the hosts ended before %s sent anything: status %q, errors %v", host.Name, res.Run.Status, res.Run.Errors)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("host %s's load sent nothing within 2 minutes (%s)", host.Name, sentLog)
+		}
+	}
+	cancel()
+	res := <-done
 	if res.Run.Status != results.StatusPartial {
 		t.Errorf("interrupted load from the hosts: status %q, want partial (errors %v)", res.Run.Status, res.Run.Errors)
 	}
 	return res.Run.ID
+}
+
+// hasRow reports whether the CSV file at path holds a row below its header.
+func hasRow(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Count(b, []byte("\n")) >= 2
 }

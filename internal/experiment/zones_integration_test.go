@@ -3,7 +3,6 @@ package experiment_test
 import (
 	"bytes"
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,8 +107,13 @@ func TestZones(t *testing.T) {
 	}
 	for _, p := range pairs {
 		t.Logf("%s ↔ %s: matrix %.0f ms, measured min %.1f ms, median %.1f ms over %d connections", p.From, p.To, p.MatrixMs, p.MinMs, p.MedianMs, p.N)
-		if math.Abs(p.MinMs-p.MatrixMs) > 0.1*p.MatrixMs {
-			t.Errorf("%s ↔ %s: measured round trip %.1f ms, matrix %.0f ms: more than 10 %% apart", p.From, p.To, p.MinMs, p.MatrixMs)
+		// What the relays guarantee: never less than the matrix's round
+		// trip (1 ms for the clock's and the relay's resolution), and the
+		// best of a pair's connections below twice it (a delay counted
+		// twice would give more). How far above it lands depends on how
+		// busy the machine is.
+		if p.MinMs < p.MatrixMs-1 || p.MinMs >= 2*p.MatrixMs {
+			t.Errorf("%s ↔ %s: measured round trip %.1f ms, matrix %.0f ms: want at least the matrix's, below twice it", p.From, p.To, p.MinMs, p.MatrixMs)
 		}
 	}
 

@@ -289,8 +289,11 @@ func handshaker(t *testing.T) string {
 }
 
 // TestRoundTrips: the relay times a connection's opening exchange, and
-// with 30 ms a → b and 50 ms b → a it measures the 80 ms round trip
-// (within 10 %).
+// with 30 ms a → b and 50 ms b → a it measures the 80 ms round trip: never
+// less (the delays are added), and the best of three below 160 ms (one
+// delay counted twice would give more). How far above 80 ms a round trip
+// lands depends on how busy the machine is, so only the bounds the relay
+// guarantees are checked.
 func TestRoundTrips(t *testing.T) {
 	l := New(nil)
 	defer l.Close()
@@ -323,11 +326,17 @@ func TestRoundTrips(t *testing.T) {
 	if len(rtts) != 3 {
 		t.Fatalf("%d round trips measured, want 3", len(rtts))
 	}
+	best := time.Hour
 	for _, rt := range rtts {
-		if rt.From != "a" || rt.To != "b" || rt.RTT < 80*time.Millisecond || rt.RTT > 88*time.Millisecond {
-			t.Errorf("round trip %+v, want a → b 80 ms within 10 %%", rt)
+		if rt.From != "a" || rt.To != "b" || rt.RTT < 80*time.Millisecond {
+			t.Errorf("round trip %+v, want a → b, at least 80 ms", rt)
 		}
+		best = min(best, rt.RTT)
 	}
+	if best >= 160*time.Millisecond {
+		t.Errorf("round trips %+v: the best is not below 160 ms (a delay counted twice?)", rtts)
+	}
+	t.Logf("round trips %+v", rtts)
 }
 
 // TestJittered: the delays drawn have the delay as mean and jitter ×

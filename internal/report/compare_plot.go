@@ -74,9 +74,7 @@ func newComparePlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 func encodePlot(p *plot.Plot, width, height int) ([]byte, error) {
-	if width <= 0 || height <= 0 {
-		width, height = DefaultPlotWidth, DefaultPlotHeight
-	}
+	width, height = plotSize(width, height)
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(width)*vg.Inch/plotDPI, vg.Length(height)*vg.Inch/plotDPI), vgimg.UseDPI(plotDPI))
 	p.Draw(draw.New(c))
 	var b bytes.Buffer

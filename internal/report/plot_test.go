@@ -218,3 +218,26 @@ func TestExperimentShapeRows(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotSize: a given size is kept; otherwise COMETLAB_PLOT_SIZE's when
+// valid, else the default.
+func TestPlotSize(t *testing.T) {
+	for _, c := range []struct {
+		env          string
+		w, h         int
+		wantW, wantH int
+	}{
+		{"", 0, 0, DefaultPlotWidth, DefaultPlotHeight},
+		{"", 300, 200, 300, 200},
+		{"200x100", 0, 0, 200, 100},
+		{"200x100", 300, 200, 300, 200},
+		{"200", 0, 0, DefaultPlotWidth, DefaultPlotHeight},
+		{"0x100", 0, 0, DefaultPlotWidth, DefaultPlotHeight},
+		{"ax100", 0, 0, DefaultPlotWidth, DefaultPlotHeight},
+	} {
+		t.Setenv(PlotSizeEnv, c.env)
+		if w, h := plotSize(c.w, c.h); w != c.wantW || h != c.wantH {
+			t.Errorf("%s=%q: plotSize(%d, %d) = %d × %d, want %d × %d", PlotSizeEnv, c.env, c.w, c.h, w, h, c.wantW, c.wantH)
+		}
+	}
+}

@@ -194,9 +194,7 @@ func (c *chart) yrange(lo, hi float64) {
 // right of the data area. The x range must be set; the y range is
 // [0 or the lowest value, the highest value + 8 %] unless set by yrange.
 func (c *chart) render(width, height int) ([]byte, error) {
-	if width <= 0 || height <= 0 {
-		width, height = DefaultPlotWidth, DefaultPlotHeight
-	}
+	width, height = plotSize(width, height)
 	p := c.p
 	for _, e := range addMarks(p, c.marks) {
 		c.add(e.name, e.thumb)

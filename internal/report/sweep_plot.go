@@ -44,9 +44,7 @@ var curveColors = []color.NRGBA{
 // p99, points joined in order of the offered rate. width × height pixels
 // (0 means the default size).
 func LatencyThroughputPNG(w io.Writer, title string, series []CurveSeries, width, height int) error {
-	if width <= 0 || height <= 0 {
-		width, height = DefaultPlotWidth, DefaultPlotHeight
-	}
+	width, height = plotSize(width, height)
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.Padding = vg.Points(8)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // LockForTest serialises tests that start node processes across test
@@ -15,10 +16,21 @@ import (
 // measurements take with flock(1), so that tests and benchmarks wait for
 // each other) and releases it when the test ends; tests that start nodes
 // call it first.
+//
+// It also sets COMETLAB_PLOT_SIZE (report.PlotSizeEnv) to 200x100 for the
+// test, unless set already: the reports of its runs draw every plot, small
+// (under -race a run's full-size plots take about 20 s; the tests check
+// that the plots are drawn, not their pixels).
 func LockForTest(tb testing.TB) {
 	tb.Helper()
 	LockFile(tb, "cometlab-nodes.lock")
+	if os.Getenv(plotSizeEnv) == "" {
+		tb.Setenv(plotSizeEnv, "200x100")
+	}
 }
+
+// plotSizeEnv is report.PlotSizeEnv (this package may not import report).
+const plotSizeEnv = "COMETLAB_PLOT_SIZE"
 
 // LockFile takes an exclusive flock on the file name in the temp
 // directory until the test ends: LockForTest's lock, or another for
@@ -31,9 +43,15 @@ func LockFile(tb testing.TB, name string) {
 	if err != nil {
 		tb.Fatalf("test lock: %v", err)
 	}
+	start := time.Now()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
 		tb.Fatalf("test lock: %v", err)
+	}
+	// The wait is part of the test's elapsed time in `go test -json`: say
+	// how much of it was waiting for other tests.
+	if wait := time.Since(start); wait > time.Second {
+		tb.Logf("waited %s for %s", wait.Round(100*time.Millisecond), path)
 	}
 	tb.Cleanup(func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

@@ -35,11 +35,16 @@ func shaped(t *testing.T, c int, rate float64, d time.Duration, o manifest.Overr
 }
 
 // TestRunRampKnee ramps the default testnet from 400 to 3,600 tx/s over
-// 40 s, well across its saturation point (about 1,450 tx/s on this machine,
-// 1,000–2,000 on a busy one: a ramp that ends at 2,400 does not always stay
-// above it long enough), and checks that the run reports a knee in a
-// plausible band (wide: the machine is shared) and accounts for every
-// transaction.
+// 30 s (2 connections × 200→1,800), across its saturation point on a small
+// machine (about 1,450 tx/s on a quiet 2-core one, 1,000–2,000 on a busy
+// one), and checks what the product guarantees whatever the machine's
+// speed: every scheduled send is accounted for (sent, or unsent when the
+// generator fell behind; late ones counted), every one sent is committed,
+// rejected or missing, and the knee is either reported, below the rate
+// offered, with the note that says where, or its absence explained. Where
+// the knee lies, and whether the generator keeps up, depend on the machine
+// (under -race on 2 cores it falls behind): bench/saturate.sh measures
+// that on a quiet machine.
 func TestRunRampKnee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
@@ -47,31 +52,45 @@ func TestRunRampKnee(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	kind, to := shape.Ramp, 1800.0
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 2, 200, 40*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{
+		Manifest: shaped(t, 2, 200, 30*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}),
+		Dir:      dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"},
+	})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
 	}
+	const expected = 2 * (200 + 1800) / 2 * 30
 	m := res.Summary.Metrics
-	t.Logf("knee_tps %v, committed_tps %v, throughput ratio %v, notes %q", m["knee_tps"], m["committed_tps"], m["throughput_ratio"], res.Summary.Notes)
-	if got, want := m["expected_txs"], float64(2*(200+1800)/2*40); got != want {
-		t.Errorf("expected_txs = %v, want %v", got, want)
+	t.Logf("knee_tps %v, committed_tps %v, throughput ratio %v, sent %v, unsent %v, late %v; notes %q", m["knee_tps"], m["committed_tps"],
+		m["throughput_ratio"], m["sent_txs"], m["unsent_txs"], m["late_sends"], res.Summary.Notes)
+	if res.Run.Status != results.StatusComplete {
+		t.Errorf("status %s, errors %v", res.Run.Status, res.Run.Errors)
 	}
-	if m["sent_txs"] != m["expected_txs"] {
-		t.Errorf("sent %v of %v", m["sent_txs"], m["expected_txs"])
+	if got := m["expected_txs"]; got != expected {
+		t.Errorf("expected_txs = %v, want %v", got, expected)
+	}
+	if res.Run.Load.Shape != shape.Ramp || res.Run.Load.Expected != expected {
+		t.Errorf("run.json load: %+v", res.Run.Load)
+	}
+	if sent, unsent := m["sent_txs"], m["unsent_txs"]; sent+unsent != expected || sent == 0 {
+		t.Errorf("sent %v + unsent %v of %v: want every send accounted for", sent, unsent, expected)
+	}
+	if _, ok := m["late_sends"]; !ok {
+		t.Error("late sends not counted")
 	}
 	if sum := m["committed_txs"] + m["rejected_txs"] + m["missing_txs"]; sum != m["sent_txs"] {
 		t.Errorf("committed + rejected + missing = %v, sent %v", sum, m["sent_txs"])
 	}
-	knee, ok := m["knee_tps"]
-	if !ok {
-		t.Fatalf("no knee reported; notes %q", res.Summary.Notes)
-	}
-	if knee < 500 || knee > 2500 {
-		t.Errorf("knee_tps = %v, want within 500…2,500 tx/s", knee)
-	}
-	if res.Run.Load.Shape != shape.Ramp || res.Run.Load.Expected != 80000 {
-		t.Errorf("run.json load: %+v", res.Run.Load)
+	notes := strings.Join(res.Summary.Notes, "\n")
+	if knee, ok := m["knee_tps"]; ok {
+		// The knee is a committed rate at least 10 % below the offered
+		// one, which peaks at 3,600 tx/s.
+		if !(knee > 0 && knee < 0.9*3600) || !strings.Contains(notes, "knee: from ") {
+			t.Errorf("knee_tps = %v: want within 0…3,240 tx/s, with its note; notes %q", knee, notes)
+		}
+	} else if !strings.Contains(notes, "knee_tps not found") {
+		t.Errorf("no knee reported and no note why; notes %q", notes)
 	}
 }
 

@@ -135,8 +135,11 @@ func TestPortInUse(t *testing.T) {
 }
 
 // TestNodeRunning: a live process whose command line names the home is
-// the node; one that does not, or has ended, is not.
+// the node; one that does not, or has ended, is not. It starts sleep(1).
 func TestNodeRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Skipf("no sleep(1): %v", err)

@@ -17,7 +17,7 @@ import (
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
-// TestLiveReadBack loads a real 4-validator testnet for a minute while
+// TestLiveReadBack loads a real 4-validator testnet for 30 s while
 // reading its blocks from another node as they are committed, then reads
 // the same chain again after the fact (`cometlab readback`): txs.csv,
 // blocks.csv and the summary must be the same, and only the last blocks
@@ -28,7 +28,7 @@ func TestLiveReadBack(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	r := resolved(t, 300, time.Minute)
+	r := resolved(t, 300, 30*time.Second)
 	tnDir := filepath.Join(dir, "testnet")
 	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: r, Dir: tnDir, Fetcher: fetcher(t), Out: os.Stderr})
 	if err != nil {
@@ -50,11 +50,9 @@ func TestLiveReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Run.Status != results.StatusComplete || res.Summary.Metrics["committed_txs"] != 18000 {
-		t.Fatalf("status %s, committed %v of 18000", res.Run.Status, res.Summary.Metrics["committed_txs"])
-	}
+	checkAccounted(t, res, 9000)
 	// Live lines every 5 s, one a line off a terminal.
-	if n := strings.Count(out.String(), "\nlive "); n < 10 {
+	if n := strings.Count(out.String(), "\nlive "); n < 5 {
 		t.Errorf("%d live lines, want one every 5 s", n)
 	}
 	if !regexp.MustCompile(`live +\d+s  sent \d+  committed [1-9]\d*  \d+ tx/s  latency p50 \d+ ms p99 \d+ ms  mempools \d+  late \d+`).MatchString(out.String()) {
@@ -67,7 +65,7 @@ func TestLiveReadBack(t *testing.T) {
 	}
 	live, _ := strconv.Atoi(m[1])
 	total := res.Run.LastHeight - res.Run.FirstHeight + 1
-	if left := total - int64(live); live < 40 || left > 10 {
+	if left := total - int64(live); int64(live) < total/2 || left > 10 {
 		t.Errorf("%d of %d heights read live, %d left after the load", live, total, left)
 	}
 

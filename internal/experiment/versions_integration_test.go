@@ -41,10 +41,8 @@ import (
 // for the reason given, and that a release that cannot be built is refused
 // with the reason and the nearest one that can. COMETLAB_MIXED=all also
 // runs every pair of lines.
-//
-// It runs in CI (CI=true) even with -short; locally -short skips it.
 func TestVersionMatrix(t *testing.T) {
-	if testing.Short() && os.Getenv("CI") == "" {
+	if testing.Short() {
 		t.Skip("builds (once) and runs a testnet of every release line")
 	}
 	f := fetcher(t)
