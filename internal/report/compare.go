@@ -78,22 +78,6 @@ func compareTitle(c compare.Result) string {
 	return fmt.Sprintf("%s vs %s", strings.Join(labels, ", "), c.Baseline.Label)
 }
 
-// falseAlarmText counts what an A/A comparison flagged: "no metric
-// changed" or "N metrics changed (false alarms)".
-func falseAlarmText(c compare.Result) string {
-	n := 0
-	for _, s := range c.Candidates {
-		n += s.Better + s.Worse
-	}
-	switch n {
-	case 0:
-		return "no metric changed"
-	case 1:
-		return "1 metric changed (a false alarm)"
-	}
-	return fmt.Sprintf("%d metrics changed (false alarms)", n)
-}
-
 // VerdictText is how reports write a verdict.
 func VerdictText(v compare.Verdict) string {
 	switch v {

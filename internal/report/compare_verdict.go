@@ -71,3 +71,19 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// falseAlarmText counts what an A/A comparison flagged: "no metric
+// changed" or "N metrics changed (false alarms)".
+func falseAlarmText(c compare.Result) string {
+	n := 0
+	for _, s := range c.Candidates {
+		n += s.Better + s.Worse
+	}
+	switch n {
+	case 0:
+		return "no metric changed"
+	case 1:
+		return "1 metric changed (a false alarm)"
+	}
+	return fmt.Sprintf("%d metrics changed (false alarms)", n)
+}
