@@ -191,8 +191,10 @@ func TestSaturateKilledResumes(t *testing.T) {
 	if err != nil || rec.Status != results.StatusComplete || rec.Outcome == nil {
 		t.Fatalf("after resume: %v, status %s, outcome %v", err, rec.Status, rec.Outcome)
 	}
-	if len(rec.Steps) != 3 {
-		t.Fatalf("%d steps after resume, want the budget of 3", len(rec.Steps))
+	// A step the host disturbed (other packages' tests share the machine
+	// in CI) is measured again outside the budget.
+	if n := len(rec.Observations()); n != 3 {
+		t.Fatalf("%d steps after resume (%d measured again), want the budget of 3", n, len(rec.Steps)-n)
 	}
 	for _, s := range rec.Steps {
 		if !results.Finished(s.Status) || s.Verdict == nil {

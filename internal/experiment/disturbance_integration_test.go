@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,9 @@ import (
 
 // TestRunKnowsItsHost: a CPU hog (a busy shell loop, its own process)
 // started half-way through a run's load is seen in host.csv by its share
-// of the host's CPU (measured from the hog's own CPU time, within 5
-// points), and the run is marked disturbed in its summary and report.
+// of the host's CPU (measured from the hog's own CPU time, within 5 points
+// on a quiet host, more when the background before it moved), and the run
+// is marked disturbed in its summary and report.
 func TestRunKnowsItsHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
@@ -100,10 +102,18 @@ func TestRunKnowsItsHost(t *testing.T) {
 	}
 	want := 100 * h.cpu.Seconds() / h.to.Sub(h.from).Seconds() / cores
 	got := mean(during) - mean(before)
-	t.Logf("other work: %.1f %% of %v cores before the hog, %.1f %% during it; the hog's own CPU: %.1f %% (%s over %s)",
-		mean(before), cores, mean(during), want, h.cpu.Round(time.Millisecond), h.to.Sub(h.from).Round(time.Millisecond))
-	if got < want-5 || got > want+5 {
-		t.Errorf("the hog's share measured as %.1f %%, its own CPU says %.1f %%: want within 5 points", got, want)
+	// The background (other tests share the machine in CI) moves from
+	// second to second: the bound widens by twice its spread before the hog.
+	sd := 0.0
+	for _, x := range before {
+		sd += (x - mean(before)) * (x - mean(before))
+	}
+	sd = math.Sqrt(sd / float64(len(before)-1))
+	tol := 5 + 2*sd
+	t.Logf("other work: %.1f %% (sd %.1f) of %v cores before the hog, %.1f %% during it; the hog's own CPU: %.1f %% (%s over %s)",
+		mean(before), sd, cores, mean(during), want, h.cpu.Round(time.Millisecond), h.to.Sub(h.from).Round(time.Millisecond))
+	if got < want-tol || got > want+tol {
+		t.Errorf("the hog's share measured as %.1f %%, its own CPU says %.1f %%: want within %.1f points", got, want, tol)
 	}
 	pct, disturbed, known := analysis.Disturbance(res.Summary)
 	if !known || !disturbed {

@@ -35,7 +35,9 @@ func TestSaturateTinyBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Steps) != 3 || rec.Outcome == nil || rec.Status != results.StatusComplete {
+	// A step the host disturbed (other packages' tests share the machine
+	// in CI) is measured again outside the budget.
+	if len(rec.Observations()) != 3 || rec.Outcome == nil || rec.Status != results.StatusComplete {
 		t.Fatalf("%d steps, outcome %v, status %s", len(rec.Steps), rec.Outcome, rec.Status)
 	}
 	if rec.Steps[0].Rate != 100 || rec.Steps[0].Phase != saturation.PhaseGrow || rec.Steps[0].Reason == "" {
@@ -50,7 +52,7 @@ func TestSaturateTinyBudget(t *testing.T) {
 		}
 	}
 	onDisk, err := saturation.ReadSearch(dir)
-	if err != nil || len(onDisk.Steps) != 3 || onDisk.Outcome == nil {
+	if err != nil || len(onDisk.Observations()) != 3 || onDisk.Outcome == nil {
 		t.Errorf("saturate.json: %v, %+v", err, onDisk)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, results.SaturateReportFile))
