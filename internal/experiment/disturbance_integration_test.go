@@ -2,7 +2,6 @@ package experiment_test
 
 import (
 	"context"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // TestRunKnowsItsHost: a CPU hog (a busy shell loop, its own process)
@@ -93,22 +93,12 @@ func TestRunKnowsItsHost(t *testing.T) {
 	if len(before) < 5 || len(during) < 5 {
 		t.Fatalf("%d samples before the hog, %d during it: too few", len(before), len(during))
 	}
-	mean := func(v []float64) float64 {
-		s := 0.0
-		for _, x := range v {
-			s += x
-		}
-		return s / float64(len(v))
-	}
+	mean := stats.Mean
 	want := 100 * h.cpu.Seconds() / h.to.Sub(h.from).Seconds() / cores
 	got := mean(during) - mean(before)
 	// The background (other tests share the machine in CI) moves from
 	// second to second: the bound widens by twice its spread before the hog.
-	sd := 0.0
-	for _, x := range before {
-		sd += (x - mean(before)) * (x - mean(before))
-	}
-	sd = math.Sqrt(sd / float64(len(before)-1))
+	sd := stats.StdDev(before)
 	tol := 5 + 2*sd
 	t.Logf("other work: %.1f %% (sd %.1f) of %v cores before the hog, %.1f %% during it; the hog's own CPU: %.1f %% (%s over %s)",
 		mean(before), sd, cores, mean(during), want, h.cpu.Round(time.Millisecond), h.to.Sub(h.from).Round(time.Millisecond))
