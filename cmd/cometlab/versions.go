@@ -36,11 +36,14 @@ with their status on this machine:
 
 "matrix" marks each line's proven release, the one the version-matrix test
 runs in CI. --build builds releases now (once: they are cached), so that a
-long run does not start with a build.`,
+long run does not start with a build; --build matrix builds the default
+release and every "matrix" release (CI does, while its first tests run).`,
 		Example: `  cometlab versions
-  cometlab versions --build v0.34.33,v1.0.1`,
+  cometlab versions --build v0.34.33,v1.0.1
+  cometlab versions --build matrix`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			build = expandBuild(build)
 			for _, v := range build {
 				if _, err := cometbft.LineOf(v); err != nil {
 					return exitcode.With(fmt.Errorf("--build: %w", err), exitcode.Usage)
@@ -64,8 +67,33 @@ long run does not start with a build.`,
 		},
 	}
 	cmd.Flags().BoolVar(&pre, "pre", false, "list pre-releases (alpha, rc) too")
-	cmd.Flags().StringSliceVar(&build, "build", nil, "build these releases first (comma-separated), e.g. v0.34.33,v1.0.1")
+	cmd.Flags().StringSliceVar(&build, "build", nil, "build these releases first (comma-separated), e.g. v0.34.33,v1.0.1; \"matrix\": the default release and every line's proven one")
 	return cmd
+}
+
+// expandBuild replaces "matrix" in build with the default release and
+// every line's proven release, each once, in that order.
+func expandBuild(build []string) []string {
+	var out []string
+	for _, v := range build {
+		if v != "matrix" {
+			out = append(out, v)
+			continue
+		}
+		out = append(out, cometbft.DefaultVersion)
+		for _, l := range cometbft.Lines() {
+			out = append(out, l.Proven)
+		}
+	}
+	seen := map[string]bool{}
+	uniq := out[:0]
+	for _, v := range out {
+		if !seen[v] {
+			seen[v] = true
+			uniq = append(uniq, v)
+		}
+	}
+	return uniq
 }
 
 // printReleases writes the release table, then why each release that

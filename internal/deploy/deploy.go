@@ -93,12 +93,22 @@ type Plan struct {
 // Inventory returns the inventory of p as JSON: group cometlab_hosts,
 // one host per [Host] with its ssh settings and cometlab_* variables.
 func Inventory(p Plan, dir string) ([]byte, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
 	hosts, loadHosts := map[string]any{}, map[string]any{}
 	for _, h := range p.Hosts {
 		nodes := make([]map[string]any, 0, len(h.Nodes))
+		binaries := []map[string]any{}
+		seen := map[string]bool{}
 		ports := []string{}
 		for _, n := range h.Nodes {
 			nodes = append(nodes, map[string]any{"name": n.Name, "binary_src": n.BinarySrc, "binary": n.Binary, "rpc_port": n.RPCPort})
+			if !seen[n.Binary] {
+				seen[n.Binary] = true
+				binaries = append(binaries, map[string]any{"src": n.BinarySrc, "name": n.Binary})
+			}
 			for _, p := range []int{n.P2PPort, n.RPCPort, n.MetricsPort} {
 				if p > 0 {
 					ports = append(ports, strconv.Itoa(p))
@@ -112,6 +122,7 @@ func Inventory(p Plan, dir string) ([]byte, error) {
 			"cometlab_address":  h.Address,
 			"cometlab_workdir":  h.Workdir,
 			"cometlab_nodes":    nodes,
+			"cometlab_binaries": binaries,
 			"cometlab_load":     h.Load,
 			"cometlab_firewall": h.Firewall,
 			"cometlab_ports":    ports,
@@ -119,17 +130,15 @@ func Inventory(p Plan, dir string) ([]byte, error) {
 		if h.Load {
 			loadHosts[h.Name] = map[string]any{}
 		}
+		if len(h.Nodes) > 0 {
+			v["cometlab_homes_archive"] = homesArchivePath(abs, h.Name)
+		}
 		if h.SSHKey != "" {
 			v["ansible_ssh_private_key_file"] = h.SSHKey
 		}
 		hosts[h.Name] = v
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
 	vars := map[string]any{
-		"cometlab_homes":         p.Homes,
 		"cometlab_collect":       filepath.Join(abs, CollectDir),
 		"cometlab_start_timeout": max(1, int(p.StartTimeout.Seconds())),
 		"cometlab_grace_s":       max(1, int(p.Grace.Seconds())),
@@ -159,6 +168,13 @@ func Write(p Plan, dir string) error {
 	}
 	if err := os.WriteFile(filepath.Join(dir, InventoryFile), inv, 0o644); err != nil {
 		return err
+	}
+	for _, h := range p.Hosts {
+		if len(h.Nodes) > 0 {
+			if err := packHomes(p.Homes, h.Nodes, homesArchivePath(dir, h.Name)); err != nil {
+				return fmt.Errorf("host %s: %w", h.Name, err)
+			}
+		}
 	}
 	for _, b := range []string{DeployBook, DownBook, LoadBook} {
 		data, err := books.ReadFile("playbooks/" + b)
@@ -199,8 +215,7 @@ func Playbook(ctx context.Context, dir, book, vars string, out io.Writer) error 
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_RETRY_FILES_ENABLED=0", "ANSIBLE_FORCE_COLOR=0",
-		"ANSIBLE_STDOUT_CALLBACK=default", "ANSIBLE_LOAD_CALLBACK_PLUGINS=0")
+	cmd.Env = ansibleEnv(os.Environ())
 	w := io.MultiWriter(logf, &buf)
 	if out != nil {
 		w = io.MultiWriter(logf, &buf, out)
@@ -215,6 +230,32 @@ func Playbook(ctx context.Context, dir, book, vars string, out io.Writer) error 
 		return fmt.Errorf("ansible-playbook %s: %w (see %s)", book, runErr, logPath)
 	}
 	return &PlaybookError{Book: book, Log: logPath, Failures: fails}
+}
+
+// ansibleDefaults are the settings cometlab gives ansible-playbook
+// unless the environment sets them: plain output; pipelining (one ssh
+// command per module run instead of four: the playbooks use no sudo
+// that needs a tty); up to 50 hosts at once (Ansible's default is 5);
+// ssh connections kept open between tasks, without compression (-C,
+// Ansible's default, costs the control host CPU on a fast network
+// for every binary copied).
+var ansibleDefaults = []string{
+	"ANSIBLE_NOCOLOR=1", "ANSIBLE_RETRY_FILES_ENABLED=0", "ANSIBLE_FORCE_COLOR=0",
+	"ANSIBLE_STDOUT_CALLBACK=default", "ANSIBLE_LOAD_CALLBACK_PLUGINS=0",
+	"ANSIBLE_PIPELINING=1", "ANSIBLE_FORKS=50",
+	"ANSIBLE_SSH_ARGS=-o ControlMaster=auto -o ControlPersist=60s",
+}
+
+// ansibleEnv is environ with each of ansibleDefaults it does not set.
+func ansibleEnv(environ []string) []string {
+	env := slices.Clone(environ)
+	for _, d := range ansibleDefaults {
+		k, _, _ := strings.Cut(d, "=")
+		if !slices.ContainsFunc(environ, func(e string) bool { return strings.HasPrefix(e, k+"=") }) {
+			env = append(env, d)
+		}
+	}
+	return env
 }
 
 // PlaybookError is a playbook that failed on some hosts: each with

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,55 @@ func TestPlaybookError(t *testing.T) {
 	want := "ansible-playbook load.yml failed (see /d/load.log):\nhost h2: unreachable: no route\nhost h10: non-zero return code"
 	if got := e.Error(); got != want {
 		t.Errorf("Error:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestAnsibleEnv: cometlab's defaults, each one the environment sets kept
+// as the environment has it.
+func TestAnsibleEnv(t *testing.T) {
+	env := ansibleEnv([]string{"PATH=/bin", "ANSIBLE_FORKS=200"})
+	for _, want := range []string{"PATH=/bin", "ANSIBLE_FORKS=200", "ANSIBLE_PIPELINING=1", "ANSIBLE_NOCOLOR=1"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("env lacks %q: %v", want, env)
+		}
+	}
+	if slices.Contains(env, "ANSIBLE_FORKS=50") {
+		t.Errorf("the environment's ANSIBLE_FORKS was overridden: %v", env)
+	}
+}
+
+// TestWritePacksHomes: each host with nodes gets one archive of its
+// nodes' homes (modes kept), named in the inventory; a host without
+// nodes none.
+func TestWritePacksHomes(t *testing.T) {
+	homes, dir := t.TempDir(), t.TempDir()
+	for _, n := range []string{"validator01", "validator02"} {
+		os.MkdirAll(filepath.Join(homes, n, "config"), 0o755)
+		os.WriteFile(filepath.Join(homes, n, "config", "priv_validator_key.json"), []byte(n), 0o600)
+	}
+	p := Plan{Homes: homes, Hosts: []Host{
+		{Name: "h1", Workdir: "/w", Nodes: []Node{{Name: "validator01", Binary: "cometbft-v1", BinarySrc: "/c"}, {Name: "validator02", Binary: "cometbft-v1", BinarySrc: "/c"}}},
+		{Name: "load1", Workdir: "/w", Load: true},
+	}}
+	if err := Write(p, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, HomesArchive("load1"))); err == nil {
+		t.Error("a host without nodes got a homes archive")
+	}
+	out := t.TempDir()
+	if err := untar(filepath.Join(dir, HomesArchive("h1")), out); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"validator01", "validator02"} {
+		path := filepath.Join(out, n, "config", "priv_validator_key.json")
+		fi, err := os.Stat(path)
+		if b, _ := os.ReadFile(path); err != nil || string(b) != n || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, %q, mode %v", path, err, b, fi)
+		}
+	}
+	inv, _ := os.ReadFile(filepath.Join(dir, InventoryFile))
+	if n := strings.Count(string(inv), `"name": "cometbft-v1"`); n != 1 {
+		t.Errorf("cometlab_binaries lists the release %d times for 2 nodes, want once", n)
 	}
 }

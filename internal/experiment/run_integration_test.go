@@ -22,6 +22,13 @@ import (
 func fetcher(t *testing.T) *cometbft.Fetcher {
 	t.Helper()
 	testnettest.LockForTest(t)
+	return buildFetcher(t)
+}
+
+// buildFetcher is a fetcher without the node lock, for building releases
+// (each behind its own build lock) while other packages' tests run nodes.
+func buildFetcher(t *testing.T) *cometbft.Fetcher {
+	t.Helper()
 	dir, err := cometbft.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)

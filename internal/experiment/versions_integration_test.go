@@ -45,7 +45,7 @@ func TestVersionMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (once) and runs a testnet of every release line")
 	}
-	f := fetcher(t)
+	f := buildFetcher(t) // the builds, outside the node lock
 	ctx := context.Background()
 	lines := cometbft.Lines()
 	bins := map[string]string{}
@@ -58,6 +58,7 @@ func TestVersionMatrix(t *testing.T) {
 		bins[l.Prefix] = bin
 		inits[l.Prefix] = readInit(t, bin)
 	}
+	testnettest.LockForTest(t)
 	t.Run("refused", func(t *testing.T) {
 		_, err := f.Binary(ctx, "v0.34.35")
 		if !errors.Is(err, cometbft.ErrNotBuildable) {

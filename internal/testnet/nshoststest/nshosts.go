@@ -136,7 +136,14 @@ func startSSHD(tb testing.TB, dir string, h Host, authorized []byte) string {
 	if err := os.WriteFile(filepath.Join(d, "authorized_keys"), authorized, 0o600); err != nil {
 		tb.Fatal(err)
 	}
+	// SetEnv SHLVL=1: bash, started by sshd for each command, reads
+	// ~/.bashrc only as a top-level shell (SHLVL < 2 once it adds its
+	// own level); the hosts share this machine's home, whose .bashrc may
+	// do slow things (pyenv init rehashes its shims under a lock: 1–60 s
+	// per ssh command with five at once), which would time the test's
+	// Ansible by this machine's shell setup.
 	cfg := fmt.Sprintf(`ListenAddress %s:22
+SetEnv SHLVL=1
 HostKey %s
 PidFile %s
 AuthorizedKeysFile %s

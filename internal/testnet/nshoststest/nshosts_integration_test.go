@@ -16,13 +16,18 @@ func TestSSH(t *testing.T) {
 	n := New(t, 2)
 	for _, h := range n.Hosts {
 		args := append(strings.Fields(n.SSHArgs), "-i", n.Key, "-o", "BatchMode=yes", n.User+"@"+h.Address,
-			"ip -o addr show lo; ip -o addr show eth0")
+			"ip -o addr show lo; ip -o addr show eth0; echo shlvl=$SHLVL")
 		out, err := exec.Command("ssh", args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("ssh %s: %v: %s", h.Name, err, out)
 		}
 		if !strings.Contains(string(out), "127.0.0.1") || !strings.Contains(string(out), h.Address) {
 			t.Errorf("%s: lo or eth0 not configured:\n%s", h.Name, out)
+		}
+		// The login shell ran as a nested one (sshd's SetEnv SHLVL=1), so
+		// it did not read this machine's ~/.bashrc.
+		if !strings.Contains(string(out), "shlvl=2") {
+			t.Errorf("%s: the command's shell is not nested (want shlvl=2):\n%s", h.Name, out)
 		}
 	}
 	Clean(t)
