@@ -53,3 +53,18 @@ func TestValidatorNames(t *testing.T) {
 		t.Errorf("bad genesis: got %v", err)
 	}
 }
+
+// TestAutopsyRoundTrip writes verdicts (evidence with commas and quotes)
+// and reads them back; Time is not in the file.
+func TestAutopsyRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	vs := []Verdict{{Height: 7, Round: 1, Proposer: "validator02", IntervalMs: 4210.5, Cause: "proposer_absent", Node: "validator03",
+		Evidence: `round 1, interval 4210 ms (median 1010); validator03 "kill" -2.0 s`}, {Height: 9, Cause: "unexplained"}}
+	if err := WriteAutopsy(dir, vs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadAutopsy(dir)
+	if err != nil || !reflect.DeepEqual(got, vs) {
+		t.Errorf("got %+v, %v; want %+v", got, err, vs)
+	}
+}
