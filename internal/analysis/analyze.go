@@ -32,6 +32,11 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 	if err := results.WriteJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
 		return s, in, fmt.Errorf("write summary: %w", err)
 	}
+	if s.Metrics["blocks"] > 0 {
+		if err := results.WriteAutopsy(dir, s.Autopsy); err != nil {
+			return s, in, fmt.Errorf("write %s: %w", results.AutopsyFile, err)
+		}
+	}
 	return s, in, nil
 }
 
@@ -43,7 +48,7 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 // in order: sent, replies, transactions.
 func ReadStream(dir string) (Input, error) {
 	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile,
-		results.HostFile, results.MempoolFile)
+		results.HostFile, results.MempoolFile, results.PrecommitFile)
 	if err != nil {
 		return in, err
 	}
@@ -144,7 +149,8 @@ func ReadInput(dir string) (Input, error) {
 // besides run.json.
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
-		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile, results.MempoolFile}
+		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile, results.MempoolFile,
+		results.PrecommitFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -170,6 +176,13 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		results.EventsFile:   func() (err error) { in.Events, err = results.ReadEvents(dir); return },
 		results.HostFile:     func() (err error) { in.Host, err = results.ReadHost(dir); return },
 		results.MempoolFile:  func() (err error) { in.Mempool, err = results.ReadMempool(dir); return },
+		results.PrecommitFile: func() (err error) {
+			if in.Precommits, err = results.ReadPrecommits(dir); err != nil {
+				return err
+			}
+			in.Names, err = results.ValidatorNames(dir, in.Run)
+			return err
+		},
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string

@@ -44,7 +44,7 @@ func keptSeries() []string {
 		"state_store_access_duration_seconds_sum", "state_store_access_duration_seconds_count",
 		"store_block_store_access_duration_seconds_sum", "store_block_store_access_duration_seconds_count",
 		"blocksync_syncing",
-		"process_resident_memory_bytes", "process_cpu_seconds_total",
+		"process_resident_memory_bytes", "process_cpu_seconds_total", "go_gc_duration_seconds_sum",
 	}
 }
 

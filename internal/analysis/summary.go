@@ -31,6 +31,11 @@ type Input struct {
 	// Mempool holds the rows of mempool.csv, each node's mempool right
 	// after each of its commits (nil for a run without one).
 	Mempool []results.MempoolSample
+	// Precommits holds the rows of precommits.csv (nil for a run without
+	// one); Names maps validator addresses to node names (see
+	// results.ValidatorNames).
+	Precommits []results.Precommit
+	Names      map[string]string
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;
@@ -93,6 +98,10 @@ type Summary struct {
 	// Notes are plain sentences about the data: missing files, skipped
 	// rows, figures left out and why.
 	Notes []string `json:"notes,omitempty"`
+
+	// Autopsy holds a verdict for each slow height, in height order
+	// (autopsy.csv; docs/autopsy.md).
+	Autopsy []Verdict `json:"autopsy,omitempty"`
 }
 
 // Metric returns the value of the metric id and whether it was computed.
@@ -133,6 +142,7 @@ func Summarize(in Input) Summary {
 	lastCommit := latency(agg, in.Run, b, missing[results.AdoptionFile])
 	throughput(in, b, acc.committed, start, lastCommit)
 	blocks(in, b, start, missing[results.BlocksFile])
+	autopsyFigures(in, b, missing[results.BlocksFile])
 	knee(in, agg, b, start, missing[results.BlocksFile])
 
 	if len(acc.reasons) > 0 {

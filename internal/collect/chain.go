@@ -30,6 +30,12 @@ type WalkConfig struct {
 	Progress func(height int64)
 	// OnTx, if set, is called with each txs row as it is written.
 	OnTx func(tx *results.Tx)
+	// Precommits, if set, gets one precommits.csv row per validator and
+	// height, from the next block's last commit; a commit with an absent
+	// vote costs one /validators request (at that height) to name it.
+	Precommits *results.Writer
+	// Names maps validator addresses (upper-case hex) to node names.
+	Names map[string]string
 }
 
 // WalkStats counts what a walk saw.
@@ -39,6 +45,7 @@ type WalkStats struct {
 	RunTxs     int64 // this run's (duplicates included)
 	Duplicates int64
 	OtherTxs   int64 // not loadtime-style payloads, or another run's
+	Unnamed    int64 // absent precommits whose validator /validators did not name
 	Elapsed    time.Duration
 }
 
@@ -158,6 +165,7 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 			cur := &batch[i]
 			if w.prev != nil {
 				w.st.add(emit(w.prev, cur.blk.Time, cur.blk.LastRound, w.seen, w.txs, w.blocks, w.cfg.OnTx))
+				w.st.Unnamed += writeVotes(w.cfg, w.prev.blk, cur.blk.LastCommit)
 				if w.cfg.Progress != nil {
 					w.cfg.Progress(w.prev.blk.Height)
 				}
@@ -170,7 +178,11 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 		w.prev = &last
 		w.next = hi + 1
 	}
-	return errors.Join(w.txs.Flush(), w.blocks.Flush())
+	errs := []error{w.txs.Flush(), w.blocks.Flush()}
+	if w.cfg.Precommits != nil {
+		errs = append(errs, w.cfg.Precommits.Flush())
+	}
+	return errors.Join(errs...)
 }
 
 func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
@@ -179,6 +191,9 @@ func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
 		return fetched{}, err
 	}
 	f := fetched{blk: blk}
+	if cfg.Precommits != nil {
+		nameAbsent(ctx, cfg.Client, &f.blk)
+	}
 	for i, tx := range blk.Txs {
 		if cfg.ByHash != nil {
 			if s, ok := cfg.ByHash[sha256.Sum256(tx)]; ok {
@@ -231,10 +246,15 @@ func (s *WalkStats) add(o WalkStats) {
 	s.RunTxs += o.RunTxs
 	s.Duplicates += o.Duplicates
 	s.OtherTxs += o.OtherTxs
+	s.Unnamed += o.Unnamed
 }
 
 // String summarises the walk for logs.
 func (s WalkStats) String() string {
-	return fmt.Sprintf("%d blocks, %d txs (%d of this run, %d duplicates, %d other) in %s",
-		s.Blocks, s.Txs, s.RunTxs, s.Duplicates, s.OtherTxs, s.Elapsed.Round(time.Millisecond))
+	u := ""
+	if s.Unnamed > 0 {
+		u = fmt.Sprintf(", %d absent precommits unnamed", s.Unnamed)
+	}
+	return fmt.Sprintf("%d blocks, %d txs (%d of this run, %d duplicates, %d other%s) in %s",
+		s.Blocks, s.Txs, s.RunTxs, s.Duplicates, s.OtherTxs, u, s.Elapsed.Round(time.Millisecond))
 }

@@ -25,6 +25,10 @@ import (
 type fakeChain struct {
 	blocks [][][]byte // txs per height (index 0 = height 1)
 	t0     time.Time
+	// votes, if set, gives the last commit's signatures of block h (JSON
+	// array), and /validators serves vals.
+	votes func(h int64) string
+	vals  []string
 }
 
 func (f *fakeChain) time(h int64) time.Time { return f.t0.Add(time.Duration(h) * time.Second) }
@@ -32,11 +36,16 @@ func (f *fakeChain) time(h int64) time.Time { return f.t0.Add(time.Duration(h) *
 func (f *fakeChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
+		Method string `json:"method"`
 		Params struct {
 			Height string `json:"height"`
 		} `json:"params"`
 	}
 	json.Unmarshal(body, &req)
+	if req.Method == "validators" {
+		f.serveValidators(w)
+		return
+	}
 	var h int64
 	fmt.Sscan(req.Params.Height, &h)
 	if h < 1 || h > int64(len(f.blocks)) {
@@ -47,8 +56,20 @@ func (f *fakeChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, tx := range f.blocks[h-1] {
 		txs = append(txs, `"`+base64.StdEncoding.EncodeToString(tx)+`"`)
 	}
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"block":{"header":{"height":"%d","time":%q,"proposer_address":"AB"},"data":{"txs":[%s]},"last_commit":{"round":%d}}}}`,
-		h, f.time(h).Format(time.RFC3339Nano), strings.Join(txs, ","), h%2)
+	sigs := "[]"
+	if f.votes != nil {
+		sigs = f.votes(h)
+	}
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"block":{"header":{"height":"%d","time":%q,"proposer_address":"AB"},"data":{"txs":[%s]},"last_commit":{"round":%d,"signatures":%s}}}}`,
+		h, f.time(h).Format(time.RFC3339Nano), strings.Join(txs, ","), h%2, sigs)
+}
+
+func (f *fakeChain) serveValidators(w http.ResponseWriter) {
+	var vs []string
+	for _, a := range f.vals {
+		vs = append(vs, fmt.Sprintf(`{"address":%q}`, a))
+	}
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"validators":[%s],"total":"%d"}}`, strings.Join(vs, ","), len(vs))
 }
 
 // TestWalk checks the walk against a chain with known answers: latency uses

@@ -18,10 +18,14 @@ var nodeFamilies = []string{
 	"blocksync_syncing",
 	"consensus_block_interval_seconds", // histogram
 	"consensus_block_size_bytes",
-	"consensus_block_syncing", // v0.37's blocksync_syncing
-	"consensus_fast_syncing",  // v0.34's blocksync_syncing
+	"consensus_block_syncing",      // v0.37's blocksync_syncing
+	"consensus_fast_syncing",       // v0.34's blocksync_syncing
+	"consensus_full_prevote_delay", // by proposer_address: proposal time to the last prevote heard
 	"consensus_height",
+	"consensus_late_votes",         // v0.38+: votes that arrived for an earlier height or round, by vote type
+	"consensus_missing_validators", // validators whose signature is missing from the last commit
 	"consensus_num_txs",
+	"consensus_quorum_prevote_delay",   // by proposer_address: proposal time to +2/3 of prevotes
 	"consensus_round_duration_seconds", // histogram
 	"consensus_rounds",
 	"consensus_step_duration_seconds", // histogram, by step

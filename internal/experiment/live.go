@@ -27,6 +27,7 @@ const (
 // liveWorkers block requests in flight.
 type liveReader struct {
 	txs, blocks *results.Writer
+	votes       *results.Writer // precommits.csv
 	reader      *rpc.Client
 	name        string // the reader node
 
@@ -62,7 +63,13 @@ func (p *pipeline) newLiveReader() (*liveReader, error) {
 		l.txs.Close()
 		return nil, err
 	}
-	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers, OnTx: l.onTx}, l.txs, l.blocks)
+	if l.votes, err = p.rd.createPrecommits(); err != nil {
+		l.txs.Close()
+		l.blocks.Close()
+		return nil, err
+	}
+	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers, OnTx: l.onTx,
+		Precommits: l.votes, Names: p.rd.validatorNames()}, l.txs, l.blocks)
 	return l, nil
 }
 
@@ -111,13 +118,14 @@ func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, 
 	if err != nil {
 		err = fmt.Errorf("read back: %w", err)
 	}
-	return errors.Join(err, l.txs.Close(), l.blocks.Close())
+	return errors.Join(err, l.txs.Close(), l.blocks.Close(), l.votes.Close())
 }
 
 // close closes the files (a no-op after finish).
 func (l *liveReader) close() {
 	l.txs.Close()
 	l.blocks.Close()
+	l.votes.Close()
 }
 
 // lines prints the live line every liveLine until ctx ends: sent,

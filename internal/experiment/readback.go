@@ -65,6 +65,11 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return err
 	}
 	defer blocks.Close()
+	votes, err := rd.createPrecommits()
+	if err != nil {
+		return err
+	}
+	defer votes.Close()
 	var byHash map[[32]byte]collect.HashedSend
 	if hashed {
 		sent, err := results.ReadSent(rd.dir)
@@ -80,6 +85,7 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 	}
 	out.Phase("read-back: walking heights %d…%d", first, last)
 	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
+		Precommits: votes, Names: rd.validatorNames(),
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
 	if err != nil {
 		if strings.Contains(err.Error(), "is not available, lowest height is") {
@@ -89,5 +95,5 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return fmt.Errorf("read back: %w", err)
 	}
 	out.Phase("read-back: %s", st)
-	return errors.Join(txs.Close(), blocks.Close())
+	return errors.Join(txs.Close(), blocks.Close(), votes.Close())
 }

@@ -88,3 +88,22 @@ func DefaultRunDir(id string) string { return filepath.Join("runs", id) }
 
 // since formats a duration for progress lines.
 func since(t time.Time) string { return time.Since(t).Round(100 * time.Millisecond).String() }
+
+// validatorNames maps the testnet's validator addresses to node names,
+// from the genesis in the run directory's node homes (empty for a chain
+// cometlab did not start); a genesis that cannot be read is logged.
+func (r *runDir) validatorNames() map[string]string {
+	r.mu.Lock()
+	run := r.run
+	r.mu.Unlock()
+	names, err := results.ValidatorNames(r.dir, run)
+	if err != nil && r.log != nil {
+		r.log.Warn("precommits name no validator", "err", err)
+	}
+	return names
+}
+
+// createPrecommits creates precommits.csv for a walk.
+func (r *runDir) createPrecommits() (*results.Writer, error) {
+	return results.Create(r.path(results.PrecommitFile), results.PrecommitHeader)
+}

@@ -91,6 +91,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.glance(run, s, verdict)
 	md.saturationChecks(verdict)
 	md.anomalies(s)
+	md.autopsy(s)
 	md.clients(s, run)
 	md.latency(s)
 	md.throughput(s)

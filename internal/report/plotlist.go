@@ -25,6 +25,9 @@ type plotSpec struct {
 func plotSpecs() []plotSpec {
 	const ms = "metrics.csv: "
 	return []plotSpec{
+		{"autopsy.png", "Block intervals, slow heights by cause", "ms", "blocks.csv, summary.json (autopsy)",
+			"Each height's interval (header time of H+1 − header time of H) at its commit time, grey; the slow heights (autopsy.csv) as dots coloured by their verdict's cause (docs/autopsy.md).",
+			(*plotData).autopsyPlot},
 		{"latency.png", "Block latency per transaction", "s", "txs.csv",
 			"One point per committed transaction (duplicates left out): x = send time since load start, y = block latency (commit time of its block, the header time of block H+1, − send time); the red dashed line is the mean. CometBFT's QA latency plot. Past 262,144 transactions, every 2^k-th is drawn (the smallest k that keeps at most 262,144), plus the highest point of each of 1,024 columns of the load window, so spikes stay visible.",
 			func(d *plotData) ([]byte, error) {

@@ -20,6 +20,41 @@ type Block struct {
 	Txs       [][]byte // raw transactions
 	TxCount   int      // len(Txs) as fetched (kept when Txs is dropped)
 	TxBytes   int64    // sum of len(Txs)
+	// LastCommit holds the precommits for the previous height that the
+	// block carries, in the validator set's order (an absent one has no
+	// address: [Client.Validators] names it).
+	LastCommit []Vote
+}
+
+// BlockIDFlag says what a validator's precommit in a commit was for
+// (CometBFT's types.BlockIDFlag, the same numbers in v0.34–v1.x).
+type BlockIDFlag uint8
+
+// The flags of a commit signature.
+const (
+	FlagAbsent BlockIDFlag = 1 // no precommit arrived in time for the commit
+	FlagCommit BlockIDFlag = 2 // precommit for the committed block
+	FlagNil    BlockIDFlag = 3 // precommit for nil
+)
+
+// String returns "absent", "commit", "nil" or the number.
+func (f BlockIDFlag) String() string {
+	switch f {
+	case FlagAbsent:
+		return "absent"
+	case FlagCommit:
+		return "commit"
+	case FlagNil:
+		return "nil"
+	}
+	return strconv.Itoa(int(f))
+}
+
+// Vote is one validator's entry in a block's last commit.
+type Vote struct {
+	Flag      BlockIDFlag
+	Validator string    // hex address; "" when absent
+	Time      time.Time // the precommit's timestamp; zero when absent
 }
 
 // Block fetches the block at height.
@@ -67,7 +102,12 @@ func ParseBlock(b []byte) (Block, error) {
 					Proposer string    `json:"proposer_address"`
 				} `json:"header"`
 				LastCommit struct {
-					Round int32 `json:"round"`
+					Round      int32 `json:"round"`
+					Signatures []struct {
+						Flag      BlockIDFlag `json:"block_id_flag"`
+						Validator string      `json:"validator_address"`
+						Time      time.Time   `json:"timestamp"`
+					} `json:"signatures"`
 				} `json:"last_commit"`
 			} `json:"block"`
 		} `json:"result"`
@@ -84,7 +124,17 @@ func ParseBlock(b []byte) (Block, error) {
 	}
 	h := r.Result.Block.Header
 	blk.Height, blk.Time, blk.Proposer = int64(h.Height), h.Time, h.Proposer
-	blk.LastRound = r.Result.Block.LastCommit.Round
+	lc := r.Result.Block.LastCommit
+	blk.LastRound = lc.Round
+	for _, v := range lc.Signatures {
+		if v.Flag < FlagAbsent || v.Flag > FlagNil {
+			return Block{}, fmt.Errorf("decode block: last commit: block_id_flag %d", v.Flag)
+		}
+		if v.Flag == FlagAbsent {
+			v.Validator, v.Time = "", time.Time{}
+		}
+		blk.LastCommit = append(blk.LastCommit, Vote{Flag: v.Flag, Validator: v.Validator, Time: v.Time})
+	}
 	return blk, nil
 }
 

@@ -87,10 +87,20 @@ func FuzzParseBlock(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"result":{"block":{"data":{"txs":[]}}}}`))
 	f.Add([]byte(`{"result":{"block":{"data":{"txs":["YQ==",]}}}}`))
+	f.Add([]byte(`{"result":{"block":{"last_commit":{"signatures":[{"block_id_flag":1,"validator_address":"AA"}]}}}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		blk, err := ParseBlock(in)
-		if err == nil && len(blk.Txs) != blk.TxCount {
+		if err != nil {
+			return
+		}
+		if len(blk.Txs) != blk.TxCount {
 			t.Errorf("TxCount %d != len(Txs) %d", blk.TxCount, len(blk.Txs))
+		}
+		// Every vote has a known flag, and an address only when present.
+		for _, v := range blk.LastCommit {
+			if v.Flag < FlagAbsent || v.Flag > FlagNil || (v.Flag == FlagAbsent && v.Validator != "") {
+				t.Errorf("vote %+v", v)
+			}
 		}
 	})
 }
@@ -123,5 +133,46 @@ func TestAddrs(t *testing.T) {
 		if got := WSAddr(c.in); got != c.ws {
 			t.Errorf("WSAddr(%q) = %q, want %q", c.in, got, c.ws)
 		}
+	}
+}
+
+// TestParseBlockLastCommit checks the precommits of a last commit: one of
+// each flag, an absent one without address or time, and a bad flag refused.
+func TestParseBlockLastCommit(t *testing.T) {
+	const sigs = `[{"block_id_flag":2,"validator_address":"AA","timestamp":"2026-01-02T03:04:05.5Z","signature":"x"},` +
+		`{"block_id_flag":1,"validator_address":"","timestamp":"0001-01-01T00:00:00Z","signature":null},` +
+		`{"block_id_flag":3,"validator_address":"CC","timestamp":"2026-01-02T03:04:06Z","signature":"y"}]`
+	doc := `{"result":{"block":{"header":{"height":"7","time":"2026-01-02T03:04:05Z"},"data":{"txs":[]},"last_commit":{"round":1,"signatures":` + sigs + `}}}}`
+	blk, err := ParseBlock([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Vote{
+		{FlagCommit, "AA", time.Date(2026, 1, 2, 3, 4, 5, 5e8, time.UTC)},
+		{FlagAbsent, "", time.Time{}},
+		{FlagNil, "CC", time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)},
+	}
+	if len(blk.LastCommit) != len(want) {
+		t.Fatalf("got %d votes, want %d", len(blk.LastCommit), len(want))
+	}
+	for i, w := range want {
+		g := blk.LastCommit[i]
+		if g.Flag != w.Flag || g.Validator != w.Validator || !g.Time.Equal(w.Time) {
+			t.Errorf("vote %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if s := FlagAbsent.String() + FlagCommit.String() + FlagNil.String() + BlockIDFlag(9).String(); s != "absentcommitnil9" {
+		t.Errorf("flag names %q", s)
+	}
+	bad := strings.Replace(doc, `"block_id_flag":3`, `"block_id_flag":4`, 1)
+	if _, err := ParseBlock([]byte(bad)); err == nil {
+		t.Error("block_id_flag 4: want an error")
+	}
+	rec, err := os.ReadFile("testdata/block_v0.40.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blk, err := ParseBlock(rec); err != nil || len(blk.LastCommit) != 1 || blk.LastCommit[0].Flag != FlagCommit {
+		t.Errorf("recorded block: %v, %+v", err, blk.LastCommit)
 	}
 }

@@ -1,0 +1,129 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
+)
+
+// Verdict is one slow height's verdict (a row of autopsy.csv).
+type Verdict = results.Verdict
+
+// Slow-height thresholds (docs/autopsy.md). A height is slow when it
+// needed a round above 0, or when its interval (time of H+1 − time of H)
+// exceeds both slowFactor × the run's median interval and the median plus
+// slowMADs robust standard deviations (1.4826 × MAD): the factor keeps a
+// run whose intervals hardly vary (MAD of a few ms under timeout_commit)
+// from flagging jitter, the MAD term a run whose intervals vary a lot.
+const (
+	slowFactor    = 1.5
+	slowMADs      = 6.0
+	minIntervals  = 10 // fewer intervals: only rounds > 0 mark a height slow
+	madToSigma    = 1.4826
+	lateVoteMs    = 500.0 // a precommit this much after the median precommit is late
+	lagFraction   = 0.5   // a proposer that committed H−1 this fraction of the median interval after the first node lagged
+	busyFraction  = 0.9   // the host's busy cores over its cores that make it contended
+	nodeCPUPct    = 90.0  // a node's CPU (% of one core) that makes it contended
+	execFactor    = 3.0   // block processing this many times the run's median is slow execution
+	gcPauseMs     = 50.0  // GC pauses summed within a height's window
+	mempoolFullPc = 0.95  // a mempool this full (of the largest seen) at the commit is full
+)
+
+// slowCut returns the interval (ms) above which a height is slow, and the
+// run's median interval; 0, median when there are too few intervals.
+func slowCut(iv []float64) (cut, median float64) {
+	if len(iv) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(iv)
+	slices.Sort(s)
+	median = stats.Percentile(s, 50)
+	if len(iv) < minIntervals {
+		return 0, median
+	}
+	dev := make([]float64, len(s))
+	for i, v := range s {
+		dev[i] = math.Abs(v - median)
+	}
+	slices.Sort(dev)
+	sigma := madToSigma * stats.Percentile(dev, 50)
+	return max(slowFactor*median, median+slowMADs*sigma), median
+}
+
+// Autopsy returns a verdict for every slow height of the run's blocks
+// (those with a commit time), in height order, each from the first rule
+// of Rules that explains it (else "unexplained").
+func Autopsy(in Input) []Verdict {
+	blocks := in.RunBlocks()
+	var iv []float64
+	for _, b := range blocks {
+		if b.CommitTime > 0 {
+			iv = append(iv, float64(b.CommitTime-b.Time)/results.NsPerMs)
+		}
+	}
+	cut, median := slowCut(iv)
+	ctx := newAutopsyContext(in, median)
+	var out []Verdict
+	for i := range blocks {
+		b := &blocks[i]
+		if b.CommitTime == 0 {
+			continue
+		}
+		ms := float64(b.CommitTime-b.Time) / results.NsPerMs
+		if b.Round == 0 && (cut == 0 || ms <= cut) {
+			continue
+		}
+		e := ctx.evidence(b, ms)
+		v := Verdict{Height: b.Height, Time: b.Time, Round: b.Round, Proposer: ctx.name(b.Proposer), IntervalMs: ms,
+			Cause: CauseUnexplained, Evidence: e.basics()}
+		for _, r := range Rules() {
+			if node, why, ok := r.Match(e); ok {
+				v.Cause, v.Node, v.Evidence = r.Cause, node, e.basics()+"; "+why
+				break
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// joinNodes lists names sorted, joined by "+".
+func joinNodes(ns []string) string {
+	slices.Sort(ns)
+	return strings.Join(slices.Compact(ns), "+")
+}
+
+// autopsyFigures puts slow_heights and slow_heights_<cause> (every cause,
+// 0 when none) and keeps the verdicts in the summary.
+func autopsyFigures(in Input, b *builder, noBlocks bool) {
+	if noBlocks || len(in.RunBlocks()) == 0 {
+		return
+	}
+	vs := Autopsy(in)
+	b.s.Autopsy = vs
+	b.put("slow_heights", float64(len(vs)), "")
+	for _, c := range Causes() {
+		n := 0
+		for _, v := range vs {
+			if v.Cause == c {
+				n++
+			}
+		}
+		b.put("slow_heights_"+c, float64(n), "")
+	}
+}
+
+// autopsyDictionary returns the entries of the block autopsy.
+func autopsyDictionary() []Metric {
+	src := "blocks.csv, precommits.csv, events.csv, adoption.csv, metrics.csv, resources.csv, host.csv, mempool.csv"
+	out := []Metric{{ID: "slow_heights", Title: "Slow heights", Unit: UnitBlocks, Better: LowerIsBetter, Group: GroupBlocks, Source: src,
+		Definition: "Heights of the run that needed a round > 0, or whose interval (header time of H+1 − header time of H) exceeded both 1.5 × the run's median interval and the median + 6 × 1.4826 × the intervals' median absolute deviation (with ≥ 10 intervals); each gets a verdict in autopsy.csv (docs/autopsy.md)."}}
+	for _, r := range append(Rules(), Rule{Cause: CauseUnexplained, Doc: "no rule matched"}) {
+		out = append(out, Metric{ID: "slow_heights_" + r.Cause, Title: "Slow heights: " + strings.ReplaceAll(r.Cause, "_", " "), Unit: UnitBlocks,
+			Better: LowerIsBetter, Group: GroupBlocks, Source: src, Definition: "Slow heights (slow_heights) whose verdict is " + r.Cause + ": " + r.Doc + "."})
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// autopsyContext indexes a run's records by height and node for the
+// evidence of its slow heights.
+type autopsyContext struct {
+	in       Input
+	medianMs float64
+	events   []results.Event // in time order
+	votes    map[int64][]results.Precommit
+	adopt    map[int64]map[string]int64
+	mempool  map[int64]map[string]int64
+	maxPool  int64
+	cycle    []string // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
+}
+
+func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
+	c := &autopsyContext{in: in, medianMs: medianMs, votes: map[int64][]results.Precommit{},
+		adopt: map[int64]map[string]int64{}, mempool: map[int64]map[string]int64{}}
+	c.events = sortedEvents(in.Events)
+	for _, p := range in.Precommits {
+		c.votes[p.Height] = append(c.votes[p.Height], p)
+	}
+	for _, a := range in.Adoption {
+		if c.adopt[a.Height] == nil {
+			c.adopt[a.Height] = map[string]int64{}
+		}
+		c.adopt[a.Height][a.Node] = a.At
+	}
+	for _, m := range in.Mempool {
+		if c.mempool[m.Height] == nil {
+			c.mempool[m.Height] = map[string]int64{}
+		}
+		c.mempool[m.Height][m.Node] = m.Txs
+		c.maxPool = max(c.maxPool, m.Txs)
+	}
+	c.cycle = proposerCycle(in.Blocks, c.validators())
+	return c
+}
+
+// validators returns the number of validators: the precommits of a
+// height, else the names known.
+func (c *autopsyContext) validators() int {
+	if len(c.in.Precommits) > 0 {
+		return len(c.votes[c.in.Precommits[0].Height])
+	}
+	return len(c.in.Names)
+}
+
+// proposerCycle learns the proposer rotation of a chain of n validators
+// of equal power, where the proposer of (H, r) is cycle[(H+r) mod n]: from
+// every block, the proposer it was committed with at its round. It returns
+// nil when two blocks disagree (unequal powers, a changed set) or a slot
+// of the cycle was never seen.
+func proposerCycle(blocks []results.Block, n int) []string {
+	if n < 2 {
+		return nil
+	}
+	cycle := make([]string, n)
+	for _, b := range blocks {
+		i := int((b.Height + int64(b.Round)) % int64(n))
+		if cycle[i] != "" && cycle[i] != b.Proposer {
+			return nil
+		}
+		cycle[i] = b.Proposer
+	}
+	if slices.Contains(cycle, "") {
+		return nil
+	}
+	return cycle
+}
+
+// name returns the node name of a validator address, else the address.
+func (c *autopsyContext) name(addr string) string {
+	if n := c.in.Names[strings.ToUpper(addr)]; n != "" {
+		return n
+	}
+	return addr
+}
+
+// heightEvidence is what the rules see of one slow height.
+type heightEvidence struct {
+	b          *results.Block
+	ms, median float64
+	proposer   string
+	failed     []string            // the proposers of the failed rounds 0..r−1 (inferred from the rotation)
+	votes      []results.Precommit // the validators' precommits for the height
+	lateVotes  []string            // validators whose precommit was late (or nil) compared with the others
+	absent     []string            // validators absent from the commit
+	down       map[string]string   // node → what made it unavailable during the height's window
+	perturbed  map[string]string   // node → the perturbation under way
+	lagMs      map[string]float64  // node → how long after the first node it committed H−1
+	execMs     map[string]float64  // node → block processing time in the window, ms per block
+	execMedian float64
+	cpu        map[string]float64 // node → highest CPU % of one core in the window
+	busy       float64            // the host's highest busy cores over cores in the window
+	gcMs       map[string]float64 // node → GC pause seconds summed in the window, in ms
+	pool       map[string]int64   // node → mempool txs right after committing the height
+	maxPool    int64
+}
+
+// evidence gathers the figures of block b (interval ms).
+func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence {
+	e := &heightEvidence{b: b, ms: ms, median: c.medianMs, proposer: c.name(b.Proposer),
+		votes: c.votes[b.Height], pool: c.mempool[b.Height], maxPool: c.maxPool}
+	if c.cycle != nil {
+		n := int64(len(c.cycle))
+		for r := int64(0); r < int64(b.Round); r++ {
+			e.failed = append(e.failed, c.name(c.cycle[(b.Height+r)%n]))
+		}
+	}
+	e.lateVotes, e.absent = lateVoters(e.votes, c), absentVoters(e.votes, c)
+	lo, hi := b.Time, b.CommitTime
+	e.down, e.perturbed = eventsIn(c.events, lo, hi)
+	e.lagMs = lag(c.adopt[b.Height-1])
+	e.execMs, e.execMedian = c.execIn(lo, hi)
+	e.cpu, e.busy = c.cpuIn(lo, hi)
+	e.gcMs = c.gcIn(lo, hi)
+	return e
+}
+
+// basics is the evidence every verdict starts with.
+func (e *heightEvidence) basics() string {
+	return fmt.Sprintf("round %d, interval %.0f ms (median %.0f)", e.b.Round, e.ms, e.median)
+}
+
+// lateVoters returns the validators whose precommit is nil, or later than
+// the median precommit by lateVoteMs (named, else by address).
+func lateVoters(votes []results.Precommit, c *autopsyContext) []string {
+	var offs []float64
+	for _, v := range votes {
+		if v.Flag == "commit" {
+			offs = append(offs, v.OffsetMs)
+		}
+	}
+	if len(offs) == 0 {
+		return nil
+	}
+	slices.Sort(offs)
+	med := offs[len(offs)/2]
+	var late []string
+	for _, v := range votes {
+		if v.Flag == "nil" || (v.Flag == "commit" && v.OffsetMs > med+lateVoteMs) {
+			late = append(late, voterName(v, c))
+		}
+	}
+	return late
+}
+
+func voterName(v results.Precommit, c *autopsyContext) string {
+	if v.Node != "" {
+		return v.Node
+	}
+	return c.name(v.Validator)
+}
+
+// absentVoters returns the validators absent from a commit.
+func absentVoters(votes []results.Precommit, c *autopsyContext) []string {
+	var out []string
+	for _, v := range votes {
+		if v.Flag == "absent" {
+			out = append(out, voterName(v, c))
+		}
+	}
+	return out
+}
+
+// eventsIn returns the nodes unavailable during [lo, hi] (their last
+// kill, term, pause, cut or exit at or before hi not followed by a start,
+// resume or restore before lo) and the perturbations under way then.
+func eventsIn(events []results.Event, lo, hi int64) (down, perturbed map[string]string) {
+	down, perturbed = map[string]string{}, map[string]string{}
+	for _, ev := range events {
+		if ev.At > hi {
+			break
+		}
+		switch ev.Kind {
+		case results.EventKill, results.EventTerm, results.EventPause, results.EventCut, results.EventExit:
+			down[ev.Node] = fmt.Sprintf("%s %+.1f s", ev.Kind, float64(ev.At-lo)/1e9)
+		case results.EventStart, results.EventResume, results.EventRestore:
+			if ev.At < lo {
+				delete(down, ev.Node)
+			}
+		case results.EventPerturbBegin:
+			perturbed[ev.Node] = ev.Detail
+		case results.EventPerturbEnd:
+			if ev.At < lo {
+				delete(perturbed, ev.Node)
+			}
+		}
+	}
+	return down, perturbed
+}
+
+// lag returns how long after the first node each node committed a height.
+func lag(at map[string]int64) map[string]float64 {
+	var first int64
+	for _, t := range at {
+		if first == 0 || t < first {
+			first = t
+		}
+	}
+	out := map[string]float64{}
+	for n, t := range at {
+		out[n] = float64(t-first) / results.NsPerMs
+	}
+	return out
+}

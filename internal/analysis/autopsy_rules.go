@@ -1,0 +1,145 @@
+package analysis
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The causes of a slow height (docs/autopsy.md): autopsy.csv's cause
+// column and the suffix of the slow_heights_<cause> metrics.
+const (
+	CauseProposerAbsent = "proposer_absent" // a proposer of a failed round was down, or absent from the commit
+	CausePerturbation   = "perturbation"    // a perturbation was under way, and no rule above named its effect
+	CauseNodeLagging    = "node_lagging"    // a proposer of a failed round committed the previous height late
+	CauseVotesLate      = "votes_late"      // validators' precommits were nil, absent or late
+	CauseExecution      = "execution"       // block processing took far longer than the run's median
+	CauseGCPause        = "gc_pause"        // a node's GC paused it for long within the height
+	CauseHostContention = "host_contention" // the host's CPUs, or a node's, were saturated
+	CauseMempoolFull    = "mempool_full"    // a node's mempool was (nearly) at its run's largest
+	CauseUnexplained    = "unexplained"     // no rule matched: no guess is made
+)
+
+// Causes returns the cause vocabulary, in the order of the rules.
+func Causes() []string {
+	out := make([]string, 0, len(Rules())+1)
+	for _, r := range Rules() {
+		out = append(out, r.Cause)
+	}
+	return append(out, CauseUnexplained)
+}
+
+// Rule is one row of the autopsy's rule table: a cause and the test of a
+// slow height's evidence that names it. Match returns the node blamed and
+// the figures that triggered it.
+type Rule struct {
+	Cause string
+	Doc   string // the condition, as docs/autopsy.md states it
+	Match func(e *heightEvidence) (node, evidence string, ok bool)
+}
+
+// Rules returns the rule table, in the order the rules are tried: the
+// first that matches gives the verdict.
+func Rules() []Rule {
+	return []Rule{
+		{CauseProposerAbsent, "a proposer of a failed round (inferred from the proposer rotation) was down per events.csv " +
+			"(kill, term, pause, cut, exit) or absent from the height's commit", proposerAbsent},
+		{CauseNodeLagging, "a proposer of a failed round committed the previous height ≥ 50 % of the median interval after the first node", nodeLagging},
+		{CausePerturbation, "a perturbation (perturb-begin … perturb-end) overlapped the height", perturbation},
+		{CauseExecution, "a node's block processing in the height's scrapes was ≥ 3 × the run's median", execution},
+		{CauseGCPause, "a node's GC pauses summed ≥ 50 ms within the height (go_gc_duration_seconds, --metrics all)", gcPause},
+		{CauseHostContention, "the host's busy cores ≥ 90 % of its cores, or a node ≥ 90 % of a core, within the height", hostContention},
+		{CauseMempoolFull, "a node's mempool after the commit held ≥ 95 % of the largest any node held in the run", mempoolFull},
+		{CauseVotesLate, "validators' precommits were nil, absent, or ≥ 500 ms after the median precommit", votesLate},
+	}
+}
+
+func proposerAbsent(e *heightEvidence) (string, string, bool) {
+	absent := e.absent
+	for _, p := range e.failed {
+		if ev, ok := e.down[p]; ok {
+			return p, fmt.Sprintf("%s proposer of a failed round, %s", p, ev), true
+		}
+		if slices.Contains(absent, p) {
+			return p, fmt.Sprintf("%s proposer of a failed round, precommit absent", p), true
+		}
+	}
+	return "", "", false
+}
+
+func nodeLagging(e *heightEvidence) (string, string, bool) {
+	for _, p := range e.failed {
+		if l, ok := e.lagMs[p]; ok && e.median > 0 && l >= lagFraction*e.median {
+			return p, fmt.Sprintf("%s proposer of a failed round, committed the previous height %.0f ms after the first node", p, l), true
+		}
+	}
+	return "", "", false
+}
+
+func perturbation(e *heightEvidence) (string, string, bool) {
+	if len(e.perturbed) == 0 {
+		return "", "", false
+	}
+	nodes := slices.Sorted(maps.Keys(e.perturbed))
+	var parts []string
+	for _, n := range nodes {
+		parts = append(parts, n+" "+e.perturbed[n])
+	}
+	return joinNodes(nodes), "perturbation " + strings.Join(parts, ", "), true
+}
+
+// worst returns the node with the highest value in m at or above limit.
+func worst(m map[string]float64, limit float64) (string, float64, bool) {
+	best, v := "", 0.0
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		if m[n] >= limit && m[n] > v {
+			best, v = n, m[n]
+		}
+	}
+	return best, v, best != ""
+}
+
+func execution(e *heightEvidence) (string, string, bool) {
+	if e.execMedian <= 0 {
+		return "", "", false
+	}
+	n, v, ok := worst(e.execMs, execFactor*e.execMedian)
+	return n, fmt.Sprintf("block processing %.0f ms on %s (run median %.0f ms)", v, n, e.execMedian), ok
+}
+
+func gcPause(e *heightEvidence) (string, string, bool) {
+	n, v, ok := worst(e.gcMs, gcPauseMs)
+	return n, fmt.Sprintf("GC paused %s %.0f ms", n, v), ok
+}
+
+func hostContention(e *heightEvidence) (string, string, bool) {
+	if n, v, ok := worst(e.cpu, nodeCPUPct); ok {
+		return n, fmt.Sprintf("%s CPU %.0f %% of a core, host busy %.0f %%", n, v, 100*e.busy), true
+	}
+	if e.busy >= busyFraction {
+		return "", fmt.Sprintf("host busy %.0f %% of its cores", 100*e.busy), true
+	}
+	return "", "", false
+}
+
+func mempoolFull(e *heightEvidence) (string, string, bool) {
+	pool := map[string]float64{}
+	for n, v := range e.pool {
+		pool[n] = float64(v)
+	}
+	if e.maxPool <= 0 {
+		return "", "", false
+	}
+	n, v, ok := worst(pool, mempoolFullPc*float64(e.maxPool))
+	return n, fmt.Sprintf("mempool of %s %.0f txs (run's largest %d)", n, v, e.maxPool), ok
+}
+
+func votesLate(e *heightEvidence) (string, string, bool) {
+	late := append(slices.Clone(e.lateVotes), e.absent...)
+	if len(late) == 0 {
+		return "", "", false
+	}
+	n := joinNodes(late)
+	return n, "precommits late, nil or absent: " + n, true
+}

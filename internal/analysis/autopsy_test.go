@@ -1,0 +1,202 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// autopsyChain is a healthy chain of 40 heights from 1 s apart (jitter of
+// a few ms), four validators v1…v4 of equal power proposing in turn
+// (height H's round-0 proposer is v((H mod 4)+1)), every precommit for
+// the block 900 ms after its time, every node committing at the commit.
+func autopsyChain() Input {
+	const s = int64(1e9)
+	in := Input{Names: map[string]string{}}
+	addr := func(i int64) string { return fmt.Sprintf("A%d", i%4+1) }
+	for i := int64(1); i <= 4; i++ {
+		in.Names[fmt.Sprintf("A%d", i)] = fmt.Sprintf("v%d", i)
+	}
+	t := int64(1_800_000_000) * s
+	for h := int64(1); h <= 40; h++ {
+		next := t + s + (h%3)*3e6
+		in.Blocks = append(in.Blocks, results.Block{Height: h, Time: t, CommitTime: next, Proposer: addr(h)})
+		for i := int64(1); i <= 4; i++ {
+			in.Precommits = append(in.Precommits, results.Precommit{Height: h, Validator: addr(i - 1), Node: fmt.Sprintf("v%d", (i-1)%4+1),
+				Flag: "commit", OffsetMs: 900})
+			in.Adoption = append(in.Adoption, results.Adoption{Height: h, Node: fmt.Sprintf("v%d", i), At: next + i*1e6})
+		}
+		t = next
+	}
+	return in
+}
+
+// slowAt makes height h take extra (its successors move along) in round r,
+// committed by the proposer of round r.
+func slowAt(in *Input, h int64, r int32, extra int64) {
+	for i := range in.Blocks {
+		b := &in.Blocks[i]
+		switch {
+		case b.Height == h:
+			b.Round, b.CommitTime = r, b.CommitTime+extra
+			b.Proposer = fmt.Sprintf("A%d", (h+int64(r))%4+1)
+		case b.Height > h:
+			b.Time, b.CommitTime = b.Time+extra, b.CommitTime+extra
+		}
+	}
+}
+
+func blockAt(in Input, h int64) results.Block { return in.Blocks[h-1] }
+
+func setVote(in *Input, h int64, node, flag string, off float64) {
+	for i := range in.Precommits {
+		if p := &in.Precommits[i]; p.Height == h && p.Node == node {
+			p.Flag, p.OffsetMs = flag, off
+		}
+	}
+}
+
+// TestAutopsyRules checks each rule on evidence recorded for it, and that
+// a healthy chain has no slow height.
+func TestAutopsyRules(t *testing.T) {
+	const s = int64(1e9)
+	cases := []struct {
+		name     string
+		edit     func(in *Input)
+		cause    string
+		node     string
+		evidence string
+		wantSlow int
+	}{
+		{"healthy", func(in *Input) {}, "", "", "", 0},
+		{"proposer killed", func(in *Input) {
+			// Height 20's round-0 proposer is v1 (20 mod 4 = 0 → A1); it was killed before.
+			slowAt(in, 20, 1, 3*s)
+			in.Events = []results.Event{{At: blockAt(*in, 20).Time - 2*s, Node: "v1", Kind: results.EventKill}}
+		}, CauseProposerAbsent, "v1", "v1 proposer of a failed round, kill -2.0 s", 1},
+		{"proposer absent from the commit", func(in *Input) {
+			slowAt(in, 21, 1, 3*s)
+			setVote(in, 21, "v2", "absent", 0)
+		}, CauseProposerAbsent, "v2", "precommit absent", 1},
+		{"proposer restarted before: not down", func(in *Input) {
+			slowAt(in, 20, 1, 3*s)
+			at := blockAt(*in, 20).Time
+			in.Events = []results.Event{{At: at - 9*s, Node: "v1", Kind: results.EventKill}, {At: at - 5*s, Node: "v1", Kind: results.EventStart}}
+		}, CauseUnexplained, "", "", 1},
+		{"proposer lagging", func(in *Input) {
+			slowAt(in, 22, 1, 3*s)
+			for i := range in.Adoption {
+				if a := &in.Adoption[i]; a.Height == 21 && a.Node == "v3" {
+					a.At += 800e6
+				}
+			}
+		}, CauseNodeLagging, "v3", "committed the previous height 802 ms", 1},
+		{"perturbation", func(in *Input) {
+			slowAt(in, 23, 0, 2*s)
+			at := blockAt(*in, 23).Time
+			in.Events = []results.Event{{At: at - s, Node: "v2", Kind: results.EventPerturbBegin, Detail: "disconnect 1/1, down 5s"}}
+		}, CausePerturbation, "v2", "v2 disconnect 1/1", 1},
+		{"votes late", func(in *Input) {
+			slowAt(in, 24, 0, 2*s)
+			setVote(in, 24, "v3", "commit", 2900)
+			setVote(in, 24, "v4", "nil", 100)
+		}, CauseVotesLate, "v3+v4", "precommits late, nil or absent: v3+v4", 1},
+		{"host contention", func(in *Input) {
+			slowAt(in, 25, 0, 2*s)
+			b := blockAt(*in, 25)
+			in.Host = []results.HostSample{{Time: b.Time + s, Cores: 2, Busy: 1.96}}
+			in.Resources = []results.Resource{{Time: b.Time + s, Node: "v2", CPU: 97}, {Time: b.Time + s, Node: "v1", CPU: 40}}
+		}, CauseHostContention, "v2", "v2 CPU 97 % of a core, host busy 98 %", 1},
+		{"mempool full", func(in *Input) {
+			slowAt(in, 26, 0, 2*s)
+			in.Mempool = []results.MempoolSample{{Height: 10, Node: "v1", Txs: 5000}, {Height: 26, Node: "v4", Txs: 4990}, {Height: 26, Node: "v1", Txs: 100}}
+		}, CauseMempoolFull, "v4", "mempool of v4 4990 txs (run's largest 5000)", 1},
+		{"execution", func(in *Input) {
+			slowAt(in, 27, 0, 2*s)
+			b := blockAt(*in, 27)
+			in.Metrics = execSeries(in.Blocks[0].Time, b, 40, 1500)
+		}, CauseExecution, "v1", "block processing 1500 ms on v1 (run median 58 ms)", 1},
+		{"gc pause", func(in *Input) {
+			slowAt(in, 28, 0, 2*s)
+			b := blockAt(*in, 28)
+			in.Metrics = NewSeriesSet([]results.Metric{
+				{Time: b.Time - 500e6, Node: "v3", Name: "go_gc_duration_seconds_sum", Value: 1.0},
+				{Time: b.CommitTime + 500e6, Node: "v3", Name: "go_gc_duration_seconds_sum", Value: 1.3}})
+		}, CauseGCPause, "v3", "GC paused v3 300 ms", 1},
+		{"unexplained", func(in *Input) { slowAt(in, 29, 0, 2*s) }, CauseUnexplained, "", "round 0, interval 3006 ms (median 1003)", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := autopsyChain()
+			c.edit(&in)
+			vs := Autopsy(in)
+			if len(vs) != c.wantSlow {
+				t.Fatalf("%d slow heights, want %d: %+v", len(vs), c.wantSlow, vs)
+			}
+			if c.wantSlow == 0 {
+				return
+			}
+			v := vs[0]
+			if v.Cause != c.cause || v.Node != c.node || !strings.Contains(v.Evidence, c.evidence) {
+				t.Errorf("verdict %s on %q (%s), want %s on %q with %q", v.Cause, v.Node, v.Evidence, c.cause, c.node, c.evidence)
+			}
+		})
+	}
+}
+
+// execSeries gives node v1 a processing-time histogram of 40 blocks at
+// base ms, then block b at slow ms, and v2 the base throughout.
+func execSeries(t0 int64, b results.Block, n int, slow float64) *SeriesSet {
+	var rows []results.Metric
+	add := func(node string, at int64, sum, cnt float64) {
+		rows = append(rows, results.Metric{Time: at, Node: node, Name: "cometbft_state_block_processing_time_sum", Labels: "chain_id=c", Value: sum},
+			results.Metric{Time: at, Node: node, Name: "cometbft_state_block_processing_time_count", Labels: "chain_id=c", Value: cnt})
+	}
+	for _, node := range []string{"v1", "v2"} {
+		add(node, t0, 0, 0)
+		add(node, b.Time-100e6, 40*float64(n), float64(n))
+		last := slow
+		if node == "v2" {
+			last = 40
+		}
+		add(node, b.CommitTime+100e6, 40*float64(n)+last, float64(n+1))
+		add(node, b.CommitTime+60e9, 40*float64(2*n)+last, float64(2*n+1))
+	}
+	return NewSeriesSet(rows)
+}
+
+// TestSlowCut checks the threshold on known intervals: the factor
+// dominates when the intervals hardly vary, the MAD when they vary.
+func TestSlowCut(t *testing.T) {
+	flat := make([]float64, 20)
+	wide := make([]float64, 20)
+	for i := range flat {
+		flat[i] = 1000 + float64(i%2)     // MAD 0.5: median+6σ ≈ 1005, 1.5×median wins
+		wide[i] = 1000 + float64(i%2)*400 // median 1200, MAD 200: 1200 + 6×296.5 = 2979
+	}
+	for _, c := range []struct {
+		name string
+		iv   []float64
+		cut  float64
+	}{{"flat", flat, 1500.75}, {"wide", wide, 1200 + 6*1.4826*200}, {"few", flat[:5], 0}} {
+		cut, _ := slowCut(c.iv)
+		if diff := cut - c.cut; diff > 1e-6 || diff < -1e-6 {
+			t.Errorf("%s: cut %.3f, want %.3f", c.name, cut, c.cut)
+		}
+	}
+}
+
+// TestProposerCycle: a rotation learned from blocks, or nil when blocks
+// disagree.
+func TestProposerCycle(t *testing.T) {
+	in := autopsyChain()
+	if got := proposerCycle(in.Blocks, 4); strings.Join(got, ",") != "A1,A2,A3,A4" {
+		t.Errorf("cycle %v", got)
+	}
+	in.Blocks[5].Proposer = "A9"
+	if got := proposerCycle(in.Blocks, 4); got != nil {
+		t.Errorf("inconsistent blocks: cycle %v, want nil", got)
+	}
+}

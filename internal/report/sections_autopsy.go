@@ -1,0 +1,102 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// autopsyWorst is how many of the slowest heights the section lists.
+const autopsyWorst = 10
+
+// autopsy writes "Why these blocks were slow": the slow heights counted
+// per cause, the worst ones with their verdict and evidence, and the plot
+// of block intervals coloured by cause. Nothing for a run without blocks.
+func (m mdWriter) autopsy(s analysis.Summary) {
+	n, ok := s.Metric("slow_heights")
+	if !ok {
+		return
+	}
+	m.f("## Why these blocks were slow\n\n")
+	if n == 0 {
+		m.f("No slow height: every height committed in round 0 within the run's own bound on its interval " +
+			"(docs/autopsy.md). `autopsy.csv` has no row.\n\n")
+		m.plot("autopsy.png", "")
+		return
+	}
+	blocks, _ := s.Metric("blocks")
+	m.f("**%s of %s heights** were slow (a round > 0, or an interval far above the run's median; docs/autopsy.md); "+
+		"each has a verdict in `autopsy.csv`.\n\n", groupDigits(n), groupDigits(blocks))
+	var rows [][]string
+	for _, c := range analysis.Causes() {
+		if k, _ := s.Metric("slow_heights_" + c); k > 0 {
+			rows = append(rows, []string{"`" + c + "`", groupDigits(k), fmt.Sprintf("%.0f %%", 100*k/n)})
+		}
+	}
+	m.table([]string{"cause", "heights", "share"}, "lrr", rows)
+	worst := slices.Clone(s.Autopsy)
+	slices.SortStableFunc(worst, func(a, b results.Verdict) int {
+		return cmp.Compare(b.IntervalMs, a.IntervalMs)
+	})
+	worst = worst[:min(len(worst), autopsyWorst)]
+	rows = nil
+	for _, v := range worst {
+		rows = append(rows, []string{fmt.Sprint(v.Height), fmt.Sprint(v.Round), fmt.Sprintf("%.0f", v.IntervalMs), v.Proposer,
+			"`" + v.Cause + "`", dash(v.Node), v.Evidence})
+	}
+	m.f("The slowest %d:\n\n", len(worst))
+	m.table([]string{"height", "round", "interval, ms", "proposer", "cause", "node", "evidence"}, "rrrllll", rows)
+	m.plot("autopsy.png", "")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// autopsyPlot draws every height's interval at its commit time, grey, and
+// the slow ones as dots coloured by cause.
+func (d *plotData) autopsyPlot() ([]byte, error) {
+	if err := d.needBlocks(); err != nil {
+		return nil, err
+	}
+	if _, ok := d.s.Metric("slow_heights"); !ok {
+		return nil, noData("no verdict in summary.json")
+	}
+	var xs, ys []float64
+	for i := range d.blocks {
+		if k := &d.blocks[i]; k.CommitTime > 0 {
+			xs, ys = append(xs, d.x(k.CommitTime)), append(ys, float64(k.CommitTime-k.Time)/1e6)
+		}
+	}
+	if len(xs) == 0 {
+		return nil, noData("no height with a commit time in " + results.BlocksFile)
+	}
+	c := d.timeChart("Block intervals, slow heights by cause", "ms")
+	c.add("interval", c.line(xs, ys, lighter(nodeColor(0), 0.5), 1, false))
+	for i, cause := range analysis.Causes() {
+		var pts plotter.XYs
+		for _, v := range d.s.Autopsy {
+			if v.Cause == cause {
+				pts = append(pts, plotter.XY{X: d.x(v.Time) + v.IntervalMs/1e3, Y: v.IntervalMs})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc := &plotter.Scatter{XYs: pts, GlyphStyle: draw.GlyphStyle{Color: nodeColor(i + 1), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}}
+		c.p.Add(sc)
+		c.add(strings.ReplaceAll(cause, "_", " "), sc)
+	}
+	return c.render(d.w, d.h)
+}
