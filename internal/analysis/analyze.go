@@ -43,7 +43,7 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 // in order: sent, replies, transactions.
 func ReadStream(dir string) (Input, error) {
 	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile,
-		results.HostFile, results.MempoolFile)
+		results.HostFile, results.MempoolFile, results.HashesFile, results.EvidenceFile)
 	if err != nil {
 		return in, err
 	}
@@ -144,7 +144,8 @@ func ReadInput(dir string) (Input, error) {
 // besides run.json.
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
-		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile, results.MempoolFile}
+		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile, results.MempoolFile,
+		results.HashesFile, results.EvidenceFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -158,6 +159,9 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		return in, fmt.Errorf("read run %s: %w", dir, err)
 	}
 	in.Run = run
+	if in.Validators, err = results.ValidatorNames(dir); err != nil {
+		return in, fmt.Errorf("read validator keys: %w", err)
+	}
 
 	readers := map[string]func() error{
 		results.SentFile:     func() (err error) { in.Sent, err = results.ReadSent(dir); return },
@@ -170,6 +174,8 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		results.EventsFile:   func() (err error) { in.Events, err = results.ReadEvents(dir); return },
 		results.HostFile:     func() (err error) { in.Host, err = results.ReadHost(dir); return },
 		results.MempoolFile:  func() (err error) { in.Mempool, err = results.ReadMempool(dir); return },
+		results.HashesFile:   func() (err error) { in.Hashes, err = results.ReadHashes(dir); return },
+		results.EvidenceFile: func() (err error) { in.Evidence, err = results.ReadEvidence(dir); return },
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string

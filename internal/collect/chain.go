@@ -30,6 +30,9 @@ type WalkConfig struct {
 	Progress func(height int64)
 	// OnTx, if set, is called with each txs row as it is written.
 	OnTx func(tx *results.Tx)
+	// Evidence, if set, gets one evidence.csv row per piece of evidence
+	// and accused validator in the walked blocks.
+	Evidence *results.Writer
 }
 
 // WalkStats counts what a walk saw.
@@ -158,6 +161,7 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 			cur := &batch[i]
 			if w.prev != nil {
 				w.st.add(emit(w.prev, cur.blk.Time, cur.blk.LastRound, w.seen, w.txs, w.blocks, w.cfg.OnTx))
+				writeEvidence(w.cfg.Evidence, &w.prev.blk)
 				if w.cfg.Progress != nil {
 					w.cfg.Progress(w.prev.blk.Height)
 				}
@@ -170,7 +174,23 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 		w.prev = &last
 		w.next = hi + 1
 	}
-	return errors.Join(w.txs.Flush(), w.blocks.Flush())
+	var eerr error
+	if w.cfg.Evidence != nil {
+		eerr = w.cfg.Evidence.Flush()
+	}
+	return errors.Join(w.txs.Flush(), w.blocks.Flush(), eerr)
+}
+
+// writeEvidence writes block b's evidence to w (nothing when w is nil).
+func writeEvidence(w *results.Writer, b *rpc.Block) {
+	if w == nil {
+		return
+	}
+	for _, e := range b.Evidence {
+		for _, v := range e.Validators {
+			w.Write(&results.Evidence{Height: b.Height, Type: e.Type, EvidenceHeight: e.Height, Validator: v})
+		}
+	}
 }
 
 func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {

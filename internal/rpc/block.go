@@ -20,6 +20,45 @@ type Block struct {
 	Txs       [][]byte // raw transactions
 	TxCount   int      // len(Txs) as fetched (kept when Txs is dropped)
 	TxBytes   int64    // sum of len(Txs)
+	Evidence  []Evidence
+}
+
+// Evidence is one piece of evidence of misbehaviour a block carries.
+type Evidence struct {
+	Type       string   // "DuplicateVoteEvidence" or "LightClientAttackEvidence" (the JSON type without "tendermint/")
+	Height     int64    // of the misbehaviour: the votes' height, or the attack's common height
+	Validators []string // addresses (upper-case hex) of the validators it accuses
+}
+
+// evidenceJSON is a piece of evidence as /block encodes it (amino JSON:
+// a type name and a value), with the fields of both kinds.
+type evidenceJSON struct {
+	Type  string `json:"type"`
+	Value struct {
+		VoteA *struct {
+			Height           Int64  `json:"height"`
+			ValidatorAddress string `json:"validator_address"`
+		} `json:"vote_a"`
+		CommonHeight        Int64 `json:"CommonHeight"`
+		ByzantineValidators []struct {
+			Address string `json:"address"`
+		} `json:"ByzantineValidators"`
+	} `json:"value"`
+}
+
+func (e *evidenceJSON) evidence() Evidence {
+	ev := Evidence{Type: strings.TrimPrefix(e.Type, "tendermint/")}
+	v := &e.Value
+	if v.VoteA != nil {
+		ev.Height = int64(v.VoteA.Height)
+		ev.Validators = []string{v.VoteA.ValidatorAddress}
+		return ev
+	}
+	ev.Height = int64(v.CommonHeight)
+	for _, b := range v.ByzantineValidators {
+		ev.Validators = append(ev.Validators, b.Address)
+	}
+	return ev
 }
 
 // Block fetches the block at height.
@@ -69,6 +108,9 @@ func ParseBlock(b []byte) (Block, error) {
 				LastCommit struct {
 					Round int32 `json:"round"`
 				} `json:"last_commit"`
+				Evidence struct {
+					Evidence []evidenceJSON `json:"evidence"`
+				} `json:"evidence"`
 			} `json:"block"`
 		} `json:"result"`
 		Error *Error `json:"error"`
@@ -85,6 +127,9 @@ func ParseBlock(b []byte) (Block, error) {
 	h := r.Result.Block.Header
 	blk.Height, blk.Time, blk.Proposer = int64(h.Height), h.Time, h.Proposer
 	blk.LastRound = r.Result.Block.LastCommit.Round
+	for i := range r.Result.Block.Evidence.Evidence {
+		blk.Evidence = append(blk.Evidence, r.Result.Block.Evidence.Evidence[i].evidence())
+	}
 	return blk, nil
 }
 
