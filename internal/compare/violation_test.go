@@ -3,7 +3,9 @@ package compare
 import "testing"
 
 func TestViolationWorse(t *testing.T) {
-	row := func(id string, v Verdict) Row { return Row{ID: id, Candidates: []Cell{{Verdict: NoChange}, {Verdict: v}}} }
+	row := func(id string, v Verdict) Row {
+		return Row{ID: id, Candidates: []Cell{{Verdict: NoChange}, {Verdict: v}}}
+	}
 	tests := []struct {
 		name string
 		rows []Row
