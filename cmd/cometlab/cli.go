@@ -28,6 +28,9 @@ type state struct {
 	hard           context.Context // a second interrupt
 }
 
+// errUnsafe marks a run whose safety check found a violation (exit 5).
+var errUnsafe = exitcode.With(errors.New("safety violation"), exitcode.Unsafe)
+
 // errPartial marks a run that ended partial (exit 3).
 var errPartial = exitcode.With(errors.New("the run is partial"), exitcode.Partial)
 
@@ -132,7 +135,8 @@ sends 200 tx/s for 60 s, and writes a run directory with the report.
 
 Exit codes: 0 complete; 1 failed; 2 bad flags, manifest or arguments;
 3 the run is partial (e.g. the mempools never drained); 4 compare found a
-metric worse than the baseline; 130 interrupted.`,
+metric worse than the baseline; 5 a safety violation (nodes disagreed, a
+transaction committed twice or lost once accepted); 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,

@@ -99,7 +99,8 @@ func parseBytes(s string) (int64, error) {
 }
 
 // printResult prints the key figures and where the report is, and maps the
-// run's status to an error for the exit code.
+// run's end to an error for the exit code: a safety violation (5) before
+// a partial run (3).
 func printResult(st *state, res experiment.Result, err error) error {
 	if res.Summary.Metrics != nil {
 		fmt.Fprintln(st.stdout)
@@ -110,6 +111,9 @@ func printResult(st *state, res experiment.Result, err error) error {
 	}
 	if err != nil {
 		return err
+	}
+	if line, bad := report.SafetyLine(res.Summary); bad {
+		return fmt.Errorf("%w: %s (see %s/%s)", errUnsafe, line, res.Dir, results.ReportFile)
 	}
 	if res.Run.Status == results.StatusPartial {
 		return fmt.Errorf("%w: %v (see %s/%s)", errPartial, res.Run.Errors, res.Dir, results.RunFile)

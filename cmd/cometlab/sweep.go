@@ -3,12 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -242,10 +245,39 @@ func sweepResult(st *state, rec saturation.SweepRecord, dir string, err error) e
 		report.SweepText(st.stdout, rec)
 		fmt.Fprintf(st.stdout, "\nsweep directory: %s\nreport:          %s/%s\n", dir, dir, results.SweepReportFile)
 	}
+	var dirs []string
+	for _, c := range rec.Cells {
+		dirs = append(dirs, c.Dir)
+	}
+	if err == nil || errors.Is(err, experiment.ErrSomeFailed) {
+		if uerr := unsafeRuns(dir, dirs); uerr != nil {
+			return uerr
+		}
+	}
 	if errors.Is(err, experiment.ErrSomeFailed) {
 		return fmt.Errorf("%w: %v", errPartial, err)
 	}
 	return err
+}
+
+// unsafeRuns returns errUnsafe naming the run directories (under parent)
+// whose summary.json counts a safety violation, nil when none does; a
+// run without a summary is not judged.
+func unsafeRuns(parent string, dirs []string) error {
+	var bad []string
+	for _, d := range dirs {
+		var s analysis.Summary
+		if d == "" || results.ReadJSON(filepath.Join(parent, d, results.SummaryFile), &s) != nil {
+			continue
+		}
+		if line, v := report.SafetyLine(s); v {
+			bad = append(bad, d+": "+line)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w in %d run(s): %s", errUnsafe, len(bad), strings.Join(bad, "; "))
 }
 
 func newSaturateCmd(st *state) *cobra.Command {
@@ -371,5 +403,12 @@ func saturateResult(st *state, rec saturation.SearchRecord, dir string, err erro
 		report.SaturateText(st.stdout, rec)
 		fmt.Fprintf(st.stdout, "\nsearch directory: %s\nreport:           %s/%s\n", dir, dir, results.SaturateReportFile)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	var dirs []string
+	for _, s := range rec.Steps {
+		dirs = append(dirs, s.Dir)
+	}
+	return unsafeRuns(dir, dirs)
 }

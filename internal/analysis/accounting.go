@@ -12,6 +12,7 @@ type accounts struct {
 	reasons   map[string]int64 // rejected, by reason
 	refusals  map[string]int64 // refused, by reason
 	clients   []ClientSummary  // per load client; nil for one
+	lostAcked int64            // accepted by a reply, never committed; -1 without replies.csv
 }
 
 // account reconciles sent.csv with replies.csv and txs.csv (as gathered
@@ -52,6 +53,9 @@ func account(a *TxAggregates, run results.Run, b *builder, noReplies bool) accou
 		}
 		if f&(stReplyOK|stReplyErr) == 0 {
 			unanswered++
+		}
+		if f&stReplyOK != 0 && f&stCommitted == 0 {
+			acc.lostAcked++
 		}
 		var n *int64 // the client's count of this fate
 		switch {
@@ -96,6 +100,7 @@ func account(a *TxAggregates, run results.Run, b *builder, noReplies bool) accou
 	b.put("missing_txs", float64(missing), "")
 	b.put("duplicate_txs", float64(duplicates), "")
 	if noReplies {
+		acc.lostAcked = -1
 		b.note("unanswered_txs not computed: no replies.csv, so rejected_txs is 0 and refusals count as missing")
 	} else {
 		b.put("unanswered_txs", float64(unanswered), "")

@@ -48,7 +48,7 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 // in order: sent, replies, transactions.
 func ReadStream(dir string) (Input, error) {
 	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile,
-		results.HostFile, results.MempoolFile, results.PrecommitFile)
+		results.HostFile, results.MempoolFile, results.PrecommitFile, results.HashesFile, results.EvidenceFile)
 	if err != nil {
 		return in, err
 	}
@@ -150,7 +150,7 @@ func ReadInput(dir string) (Input, error) {
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
 		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile, results.MempoolFile,
-		results.PrecommitFile}
+		results.PrecommitFile, results.HashesFile, results.EvidenceFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -164,25 +164,24 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		return in, fmt.Errorf("read run %s: %w", dir, err)
 	}
 	in.Run = run
+	if in.Validators, err = results.ValidatorNames(dir); err != nil {
+		return in, fmt.Errorf("read validator keys: %w", err)
+	}
 
 	readers := map[string]func() error{
-		results.SentFile:     func() (err error) { in.Sent, err = results.ReadSent(dir); return },
-		results.RepliesFile:  func() (err error) { in.Replies, err = results.ReadReplies(dir); return },
-		results.TxsFile:      func() (err error) { in.Txs, err = results.ReadTxs(dir); return },
-		results.BlocksFile:   func() (err error) { in.Blocks, err = results.ReadBlocks(dir); return },
-		results.AdoptionFile: func() (err error) { in.Adoption, err = results.ReadAdoption(dir); return },
-		results.MetricsFile:  func() (err error) { in.Metrics, err = ReadSeries(dir); return },
-		results.ResourceFile: func() (err error) { in.Resources, err = results.ReadResources(dir); return },
-		results.EventsFile:   func() (err error) { in.Events, err = results.ReadEvents(dir); return },
-		results.HostFile:     func() (err error) { in.Host, err = results.ReadHost(dir); return },
-		results.MempoolFile:  func() (err error) { in.Mempool, err = results.ReadMempool(dir); return },
-		results.PrecommitFile: func() (err error) {
-			if in.Precommits, err = results.ReadPrecommits(dir); err != nil {
-				return err
-			}
-			in.Names, err = results.ValidatorNames(dir, in.Run)
-			return err
-		},
+		results.SentFile:      func() (err error) { in.Sent, err = results.ReadSent(dir); return },
+		results.RepliesFile:   func() (err error) { in.Replies, err = results.ReadReplies(dir); return },
+		results.TxsFile:       func() (err error) { in.Txs, err = results.ReadTxs(dir); return },
+		results.BlocksFile:    func() (err error) { in.Blocks, err = results.ReadBlocks(dir); return },
+		results.AdoptionFile:  func() (err error) { in.Adoption, err = results.ReadAdoption(dir); return },
+		results.MetricsFile:   func() (err error) { in.Metrics, err = ReadSeries(dir); return },
+		results.ResourceFile:  func() (err error) { in.Resources, err = results.ReadResources(dir); return },
+		results.EventsFile:    func() (err error) { in.Events, err = results.ReadEvents(dir); return },
+		results.HostFile:      func() (err error) { in.Host, err = results.ReadHost(dir); return },
+		results.MempoolFile:   func() (err error) { in.Mempool, err = results.ReadMempool(dir); return },
+		results.PrecommitFile: func() (err error) { in.Precommits, err = results.ReadPrecommits(dir); return },
+		results.HashesFile:    func() (err error) { in.Hashes, err = results.ReadHashes(dir); return },
+		results.EvidenceFile:  func() (err error) { in.Evidence, err = results.ReadEvidence(dir); return },
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string

@@ -51,7 +51,7 @@ func (c *autopsyContext) validators() int {
 	if len(c.in.Precommits) > 0 {
 		return len(c.votes[c.in.Precommits[0].Height])
 	}
-	return len(c.in.Names)
+	return len(c.in.Validators)
 }
 
 // proposerCycle learns the proposer rotation of a chain of n validators
@@ -79,7 +79,7 @@ func proposerCycle(blocks []results.Block, n int) []string {
 
 // name returns the node name of a validator address, else the address.
 func (c *autopsyContext) name(addr string) string {
-	if n := c.in.Names[strings.ToUpper(addr)]; n != "" {
+	if n := c.in.Validators[strings.ToUpper(addr)]; n != "" {
 		return n
 	}
 	return addr

@@ -14,10 +14,10 @@ import (
 // the block 900 ms after its time, every node committing at the commit.
 func autopsyChain() Input {
 	const s = int64(1e9)
-	in := Input{Names: map[string]string{}}
+	in := Input{Validators: map[string]string{}}
 	addr := func(i int64) string { return fmt.Sprintf("A%d", i%4+1) }
 	for i := int64(1); i <= 4; i++ {
-		in.Names[fmt.Sprintf("A%d", i)] = fmt.Sprintf("v%d", i)
+		in.Validators[fmt.Sprintf("A%d", i)] = fmt.Sprintf("v%d", i)
 	}
 	t := int64(1_800_000_000) * s
 	for h := int64(1); h <= 40; h++ {

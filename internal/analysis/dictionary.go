@@ -92,6 +92,9 @@ type Metric struct {
 	// PerPerturbation is set for figures given for each perturbation, in
 	// summary.json's "perturbations", and not in "metrics".
 	PerPerturbation bool
+	// Violation is set for counts of safety violations: any increase is
+	// worse (compare, ab), with no threshold and no noise test.
+	Violation bool
 }
 
 // Dictionary returns every metric cometlab reports, grouped and in report
@@ -175,7 +178,7 @@ func Dictionary() []Metric {
 		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
-	return slices.Concat(base, trendDictionary(), blockDictionary(), autopsyDictionary(), mempoolDictionary(), resourceDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary())
+	return slices.Concat(base, trendDictionary(), blockDictionary(), autopsyDictionary(), safetyDictionary(), mempoolDictionary(), resourceDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

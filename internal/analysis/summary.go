@@ -32,10 +32,15 @@ type Input struct {
 	// after each of its commits (nil for a run without one).
 	Mempool []results.MempoolSample
 	// Precommits holds the rows of precommits.csv (nil for a run without
-	// one); Names maps validator addresses to node names (see
-	// results.ValidatorNames).
+	// one).
 	Precommits []results.Precommit
-	Names      map[string]string
+	// Hashes holds the rows of hashes.csv (nil for a run without one:
+	// then the nodes' agreement is not checked); Evidence those of
+	// evidence.csv; Validators maps validator addresses to node names
+	// (results.ValidatorNames).
+	Hashes     []results.HashRow
+	Evidence   []results.Evidence
+	Validators map[string]string
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;
@@ -81,6 +86,9 @@ type Summary struct {
 	// Perturbations holds each perturbation of events.csv with its
 	// recovery figures (dictionary entries with PerPerturbation set).
 	Perturbations []PerturbationSummary `json:"perturbations,omitempty"`
+
+	// Safety is the safety check (see Safety).
+	Safety *Safety `json:"safety,omitempty"`
 
 	// CatchUps holds each ephemeral node's sync from its start to its
 	// caught-up event (a rotation run).
@@ -153,6 +161,7 @@ func Summarize(in Input) Summary {
 	}
 	finishClients(agg, in.Run, acc.clients)
 	s.Clients = acc.clients
+	s.Safety = safety(in, b, acc.lostAcked, in.Hashes == nil)
 	accountingAnomalies(b)
 	clientAnomalies(b, s.Clients)
 	moreBlocks(in, b, missing[results.BlocksFile])

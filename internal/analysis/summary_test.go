@@ -237,6 +237,7 @@ func checkSummary(t *testing.T, s Summary) {
 
 func TestSummarizeSynthetic(t *testing.T) {
 	in := synthetic(4, 8000, 25, true) // 320 s: long enough for the trend figures
+	in.Hashes = agreedHashes(in.Blocks, "validator01", "validator02")
 	s := Summarize(in)
 	checkSummary(t, s)
 	// Every dictionary id is computed for a full run, and nothing else;

@@ -36,6 +36,9 @@ type WalkConfig struct {
 	Precommits *results.Writer
 	// Names maps validator addresses (upper-case hex) to node names.
 	Names map[string]string
+	// Evidence, if set, gets one evidence.csv row per piece of evidence
+	// and accused validator in the walked blocks.
+	Evidence *results.Writer
 }
 
 // WalkStats counts what a walk saw.
@@ -166,6 +169,7 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 			if w.prev != nil {
 				w.st.add(emit(w.prev, cur.blk.Time, cur.blk.LastRound, w.seen, w.txs, w.blocks, w.cfg.OnTx))
 				w.st.Unnamed += writeVotes(w.cfg, w.prev.blk, cur.blk.LastCommit)
+				writeEvidence(w.cfg.Evidence, &w.prev.blk)
 				if w.cfg.Progress != nil {
 					w.cfg.Progress(w.prev.blk.Height)
 				}
@@ -179,10 +183,24 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 		w.next = hi + 1
 	}
 	errs := []error{w.txs.Flush(), w.blocks.Flush()}
-	if w.cfg.Precommits != nil {
-		errs = append(errs, w.cfg.Precommits.Flush())
+	for _, x := range []*results.Writer{w.cfg.Precommits, w.cfg.Evidence} {
+		if x != nil {
+			errs = append(errs, x.Flush())
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// writeEvidence writes block b's evidence to w (nothing when w is nil).
+func writeEvidence(w *results.Writer, b *rpc.Block) {
+	if w == nil {
+		return
+	}
+	for _, e := range b.Evidence {
+		for _, v := range e.Validators {
+			w.Write(&results.Evidence{Height: b.Height, Type: e.Type, EvidenceHeight: e.Height, Validator: v})
+		}
+	}
 }
 
 func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {

@@ -21,7 +21,8 @@ type Endpoint struct {
 // node and height, the local time the node had committed it (adoption.csv).
 // A broken subscription (a node that stopped) is retried every second;
 // heights missed meanwhile are a gap, not an error. With SampleMempools,
-// each commit heard also asks the node's mempool size (mempool.csv).
+// each commit heard also asks the node's mempool size (mempool.csv); with
+// RecordHashes, each header's hashes are written (hashes.csv).
 type Heights struct {
 	nodes  []Endpoint
 	w      *results.Writer
@@ -31,6 +32,7 @@ type Heights struct {
 	latest map[string]int64
 
 	mempool *mempoolSampler // nil unless SampleMempools was called
+	hashes  *results.Writer // nil unless RecordHashes was called
 }
 
 // NewHeights returns a watcher writing to w.
@@ -52,16 +54,27 @@ func (h *Heights) Run(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	if h.hashes != nil {
+		h.finalHashes(context.WithoutCancel(ctx))
+	}
 	var merr error
 	if h.mempool != nil {
 		merr = h.mempool.wait()
 	}
-	return errors.Join(h.w.Flush(), merr)
+	var herr error
+	if h.hashes != nil {
+		herr = h.hashes.Flush()
+	}
+	return errors.Join(h.w.Flush(), merr, herr)
 }
 
 func (h *Heights) follow(ctx context.Context, n Endpoint) {
 	for ctx.Err() == nil {
-		err := rpc.SubscribeHeights(ctx, n.Addr, func(height int64, at time.Time) {
+		err := rpc.SubscribeHeaders(ctx, n.Addr, func(hd rpc.Header, at time.Time) {
+			height := hd.Height
+			if h.hashes != nil && height > 1 {
+				h.hashes.Write(headerRow(n.Name, hd))
+			}
 			h.mu.Lock()
 			if height > h.latest[n.Name] {
 				h.latest[n.Name] = height

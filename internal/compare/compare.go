@@ -370,6 +370,12 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 	case ignore:
 		cell.Verdict, cell.Reason = NotJudged, "ignored by the thresholds file"
 		return cell
+	case m.Violation && d != 0:
+		cell.Beyond, cell.Verdict, cell.Reason = true, Worse, "more safety violations: any increase is worse"
+		if d < 0 {
+			cell.Verdict, cell.Reason = Better, "fewer safety violations"
+		}
+		return cell
 	}
 	material := d != 0 && math.Abs(d) >= floor
 	var beyond, within string

@@ -33,7 +33,7 @@ var aaMetrics = func() []struct {
 	for _, d := range analysis.Dictionary() {
 		kind := aaNormal
 		switch {
-		case lossCount(d.ID):
+		case lossCount(d.ID) || d.Violation: // 0 in every healthy run
 			kind = aaLoss
 		case strings.HasPrefix(d.ID, "adoption_p") && d.ID >= "adoption_p80" && !strings.Contains(d.ID, "_p99"):
 			kind = aaSameTail

@@ -64,3 +64,20 @@ func fmtP(p float64) string {
 	}
 	return "= " + fmt.Sprintf("%.3g", p)
 }
+
+// ViolationWorse reports whether a candidate of r has more safety
+// violations than the baseline (a metric marked Violation judged worse):
+// ab's sequential verdict, which tests other figures, must not hide it.
+func ViolationWorse(r Result) bool {
+	for _, row := range r.Metrics {
+		if m, ok := analysis.Lookup(row.ID); !ok || !m.Violation {
+			continue
+		}
+		for _, c := range row.Candidates {
+			if c.Verdict == Worse {
+				return true
+			}
+		}
+	}
+	return false
+}

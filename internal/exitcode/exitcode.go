@@ -9,6 +9,7 @@ const (
 	Usage       = 2   // bad flags, manifest or arguments: nothing was run
 	Partial     = 3   // the run finished but is partial (e.g. the mempools never drained)
 	Regression  = 4   // compare: a metric is worse than the baseline
+	Unsafe      = 5   // a run's safety check found a violation (nodes disagreed, a tx committed twice, an accepted tx lost unexplained)
 	Interrupted = 130 // interrupted (Ctrl-C or SIGTERM); what was gathered is on disk
 )
 

@@ -46,6 +46,9 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 		var preface string
 		if rec.Auto() {
 			rec.Verdict = SequentialVerdict(rec.Sequential)
+			if compare.ViolationWorse(c) {
+				rec.Verdict = compare.Worse // a safety violation is worse whatever the sequential rule tested
+			}
 			preface = report.ABSequentialMarkdown(report.ABSequential{Labels: rec.Labels, Pairs: rec.Pairs, MaxPairs: rec.MaxPairs,
 				Decisions: rec.Sequential, Verdict: rec.Verdict, Method: rec.Method, Alpha: rec.Alpha, FamilyWise: rec.FamilyWise,
 				Stop: rec.Stop, Judged: rec.Judged})

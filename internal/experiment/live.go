@@ -26,10 +26,10 @@ const (
 // read. Reads are bounded: one height poll every livePoll, at most
 // liveWorkers block requests in flight.
 type liveReader struct {
-	txs, blocks *results.Writer
-	votes       *results.Writer // precommits.csv
-	reader      *rpc.Client
-	name        string // the reader node
+	txs, blocks, evidence *results.Writer
+	votes                 *results.Writer // precommits.csv
+	reader                *rpc.Client
+	name                  string // the reader node
 
 	mu     sync.Mutex // guards w and the window below
 	w      *collect.Walker
@@ -38,7 +38,7 @@ type liveReader struct {
 	inWin  int64
 }
 
-// newLiveReader creates txs.csv and blocks.csv and a walker from height
+// newLiveReader creates txs.csv, blocks.csv and evidence.csv and a walker from height
 // first, reading from the first node that is not the target nor perturbed
 // nor rotating (the target when there is none).
 func (p *pipeline) newLiveReader() (*liveReader, error) {
@@ -69,7 +69,7 @@ func (p *pipeline) newLiveReader() (*liveReader, error) {
 		return nil, err
 	}
 	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers, OnTx: l.onTx,
-		Precommits: l.votes, Names: p.rd.validatorNames()}, l.txs, l.blocks)
+		Precommits: l.votes, Names: p.rd.validatorNames(), Evidence: l.evidence}, l.txs, l.blocks)
 	return l, nil
 }
 
@@ -118,7 +118,7 @@ func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, 
 	if err != nil {
 		err = fmt.Errorf("read back: %w", err)
 	}
-	return errors.Join(err, l.txs.Close(), l.blocks.Close(), l.votes.Close())
+	return errors.Join(err, l.txs.Close(), l.blocks.Close(), l.votes.Close(), l.evidence.Close())
 }
 
 // close closes the files (a no-op after finish).
@@ -126,6 +126,7 @@ func (l *liveReader) close() {
 	l.txs.Close()
 	l.blocks.Close()
 	l.votes.Close()
+	l.evidence.Close()
 }
 
 // lines prints the live line every liveLine until ctx ends: sent,

@@ -115,8 +115,8 @@ type runningCollectors struct {
 }
 
 // startCollectors is the phase collect: it follows heights on every node
-// (adoption.csv) and asks each node's mempool at each of its commits
-// (mempool.csv), scrapes metrics and samples resources when the plan has
+// (adoption.csv) with the hashes each committed (hashes.csv) and asks each
+// node's mempool at each of its commits (mempool.csv), scrapes metrics and samples resources when the plan has
 // targets for them, and flushes every file every second, so that a crash
 // loses at most a second. They run until stop, after the read-back.
 func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, error) {
@@ -140,6 +140,11 @@ func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, er
 		return nil, err
 	}
 	p.heights.SampleMempools(mempool, 0)
+	hashes, err := create(results.HashesFile, results.HashesHeader)
+	if err != nil {
+		return nil, err
+	}
+	p.heights.RecordHashes(hashes)
 	runners := []interface{ Run(context.Context) error }{p.heights}
 	if len(p.col.scrape) > 0 {
 		w, err := create(results.MetricsFile, results.MetricsHeader)

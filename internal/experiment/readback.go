@@ -51,8 +51,8 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 	return Result{Dir: dir, Run: rd.run, Summary: sum}, nil
 }
 
-// walkChain reads heights first…last of the run's chain into txs.csv and
-// blocks.csv (replacing them); hashed says the run sent the user's own
+// walkChain reads heights first…last of the run's chain into txs.csv,
+// blocks.csv and evidence.csv (replacing them); hashed says the run sent the user's own
 // transactions, found by hash (sent.csv's).
 func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, hashed bool, first, last int64) error {
 	txs, err := results.Create(rd.path(results.TxsFile), results.TxsHeader)
@@ -70,6 +70,11 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return err
 	}
 	defer votes.Close()
+	evidence, err := results.Create(rd.path(results.EvidenceFile), results.EvidenceHeader)
+	if err != nil {
+		return err
+	}
+	defer evidence.Close()
 	var byHash map[[32]byte]collect.HashedSend
 	if hashed {
 		sent, err := results.ReadSent(rd.dir)
@@ -84,7 +89,7 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		}
 	}
 	out.Phase("read-back: walking heights %d…%d", first, last)
-	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
+	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash, Evidence: evidence,
 		Precommits: votes, Names: rd.validatorNames(),
 		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
 	if err != nil {
@@ -95,5 +100,5 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return fmt.Errorf("read back: %w", err)
 	}
 	out.Phase("read-back: %s", st)
-	return errors.Join(txs.Close(), blocks.Close(), votes.Close())
+	return errors.Join(txs.Close(), blocks.Close(), votes.Close(), evidence.Close())
 }

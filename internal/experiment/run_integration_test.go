@@ -154,10 +154,15 @@ func checkAccounted(t *testing.T, res experiment.Result, expected float64) func(
 	if committed != sent {
 		t.Errorf("committed %v != sent %v (rejected %v, missing %v)", committed, sent, m["rejected_txs"], m["missing_txs"])
 	}
-	for _, id := range []string{"rejected_txs", "missing_txs", "duplicate_txs"} {
+	for _, id := range []string{"rejected_txs", "missing_txs", "duplicate_txs", "safety_violations", "disagreeing_heights"} {
 		if v := get(id); v != 0 {
 			t.Errorf("%s = %v, want 0", id, v)
 		}
+	}
+	// The safety check is silent on every healthy run, and did check
+	// (heights are compared when two nodes or more report them).
+	if sf := res.Summary.Safety; sf == nil || !sf.Checked || (sf.Heights == 0 && len(res.Run.Nodes) > 1) || sf.Violations() != 0 {
+		t.Errorf("safety check: %+v, want checked, some heights, no violation", sf)
 	}
 	if r, want := get("throughput_ratio"), committed/expected; math.Abs(r-want) > 1e-9 {
 		t.Errorf("throughput ratio %v, want committed ÷ expected = %v", r, want)

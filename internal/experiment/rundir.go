@@ -90,13 +90,10 @@ func DefaultRunDir(id string) string { return filepath.Join("runs", id) }
 func since(t time.Time) string { return time.Since(t).Round(100 * time.Millisecond).String() }
 
 // validatorNames maps the testnet's validator addresses to node names,
-// from the genesis in the run directory's node homes (empty for a chain
-// cometlab did not start); a genesis that cannot be read is logged.
+// from the validator keys in the run directory's node homes (empty for a
+// chain cometlab did not start); a key that cannot be read is logged.
 func (r *runDir) validatorNames() map[string]string {
-	r.mu.Lock()
-	run := r.run
-	r.mu.Unlock()
-	names, err := results.ValidatorNames(r.dir, run)
+	names, err := results.ValidatorNames(r.dir)
 	if err != nil && r.log != nil {
 		r.log.Warn("precommits name no validator", "err", err)
 	}

@@ -73,6 +73,11 @@ func DisturbanceLine(s analysis.Summary) string {
 // worst named), then the run's errors and its setup in one line.
 func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
 	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
+	if line, bad := SafetyLine(s); bad {
+		m.f("- **SAFETY VIOLATION**: %s\n", line)
+	} else if line != "" {
+		m.f("- **Safety**: %s\n", line)
+	}
 	if line := DisturbanceLine(s); line != "" {
 		m.f("- **Host busy with other work**: %s\n", line)
 	}

@@ -50,6 +50,11 @@ func Table(w io.Writer, s analysis.Summary) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s (%s)\n\n", s.RunID, s.Status)
+	if line, bad := SafetyLine(s); bad {
+		fmt.Fprintf(&b, "  SAFETY VIOLATION: %s\n\n", line)
+	} else if line != "" {
+		fmt.Fprintf(&b, "  safety: %s\n\n", line)
+	}
 	if line := DisturbanceLine(s); line != "" {
 		fmt.Fprintf(&b, "  HOST BUSY WITH OTHER WORK: %s\n\n", line)
 	}

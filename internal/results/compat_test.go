@@ -49,3 +49,34 @@ func TestSentCompat(t *testing.T) {
 		}
 	}
 }
+
+// TestSafetyFilesCompat pins the run-directory contract of hashes.csv and
+// evidence.csv: what the writer makes of these rows is
+// testdata/compat/v2/{hashes,evidence}.csv, which read back the same.
+func TestSafetyFilesCompat(t *testing.T) {
+	v2 := filepath.Join("testdata", "compat", "v2")
+	hashes := []results.HashRow{
+		{Height: 7, Node: "validator01", BlockHash: "9F2C", AppHash: "0800000000000000", Source: results.HashFromHeader},
+		{Height: 8, Node: "validator02", BlockHash: "1A2B", Source: results.HashFromStatus},
+		{Height: 8, Node: "validator02", AppHash: "0900000000000000", Source: results.HashFromApp},
+	}
+	var b bytes.Buffer
+	b.WriteString(results.HashesHeader + "\n")
+	for i := range hashes {
+		b.Write(hashes[i].AppendCSV(nil))
+		b.WriteByte('\n')
+	}
+	resultstest.Golden(t, filepath.Join(v2, results.HashesFile), b.Bytes())
+	if got, err := results.ReadHashes(v2); err != nil || len(got) != len(hashes) || got[2] != hashes[2] {
+		t.Errorf("hashes.csv reads back %+v, %v", got, err)
+	}
+	ev := results.Evidence{Height: 12, Type: "DuplicateVoteEvidence", EvidenceHeight: 10, Validator: "5D3F"}
+	b.Reset()
+	b.WriteString(results.EvidenceHeader + "\n")
+	b.Write(ev.AppendCSV(nil))
+	b.WriteByte('\n')
+	resultstest.Golden(t, filepath.Join(v2, results.EvidenceFile), b.Bytes())
+	if got, err := results.ReadEvidence(v2); err != nil || len(got) != 1 || got[0] != ev {
+		t.Errorf("evidence.csv reads back %+v, %v", got, err)
+	}
+}

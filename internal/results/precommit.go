@@ -1,11 +1,9 @@
 package results
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -69,39 +67,4 @@ func ReadPrecommits(dir string) ([]Precommit, error) {
 		return nil, nil
 	}
 	return rows, err
-}
-
-// ValidatorNames maps the hex addresses of the genesis validators of the
-// run directory dir to their node names, from the genesis.json of the
-// first node of run whose home is in dir (cometlab writes each
-// validator's name there). A run without homes gives an empty map.
-func ValidatorNames(dir string, run Run) (map[string]string, error) {
-	names := map[string]string{}
-	for _, n := range run.Nodes {
-		if n.Home == "" {
-			continue
-		}
-		path := filepath.Join(dir, n.Home, "config", "genesis.json")
-		b, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return names, err
-		}
-		var g struct {
-			Validators []struct {
-				Address string `json:"address"`
-				Name    string `json:"name"`
-			} `json:"validators"`
-		}
-		if err := json.Unmarshal(b, &g); err != nil {
-			return names, fmt.Errorf("%s: %w", path, err)
-		}
-		for _, v := range g.Validators {
-			names[strings.ToUpper(v.Address)] = v.Name
-		}
-		return names, nil
-	}
-	return names, nil
 }

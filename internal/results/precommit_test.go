@@ -30,27 +30,30 @@ func TestPrecommitRoundTrip(t *testing.T) {
 	}
 }
 
+// TestValidatorNames: each node home's validator key names its address
+// (upper-cased); a key that is not JSON is an error naming the file.
 func TestValidatorNames(t *testing.T) {
 	dir := t.TempDir()
-	home := filepath.Join("nodes", "validator01")
-	if err := os.MkdirAll(filepath.Join(dir, home, "config"), 0o755); err != nil {
-		t.Fatal(err)
+	for name, addr := range map[string]string{"validator01": "ab12", "validator02": "CD34"} {
+		cfg := filepath.Join(dir, NodesDir, name, "config")
+		if err := os.MkdirAll(cfg, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cfg, "priv_validator_key.json"), []byte(`{"address":"`+addr+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	gen := `{"validators":[{"address":"ab12","name":"validator01"},{"address":"CD34","name":"validator02"}]}`
-	if err := os.WriteFile(filepath.Join(dir, home, "config", "genesis.json"), []byte(gen), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := Run{Nodes: []Node{{Name: "x"}, {Name: "missing", Home: "nodes/none"}, {Name: "validator01", Home: home}}}
-	got, err := ValidatorNames(dir, run)
+	got, err := ValidatorNames(dir)
 	want := map[string]string{"AB12": "validator01", "CD34": "validator02"}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, %v; want %v", got, err, want)
 	}
-	if err := os.WriteFile(filepath.Join(dir, home, "config", "genesis.json"), []byte("{"), 0o644); err != nil {
+	bad := filepath.Join(dir, NodesDir, "validator01", "config", "priv_validator_key.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ValidatorNames(dir, run); err == nil || !strings.Contains(err.Error(), "genesis.json") {
-		t.Errorf("bad genesis: got %v", err)
+	if _, err := ValidatorNames(dir); err == nil || !strings.Contains(err.Error(), "priv_validator_key.json") {
+		t.Errorf("bad key: got %v", err)
 	}
 }
 

@@ -24,6 +24,7 @@ type Block struct {
 	// block carries, in the validator set's order (an absent one has no
 	// address: [Client.Validators] names it).
 	LastCommit []Vote
+	Evidence   []Evidence
 }
 
 // BlockIDFlag says what a validator's precommit in a commit was for
@@ -55,6 +56,44 @@ type Vote struct {
 	Flag      BlockIDFlag
 	Validator string    // hex address; "" when absent
 	Time      time.Time // the precommit's timestamp; zero when absent
+}
+
+// Evidence is one piece of evidence of misbehaviour a block carries.
+type Evidence struct {
+	Type       string   // "DuplicateVoteEvidence" or "LightClientAttackEvidence" (the JSON type without "tendermint/")
+	Height     int64    // of the misbehaviour: the votes' height, or the attack's common height
+	Validators []string // addresses (upper-case hex) of the validators it accuses
+}
+
+// evidenceJSON is a piece of evidence as /block encodes it (amino JSON:
+// a type name and a value), with the fields of both kinds.
+type evidenceJSON struct {
+	Type  string `json:"type"`
+	Value struct {
+		VoteA *struct {
+			Height           Int64  `json:"height"`
+			ValidatorAddress string `json:"validator_address"`
+		} `json:"vote_a"`
+		CommonHeight        Int64 `json:"CommonHeight"`
+		ByzantineValidators []struct {
+			Address string `json:"address"`
+		} `json:"ByzantineValidators"`
+	} `json:"value"`
+}
+
+func (e *evidenceJSON) evidence() Evidence {
+	ev := Evidence{Type: strings.TrimPrefix(e.Type, "tendermint/")}
+	v := &e.Value
+	if v.VoteA != nil {
+		ev.Height = int64(v.VoteA.Height)
+		ev.Validators = []string{v.VoteA.ValidatorAddress}
+		return ev
+	}
+	ev.Height = int64(v.CommonHeight)
+	for _, b := range v.ByzantineValidators {
+		ev.Validators = append(ev.Validators, b.Address)
+	}
+	return ev
 }
 
 // Block fetches the block at height.
@@ -109,6 +148,9 @@ func ParseBlock(b []byte) (Block, error) {
 						Time      time.Time   `json:"timestamp"`
 					} `json:"signatures"`
 				} `json:"last_commit"`
+				Evidence struct {
+					Evidence []evidenceJSON `json:"evidence"`
+				} `json:"evidence"`
 			} `json:"block"`
 		} `json:"result"`
 		Error *Error `json:"error"`
@@ -134,6 +176,9 @@ func ParseBlock(b []byte) (Block, error) {
 			v.Validator, v.Time = "", time.Time{}
 		}
 		blk.LastCommit = append(blk.LastCommit, Vote{Flag: v.Flag, Validator: v.Validator, Time: v.Time})
+	}
+	for i := range r.Result.Block.Evidence.Evidence {
+		blk.Evidence = append(blk.Evidence, r.Result.Block.Evidence.Evidence[i].evidence())
 	}
 	return blk, nil
 }

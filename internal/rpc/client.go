@@ -162,6 +162,7 @@ type Status struct {
 	} `json:"node_info"`
 	SyncInfo struct {
 		LatestBlockHeight Int64     `json:"latest_block_height"`
+		LatestBlockHash   string    `json:"latest_block_hash"` // upper-case hex
 		LatestBlockTime   time.Time `json:"latest_block_time"`
 		CatchingUp        bool      `json:"catching_up"`
 	} `json:"sync_info"`

@@ -13,11 +13,26 @@ import (
 // sent when the node has committed it.
 const HeaderQuery = "tm.event='NewBlockHeader'"
 
+// Header is the part of a new block header cometlab reads.
+type Header struct {
+	Height int64
+	// LastBlockHash is the hash of block Height−1 (last_block_id.hash),
+	// upper-case hex as CometBFT writes it.
+	LastBlockHash string
+	// AppHash is the app's hash after executing block Height−1.
+	AppHash string
+}
+
 // SubscribeHeights subscribes to new block headers on the node at addr and
 // calls fn with each height and the local time its event was read, until
 // ctx ends or the connection breaks (the error says which). Reading time is
 // taken before decoding, so decoding cost does not shift it.
 func SubscribeHeights(ctx context.Context, addr string, fn func(height int64, at time.Time)) error {
+	return SubscribeHeaders(ctx, addr, func(h Header, at time.Time) { fn(h.Height, at) })
+}
+
+// SubscribeHeaders is SubscribeHeights with the header's hashes.
+func SubscribeHeaders(ctx context.Context, addr string, fn func(h Header, at time.Time)) error {
 	url := WSAddr(addr)
 	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
 	conn, _, err := d.DialContext(ctx, url, nil)
@@ -37,7 +52,11 @@ func SubscribeHeights(ctx context.Context, addr string, fn func(height int64, at
 			Data *struct {
 				Value struct {
 					Header struct {
-						Height Int64 `json:"height"`
+						Height      Int64 `json:"height"`
+						LastBlockID struct {
+							Hash string `json:"hash"`
+						} `json:"last_block_id"`
+						AppHash string `json:"app_hash"`
 					} `json:"header"`
 				} `json:"value"`
 			} `json:"data"`
@@ -63,6 +82,7 @@ func SubscribeHeights(ctx context.Context, addr string, fn func(height int64, at
 		if ev.Result == nil || ev.Result.Data == nil {
 			continue // the empty reply to the subscribe request
 		}
-		fn(int64(ev.Result.Data.Value.Header.Height), at)
+		h := &ev.Result.Data.Value.Header
+		fn(Header{Height: int64(h.Height), LastBlockHash: h.LastBlockID.Hash, AppHash: h.AppHash}, at)
 	}
 }
