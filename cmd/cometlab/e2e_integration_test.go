@@ -52,8 +52,9 @@ func TestRunE2ESimple(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != "complete" || run.App != manifest.AppE2E || len(run.Nodes) != 4 || run.Load.Expected != 20 {
-		t.Errorf("run.json: status %s, app %s, %d nodes, %d txs expected; want complete, e2e, 4, 20", run.Status, run.App, len(run.Nodes), run.Load.Expected)
+	if run.Status != "complete" || run.App != manifest.AppE2E || len(run.Nodes) != 4 || run.Load.DurationS != 10 || r.Load.ExpectedTxs() != 20 {
+		t.Errorf("run.json: status %s, app %s, %d nodes, %gs of load, %d txs expected; want complete, e2e, 4, 10s, 20",
+			run.Status, run.App, len(run.Nodes), run.Load.DurationS, r.Load.ExpectedTxs())
 	}
 	genesis, err := os.ReadFile(filepath.Join(dir, "nodes", "validator00", "config", "genesis.json"))
 	if err != nil {
