@@ -192,6 +192,9 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if err != nil {
 		return err
 	}
+	if len(sides) > 0 {
+		printWarnings(st.stderr, sides[0])
+	}
 	env, err := st.cellEnv(tf, cf)
 	if err != nil {
 		return err
@@ -210,7 +213,7 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 		return nil, nil, err
 	}
 	tf.overrides(cmd.Flags(), &o)
-	m, _, err := manifestFromFlags(tf.manifest, tf.perturb, o)
+	m, _, err := manifestFromFlags(tf.source(), tf.perturb, o)
 	if err != nil {
 		return nil, nil, err
 	}

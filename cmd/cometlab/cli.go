@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,7 +147,7 @@ transaction committed twice or lost once accepted); 130 interrupted.`,
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
 	root.AddCommand(newCompareCmd(st), newABCmd(st), newVersionsCmd(st), newSentinelCmd(st))
-	root.AddCommand(newDeployCmd(st))
+	root.AddCommand(newDeployCmd(st), newManifestCmd(st))
 	root.SetArgs(st.args)
 	root.SetOut(st.stdout)
 	root.SetErr(st.stderr)
@@ -266,6 +267,8 @@ func (f *loadFlags) shapeOverrides(fs *pflag.FlagSet, o *manifest.Overrides) err
 // testnetFlags select the testnet.
 type testnetFlags struct {
 	manifest     string
+	format       string
+	lenient      bool
 	validators   int
 	version      string
 	binary       string
@@ -276,7 +279,8 @@ type testnetFlags struct {
 }
 
 func (f *testnetFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.manifest, "manifest", "", "TOML manifest describing the testnet and the load (default: the built-in 4-validator kvstore testnet)")
+	fs.StringVar(&f.manifest, "manifest", "", "TOML manifest describing the testnet and the load, cometlab's own or a CometBFT e2e manifest (default: the built-in 4-validator kvstore testnet)")
+	registerFormat(fs, &f.format, &f.lenient)
 	fs.IntVar(&f.validators, "validators", 0, "number of validators (default from the manifest: 4)")
 	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, built once and cached (see 'cometlab versions'; default "+cometbft.DefaultVersion+")")
 	fs.StringVar(&f.binary, "cometbft-binary", "", "use this cometbft binary instead of fetching a release")
@@ -293,13 +297,42 @@ func (f *testnetFlags) registerPerturb(fs *pflag.FlagSet) {
 		"repeatable, one per node; replaces the manifest's [perturb.NODE] (e.g. validator03:kill@20s,down=5s)")
 }
 
-// loadManifest reads the manifest at path, or returns the built-in
-// default when path is "", and lays the --perturb flags over it.
-func loadManifest(path string, perturb []string) (manifest.Manifest, error) {
+// registerFormat adds --format and --lenient, how a manifest file is read.
+func registerFormat(fs *pflag.FlagSet, format *string, lenient *bool) {
+	fs.StringVar(format, "format", manifest.FormatAuto, `manifest format: "cometlab", "e2e" (CometBFT's test/e2e and qa-infra manifests) or "auto" (e2e when the file has a key only that format has, e.g. a [validators] table of powers); a format given wins over the detection`)
+	fs.BoolVar(lenient, "lenient", false, "e2e manifests: take the file without the keys that do not change what is measured (ipv6, prometheus = false, constant_flip, initial_state, …), each printed as a warning; every other key cometlab does not take still stops it (exit 2)")
+}
+
+// manifestSource is a manifest file and how to read it; path "" is the
+// built-in default.
+type manifestSource struct {
+	path string
+	read manifest.ReadOptions
+}
+
+// source is the manifest the testnet flags name.
+func (f *testnetFlags) source() manifestSource {
+	return manifestSource{path: f.manifest, read: manifest.ReadOptions{Format: f.format, Lenient: f.lenient}}
+}
+
+// printWarnings prints what reading the manifest took leniently, before
+// anything starts.
+func printWarnings(w io.Writer, r manifest.Resolved) {
+	for _, s := range r.Warnings {
+		fmt.Fprintln(w, "cometlab: warning:", s)
+	}
+}
+
+// loadManifest reads the manifest src names, or returns the built-in
+// default when its path is "", and lays the --perturb flags over it.
+func loadManifest(src manifestSource, perturb []string) (manifest.Manifest, error) {
 	m := manifest.Default()
-	if path != "" {
+	if f := src.read.Format; f != "" && !slices.Contains(manifest.Formats, f) {
+		return m, exitcode.With(fmt.Errorf("--format: invalid manifest format %q (want %s)", f, strings.Join(manifest.Formats, ", ")), exitcode.Usage)
+	}
+	if src.path != "" {
 		var err error
-		if m, err = manifest.Load(path); err != nil {
+		if m, _, err = manifest.LoadFile(src.path, src.read); err != nil {
 			return m, exitcode.With(err, exitcode.Usage)
 		}
 	}
@@ -322,8 +355,8 @@ func loadManifest(path string, perturb []string) (manifest.Manifest, error) {
 // flags: the manifest at path (or the default) with perturb laid over
 // it, then o (the flags the user set) applied; it returns the manifest so
 // built and its resolution. Every error is bad input (exit 2).
-func manifestFromFlags(path string, perturb []string, o manifest.Overrides) (manifest.Manifest, manifest.Resolved, error) {
-	m, err := loadManifest(path, perturb)
+func manifestFromFlags(src manifestSource, perturb []string, o manifest.Overrides) (manifest.Manifest, manifest.Resolved, error) {
+	m, err := loadManifest(src, perturb)
 	if err != nil {
 		return m, manifest.Resolved{}, err
 	}
@@ -364,7 +397,7 @@ func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*man
 	if extra != nil {
 		extra(&o)
 	}
-	_, r, err := manifestFromFlags(tf.manifest, tf.perturb, o)
+	_, r, err := manifestFromFlags(tf.source(), tf.perturb, o)
 	return r, err
 }
 

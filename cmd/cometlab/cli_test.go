@@ -29,7 +29,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // TestHelpGolden keeps every command's --help under review: a changed flag
 // shows up as a diff of testdata/help/*.txt (regenerate with -update).
 func TestHelpGolden(t *testing.T) {
-	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"ab"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}, {"deploy"}} {
+	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"ab"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}, {"deploy"}, {"manifest"}, {"manifest", "check"}} {
 		name := strings.Join(append([]string{"cometlab"}, args...), "_")
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := run(t, append(args, "--help")...)
@@ -58,6 +58,8 @@ func TestUsageErrors(t *testing.T) {
 		want []string
 	}{
 		{[]string{"run", "--manifest", bad}, []string{"bad.toml:2:1: load.rtae: unknown field"}},
+		{[]string{"run", "--manifest", filepath.Join(e2eFixtures, "ci.toml")}, []string{"ci.toml:4:1: ipv6: cometlab's nodes listen on IPv4 loopback", "ci.toml:96:1: node.light01.mode: cometlab runs no light clients"}},
+		{[]string{"run", "--format", "yaml"}, []string{`invalid manifest format "yaml"`}},
 		{[]string{"testnet", "up", "--dir", filepath.Join(dir, "tn"), "--manifest", filepath.Join("..", "..", "testdata", "manifests", "zones.good.toml")},
 			[]string{"[zones]: the relays that emulate the links live in cometlab's process"}},
 		{[]string{"sweep", "--reuse-testnet", "--rates", "10", "--manifest", filepath.Join("..", "..", "testdata", "manifests", "perturb.good.toml")},

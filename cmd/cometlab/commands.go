@@ -55,6 +55,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 			if err != nil {
 				return err
 			}
+			printWarnings(st.stderr, m)
 			c, err := cf.collect()
 			if err != nil {
 				return err
@@ -172,7 +173,7 @@ gateways that are not CometBFT nodes).`,
 			if err := lf.overrides(cmd.Flags(), &o); err != nil {
 				return err
 			}
-			_, r, err := manifestFromFlags(manPath, nil, o)
+			_, r, err := manifestFromFlags(manifestSource{path: manPath}, nil, o)
 			if err != nil {
 				return err
 			}
@@ -320,6 +321,7 @@ stops it.`,
 			if err != nil {
 				return err
 			}
+			printWarnings(st.stderr, m)
 			f, err := fetcher(st.stderr)
 			if err != nil {
 				return err

@@ -53,6 +53,7 @@ homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
 			if err != nil {
 				return err
 			}
+			printWarnings(st.stderr, m)
 			f, err := fetcher(st.stderr)
 			if err != nil {
 				return err

@@ -80,7 +80,7 @@ func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manife
 	if fs.Changed("pacing") {
 		o.Pacing = &sf.pacing
 	}
-	m, r, err := manifestFromFlags(tf.manifest, tf.perturb, o)
+	m, r, err := manifestFromFlags(tf.source(), tf.perturb, o)
 	if err != nil {
 		return m, err
 	}
@@ -187,6 +187,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			if err != nil {
 				return err
 			}
+			printWarnings(st.stderr, manifest.Resolved{Warnings: m.Warnings()})
 			var rs []float64
 			for _, s := range rates {
 				r, err := manifest.ParseRate(s)
@@ -343,6 +344,7 @@ continues with --resume DIR.`,
 			if err != nil {
 				return err
 			}
+			printWarnings(st.stderr, manifest.Resolved{Warnings: m.Warnings()})
 			r, err := m.Resolve()
 			if err != nil {
 				return exitcode.With(err, exitcode.Usage)

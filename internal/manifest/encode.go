@@ -134,6 +134,13 @@ func Encode(r Resolved) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString(encodeHeader)
+	if r.Source != "" {
+		fmt.Fprintf(&b, "# Read from %s (docs/e2e-manifests.md maps its keys).\n", r.Source)
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "# warning: %s\n", w)
+		}
+		b.WriteString("\n")
+	}
 	b.Write(body)
 	return b.Bytes(), nil
 }

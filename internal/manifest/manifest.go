@@ -189,6 +189,11 @@ type Manifest struct {
 	pos map[string][]position
 	// origin maps dotted key paths to the flag that last set them.
 	origin map[string]string
+	// source names what the manifest was read from when it was not
+	// written in cometlab's own format ("" when it was); warnings are what
+	// reading it took leniently (see [ReadOptions]).
+	source   string
+	warnings []string
 }
 
 // ManifestNode is one [node.NAME] table.

@@ -60,6 +60,12 @@ type Resolved struct {
 	// Hosts are the [host.NAME] tables by name; none for a local testnet.
 	// Every node then has a Host (see `cometlab deploy`).
 	Hosts []Host
+	// Source names the file format the manifest was read from when it was
+	// not cometlab's own ("" when it was), e.g. "the CometBFT e2e manifest
+	// ci.toml"; Warnings are the keys --lenient let through, each
+	// "FILE:LINE:COL: KEY: REASON". [Encode] writes both as comments.
+	Source   string
+	Warnings []string
 }
 
 // Node is one resolved node.
@@ -176,6 +182,8 @@ func (m *Manifest) Resolve() (Resolved, error) {
 		CometBFTVersion: m.CometBFTVersion,
 		CometBFTBinary:  m.CometBFTBinary,
 		LogLevel:        m.LogLevel,
+		Source:          m.source,
+		Warnings:        slices.Clone(m.warnings),
 	}
 	if m.Name == "" {
 		ps.add(f("name"), "must not be empty")

@@ -1,0 +1,138 @@
+package manifest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/results/resultstest"
+)
+
+// e2eFixtures are the e2e manifests copied from CometBFT and qa-infra.
+const e2eFixtures = "testdata/e2e"
+
+// TestE2EFixtures reads every real e2e manifest and checks the outcome
+// against a table (runs, runs with warnings under --lenient, or refused)
+// and, in its golden file, the exact refusals, the warnings and the
+// resolved manifest.
+func TestE2EFixtures(t *testing.T) {
+	want := map[string]string{
+		"simple.toml":               "runs",
+		"single.toml":               "cometlab", // [node.validator] alone reads the same in both formats
+		"ci.toml":                   "refused",
+		"varyVESize.toml":           "refused",
+		"upgrade.toml":              "refused",
+		"long.toml":                 "refused",
+		"example.toml":              "refused",
+		"rotating.toml":             "refused",
+		"vote_extention.toml":       "refused",
+		"200-nodes.toml":            "refused",
+		"200-nodes-with-zones.toml": "refused",
+	}
+	paths, err := filepath.Glob(filepath.Join(e2eFixtures, "*.toml"))
+	if err != nil || len(paths) != len(want) {
+		t.Fatalf("fixtures %v (%v), want the %d of the table", paths, err, len(want))
+	}
+	for _, p := range paths {
+		name := filepath.Base(p)
+		t.Run(name, func(t *testing.T) {
+			out, outcome := e2eOutcome(t, p)
+			if outcome != want[name] {
+				t.Errorf("%s: outcome %q, want %q\n%s", name, outcome, want[name], out)
+			}
+			resultstest.Golden(t, filepath.Join(e2eFixtures, "golden", strings.TrimSuffix(name, ".toml")+".txt"), []byte(out))
+		})
+	}
+}
+
+// e2eOutcome reads the fixture at path strictly, then leniently, and
+// returns what each gave and the strict outcome: "runs", "refused" or
+// "cometlab" (detected as cometlab's own format).
+func e2eOutcome(t *testing.T, path string) (string, string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(path)
+	format, reason := DetectFormat(data)
+	var b strings.Builder
+	b.WriteString("format: " + format + " (" + reason + ")\n")
+	outcome := "runs"
+	if format != FormatE2E {
+		outcome = "cometlab"
+	}
+	for _, lenient := range []bool{false, true} {
+		b.WriteString("\n== lenient=" + map[bool]string{false: "false", true: "true"}[lenient] + "\n")
+		m, warnings, err := Read(name, data, ReadOptions{Format: FormatE2E, Lenient: lenient})
+		var r Resolved
+		if err == nil {
+			r, err = m.Resolve()
+		}
+		for _, w := range warnings {
+			b.WriteString("warning: " + w + "\n")
+		}
+		if err != nil {
+			b.WriteString("refused:\n" + err.Error() + "\n")
+			if !lenient && outcome == "runs" {
+				outcome = "refused"
+			}
+			continue
+		}
+		enc, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(enc)
+	}
+	return b.String(), outcome
+}
+
+// TestE2ERefusals checks each kind of refusal, with its file:line:key.
+func TestE2ERefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml, want string
+		lenient          bool
+	}{
+		{"unknown top key", "ipv7 = true\n[node.v]\n", "x.toml:1:1: ipv7: unknown field: not a key of the e2e manifest format (test/e2e/pkg/manifest.go)", false},
+		{"unknown node key", "[node.v]\nkey_type = \"x\"\n", "x.toml:2:1: node.v.key_type: unknown field: not a node key of the e2e manifest format (CometBFT's runner would ignore it silently)", false},
+		{"wrong type", "evidence = \"5\"\n[node.v]\n", "x.toml:1:1: evidence: wrong type: want an integer, got a TOML string", false},
+		{"lenient key, strict", "ipv6 = true\n[node.v]\n", "x.toml:1:1: ipv6: cometlab's nodes listen on IPv4 loopback (--lenient takes the file without it)", false},
+		{"light node", "[validators]\nv = 1\n[node.v]\n[node.l]\nmode = \"light\"\n", "x.toml:5:1: node.l.mode: cometlab runs no light clients (a light node follows the chain through RPC, outside consensus)", false},
+		{"validator update", "[node.v]\n[validator_update.10]\nv = 5\n", "x.toml:2:2: validator_update.10: cometlab's validator set is the genesis one for the whole run; it does not drive the e2e app's validator updates", false},
+		{"seeds", "[node.v]\nseeds = [\"s\"]\n[node.s]\nmode = \"seed\"\n", "x.toml:2:1: node.v.seeds: the topology as written (seeds, peer exchange) is not supported yet (issue 27, part 2): cometlab wires every node to every other as a persistent peer", false},
+		{"start_at", "[node.v]\n[node.w]\nstart_at = 10\n", "x.toml:3:1: node.w.start_at: cometlab starts every node with the testnet; a node that joins at a height is not supported yet", false},
+		{"mixed perturbations", "[node.v]\nperturb = [\"kill\", \"pause\"]\n", "x.toml:2:1: node.v.perturb: cometlab perturbs a node with one action (repeated); v lists kill, pause", false},
+		{"upgrade", "[node.v]\nperturb = [\"upgrade\"]\n", "x.toml:2:1: node.v.perturb: cometlab does not upgrade a node during a run (the upgrade perturbation)", false},
+		{"docker image", "[node.v]\nversion = \"cometbft/v0.38.x\"\n", "x.toml:2:1: node.v.version: the Docker image \"cometbft/v0.38.x\" names no release cometlab can build (want an image tag such as cometbft/e2e-node:v1.0.1)", false},
+		{"database", "[node.v]\ndatabase = \"rocksdb\"\n", "x.toml:2:1: node.v.database: cometlab builds releases without the build tags (and C libraries) rocksdb needs; it runs goleveldb, and pebbledb on v1.0", false},
+		{"per-node app setting", "[node.v]\n[node.w]\npersist_interval = 3\n", "x.toml:3:1: node.w.persist_interval: differs between nodes (1 on v; 3 on w): cometlab's e2e app settings are one for every node", false},
+		{"not in validators", "[validators]\nv = 5\n[node.v]\n[node.w]\n", "x.toml:4:2: node.w: validator w is not in [validators]: the e2e runner starts it without voting power (it may join through [validator_update]), while cometlab makes every validator a genesis validator", false},
+		{"unknown validator", "[validators]\nv = 5\nx = 1\n[node.v]\n", "x.toml:3:1: validators.x: no node named \"x\"", false},
+		{"abci protocol", "abci_protocol = \"tcp\"\n[node.v]\n", "x.toml:1:1: abci_protocol: cometlab runs the e2e app inside the node process (builtin); \"tcp\" puts a connection between node and app that changes the latencies measured", false},
+		{"partial zones", "[node.v]\nzone = \"Tokyo\"\n[node.w]\n", "x.toml:2:1: node.v.zone: nodes w have no zone and there is no default_zone, so the e2e runner emulates no latency; cometlab takes zones only for every node (--lenient runs without zones, as the runner would) (--lenient takes the file without it)", false},
+		{"unknown zone, from resolve", "[node.v]\nzone = \"Mars\"\n", "x.toml:2:1: node.v.zone:", false},
+		{"perturbation after the load", "load_max_seconds = 10\n[node.v]\nperturb = [\"pause\"]\n[node.w]\nperturb = [\"pause\"]\n", "x.toml:5:1: perturb.w.at: begins at 38s, after the load ends", false},
+		{"all send_no_load", "[node.v]\nsend_no_load = true\n", "x.toml:2:1: node.v.send_no_load: every node has send_no_load: the e2e runner would send no load, and a cometlab run is a load", false},
+		{"lenient still refuses the rest", "ipv6 = true\nevidence = 3\n[node.v]\n", "x.toml:2:1: evidence: cometlab injects no evidence (the e2e runner's duplicate-vote and light-client-attack evidence)", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, err := Read("x.toml", []byte(tc.toml), ReadOptions{Format: FormatE2E, Lenient: tc.lenient})
+			if err == nil {
+				_, err = m.Resolve()
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error\n%v\nwant it to contain\n%s", err, tc.want)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Line == 0 {
+				t.Errorf("error %v has no line", err)
+			}
+		})
+	}
+}
