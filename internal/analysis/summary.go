@@ -31,6 +31,9 @@ type Input struct {
 	// Mempool holds the rows of mempool.csv, each node's mempool right
 	// after each of its commits (nil for a run without one).
 	Mempool []results.MempoolSample
+	// Logs holds the scan of every node log (ScanLogs); nil when the run
+	// directory has no logs/.
+	Logs []LogFile
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;
@@ -89,6 +92,12 @@ type Summary struct {
 	// behind, sent transactions lost (rejected or missing), then the rest,
 	// each group in the order found.
 	Anomalies []string `json:"anomalies,omitempty"`
+
+	// Issues are plain sentences, worst first, about what the run
+	// discovered that makes its first line: a node that panicked, a
+	// consensus failure, a node that crashed (see Findings.Alarms and
+	// findings.json); each names its nodes and quotes its first line.
+	Issues []string `json:"issues,omitempty"`
 
 	// Notes are plain sentences about the data: missing files, skipped
 	// rows, figures left out and why.
@@ -156,6 +165,7 @@ func Summarize(in Input) Summary {
 	gapAnomalies(in, b, nodes, start)
 	trendFigures(in, agg, b)
 	eventFigures(in, b, start)
+	logFigures(in, b)
 	b.sortAnomalies()
 	return s
 }

@@ -11,9 +11,11 @@ import (
 )
 
 // headlineIDs are the metrics a verdict sentence names first, in this
-// order, when they are among its changes: block latency, the committed
+// order, when they are among its changes: the issues no noise excuses
+// (panics, consensus failures, crashes), block latency, the committed
 // rate, rounds; the rest follow by the size of their change.
 var headlineIDs = []string{
+	"log_panics", "log_consensus_failures", "node_exits",
 	"block_latency_mean_ms", "block_latency_p50_ms", "block_latency_p99_ms",
 	"committed_tps", "throughput_ratio",
 	"blocks_multi_round", "rounds_max",

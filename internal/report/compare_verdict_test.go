@@ -54,6 +54,9 @@ func TestVerdictSentenceHeadlineFirst(t *testing.T) {
 		{"better: the same order", compare.Better, []verdictRow{
 			{"tps_stddev", -60, compare.Better}, {"block_latency_mean_ms", -11, compare.Better}},
 			"**cand** against base: **better** in 2 metrics: Block latency mean (−11.0 %), Tx/s stddev (−60.0 %); worse in none."},
+		{"issues before everything", compare.Worse, []verdictRow{
+			{"block_latency_mean_ms", 30, compare.Worse}, {"log_panics", 100, compare.Worse}},
+			"**cand** against base: **worse** in 2 metrics: Panics in the logs (+100.0 %), Block latency mean (+30.0 %)."},
 		{"no headline: by size", compare.Worse, []verdictRow{
 			{"tps_stddev", 20, compare.Worse}, {"block_processing_time_mean_ms", 40, compare.Worse}},
 			"**cand** against base: **worse** in 2 metrics: Block processing time (+40.0 %), Tx/s stddev (+20.0 %)."},

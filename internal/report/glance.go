@@ -73,6 +73,9 @@ func DisturbanceLine(s analysis.Summary) string {
 // worst named), then the run's errors and its setup in one line.
 func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
 	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
+	if line := IssuesLine(s); line != "" {
+		m.f("- **Issues discovered**: %s See [Issues discovered](#issues-discovered).\n", line)
+	}
 	if line := DisturbanceLine(s); line != "" {
 		m.f("- **Host busy with other work**: %s\n", line)
 	}

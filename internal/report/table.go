@@ -50,6 +50,9 @@ func Table(w io.Writer, s analysis.Summary) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s (%s)\n\n", s.RunID, s.Status)
+	if line := IssuesLine(s); line != "" {
+		fmt.Fprintf(&b, "  ISSUES DISCOVERED: %s See findings.json.\n\n", line)
+	}
 	if line := DisturbanceLine(s); line != "" {
 		fmt.Fprintf(&b, "  HOST BUSY WITH OTHER WORK: %s\n\n", line)
 	}
