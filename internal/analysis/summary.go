@@ -162,6 +162,7 @@ func Summarize(in Input) Summary {
 	metricFigures(in, b, nodes, start, from, to)
 	resourceFigures(in, b, RunProcesses(in), from, to)
 	hostFigures(in, b, from, to)
+	harnessFigures(in, b)
 	gapAnomalies(in, b, nodes, start)
 	trendFigures(in, agg, b)
 	eventFigures(in, b, start)
