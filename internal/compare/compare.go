@@ -387,7 +387,7 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		}
 		within += fmt.Sprintf("below the floor of %s", fmtNum(floor))
 	}
-	if zeroTolerance(m.ID) && d != 0 {
+	if zeroTolerance(m.ID) && allZero(bv) != allZero(cv) {
 		cell.Verdict, cell.Beyond = Worse, true
 		if d < 0 {
 			cell.Verdict = Better
@@ -444,10 +444,22 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 // healthy setup has none in any run, so host noise does not move it and
 // the within-run test of a single run judges it.
 // zeroTolerance reports whether metric id counts issues that no noise
-// excuses (panics, consensus failures, crashes): any change of its mean is
-// judged, in its direction, without a threshold or a test.
+// excuses (panics, consensus failures, crashes): when one side had none in
+// every run and the other had some, the change is judged, in its
+// direction, without a threshold or a test (counts on both sides are
+// judged as any figure).
 func zeroTolerance(id string) bool {
 	return id == "log_panics" || id == "log_consensus_failures" || id == "node_exits"
+}
+
+// allZero reports whether every value of vs is 0.
+func allZero(vs []float64) bool {
+	for _, v := range vs {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func lossCount(id string) bool { return id == "missing_txs" || id == "duplicate_txs" }
