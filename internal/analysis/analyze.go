@@ -37,6 +37,13 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 			return s, in, fmt.Errorf("write %s: %w", results.AutopsyFile, err)
 		}
 	}
+	// Without logs/ (deleted, or never there) an earlier findings.json
+	// is kept unless the events alone found something.
+	if f := FindingsOf(in); f.Logs != nil || len(f.Issues) > 0 {
+		if err := results.WriteJSON(filepath.Join(dir, results.FindingsFile), f); err != nil {
+			return s, in, fmt.Errorf("write findings: %w", err)
+		}
+	}
 	return s, in, nil
 }
 
@@ -196,10 +203,12 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		}
 	}
 	errs := make([]error, len(todo))
+	var logErr error
 	var wg sync.WaitGroup
 	for i, f := range todo {
 		wg.Go(func() { errs[i] = readers[f]() })
 	}
+	wg.Go(func() { in.Logs, logErr = ScanLogs(dir) })
 	wg.Wait()
 	var all []error
 	for i, f := range todo {
@@ -212,6 +221,9 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		default:
 			all = append(all, fmt.Errorf("read %s: %w", f, err))
 		}
+	}
+	if logErr != nil {
+		all = append(all, fmt.Errorf("read %s: %w", results.LogsDir, logErr))
 	}
 	return in, errors.Join(all...)
 }

@@ -65,6 +65,7 @@ const (
 	UnitTPSPerMin = "tx/s per min" // change of a rate per minute of the load
 	UnitMSPerMin  = "ms per min"
 	UnitEvents    = "events"
+	UnitLines     = "lines" // of a log
 	// UnitMSPerHeight is a slope: milliseconds per chain height.
 	UnitMSPerHeight = "ms/height"
 )
@@ -72,7 +73,7 @@ const (
 // Units returns every unit the dictionary uses.
 func Units() []string {
 	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
-		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin, UnitEvents, UnitMSPerHeight}
+		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin, UnitEvents, UnitLines, UnitMSPerHeight}
 }
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,
@@ -178,7 +179,7 @@ func Dictionary() []Metric {
 		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
-	return slices.Concat(base, trendDictionary(), blockDictionary(), autopsyDictionary(), safetyDictionary(), mempoolDictionary(), resourceDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary())
+	return slices.Concat(base, trendDictionary(), blockDictionary(), autopsyDictionary(), safetyDictionary(), mempoolDictionary(), resourceDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary(), logDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

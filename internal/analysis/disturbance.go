@@ -26,13 +26,17 @@ func hostDictionary() []Metric {
 			Definition: "Mean CPU time the hypervisor gave this virtual machine's CPUs to other guests during the load (/proc/stat steal), in % of all the host's cores; 0 on bare metal."},
 		{ID: "harness_cpu_mean_pct", Title: "cometlab CPU mean", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
 			Definition: "Mean CPU use of cometlab's own process during the load (load generator, collectors, live read-back), in % of one core: the observer's own cost on the host it measures."},
+		{ID: "harness_host_share_pct", Title: "cometlab share of the host", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
+			Definition: "Mean CPU use of cometlab's own process during the load in % of all the host's cores (harness_cpu_mean_pct ÷ cores): the share of the machine the observer took from what it measures."},
+		{ID: "harness_rss_max_mib", Title: "cometlab RSS max", Unit: UnitMiB, Better: Neutral, Group: GroupResources, Source: "resources.csv",
+			Definition: "Largest resident set size of cometlab's own process (its row \"cometlab\" in resources.csv, sampled as a node's), in MiB."},
 	}
 }
 
 // hostFigures puts the figures of host.csv over the load window from…to
 // (Unix ns); nothing without host.csv rows.
 func hostFigures(in Input, b *builder, from, to int64) {
-	var other, steal, harness []float64
+	var other, steal, harness, share []float64
 	peak := math.Inf(-1)
 	for _, h := range in.Host {
 		if h.Time < from || h.Time > to || h.Cores <= 0 {
@@ -40,6 +44,7 @@ func hostFigures(in Input, b *builder, from, to int64) {
 		}
 		o := 100 * h.Other() / float64(h.Cores)
 		other, steal, harness = append(other, o), append(steal, 100*h.Steal/float64(h.Cores)), append(harness, 100*h.Harness)
+		share = append(share, 100*h.Harness/float64(h.Cores))
 		peak = max(peak, o)
 	}
 	if len(other) == 0 {
@@ -52,6 +57,20 @@ func hostFigures(in Input, b *builder, from, to int64) {
 	b.put("host_other_cpu_max_pct", peak, "")
 	b.put("host_steal_mean_pct", stats.Mean(steal), "")
 	b.put("harness_cpu_mean_pct", stats.Mean(harness), "")
+	b.put("harness_host_share_pct", stats.Mean(share), "")
+}
+
+// harnessFigures puts cometlab's own figures of resources.csv.
+func harnessFigures(in Input, b *builder) {
+	rss := -1.0
+	for i := range in.Resources {
+		if r := &in.Resources[i]; IsHarnessProcess(r.Node) {
+			rss = max(rss, float64(r.RSS))
+		}
+	}
+	if rss >= 0 {
+		b.put("harness_rss_max_mib", rss/mib, "")
+	}
 }
 
 // Disturbance says how busy the run's host was with other work during the

@@ -20,6 +20,10 @@ const AppProcessSuffix = "/app"
 // app process.
 func IsAppProcess(name string) bool { return strings.HasSuffix(name, AppProcessSuffix) }
 
+// IsHarnessProcess reports whether a resources.csv name is cometlab's own
+// process (results.HarnessProcess): sampled as a node is, not a node.
+func IsHarnessProcess(name string) bool { return name == results.HarnessProcess }
+
 // RunProcesses returns [RunNodes] followed by the external app processes
 // sampled in resources.csv, sorted: the rows of resource tables.
 func RunProcesses(in Input) []string {
@@ -60,8 +64,8 @@ func RunNodes(in Input) []string {
 		}
 	}
 	for i := range in.Resources {
-		if !IsAppProcess(in.Resources[i].Node) {
-			add(in.Resources[i].Node)
+		if n := in.Resources[i].Node; !IsAppProcess(n) && !IsHarnessProcess(n) {
+			add(n)
 		}
 	}
 	for i := range in.Adoption {

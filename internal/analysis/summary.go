@@ -41,6 +41,9 @@ type Input struct {
 	Hashes     []results.HashRow
 	Evidence   []results.Evidence
 	Validators map[string]string
+	// Logs holds the scan of every node log (ScanLogs); nil when the run
+	// directory has no logs/.
+	Logs []LogFile
 
 	// Tx holds the aggregates of sent.csv, replies.csv and txs.csv when
 	// they were streamed (ReadStream), leaving Sent, Replies and Txs nil;
@@ -102,6 +105,12 @@ type Summary struct {
 	// behind, sent transactions lost (rejected or missing), then the rest,
 	// each group in the order found.
 	Anomalies []string `json:"anomalies,omitempty"`
+
+	// Issues are plain sentences, worst first, about what the run
+	// discovered that makes its first line: a node that panicked, a
+	// consensus failure, a node that crashed (see Findings.Alarms and
+	// findings.json); each names its nodes and quotes its first line.
+	Issues []string `json:"issues,omitempty"`
 
 	// Notes are plain sentences about the data: missing files, skipped
 	// rows, figures left out and why.
@@ -172,9 +181,11 @@ func Summarize(in Input) Summary {
 	metricFigures(in, b, nodes, start, from, to)
 	resourceFigures(in, b, RunProcesses(in), from, to)
 	hostFigures(in, b, from, to)
+	harnessFigures(in, b)
 	gapAnomalies(in, b, nodes, start)
 	trendFigures(in, agg, b)
 	eventFigures(in, b, start)
+	logFigures(in, b)
 	b.sortAnomalies()
 	return s
 }

@@ -83,8 +83,8 @@ func TestHostSamples(t *testing.T) {
 		t.Errorf("other work %.4f of the cores, want 0.475", o)
 	}
 	rows, err := results.ReadResources(out)
-	if err != nil || len(rows) != 1 || rows[0].Node != "validator01" {
-		t.Errorf("resources.csv %+v, %v: want validator01's row only (the harness is host.csv's)", rows, err)
+	if err != nil || len(rows) != 2 || rows[0].Node != "validator01" || rows[1].Node != "cometlab" || rows[1].CPU < 4.99 || rows[1].CPU > 5.01 {
+		t.Errorf("resources.csv %+v, %v: want validator01's row and cometlab's at 5 %% of a core", rows, err)
 	}
 }
 

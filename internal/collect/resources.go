@@ -21,8 +21,8 @@ type Proc struct {
 	PID func() int
 	// DataDir is the node's data directory (<home>/data); "" for none.
 	DataDir string
-	// Harness marks cometlab's own process: sampled for host.csv's
-	// harness CPU, not written to resources.csv.
+	// Harness marks cometlab's own process: its row in resources.csv is
+	// not the testnet's, and its CPU is host.csv's harness CPU.
 	Harness bool
 }
 
@@ -161,9 +161,9 @@ func (r *Resources) sample(now time.Time) {
 		st.Samples++
 		if p.Harness {
 			harness += row.CPU / 100
-			continue
+		} else {
+			testnet += row.CPU / 100
 		}
-		testnet += row.CPU / 100
 		row.Load1 = load1
 		if err := r.w.Write(row); err != nil {
 			st.Failures++

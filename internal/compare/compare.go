@@ -393,6 +393,14 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		}
 		within += fmt.Sprintf("below the floor of %s", fmtNum(floor))
 	}
+	if zeroTolerance(m.ID) && allZero(bv) != allZero(cv) {
+		cell.Verdict, cell.Beyond = Worse, true
+		if d < 0 {
+			cell.Verdict = Better
+		}
+		cell.Reason = "any panic, consensus failure or crash is an issue: judged without a threshold or a test"
+		return cell
+	}
 	single := len(bv) == 1 && len(cv) == 1
 	if !single && heavyTailed(m.ID) {
 		cell.Verdict, cell.Beyond = NotJudged, material
@@ -441,6 +449,25 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 // lossCount says whether id counts transactions lost or duplicated: a
 // healthy setup has none in any run, so host noise does not move it and
 // the within-run test of a single run judges it.
+// zeroTolerance reports whether metric id counts issues that no noise
+// excuses (panics, consensus failures, crashes): when one side had none in
+// every run and the other had some, the change is judged, in its
+// direction, without a threshold or a test (counts on both sides are
+// judged as any figure).
+func zeroTolerance(id string) bool {
+	return id == "log_panics" || id == "log_consensus_failures" || id == "node_exits"
+}
+
+// allZero reports whether every value of vs is 0.
+func allZero(vs []float64) bool {
+	for _, v := range vs {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func lossCount(id string) bool { return id == "missing_txs" || id == "duplicate_txs" }
 
 // noise returns the measured between-run noise of metric id, if any.

@@ -236,6 +236,7 @@ func TestNodeDiesOnItsOwn(t *testing.T) {
 	if got := nodeEvents(t, dir, "validator03"); !slices.Equal(got, []string{"start pid", "exit signal 9"}) {
 		t.Errorf("validator03's events: %q", got)
 	}
+	checkFindings(t, dir, res.Summary, "validator03")
 }
 
 // TestRotation rotates two ephemeral full nodes (dwell 2 s) under 20 s of

@@ -152,7 +152,7 @@ func (p *pipeline) fromNet(in runInput) {
 		}
 	}
 	if !c.NoResources { // cometlab itself, for host.csv's disturbance
-		p.col.procs = append(p.col.procs, collect.Proc{Name: "cometlab", PID: os.Getpid, Harness: true})
+		p.col.procs = append(p.col.procs, collect.Proc{Name: results.HarnessProcess, PID: os.Getpid, Harness: true})
 	}
 	p.col.scrapeCfg = collect.ScrapeConfig{Interval: c.ScrapeInterval, Namespace: ns, All: c.Metrics == MetricsAll}
 	p.col.resCfg = collect.ResourceConfig{Interval: c.ScrapeInterval}

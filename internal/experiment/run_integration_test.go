@@ -66,6 +66,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("node processes left behind: %v", left)
 	}
 	get := checkAccounted(t, res, 4000)
+	checkFindings(t, dir, res.Summary, "")
 	// Latencies: positive and plausible for a local testnet with a 1 s
 	// commit timeout (a block takes about a second).
 	if v := get("block_latency_min_ms"); v <= 0 {

@@ -10,12 +10,33 @@ import (
 	"github.com/cometlab/cometlab/internal/compare"
 )
 
+// headlineIDs are the metrics a verdict sentence names first, in this
+// order, when they are among its changes: the issues no noise excuses
+// (panics, consensus failures, crashes), block latency, the committed
+// rate, rounds; the rest follow by the size of their change.
+var headlineIDs = []string{
+	"log_panics", "log_consensus_failures", "node_exits",
+	"block_latency_mean_ms", "block_latency_p50_ms", "block_latency_p99_ms",
+	"committed_tps", "throughput_ratio",
+	"blocks_multi_round", "rounds_max",
+}
+
+// headlineRank returns id's place in headlineIDs, or len(headlineIDs)
+// for any other metric.
+func headlineRank(id string) int {
+	if i := slices.Index(headlineIDs, id); i >= 0 {
+		return i
+	}
+	return len(headlineIDs)
+}
+
 // verdictSentence says in one sentence what candidate ci's verdict is
-// and which metrics decided it (the largest changes first, at most three
-// named).
+// and which metrics decided it (the headline metrics first, see
+// headlineIDs, then the largest changes; at most three named).
 func verdictSentence(c compare.Result, ci int) string {
 	s := c.Candidates[ci]
 	type change struct {
+		rank  int // headlineRank
 		title string
 		text  string
 		size  float64
@@ -36,10 +57,12 @@ func verdictSentence(c compare.Result, ci int) string {
 			size = math.Abs(*cell.DeltaPct)
 			text = pctText(cell)
 		}
-		by[cell.Verdict] = append(by[cell.Verdict], change{title: m.Title, text: text, size: size})
+		by[cell.Verdict] = append(by[cell.Verdict], change{rank: headlineRank(r.ID), title: m.Title, text: text, size: size})
 	}
 	list := func(cs []change) string {
-		slices.SortStableFunc(cs, func(a, b change) int { return cmp.Compare(b.size, a.size) })
+		slices.SortStableFunc(cs, func(a, b change) int {
+			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(b.size, a.size))
+		})
 		var parts []string
 		for _, ch := range cs {
 			parts = append(parts, fmt.Sprintf("%s (%s)", ch.title, ch.text))

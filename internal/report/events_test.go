@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,11 +72,30 @@ func perturbedSpec() resultstest.Spec {
 	return spec
 }
 
+// writePerturbedLogs writes the node logs of the perturbed run: routine
+// error lines on every node, and validator03's panic before it died on
+// its own at 52 s (lines as CometBFT's plain format and Go write them).
+func writePerturbedLogs(t *testing.T, dir string) {
+	info := "I[2026-11-26|05:32:48.196] finalized block                              module=state height=12 num_txs_res=3\n"
+	peer := "E[2026-11-26|02:23:46.652] Stopping peer for error                      module=p2p peer=\"Peer{MConn{127.0.0.1:46734} 0fd3e3447bbc7a3bd8acd1e64419db134a88dae3 in}\" err=EOF\n"
+	rpc := "E[2026-11-26|02:23:46.651] error while stopping connection              module=rpc-server protocol=websocket error=\"already stopped\"\n"
+	for i := range 3 {
+		resultstest.WriteFile(t, filepath.Join(dir, results.LogsDir, fmt.Sprintf("validator%02d.log", i)), []byte(info+peer+info+rpc))
+	}
+	resultstest.WriteFile(t, filepath.Join(dir, results.LogsDir, "validator03.log"), []byte(info+peer+peer+
+		"panic: runtime error: invalid memory address or nil pointer dereference\n"+
+		"[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1a2b3c]\n\n"+
+		"goroutine 214 [running]:\n"+
+		"github.com/cometbft/cometbft/internal/consensus.(*State).finalizeCommit(0xc000a1c008, 0x8c)\n"+
+		"\t/go/pkg/mod/github.com/cometbft/cometbft@v0.40.0/internal/consensus/state.go:1790 +0x5d1\n"))
+}
+
 func TestPerturbedRun(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := resultstest.WriteRun(dir, perturbedSpec()); err != nil {
 		t.Fatal(err)
 	}
+	writePerturbedLogs(t, dir)
 	s, err := analysis.Analyze(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -179,13 +179,14 @@ func writeSmallRun(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 	resultstest.WriteCSV(t, filepath.Join(dir, results.MetricsFile), results.MetricsHeader, metrics)
-	resultstest.WriteCSV(t, filepath.Join(dir, results.ResourceFile), results.ResourcesHeader, resources)
 	// A host busy with other work: half a core of 2 (25 %) beside the
 	// testnet, so that the report opens with the disturbance.
 	host := resultstest.HostOf(resources)
 	for i := range host {
 		host[i].Busy += 0.4
 	}
+	resources = append(resources, resultstest.HarnessRows(host)...)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.ResourceFile), results.ResourcesHeader, resources)
 	resultstest.WriteCSV(t, filepath.Join(dir, results.HostFile), results.HostHeader, host)
 }
 

@@ -73,10 +73,15 @@ func DisturbanceLine(s analysis.Summary) string {
 // worst named), then the run's errors and its setup in one line.
 func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
 	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
-	if line, bad := SafetyLine(s); bad {
-		m.f("- **SAFETY VIOLATION**: %s\n", line)
-	} else if line != "" {
-		m.f("- **Safety**: %s\n", line)
+	safety, unsafe := SafetyLine(s)
+	if unsafe {
+		m.f("- **SAFETY VIOLATION**: %s\n", safety)
+	}
+	if line := IssuesLine(s); line != "" {
+		m.f("- **Issues discovered**: %s See [Issues discovered](#issues-discovered).\n", line)
+	}
+	if !unsafe && safety != "" {
+		m.f("- **Safety**: %s\n", safety)
 	}
 	if line := DisturbanceLine(s); line != "" {
 		m.f("- **Host busy with other work**: %s\n", line)

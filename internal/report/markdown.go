@@ -89,6 +89,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	var b bytes.Buffer
 	md := mdWriter{w: &b, plots: plots}
 	md.glance(run, s, verdict)
+	md.issues(in)
 	md.saturationChecks(verdict)
 	md.anomalies(s)
 	md.autopsy(s)

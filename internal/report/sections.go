@@ -167,6 +167,25 @@ func (m mdWriter) resources(s analysis.Summary, in *analysis.Input) {
 	m.plot("load1.png", fmt.Sprintf("max %s, mean during the load %s", metricValue(s, "load1_max"), metricValue(s, "load1_mean")))
 	m.plot("storage.png", "")
 	m.nodeTable(s, analysis.RunProcesses(*in), []string{"rss_max_mib", "rss_mean_mib", "cpu_mean_pct", "cpu_max_pct", "open_files_max", "data_dir_end_mib", "data_dir_growth_mib"})
+	m.harness(s)
+}
+
+// harness states cometlab's own share of the machine, so that an observer
+// effect is visible.
+func (m mdWriter) harness(s analysis.Summary) {
+	if _, ok := s.Metrics["harness_cpu_mean_pct"]; !ok {
+		return
+	}
+	m.f("cometlab itself (load generator, collectors, read-back) used %s of one core on average during the load: %s of the host's CPU",
+		metricValue(s, "harness_cpu_mean_pct"), metricValue(s, "harness_host_share_pct"))
+	if _, ok := s.Metrics["harness_rss_max_mib"]; ok {
+		m.f("; its RSS reached %s (its row `cometlab` in resources.csv)", metricValue(s, "harness_rss_max_mib"))
+	}
+	m.f(".")
+	if share := s.Metrics["harness_host_share_pct"]; share > analysis.DisturbedPct {
+		m.f(" That is above %d %% of the machine: the observer competes with the nodes, and their figures may be slower for it.", analysis.DisturbedPct)
+	}
+	m.f("\n\n")
 }
 
 // adoption writes "Block adoption", with the heights plot unless the

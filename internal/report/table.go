@@ -50,10 +50,15 @@ func Table(w io.Writer, s analysis.Summary) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s (%s)\n\n", s.RunID, s.Status)
-	if line, bad := SafetyLine(s); bad {
-		fmt.Fprintf(&b, "  SAFETY VIOLATION: %s\n\n", line)
-	} else if line != "" {
-		fmt.Fprintf(&b, "  safety: %s\n\n", line)
+	safety, unsafe := SafetyLine(s)
+	if unsafe {
+		fmt.Fprintf(&b, "  SAFETY VIOLATION: %s\n\n", safety)
+	}
+	if line := IssuesLine(s); line != "" {
+		fmt.Fprintf(&b, "  ISSUES DISCOVERED: %s See findings.json.\n\n", line)
+	}
+	if !unsafe && safety != "" {
+		fmt.Fprintf(&b, "  safety: %s\n\n", safety)
 	}
 	if line := DisturbanceLine(s); line != "" {
 		fmt.Fprintf(&b, "  HOST BUSY WITH OTHER WORK: %s\n\n", line)

@@ -23,12 +23,16 @@ const (
 	MetricsFile  = "metrics.csv"   // Prometheus series of every node, long format
 	ResourceFile = "resources.csv" // process resources of every local node, and the host's load1
 	SummaryFile  = "summary.json"  // the figures, keyed by metric-dictionary id
+	FindingsFile = "findings.json" // the issues a run discovered: node logs scanned, crashes
 	ReportFile   = "report.md"     // the Markdown report
 	ReportHTML   = "report.html"   // the same report as one self-contained HTML file
 	PlotsDir     = "plots"         // report images
 	LogsDir      = "logs"          // node logs, one file per node
 	NodesDir     = "nodes"         // node homes (ordinary CometBFT homes)
 )
+
+// HarnessProcess is the resources.csv name of cometlab's own process.
+const HarnessProcess = "cometlab"
 
 // Status values of a run.
 const (

@@ -115,7 +115,18 @@ func Synthetic(conns, perConn int, rate float64, dups bool) Records {
 		return nil
 	})
 	in.Host = HostOf(in.Resources)
+	in.Resources = append(in.Resources, HarnessRows(in.Host)...)
 	return in
+}
+
+// HarnessRows are cometlab's own resources.csv rows of a synthetic run
+// whose host.csv is host: its CPU at each sample, 48 MiB.
+func HarnessRows(host []results.HostSample) []results.Resource {
+	var out []results.Resource
+	for _, h := range host {
+		out = append(out, results.Resource{Time: h.Time, Node: results.HarnessProcess, CPU: 100 * h.Harness, RSS: 48 << 20, Load1: h.Load1})
+	}
+	return out
 }
 
 // HostOf is the host.csv of a synthetic run whose resources.csv holds
