@@ -68,6 +68,12 @@ func (p *pipeline) newLiveReader() (*liveReader, error) {
 		l.blocks.Close()
 		return nil, err
 	}
+	if l.evidence, err = results.Create(p.rd.path(results.EvidenceFile), results.EvidenceHeader); err != nil {
+		l.txs.Close()
+		l.blocks.Close()
+		l.votes.Close()
+		return nil, err
+	}
 	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers, OnTx: l.onTx,
 		Precommits: l.votes, Names: p.rd.validatorNames(), Evidence: l.evidence}, l.txs, l.blocks)
 	return l, nil
