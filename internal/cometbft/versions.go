@@ -95,6 +95,9 @@ func Lines() []Line {
 			MetricsAbsent: map[string]string{
 				"abci_connection_method_timing_seconds":     "",
 				"blocksync_syncing":                         "consensus_fast_syncing",
+				"consensus_full_prevote_delay":              "",
+				"consensus_late_votes":                      "",
+				"consensus_quorum_prevote_delay":            "",
 				"consensus_round_duration_seconds":          "",
 				"state_block_store_base_height":             "",
 				"state_store_access_duration_seconds":       "",

@@ -342,7 +342,8 @@ func tomlTags(path, typeName string) ([]string, error) {
 // countedOnly are default families that a node exposes only once they
 // have counted or been set (go-kit metrics without observations): v1.0
 // sets state_block_store_base_height only once it prunes.
-var countedOnly = []string{"mempool_evicted_txs", "mempool_failed_txs", "mempool_rejected_txs", "state_block_store_base_height"}
+var countedOnly = []string{"mempool_evicted_txs", "mempool_failed_txs", "mempool_rejected_txs", "state_block_store_base_height",
+	"consensus_late_votes"} // exported once a late vote arrives, which a short run may not see
 
 // checkMetricFamilies checks the families a run scraped against the
 // line's facts: a family of the default scrape the line lacks is absent
