@@ -26,10 +26,9 @@ const (
 // read. Reads are bounded: one height poll every livePoll, at most
 // liveWorkers block requests in flight.
 type liveReader struct {
-	txs, blocks, evidence *results.Writer
-	votes                 *results.Writer // precommits.csv
-	reader                *rpc.Client
-	name                  string // the reader node
+	files  *walkFiles
+	reader *rpc.Client
+	name   string // the reader node
 
 	mu     sync.Mutex // guards w and the window below
 	w      *collect.Walker
@@ -38,7 +37,7 @@ type liveReader struct {
 	inWin  int64
 }
 
-// newLiveReader creates txs.csv, blocks.csv and evidence.csv and a walker from height
+// newLiveReader creates the walk's files and a walker from height
 // first, reading from the first node that is not the target nor perturbed
 // nor rotating (the target when there is none).
 func (p *pipeline) newLiveReader() (*liveReader, error) {
@@ -56,26 +55,11 @@ func (p *pipeline) newLiveReader() (*liveReader, error) {
 		}
 	}
 	var err error
-	if l.txs, err = results.Create(p.rd.path(results.TxsFile), results.TxsHeader); err != nil {
+	if l.files, err = p.rd.createWalkFiles(); err != nil {
 		return nil, err
 	}
-	if l.blocks, err = results.Create(p.rd.path(results.BlocksFile), results.BlocksHeader); err != nil {
-		l.txs.Close()
-		return nil, err
-	}
-	if l.votes, err = p.rd.createPrecommits(); err != nil {
-		l.txs.Close()
-		l.blocks.Close()
-		return nil, err
-	}
-	if l.evidence, err = results.Create(p.rd.path(results.EvidenceFile), results.EvidenceHeader); err != nil {
-		l.txs.Close()
-		l.blocks.Close()
-		l.votes.Close()
-		return nil, err
-	}
-	l.w = collect.NewWalker(collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers, OnTx: l.onTx,
-		Precommits: l.votes, Names: p.rd.validatorNames(), Evidence: l.evidence}, l.txs, l.blocks)
+	l.w = collect.NewWalker(l.files.config(p.rd, collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers,
+		OnTx: l.onTx}), l.files.txs, l.files.blocks)
 	return l, nil
 }
 
@@ -124,16 +108,11 @@ func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, 
 	if err != nil {
 		err = fmt.Errorf("read back: %w", err)
 	}
-	return errors.Join(err, l.txs.Close(), l.blocks.Close(), l.votes.Close(), l.evidence.Close())
+	return errors.Join(err, l.files.close())
 }
 
 // close closes the files (a no-op after finish).
-func (l *liveReader) close() {
-	l.txs.Close()
-	l.blocks.Close()
-	l.votes.Close()
-	l.evidence.Close()
-}
+func (l *liveReader) close() { l.files.close() }
 
 // lines prints the live line every liveLine until ctx ends: sent,
 // committed (read so far), committed tx/s and block latency p50/p99 over

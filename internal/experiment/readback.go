@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -51,30 +50,15 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 	return Result{Dir: dir, Run: rd.run, Summary: sum}, nil
 }
 
-// walkChain reads heights first…last of the run's chain into txs.csv,
-// blocks.csv and evidence.csv (replacing them); hashed says the run sent the user's own
+// walkChain reads heights first…last of the run's chain into the walk's
+// files (replacing them); hashed says the run sent the user's own
 // transactions, found by hash (sent.csv's).
 func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, hashed bool, first, last int64) error {
-	txs, err := results.Create(rd.path(results.TxsFile), results.TxsHeader)
+	files, err := rd.createWalkFiles()
 	if err != nil {
 		return err
 	}
-	defer txs.Close()
-	blocks, err := results.Create(rd.path(results.BlocksFile), results.BlocksHeader)
-	if err != nil {
-		return err
-	}
-	defer blocks.Close()
-	votes, err := rd.createPrecommits()
-	if err != nil {
-		return err
-	}
-	defer votes.Close()
-	evidence, err := results.Create(rd.path(results.EvidenceFile), results.EvidenceHeader)
-	if err != nil {
-		return err
-	}
-	defer evidence.Close()
+	defer files.close()
 	var byHash map[[32]byte]collect.HashedSend
 	if hashed {
 		sent, err := results.ReadSent(rd.dir)
@@ -89,9 +73,8 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		}
 	}
 	out.Phase("read-back: walking heights %d…%d", first, last)
-	st, err := collect.Walk(ctx, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash, Evidence: evidence,
-		Precommits: votes, Names: rd.validatorNames(),
-		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}, txs, blocks)
+	st, err := collect.Walk(ctx, files.config(rd, collect.WalkConfig{Client: target, From: first, To: last, RunID: id, ByHash: byHash,
+		Progress: func(h int64) { out.Status("read-back: height %d/%d", h, last) }}), files.txs, files.blocks)
 	if err != nil {
 		if strings.Contains(err.Error(), "is not available, lowest height is") {
 			return fmt.Errorf("read back: %w (the node pruned the run's first blocks before cometlab read them after the load: "+
@@ -100,5 +83,5 @@ func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client
 		return fmt.Errorf("read back: %w", err)
 	}
 	out.Phase("read-back: %s", st)
-	return errors.Join(txs.Close(), blocks.Close(), votes.Close(), evidence.Close())
+	return files.close()
 }

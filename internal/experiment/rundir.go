@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -100,7 +102,49 @@ func (r *runDir) validatorNames() map[string]string {
 	return names
 }
 
-// createPrecommits creates precommits.csv for a walk.
-func (r *runDir) createPrecommits() (*results.Writer, error) {
-	return results.Create(r.path(results.PrecommitFile), results.PrecommitHeader)
+// walkFiles are the files a walk of the chain writes: txs.csv,
+// blocks.csv, precommits.csv and evidence.csv.
+type walkFiles struct {
+	txs, blocks, votes, evidence *results.Writer
+}
+
+// createWalkFiles creates the walk's files (replacing them); when one
+// cannot be created, those created before it are closed.
+func (r *runDir) createWalkFiles() (*walkFiles, error) {
+	f := &walkFiles{}
+	for _, c := range []struct {
+		w            **results.Writer
+		name, header string
+	}{
+		{&f.txs, results.TxsFile, results.TxsHeader},
+		{&f.blocks, results.BlocksFile, results.BlocksHeader},
+		{&f.votes, results.PrecommitFile, results.PrecommitHeader},
+		{&f.evidence, results.EvidenceFile, results.EvidenceHeader},
+	} {
+		w, err := results.Create(r.path(c.name), c.header)
+		if err != nil {
+			f.close()
+			return nil, err
+		}
+		*c.w = w
+	}
+	return f, nil
+}
+
+// config sets cfg's precommit and evidence writers and the validators'
+// names, for a walk into f.
+func (f *walkFiles) config(r *runDir, cfg collect.WalkConfig) collect.WalkConfig {
+	cfg.Precommits, cfg.Names, cfg.Evidence = f.votes, r.validatorNames(), f.evidence
+	return cfg
+}
+
+// close closes every file created (a no-op for one closed already).
+func (f *walkFiles) close() error {
+	var errs []error
+	for _, w := range []*results.Writer{f.txs, f.blocks, f.votes, f.evidence} {
+		if w != nil {
+			errs = append(errs, w.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
