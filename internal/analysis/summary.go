@@ -31,6 +31,9 @@ type Input struct {
 	// Mempool holds the rows of mempool.csv, each node's mempool right
 	// after each of its commits (nil for a run without one).
 	Mempool []results.MempoolSample
+	// CommitCPU holds the rows of commitcpu.csv, each local process's CPU
+	// time at each of its node's commits (nil for a run without one).
+	CommitCPU []results.CommitCPU
 	// Precommits holds the rows of precommits.csv (nil for a run without
 	// one).
 	Precommits []results.Precommit

@@ -22,7 +22,8 @@ type Endpoint struct {
 // A broken subscription (a node that stopped) is retried every second;
 // heights missed meanwhile are a gap, not an error. With SampleMempools,
 // each commit heard also asks the node's mempool size (mempool.csv); with
-// RecordHashes, each header's hashes are written (hashes.csv).
+// RecordHashes, each header's hashes are written (hashes.csv); with
+// SampleCPUAtCommits, the node's processes' CPU times (commitcpu.csv).
 type Heights struct {
 	nodes  []Endpoint
 	w      *results.Writer
@@ -33,6 +34,7 @@ type Heights struct {
 
 	mempool *mempoolSampler // nil unless SampleMempools was called
 	hashes  *results.Writer // nil unless RecordHashes was called
+	cpu     *cpuAtCommit    // nil unless SampleCPUAtCommits was called
 }
 
 // NewHeights returns a watcher writing to w.
@@ -61,11 +63,14 @@ func (h *Heights) Run(ctx context.Context) error {
 	if h.mempool != nil {
 		merr = h.mempool.wait()
 	}
-	var herr error
+	var herr, cerr error
 	if h.hashes != nil {
 		herr = h.hashes.Flush()
 	}
-	return errors.Join(h.w.Flush(), merr, herr)
+	if h.cpu != nil {
+		cerr = h.cpu.w.Flush()
+	}
+	return errors.Join(h.w.Flush(), merr, herr, cerr)
 }
 
 func (h *Heights) follow(ctx context.Context, n Endpoint) {
@@ -81,6 +86,9 @@ func (h *Heights) follow(ctx context.Context, n Endpoint) {
 			}
 			h.mu.Unlock()
 			h.w.Write(&results.Adoption{Height: height, Node: n.Name, At: at.UnixNano()})
+			if h.cpu != nil {
+				h.cpu.sample(n.Name, height, at)
+			}
 			if h.mempool != nil {
 				h.mempool.sample(ctx, n.Name, height)
 			}

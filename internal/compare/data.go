@@ -215,9 +215,9 @@ func adoptionLagSample(in analysis.Input) DistSample {
 
 // Traces a comparison plots, by name (Run.Traces).
 const (
-	TraceBlocksPerMin = "blocks_per_min" // blocks committed, per minute, in 5-s windows
-	TraceTxsPerMin    = "txs_per_min"    // run transactions committed, per minute, in 5-s windows
-	TraceMempool      = "mempool_size"   // mean mempool size over the nodes (metrics.csv)
+	TraceBlocksPerMin = "blocks_per_min" // blocks committed per minute, over the trailing 10 s of commits
+	TraceTxsPerMin    = "txs_per_min"    // run transactions committed per minute, likewise
+	TraceMempool      = "mempool_size"   // mean mempool size over the nodes (mempool.csv, or metrics.csv)
 	TraceRSS          = "rss_mib"        // mean resident memory of the node processes, MiB (resources.csv)
 )
 
@@ -228,51 +228,26 @@ type Trace struct {
 	Y []float64 `json:"y"`
 }
 
-// traceWindow is the window of the per-minute traces.
-const traceWindow = 5 * int64(results.NsPerS)
+// traceWindow is the trailing window of the per-minute traces.
+const traceWindow = 10 * int64(results.NsPerS)
 
 // Traces returns the time series of a run for the comparison's
-// overlay plots: blocks/min and txs/min from blocks.csv, and the mempool
-// size and RSS when metrics (rows of metrics.csv, any series; only those
-// named <namespace>_mempool_size are used) and resources are given. A
-// trace without data is left out. It is pure.
+// overlay plots: blocks/min and txs/min from blocks.csv, the mean mempool
+// size after each height from mempool.csv (or, for runs without it, from
+// metrics: rows of metrics.csv, any series; only those named
+// <namespace>_mempool_size are used) and the RSS when resources are
+// given. A trace without data is left out. It is pure.
 func Traces(in analysis.Input, metrics []results.Metric, resources []results.Resource) map[string]Trace {
 	out := map[string]Trace{}
 	start := in.LoadStart()
 	ks := in.RunBlocks()
 	if start != 0 && len(ks) > 0 {
-		times := make([]int64, len(ks))
-		txs := make([]float64, len(ks))
-		end := start
-		for i := range ks {
-			times[i] = ks[i].Committed()
-			txs[i] = float64(ks[i].RunTxs)
-			end = max(end, times[i])
-		}
-		n := int((end-start)/traceWindow) + 1
-		perMin := float64(60*results.NsPerS) / float64(traceWindow)
-		for _, tr := range []struct {
-			name string
-			w    []float64
-		}{{TraceBlocksPerMin, nil}, {TraceTxsPerMin, txs}} {
-			counts := analysis.WindowCounts(times, tr.w, start, traceWindow, n)
-			var t Trace
-			for k, c := range counts {
-				t.X = append(t.X, (float64(k)+0.5)*float64(traceWindow)/results.NsPerS) // window middle
-				t.Y = append(t.Y, c*perMin)
-			}
-			out[tr.name] = t
-		}
+		commitRates(ks, start, out)
 	}
-	var mp []timedValue
-	for i := range metrics {
-		m := &metrics[i]
-		if IsMempoolSize(m.Name) {
-			mp = append(mp, timedValue{m.Time, m.Node + "\x00" + m.Labels, m.Value})
-		}
-	}
-	if t := meanOverSeries(mp, start); len(t.X) > 0 {
+	if t := mempoolAfterCommits(in, start); len(t.X) > 0 {
 		out[TraceMempool] = t
+	} else if t := scrapedMempool(metrics, start); len(t.X) > 0 {
+		out[TraceMempool] = t // runs without mempool.csv: scrapes that beat against the blocks
 	}
 	rs := make([]timedValue, 0, len(resources))
 	for i := range resources {
@@ -343,6 +318,85 @@ func meanOverSeries(vs []timedValue, start int64) Trace {
 	for _, b := range buckets {
 		t.X = append(t.X, float64(b))
 		t.Y = append(t.Y, sum[b]/float64(n[b]))
+	}
+	return t
+}
+
+// commitRates puts into out the blocks and run transactions committed per
+// minute, at each block's commit: the count over the trailing traceWindow
+// divided by the time between the first and last commit in it, so that
+// the window starts and ends on commits and the line does not beat
+// against the block interval as fixed windows do (a 5-s window holds 4 or
+// 5 blocks of 1.2 s).
+func commitRates(ks []results.Block, start int64, out map[string]Trace) {
+	ks = slices.Clone(ks)
+	slices.SortFunc(ks, func(a, b results.Block) int { return cmp.Compare(a.Committed(), b.Committed()) })
+	times := make([]int64, len(ks))
+	blocks, txs := make([]float64, len(ks)), make([]float64, len(ks))
+	for i := range ks {
+		times[i] = ks[i].Committed()
+		blocks[i] = float64(i + 1)
+		txs[i] = float64(ks[i].RunTxs)
+		if i > 0 {
+			txs[i] += txs[i-1]
+		}
+	}
+	for _, tr := range []struct {
+		name string
+		cum  []float64
+	}{{TraceBlocksPerMin, blocks}, {TraceTxsPerMin, txs}} {
+		var t Trace
+		for i, r := range analysis.SlidingRates(times, tr.cum, traceWindow) {
+			if !math.IsNaN(r) {
+				t.X = append(t.X, float64(times[i]-start)/results.NsPerS)
+				t.Y = append(t.Y, r*60)
+			}
+		}
+		if len(t.X) > 0 {
+			out[tr.name] = t
+		}
+	}
+}
+
+// scrapedMempool is the mean over the nodes of their scraped mempool sizes
+// each second since start.
+func scrapedMempool(metrics []results.Metric, start int64) Trace {
+	var mp []timedValue
+	for i := range metrics {
+		m := &metrics[i]
+		if IsMempoolSize(m.Name) {
+			mp = append(mp, timedValue{m.Time, m.Node + "\x00" + m.Labels, m.Value})
+		}
+	}
+	return meanOverSeries(mp, start)
+}
+
+// mempoolAfterCommits is the mean over the nodes of their mempools right
+// after each height (mempool.csv), at the height's first sample, in s
+// since start; empty for a run without mempool.csv.
+func mempoolAfterCommits(in analysis.Input, start int64) Trace {
+	var nodes []string
+	for _, r := range in.Mempool {
+		if !slices.Contains(nodes, r.Node) {
+			nodes = append(nodes, r.Node)
+		}
+	}
+	_, at, vals := analysis.MempoolByHeight(in.Mempool, nodes)
+	if start == 0 && len(at) > 0 {
+		start = at[0]
+	}
+	var t Trace
+	for k := range at {
+		sum, n := 0.0, 0
+		for i := range vals {
+			if v := vals[i][k]; !math.IsNaN(v) {
+				sum, n = sum+v, n+1
+			}
+		}
+		if n > 0 {
+			t.X = append(t.X, float64(at[k]-start)/results.NsPerS)
+			t.Y = append(t.Y, sum/float64(n))
+		}
 	}
 	return t
 }

@@ -145,6 +145,13 @@ func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, er
 		return nil, err
 	}
 	p.heights.RecordHashes(hashes)
+	if len(p.col.procs) > 0 {
+		cpu, err := create(results.CommitCPUFile, results.CommitCPUHeader)
+		if err != nil {
+			return nil, err
+		}
+		p.heights.SampleCPUAtCommits(cpu, p.col.procs, "")
+	}
 	runners := []interface{ Run(context.Context) error }{p.heights}
 	if len(p.col.scrape) > 0 {
 		w, err := create(results.MetricsFile, results.MetricsHeader)

@@ -93,6 +93,50 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Error("report does not name the run")
 	}
 	checkMempoolSamples(t, dir, res.Run)
+	checkCommitCPU(t, dir, res.Run)
+}
+
+// commitsPerNode counts the heights each node committed (adoption.csv).
+func commitsPerNode(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	ad, err := results.ReadAdoption(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := map[string]int{}
+	for _, a := range ad {
+		commits[a.Node]++
+	}
+	return commits
+}
+
+// checkCommitCPU checks that commitcpu.csv has one row per node and height
+// it committed (adoption.csv), read on the watcher's goroutine, and that
+// each process's CPU never goes down.
+func checkCommitCPU(t *testing.T, dir string, run results.Run) {
+	t.Helper()
+	rows, err := results.ReadCommitCPU(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per, commits := map[string][]results.CommitCPU{}, commitsPerNode(t, dir)
+	for _, r := range rows {
+		per[r.Node] = append(per[r.Node], r)
+	}
+	for _, n := range run.Nodes {
+		rs := per[n.Name]
+		if c := commits[n.Name]; c == 0 || len(rs) < c*9/10 || len(rs) > c {
+			t.Errorf("%s: %d commitcpu.csv rows for %d committed heights, want one per height", n.Name, len(rs), c)
+		}
+		for i := 1; i < len(rs); i++ {
+			if rs[i].PID == rs[i-1].PID && rs[i].CPU < rs[i-1].CPU {
+				t.Errorf("%s: CPU went down at height %d: %d → %d ns", n.Name, rs[i].Height, rs[i-1].CPU, rs[i].CPU)
+			}
+		}
+		if len(rs) > 1 && rs[len(rs)-1].CPU == rs[0].CPU {
+			t.Errorf("%s: no CPU used over %d commits", n.Name, len(rs))
+		}
+	}
 }
 
 // checkMempoolSamples checks that mempool.csv has, for every node, about
@@ -104,16 +148,9 @@ func checkMempoolSamples(t *testing.T, dir string, run results.Run) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ad, err := results.ReadAdoption(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, commits := map[string]int{}, map[string]int{}
+	rows, commits := map[string]int{}, commitsPerNode(t, dir)
 	for _, r := range mp {
 		rows[r.Node]++
-	}
-	for _, a := range ad {
-		commits[a.Node]++
 	}
 	for _, n := range run.Nodes {
 		if c := commits[n.Name]; c == 0 || rows[n.Name] < c*9/10 || rows[n.Name] > c {

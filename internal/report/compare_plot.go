@@ -160,9 +160,9 @@ func writeComparePlots(dir string, sides []compare.Side, opts CompareOptions) ([
 	for _, tr := range []struct {
 		name, title, ylabel, caption string
 	}{
-		{compare.TraceBlocksPerMin, "Blocks per minute", "blocks/min", "Blocks committed (by commit time) in 5-second windows from the load start, as a rate per minute; one line per run."},
-		{compare.TraceTxsPerMin, "Transactions per minute", "txs/min", "Run transactions committed in 5-second windows from the load start, as a rate per minute; one line per run."},
-		{compare.TraceMempool, "Mempool size", "transactions (mean over nodes)", "Each node's mempool size (Prometheus `mempool_size`, from metrics.csv), averaged over the nodes each second; one line per run."},
+		{compare.TraceBlocksPerMin, "Blocks per minute", "blocks/min", "At each block's commit, the blocks committed over the trailing 10 s divided by the time between the first and last of them, per minute (a window on commits, so the line does not beat against the block interval); one line per run."},
+		{compare.TraceTxsPerMin, "Transactions per minute", "txs/min", "At each block's commit, the run transactions committed over the trailing 10 s of commits (windows as for blocks), per minute; one line per run."},
+		{compare.TraceMempool, "Mempool size", "transactions (mean over nodes)", "The nodes' mempools right after each height (mempool.csv: num_unconfirmed_txs asked as each commit was heard), averaged over the nodes, one point per height; runs without mempool.csv: the scraped `mempool_size` (metrics.csv) averaged each second, which beats against the block interval. One line per run."},
 		{compare.TraceRSS, "Resident memory", "MiB (mean over nodes)", "Resident set size of the node processes (resources.csv), averaged over the nodes each second; one line per run."},
 	} {
 		p := newComparePlot(tr.title, "time since load start (s)", tr.ylabel)

@@ -62,13 +62,13 @@ func plotSpecs() []plotSpec {
 			func(d *plotData) ([]byte, error) {
 				return d.trendPlot("Block latency over the load", "ms", true)
 			}},
-		{"block_rate.png", "Blocks per minute, per node", "blocks/min", ms + "cometbft_consensus_height (or adoption.csv)",
-			"For each node, the rate of increase of its consensus height over the trailing 20 seconds at each scrape × 60 (blocks per minute; Prometheus's rate(…[20s])): when each node learned that a new block had been agreed upon, as in the seeds' block_rate plot. The red dashed line is the average over nodes. Without metrics.csv, the heights each node committed (adoption.csv) are counted instead. A 20-s window holds a whole number of commits, so the line steps by 3 blocks/min (one block in 20 s) as the window's edges cross commits: a ripple of that size, at the beat of the scrape and block intervals, is sampling, not a change of rate.",
+		{"block_rate.png", "Blocks per minute, per node", "blocks/min", "adoption.csv (or " + ms + "cometbft_consensus_height)",
+			"For each node, at each of its commits, the number of blocks it committed over the trailing 20 seconds divided by the time between the first and last of those commits, × 60 (blocks per minute; what the seeds' block_rate plot gets from Prometheus's rate(…[20s])): a window that starts and ends on commits, so the line changes only when the block interval does. The red dashed line is the average over nodes. Runs without adoption.csv: the scraped consensus height's rate over 20 s at each scrape, whose window edges cross commits at the beat of the scrape and block intervals (a ripple of 3 blocks/min that is sampling).",
 			func(d *plotData) ([]byte, error) {
 				return d.perMinute("Blocks produced per minute, per node (20 s rate)", "blocks/min", "consensus_height")
 			}},
-		{"total_txs_rate.png", "Transactions per minute, per node", "txs/min", ms + "cometbft_consensus_total_txs (or adoption.csv, blocks.csv)",
-			"For each node, the rate of increase of cometbft_consensus_total_txs over the trailing 20 seconds × 60 (transactions per minute), as in the seeds' total_txs_rate plot; the red dashed line is the average over nodes. As in block_rate.png, the window's edges crossing commits step the line by one block's transactions × 3: a ripple of that size is sampling, not a change of rate.",
+		{"total_txs_rate.png", "Transactions per minute, per node", "txs/min", "adoption.csv, blocks.csv (or " + ms + "cometbft_consensus_total_txs)",
+			"For each node, at each of its commits, the transactions of the blocks it committed over the trailing 20 seconds divided by the time between the first and last of those commits, × 60 (transactions per minute; the seeds' total_txs_rate plot), windows on commits as in block_rate.png; the red dashed line is the average over nodes. Runs without adoption.csv: the scraped cometbft_consensus_total_txs's rate over 20 s, which steps by one block's transactions × 3 as its window's edges cross commits (sampling, not a change of rate).",
 			func(d *plotData) ([]byte, error) {
 				return d.perMinute("Transactions processed per minute, per node (20 s rate)", "txs/min", "consensus_total_txs")
 			}},
@@ -112,11 +112,9 @@ func plotSpecs() []plotSpec {
 			func(d *plotData) ([]byte, error) {
 				return d.resources("Resident set size", "MiB", 1.0/(1<<20), true, func(r *analysis.NodeResources) []float64 { return r.RSS })
 			}},
-		{"cpu.png", "CPU per node", "% of one core", "resources.csv (or metrics.csv: process_cpu_seconds_total)",
-			"Each node process's CPU use between samples in % of one core (200 = two cores busy); the red dashed line is the average over nodes. A sample averages the interval since the one before (1 s unless --scrape-interval says otherwise), which holds one commit's work or none as the samples beat against the block interval: dips on every node at once every few seconds are that beat, not idle time.",
-			func(d *plotData) ([]byte, error) {
-				return d.resources("CPU use per node", "% of one core", 1, true, func(r *analysis.NodeResources) []float64 { return r.CPU })
-			}},
+		{"cpu.png", "CPU per node", "% of one core", results.CommitCPUFile + " (or resources.csv, or metrics.csv: process_cpu_seconds_total)",
+			"Each node process's CPU use in % of one core (200 = two cores busy); the red dashed line is the average over nodes. A point is the CPU the process used between two consecutive commits of its node, read from /proc when each commit was heard (commitcpu.csv), at the later commit: the work of one block interval, so the line follows the blocks and cannot beat against them. Runs without commitcpu.csv (deployed nodes, older runs): the CPU between the fixed-interval samples of resources.csv, which hold one commit's work or none as they beat against the block interval — dips on every node at once every few seconds are that beat, not idle time.",
+			(*plotData).cpu},
 		{"load1.png", "Host load1", "load average", "resources.csv",
 			"The host's 1-minute load average (/proc/loadavg), CometBFT's QA measure of CPU load, against the number of CPUs (dashed).",
 			(*plotData).load1},

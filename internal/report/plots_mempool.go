@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -27,56 +28,12 @@ type mempoolGrid struct {
 	from, to  int64
 }
 
-// mempoolByHeight puts mempool.csv's rows on a grid of heights: one column
-// per height that any of nodes sampled, in height order, at the time of
-// its earliest sample (at, Unix ns), with vals[i][k] the transactions in
-// nodes[i]'s mempool right after it committed heights[k] (NaN where it has
-// no row; of two rows for the same node and height, the earlier).
-func mempoolByHeight(rows []results.MempoolSample, nodes []string) (heights, at []int64, vals [][]float64) {
-	type key struct {
-		h int64
-		n int
-	}
-	first := map[key]results.MempoolSample{}
-	col := map[int64]int64{} // height → earliest sample
-	for _, r := range rows {
-		i := slices.Index(nodes, r.Node)
-		if i < 0 {
-			continue
-		}
-		if old, ok := first[key{r.Height, i}]; !ok || r.At < old.At {
-			first[key{r.Height, i}] = r
-		}
-		if t, ok := col[r.Height]; !ok || r.At < t {
-			col[r.Height] = r.At
-		}
-	}
-	for h := range col {
-		heights = append(heights, h)
-	}
-	slices.Sort(heights)
-	vals = make([][]float64, len(nodes))
-	for i := range nodes {
-		vals[i] = make([]float64, len(heights))
-		for k, h := range heights {
-			vals[i][k] = math.NaN()
-			if r, ok := first[key{h, i}]; ok {
-				vals[i][k] = float64(r.Txs)
-			}
-		}
-	}
-	for _, h := range heights {
-		at = append(at, col[h])
-	}
-	return heights, at, vals
-}
-
 // mempoolSeries returns the mempool grid of the run: from mempool.csv when
 // it has rows, else from metrics.csv's mempool_size scrapes.
 func (d *plotData) mempoolSeries() (mempoolGrid, error) {
 	var g mempoolGrid
 	if len(d.in.Mempool) > 0 {
-		_, at, vals := mempoolByHeight(d.in.Mempool, d.nodes)
+		_, at, vals := analysis.MempoolByHeight(d.in.Mempool, d.nodes)
 		if len(at) > 0 {
 			g.perHeight, g.vals = true, vals
 			for _, t := range at {

@@ -83,7 +83,7 @@ func peaks(v []float64) int {
 // neither.
 func TestMempoolPerHeight(t *testing.T) {
 	s := sawtooth{t0: time.Date(2025, 3, 14, 10, 0, 0, 0, time.UTC).UnixNano(), nodes: []string{"v0", "v1", "v2", "v3"}, blocks: 50}
-	heights, at, vals := mempoolByHeight(s.rows(), s.nodes)
+	heights, at, vals := analysis.MempoolByHeight(s.rows(), s.nodes)
 	if len(heights) != s.blocks {
 		t.Fatalf("%d columns, want one per block (%d)", len(heights), s.blocks)
 	}

@@ -15,24 +15,23 @@ import (
 // start with the load window shaded.
 
 // committedSeries returns, per node, a cumulative series of what it
-// committed: from metrics.csv (short = consensus_height or
-// consensus_total_txs) or, without it, from adoption.csv (heights, or
-// transactions of blocks.csv). src names where it came from.
+// committed: from adoption.csv (a step at each commit the watcher heard:
+// one height, or the transactions of that height in blocks.csv) or,
+// without it, from metrics.csv (short = consensus_height or
+// consensus_total_txs, sampled at each scrape). src names where it came
+// from.
 func (d *plotData) committedSeries(short string) (series []*analysis.Series, src string, err error) {
-	if d.in.Metrics != nil {
-		if ss, ok := d.nodeSeries(short); ok {
-			return ss, results.MetricsFile + ": " + seriesName(d.ns(), short), nil
-		}
-	}
-	if len(d.in.Adoption) == 0 {
-		return nil, "", noData(fmt.Sprintf("neither %s (%s) nor %s has data", results.MetricsFile, seriesName(d.ns(), short), results.AdoptionFile))
-	}
 	txs := map[int64]float64{}
 	for _, k := range d.in.Blocks {
 		txs[k.Height] = float64(k.Txs)
 	}
-	if short == "consensus_total_txs" && len(txs) == 0 {
-		return nil, "", noData(results.MetricsFile + " and " + results.BlocksFile + " not found")
+	if len(d.in.Adoption) == 0 || short == "consensus_total_txs" && len(txs) == 0 {
+		if d.in.Metrics != nil {
+			if ss, ok := d.nodeSeries(short); ok {
+				return ss, results.MetricsFile + ": " + seriesName(d.ns(), short), nil
+			}
+		}
+		return nil, "", noData(fmt.Sprintf("neither %s (%s) nor %s and %s have data", results.MetricsFile, seriesName(d.ns(), short), results.AdoptionFile, results.BlocksFile))
 	}
 	rows := slices.Clone(d.in.Adoption)
 	slices.SortFunc(rows, func(a, b results.Adoption) int { return int(a.At - b.At) })
@@ -102,8 +101,8 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 	xs, mean, _, _ := d.alignedStats(rates, step)
 	c.average("average", xs, mean)
 	d.xspan(c, lo, hi)
-	if src == results.AdoptionFile {
-		c.p.Title.Text += " (from adoption.csv)"
+	if src != results.AdoptionFile {
+		c.p.Title.Text += " (scraped " + short + ")"
 	}
 	return c.render(d.w, d.h)
 }

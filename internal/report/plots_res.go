@@ -202,3 +202,38 @@ func (d *plotData) load1() ([]byte, error) {
 	}
 	return c.render(d.w, d.h)
 }
+
+// cpu draws each node's CPU use: between its consecutive commits
+// (commitcpu.csv) when the run has them, so that every point holds whole
+// blocks' work, else between the samples of resources.csv (or metrics.csv).
+func (d *plotData) cpu() ([]byte, error) {
+	if len(d.in.CommitCPU) == 0 {
+		return d.resources("CPU use per node", "% of one core", 1, true, func(r *analysis.NodeResources) []float64 { return r.CPU })
+	}
+	var ts [][]int64
+	for _, r := range d.in.CommitCPU {
+		if len(ts) == 0 {
+			ts = append(ts, nil)
+		}
+		ts[0] = append(ts[0], r.At)
+	}
+	slices.Sort(ts[0])
+	step := analysis.MedianStep(ts...) // about the block interval over the number of processes
+	series := analysis.CommitCPUSeries(d.in.CommitCPU, d.nodes, analysis.GapThreshold(step*int64(len(d.nodes))))
+	if len(series) == 0 {
+		return nil, noData(results.CommitCPUFile + " has no two rows of one node process")
+	}
+	c := d.timeChart("CPU use per node, between its commits", "% of one core")
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	var steps [][]int64
+	for _, s := range series {
+		xs, ys := d.seriesXY(s.T, s.V, 1, math.MaxInt64)
+		c.nodeLine(s.Node, slices.Index(d.nodes, s.Node), xs, ys)
+		lo, hi = min(lo, s.T[0]), max(hi, s.T[len(s.T)-1])
+		steps = append(steps, s.T)
+	}
+	xs, mean, _, _ := d.alignedStats(series, analysis.MedianStep(steps...))
+	c.average("average", xs, mean)
+	d.xspan(c, lo, hi)
+	return c.render(d.w, d.h)
+}

@@ -51,27 +51,6 @@ func FuzzReadMempool(f *testing.F) {
 	f.Add([]byte(MempoolHeader + "\n5,n"))
 	f.Add([]byte("height,node\n1,2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, MempoolFile), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := ReadMempool(dir)
-		if err != nil {
-			return
-		}
-		// What was read writes back and reads again the same.
-		recs := make([]Record, len(rows))
-		for i := range rows {
-			recs[i] = &rows[i]
-		}
-		again := t.TempDir()
-		writeRecords(t, filepath.Join(again, MempoolFile), MempoolHeader, recs...)
-		got, err := ReadMempool(again)
-		if err != nil {
-			t.Fatalf("re-read: %v", err)
-		}
-		if len(got) != len(rows) || (len(rows) > 0 && !reflect.DeepEqual(got, rows)) {
-			t.Fatalf("re-read %+v, wrote %+v", got, rows)
-		}
+		roundTrip[MempoolSample](t, data, MempoolFile, MempoolHeader, ReadMempool)
 	})
 }

@@ -59,24 +59,7 @@ func FuzzReadHashes(f *testing.F) {
 	f.Add([]byte(HashesHeader + "\n5,validator01,AB,CD,header\n6,\"a,b\",,EF,app\n"))
 	f.Add([]byte(HashesHeader + "\n5,n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, HashesFile), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := ReadHashes(dir)
-		if err != nil {
-			return
-		}
-		recs := make([]Record, len(rows))
-		for i := range rows {
-			recs[i] = &rows[i]
-		}
-		again := t.TempDir()
-		writeRecords(t, filepath.Join(again, HashesFile), HashesHeader, recs...)
-		got, err := ReadHashes(again)
-		if err != nil || len(got) != len(rows) || (len(rows) > 0 && !reflect.DeepEqual(got, rows)) {
-			t.Fatalf("re-read %+v (%v), wrote %+v", got, err, rows)
-		}
+		roundTrip[HashRow](t, data, HashesFile, HashesHeader, ReadHashes)
 	})
 }
 
@@ -84,23 +67,6 @@ func FuzzReadEvidence(f *testing.F) {
 	f.Add([]byte(EvidenceHeader + "\n12,DuplicateVoteEvidence,10,0A1B\n"))
 	f.Add([]byte(EvidenceHeader + "\n12,"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, EvidenceFile), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := ReadEvidence(dir)
-		if err != nil {
-			return
-		}
-		recs := make([]Record, len(rows))
-		for i := range rows {
-			recs[i] = &rows[i]
-		}
-		again := t.TempDir()
-		writeRecords(t, filepath.Join(again, EvidenceFile), EvidenceHeader, recs...)
-		got, err := ReadEvidence(again)
-		if err != nil || len(got) != len(rows) || (len(rows) > 0 && !reflect.DeepEqual(got, rows)) {
-			t.Fatalf("re-read %+v (%v), wrote %+v", got, err, rows)
-		}
+		roundTrip[Evidence](t, data, EvidenceFile, EvidenceHeader, ReadEvidence)
 	})
 }
