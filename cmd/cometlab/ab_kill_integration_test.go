@@ -15,19 +15,19 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
-// TestABAAKilledResumes runs a short A/A calibration on real testnets (3
+// TestABAAKilledResumes runs a short A/A calibration on real testnets (2
 // pairs of the default spec, 10-s runs at 100 tx/s), SIGKILLed while the
 // first run of its second round sends load: ab.json is left readable,
 // with the first round done and the killed run listed; `ab --resume`
 // keeps the first round's runs, sets the killed one aside and finishes:
 // exit 0, noise.json with the noise of the latency metrics, the false
-// alarms and the position effect over the 3 pairs, a report that opens
+// alarms and the position effect over the 2 pairs, a report that opens
 // with them; then compare --noise judges two of its single runs against
-// that noise. Seven runs, about 3–5 minutes.
+// that noise. Five runs, about 2–3 minutes.
 func TestABAAKilledResumes(t *testing.T) {
 	killTest(t)
 	dir := filepath.Join(t.TempDir(), "aa")
-	cmd, out := startCometlab(t, "ab", "--aa", "--repeat", "3", "-r", "100", "-T", "10s", "--out", dir)
+	cmd, out := startCometlab(t, "ab", "--aa", "--repeat", "2", "-r", "100", "-T", "10s", "--out", dir)
 	killed := filepath.Join(dir, "runs", "02-cand") // counterbalanced: the candidate first in round 2
 	killWhen(t, cmd, out, 4*time.Minute, func() bool {
 		b, err := os.ReadFile(filepath.Join(killed, results.SentFile))
@@ -54,11 +54,11 @@ func TestABAAKilledResumes(t *testing.T) {
 	// A round the host disturbed (other packages' tests share the machine
 	// in CI) is run again once: two more runs.
 	again := strings.Count(stderr, "): "+experiment.ABRunAgain+"\n")
-	if n := len(regexp.MustCompile(`ab: round \d+, (base|cand): `).FindAllString(stderr, -1)); n != 4+2*again || !strings.Contains(stderr, "ab: round 2, cand") {
-		t.Errorf("resume ran %d runs (%d rounds run again), want rounds 2 and 3:\n%s", n, again, stderr)
+	if n := len(regexp.MustCompile(`ab: round \d+, (base|cand): `).FindAllString(stderr, -1)); n != 2+2*again || !strings.Contains(stderr, "ab: round 2, cand") {
+		t.Errorf("resume ran %d runs (%d rounds run again), want round 2:\n%s", n, again, stderr)
 	}
 	rec, err = experiment.ReadAB(dir)
-	if err != nil || rec.Status != results.StatusComplete || rec.Partial || rec.Pairs != 3 || len(rec.Rounds) != 3 || !rec.AA {
+	if err != nil || rec.Status != results.StatusComplete || rec.Partial || rec.Pairs != 2 || len(rec.Rounds) != 2 || !rec.AA {
 		t.Fatalf("after resume: %v, %+v", err, rec)
 	}
 	if again, err := results.ReadRun(rec.Rounds[0][0]); err != nil || again.ID != first.ID {
@@ -73,26 +73,26 @@ func TestABAAKilledResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	p50, ok := noise.Metrics["block_latency_p50_ms"]
-	if !ok || p50.Pairs != 3 || p50.RelPairs != 3 || !(p50.Mean > 0) || p50.FloorPct <= 0 {
+	if !ok || p50.Pairs != 2 || p50.RelPairs != 2 || !(p50.Mean > 0) || p50.FloorPct <= 0 {
 		t.Errorf("block latency p50 noise %+v", p50)
 	}
-	if fa := noise.FalseAlarms; fa == nil || fa.Pairs != 3 || fa.Judged == 0 {
+	if fa := noise.FalseAlarms; fa == nil || fa.Pairs != 2 || fa.Judged == 0 {
 		t.Errorf("false alarms %+v", noise.FalseAlarms)
 	} else {
 		t.Logf("false alarms: within-run %d of %d pairs, against the noise %d", fa.Before, fa.Pairs, fa.After)
 	}
-	if len(noise.Position) == 0 || noise.Position[0].Pairs != 3 {
+	if len(noise.Position) == 0 || noise.Position[0].Pairs != 2 {
 		t.Errorf("position effect %+v", noise.Position)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, results.CompareMD))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(md), "# A/A calibration: cand vs base\n\n## A/A calibration: the between-run noise of this setup (3 pairs)") {
+	if !strings.HasPrefix(string(md), "# A/A calibration: cand vs base\n\n## A/A calibration: the between-run noise of this setup (2 pairs)") {
 		t.Errorf("compare.md does not open with the A/A calibration:\n%.1500s", md)
 	}
 	cmpOut := filepath.Join(t.TempDir(), "cmp")
-	code, stdout, stderr = run(t, "compare", "--noise", filepath.Join(dir, experiment.NoiseFile), "--out", cmpOut, rec.Rounds[0][0], rec.Rounds[2][1])
+	code, stdout, stderr = run(t, "compare", "--noise", filepath.Join(dir, experiment.NoiseFile), "--out", cmpOut, rec.Rounds[0][0], rec.Rounds[1][1])
 	if code != exitcode.OK && code != exitcode.Regression {
 		t.Fatalf("compare --noise: exit %d\n%s\n%s", code, stdout, stderr)
 	}
