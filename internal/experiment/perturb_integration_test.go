@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -149,6 +150,7 @@ func TestPerturbations(t *testing.T) {
 			checkAccounted(t, res, 1200)
 			caughtUp(t, dir, "validator03", res.Run.LastHeight)
 			stalled(t, dir, "validator03")
+			blamed(t, dir, "validator03")
 			// A SIGTERM'd node may also exit by signal 15; either is a clean stop.
 			got := nodeEvents(t, dir, "validator03")
 			for i := range got {
@@ -163,6 +165,29 @@ func TestPerturbations(t *testing.T) {
 				t.Errorf("node processes left behind: %v", left)
 			}
 		})
+	}
+}
+
+// blamed checks the block autopsy's known answer on a run that perturbed
+// only node: at least 90 % of the slow heights (autopsy.csv) are blamed
+// on its absence or on the perturbation, naming it.
+func blamed(t *testing.T, dir, node string) {
+	t.Helper()
+	vs, err := results.ReadAutopsy(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for _, v := range vs {
+		ok := (v.Cause == analysis.CauseProposerAbsent || v.Cause == analysis.CausePerturbation) && strings.Contains(v.Node, node)
+		if ok {
+			right++
+		}
+		t.Logf("autopsy: height %d: %s on %s (right: %v): %s", v.Height, v.Cause, v.Node, ok, v.Evidence)
+	}
+	t.Logf("autopsy: %d of %d slow heights blamed on %s", right, len(vs), node)
+	if float64(right) < 0.9*float64(len(vs)) {
+		t.Errorf("%d of %d slow heights blamed on %s's perturbation, want ≥ 90 %%", right, len(vs), node)
 	}
 }
 
