@@ -22,16 +22,18 @@ WORK=$(mktemp -d /tmp/cometlab-autopsy.XXXXXX)
 go build -o "$WORK/cometlab" ./cmd/cometlab
 echo "work directory: $WORK"
 
-# tally DIR...: slow heights, right ones, heights (blocks) over the runs.
+# tally DIR...: slow heights, right ones, host_contention ones, heights
+# (blocks) over the runs.
 tally() {
-	local slow=0 right=0 heights=0 d
+	local slow=0 right=0 host=0 heights=0 d
 	for d in "$@"; do
 		[ -f "$d/autopsy.csv" ] || continue
 		slow=$(( slow + $(tail -n +2 "$d/autopsy.csv" | wc -l) ))
 		right=$(( right + $(tail -n +2 "$d/autopsy.csv" | awk -F, '($5=="proposer_absent"||$5=="perturbation") && $6 ~ /validator03/' | wc -l) ))
+		host=$(( host + $(tail -n +2 "$d/autopsy.csv" | awk -F, '$5=="host_contention"' | wc -l) ))
 		heights=$(( heights + $(tail -n +2 "$d/blocks.csv" | wc -l) ))
 	done
-	echo "$slow $right $heights"
+	echo "$slow $right $host $heights"
 }
 
 for action in kill pause disconnect restart wipe healthy; do
@@ -44,12 +46,12 @@ for action in kill pause disconnect restart wipe healthy; do
 		"$WORK/cometlab" run -r 100 -T 45s "${flags[@]}" "$@" --out "$d" > "$d.out" 2>&1 || true
 		dirs+=("$d")
 	done
-	read -r slow right heights <<< "$(tally "${dirs[@]}")"
+	read -r slow right host heights <<< "$(tally "${dirs[@]}")"
 	if [ "$action" = healthy ]; then
 		printf '%-10s %3d runs: %d of %d heights slow (%.1f %%)\n' "$action" "$N" "$slow" "$heights" \
 			"$(awk -v a="$slow" -v b="$heights" 'BEGIN{print b ? 100*a/b : 0}')"
 	else
-		printf '%-10s %3d runs: %d slow heights, %d blamed on validator03 (%.0f %%), of %d heights\n' "$action" "$N" "$slow" "$right" \
-			"$(awk -v a="$right" -v b="$slow" 'BEGIN{print b ? 100*a/b : 0}')" "$heights"
+		printf '%-10s %3d runs: %d slow heights, %d blamed on validator03 (%.0f %%), %d on host contention, of %d heights\n' \
+			"$action" "$N" "$slow" "$right" "$(awk -v a="$right" -v b="$slow" 'BEGIN{print b ? 100*a/b : 0}')" "$host" "$heights"
 	fi
 done
