@@ -74,8 +74,8 @@ func (c *autopsyContext) cpuIn(lo, hi int64) (map[string]float64, float64) {
 	return cpu, busy
 }
 
-// gcIn returns each node's GC pauses (go_gc_duration_seconds_sum, kept
-// only by --metrics all) over the scrapes around [lo, hi], in ms.
+// gcIn returns each node's GC pauses (go_gc_duration_seconds_sum, scraped
+// by default) over the scrapes around [lo, hi], in ms.
 func (c *autopsyContext) gcIn(lo, hi int64) map[string]float64 {
 	out := map[string]float64{}
 	if c.in.Metrics == nil {

@@ -48,7 +48,7 @@ func Rules() []Rule {
 		{CauseNodeLagging, "a proposer of a failed round committed the previous height ≥ 50 % of the median interval after the first node", nodeLagging},
 		{CausePerturbation, "a perturbation (perturb-begin … perturb-end) overlapped the height", perturbation},
 		{CauseExecution, "a node's block processing in the height's scrapes was ≥ 3 × the run's median", execution},
-		{CauseGCPause, "a node's GC pauses summed ≥ 50 ms within the height (go_gc_duration_seconds, --metrics all)", gcPause},
+		{CauseGCPause, "a node's GC pauses summed ≥ 50 ms within the height (go_gc_duration_seconds_sum, scraped by default)", gcPause},
 		{CauseHostContention, "the host's busy cores ≥ 90 % of its cores, or a node ≥ 90 % of a core, within the height", hostContention},
 		{CauseMempoolFull, "a node's mempool after the commit held ≥ 95 % of the largest any node held in the run", mempoolFull},
 		{CauseVotesLate, "validators' precommits were nil, absent, or ≥ 500 ms after the median precommit", votesLate},

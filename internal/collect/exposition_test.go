@@ -108,7 +108,8 @@ func TestExpositionFixtures(t *testing.T) {
 			def := parseAll(t, NewExposition(series), body)
 			wantDef := map[sample]float64{}
 			for k, v := range want {
-				if !strings.HasSuffix(k.name, "_bucket") && series.keepsSample(k.name) {
+				quantile := strings.Contains(k.labels, "quantile=") // a summary's: kept only with all
+				if !strings.HasSuffix(k.name, "_bucket") && !quantile && series.keepsSample(k.name) {
 					wantDef[k] = v
 				}
 			}
@@ -127,7 +128,7 @@ func TestExpositionFixtures(t *testing.T) {
 				"cometbft_consensus_step_duration_seconds_sum", "cometbft_state_block_processing_time_sum",
 				"cometbft_abci_connection_method_timing_seconds_count", "cometbft_p2p_peer_send_bytes_total",
 				"cometbft_p2p_peer_receive_bytes_total", "cometbft_blocksync_syncing", "process_resident_memory_bytes",
-				"process_cpu_seconds_total", "go_goroutines"} {
+				"process_cpu_seconds_total", "go_goroutines", "go_gc_duration_seconds_sum"} {
 				if !names[n] {
 					t.Errorf("default rows lack %s", n)
 				}
@@ -185,7 +186,10 @@ func TestExpositionCases(t *testing.T) {
 		{name: "summary all", all: true, in: "# TYPE go_gc_duration_seconds summary\n" +
 			"go_gc_duration_seconds{quantile=\"0.5\"} 0.1\ngo_gc_duration_seconds_sum 2\ngo_gc_duration_seconds_count 4\n",
 			want: []string{"go_gc_duration_seconds_sum{} 2", "go_gc_duration_seconds_count{} 4", "go_gc_duration_seconds{quantile=0.5} 0.1"}},
-		{name: "summary default dropped", in: "# TYPE go_gc_duration_seconds summary\ngo_gc_duration_seconds_sum 2\n"},
+		{name: "summary default sum and count", in: "# TYPE go_gc_duration_seconds summary\n" +
+			"go_gc_duration_seconds{quantile=\"0.5\"} 0.1\ngo_gc_duration_seconds_sum 2\ngo_gc_duration_seconds_count 4\n",
+			want: []string{"go_gc_duration_seconds_sum{} 2", "go_gc_duration_seconds_count{} 4"}},
+		{name: "summary default dropped", in: "# TYPE go_memstats_gc_seconds summary\ngo_memstats_gc_seconds_sum 2\n"},
 		{name: "untyped orphan sum", in: "cometbft_consensus_step_duration_seconds_sum{step=\"Commit\"} 0.5\n",
 			want: []string{"cometbft_consensus_step_duration_seconds_sum{step=Commit} 0.5"}},
 		{name: "timestamps ignored", in: "go_goroutines 5 1700000000000\n", want: []string{"go_goroutines{} 5"}},

@@ -109,6 +109,12 @@ func (p *PromAPI) ReadRange(ctx context.Context, q RangeQuery, w *results.Writer
 		return nil, fmt.Errorf("empty window %s … %s", q.Start.Format(time.RFC3339), q.End.Format(time.RFC3339))
 	}
 	re := NewSeries(q.Namespace, q.All).PromQLNameRegexp()
+	// A summary's quantile series carry the family's own name: by default
+	// only its _sum and _count are kept, as the embedded scraper keeps them.
+	quantiles := `,quantile=""`
+	if q.All {
+		quantiles = ""
+	}
 	stats := make([]PromStats, len(q.Nodes))
 	seen := make([]map[string]bool, len(q.Nodes))
 	for i, n := range q.Nodes {
@@ -123,7 +129,7 @@ func (p *PromAPI) ReadRange(ctx context.Context, q RangeQuery, w *results.Writer
 			var series []promSeries
 			var err error
 			if st.MatchBy != "instance" {
-				series, err = p.queryRange(ctx, fmt.Sprintf(`{__name__=~%q,node=%q}`, re, n.Name), from, to, q.Step)
+				series, err = p.queryRange(ctx, fmt.Sprintf(`{__name__=~%q,node=%q%s}`, re, n.Name, quantiles), from, to, q.Step)
 				if err != nil {
 					return stats, err
 				}
@@ -132,7 +138,7 @@ func (p *PromAPI) ReadRange(ctx context.Context, q RangeQuery, w *results.Writer
 				}
 			}
 			if len(series) == 0 && st.MatchBy != "node" && n.Instance != "" {
-				series, err = p.queryRange(ctx, fmt.Sprintf(`{__name__=~%q,instance=%q}`, re, n.Instance), from, to, q.Step)
+				series, err = p.queryRange(ctx, fmt.Sprintf(`{__name__=~%q,instance=%q%s}`, re, n.Instance, quantiles), from, to, q.Step)
 				if err != nil {
 					return stats, err
 				}

@@ -38,7 +38,7 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, fmt.Sprintf("%s %s %s %s", q, r.Form.Get("start"), r.Form.Get("end"), r.Form.Get("step")))
 	f.mu.Unlock()
-	m := regexp.MustCompile(`^\{__name__=~"([^"]+)",(node|instance)="([^"]+)"\}$`).FindStringSubmatch(q)
+	m := regexp.MustCompile(`^\{__name__=~"([^"]+)",(node|instance)="([^"]+)"(,quantile="")?\}$`).FindStringSubmatch(q)
 	if m == nil {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, `{"status":"error","errorType":"bad_data","error":"parse error in %q"}`, q)
@@ -54,7 +54,7 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var out []series
 	add := func(labels map[string]string, value func(t float64) float64) {
-		if !nameRE.MatchString(labels["__name__"]) {
+		if !nameRE.MatchString(labels["__name__"]) || m[4] != "" && labels["quantile"] != "" {
 			return
 		}
 		s := series{Metric: labels}
@@ -68,7 +68,8 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case m[2] == "node" && m[3] == "a":
 		add(map[string]string{"__name__": "cometbft_consensus_height", "chain_id": "c", "job": "j", "instance": "127.0.0.1:1", "node": "a"}, since)
 		add(map[string]string{"__name__": "cometbft_consensus_block_interval_seconds_count", "chain_id": "c", "job": "j", "instance": "127.0.0.1:1", "node": "a"}, since)
-		add(map[string]string{"__name__": "go_gc_duration_seconds_count", "job": "j", "instance": "127.0.0.1:1", "node": "a"}, since)
+		add(map[string]string{"__name__": "go_gc_duration_seconds", "quantile": "0.5", "job": "j", "instance": "127.0.0.1:1", "node": "a"}, since)
+		add(map[string]string{"__name__": "go_memstats_heap_alloc_bytes", "job": "j", "instance": "127.0.0.1:1", "node": "a"}, since)
 	case m[2] == "instance" && m[3] == "127.0.0.1:2":
 		add(map[string]string{"__name__": "cometbft_consensus_height", "chain_id": "c", "job": "j", "instance": "127.0.0.1:2"}, func(t float64) float64 { return 2 * since(t) })
 	}

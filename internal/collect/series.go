@@ -49,6 +49,7 @@ var nodeFamilies = []string{
 // processFamilies are the Go client's process and runtime families kept by
 // default; they carry no namespace.
 var processFamilies = []string{
+	"go_gc_duration_seconds", // summary: the block autopsy's gc_pause reads its _sum
 	"go_goroutines",
 	"process_cpu_seconds_total",
 	"process_resident_memory_bytes",
@@ -80,8 +81,9 @@ type Series struct {
 
 // NewSeries returns the default selection for a CometBFT namespace ("" means
 // [DefaultNamespace]): the families of issue 3's list with the namespace
-// substituted, plus go_goroutines, process_cpu_seconds_total and
-// process_resident_memory_bytes, and the sentinel's families. With all
+// substituted, plus go_gc_duration_seconds, go_goroutines,
+// process_cpu_seconds_total and process_resident_memory_bytes, and the
+// sentinel's families. With all
 // set, every family is kept.
 func NewSeries(namespace string, all bool) *Series {
 	if namespace == "" {
