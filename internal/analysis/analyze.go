@@ -36,6 +36,9 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 		if err := results.WriteAutopsy(dir, s.Autopsy); err != nil {
 			return s, in, fmt.Errorf("write %s: %w", results.AutopsyFile, err)
 		}
+		if err := results.WriteStages(dir, Stages(in)); err != nil {
+			return s, in, fmt.Errorf("write %s: %w", results.StagesFile, err)
+		}
 	}
 	// Without logs/ (deleted, or never there) an earlier findings.json
 	// is kept unless the events alone found something.

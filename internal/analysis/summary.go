@@ -122,6 +122,9 @@ type Summary struct {
 	// Autopsy holds a verdict for each slow height, in height order
 	// (autopsy.csv; docs/autopsy.md).
 	Autopsy []Verdict `json:"autopsy,omitempty"`
+	// SlowStages holds the stage breakdown (stages.csv) of the slow
+	// heights, in height order.
+	SlowStages []SlowStage `json:"slow_stages,omitempty"`
 }
 
 // Metric returns the value of the metric id and whether it was computed.
@@ -163,6 +166,9 @@ func Summarize(in Input) Summary {
 	throughput(in, b, acc.committed, start, lastCommit)
 	blocks(in, b, start, missing[results.BlocksFile])
 	autopsyFigures(in, b, missing[results.BlocksFile])
+	if !missing[results.BlocksFile] {
+		stageFigures(in, b)
+	}
 	knee(in, agg, b, start, missing[results.BlocksFile])
 
 	if len(acc.reasons) > 0 {

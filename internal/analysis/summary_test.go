@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -238,6 +239,11 @@ func checkSummary(t *testing.T, s Summary) {
 func TestSummarizeSynthetic(t *testing.T) {
 	in := synthetic(4, 8000, 25, true) // 320 s: long enough for the trend figures
 	in.Hashes = agreedHashes(in.Blocks, "validator01", "validator02")
+	for _, k := range in.Blocks { // four validators precommit 10 ms apart, 900 ms after the header time
+		for i := range 4 {
+			in.Precommits = append(in.Precommits, results.Precommit{Height: k.Height, Validator: fmt.Sprint(i), Flag: "commit", OffsetMs: 900 + 10*float64(i)})
+		}
+	}
 	s := Summarize(in)
 	checkSummary(t, s)
 	// Every dictionary id is computed for a full run, and nothing else;

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,32 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	checkMempoolSamples(t, dir, res.Run)
 	checkCommitCPU(t, dir, res.Run)
+	checkStages(t, dir)
+}
+
+// checkStages checks stages.csv on a healthy local run: nearly every
+// height has all four stages, none negative beyond a few ms of clock
+// granularity, and the first (which holds timeout_commit) the longest.
+func checkStages(t *testing.T, dir string) {
+	t.Helper()
+	rows, err := results.ReadStages(dir)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("stages.csv: %d rows, %v", len(rows), err)
+	}
+	full := 0
+	for _, r := range rows {
+		vs := []float64{r.FirstPrecommitMs, r.QuorumMs, r.CommitMs, r.SpreadMs}
+		if slices.ContainsFunc(vs, math.IsNaN) {
+			continue
+		}
+		full++
+		if slices.Min(vs) < -5 || r.FirstPrecommitMs < r.QuorumMs {
+			t.Errorf("height %d: stages %v ms", r.Height, vs)
+		}
+	}
+	if full < len(rows)*9/10 {
+		t.Errorf("%d of %d heights have every stage", full, len(rows))
+	}
 }
 
 // commitsPerNode counts the heights each node committed (adoption.csv).

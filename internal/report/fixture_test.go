@@ -128,7 +128,8 @@ func writeSmallRun(t testing.TB, dir string) {
 
 	var blocks []results.Block
 	var adoption []results.Adoption
-	var hashes []results.HashRow // both nodes agree at every height
+	var hashes []results.HashRow       // both nodes agree at every height
+	var precommits []results.Precommit // both precommit 5 and 2 ms before the next header time
 	for k := range T {
 		b := results.Block{Height: first + int64(k), Time: T[k], Txs: runTxs[k], RunTxs: runTxs[k], Proposer: []string{"validator00", "validator01"}[k%2]}
 		if k == 2 {
@@ -141,7 +142,9 @@ func writeSmallRun(t testing.TB, dir string) {
 				adoption = append(adoption, results.Adoption{Height: b.Height, Node: "validator00", At: T[k+1] + 25*ms + int64(k%3)*ms})
 			}
 			adoption = append(adoption, results.Adoption{Height: b.Height, Node: "validator01", At: T[k+1] + 40*ms})
-			for _, n := range []string{"validator00", "validator01"} {
+			for i, n := range []string{"validator00", "validator01"} {
+				precommits = append(precommits, results.Precommit{Height: b.Height, Validator: fmt.Sprintf("%040X", i), Node: n, Flag: "commit",
+					OffsetMs: float64(T[k+1]-T[k])/1e6 - []float64{5, 2}[i]})
 				hashes = append(hashes, results.HashRow{Height: b.Height, Node: n, BlockHash: fmt.Sprintf("%064X", b.Height),
 					AppHash: fmt.Sprintf("%016X", b.Height), Source: results.HashFromHeader})
 			}
@@ -165,6 +168,7 @@ func writeSmallRun(t testing.TB, dir string) {
 	resultstest.WriteCSV(t, filepath.Join(dir, results.BlocksFile), results.BlocksHeader, blocks)
 	resultstest.WriteCSV(t, filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, adoption)
 	resultstest.WriteCSV(t, filepath.Join(dir, results.HashesFile), results.HashesHeader, hashes)
+	resultstest.WriteCSV(t, filepath.Join(dir, results.PrecommitFile), results.PrecommitHeader, precommits)
 
 	// What the two nodes exposed meanwhile: metrics every 500 ms from 2 s
 	// before the load to 2 s after the last block; validator01's mempool

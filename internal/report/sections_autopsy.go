@@ -29,6 +29,7 @@ func (m mdWriter) autopsy(s analysis.Summary) {
 	if n == 0 {
 		m.f("No slow height: every height committed in round 0 within the run's own bound on its interval " +
 			"(docs/autopsy.md). `autopsy.csv` has no row.\n\n")
+		m.stages(s, nil)
 		m.plot("autopsy.png", "")
 		return
 	}
@@ -54,6 +55,7 @@ func (m mdWriter) autopsy(s analysis.Summary) {
 	}
 	m.f("The slowest %d:\n\n", len(worst))
 	m.table([]string{"height", "round", "interval, ms", "proposer", "cause", "node", "evidence"}, "rrrllll", rows)
+	m.stages(s, worst)
 	m.plot("autopsy.png", "")
 }
 
