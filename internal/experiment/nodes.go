@@ -19,7 +19,8 @@ import (
 // each node's release so that a mixed network gets a genesis every node
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
-	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig}
+	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
+		Listed: m.Topology != manifest.TopologyMesh}
 	binaries, apps := map[string]string{}, map[string]string{}
 	for _, n := range m.Nodes {
 		v, bin := n.Version, m.CometBFTBinary
@@ -50,7 +51,8 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			app = apps[v]
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral})
+			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral,
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers})
 	}
 	return spec, nil
 }
@@ -90,7 +92,7 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 	var endpoints []collect.Endpoint
 	for i, h := range homes {
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
-			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone})
+			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}
