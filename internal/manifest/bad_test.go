@@ -72,6 +72,7 @@ var badManifests = map[string][]string{
 		`topology-names.bad.toml:2:1: node.validator01.persistent_peers: names "validator02" twice`,
 		`topology-names.bad.toml:4:1: node.validator02.seeds: node "ephemeral01" is a [rotate] ephemeral node`,
 	},
+	"topology-nopex.bad.toml":      {"topology-nopex.bad.toml:1:1: topology: node validator01 has seeds but p2p.pex = false"},
 	"topology-seeds-none.bad.toml": {`topology-seeds-none.bad.toml:1:1: topology: topology "seeds" needs a node with mode = "seed"`},
 	"topology-zones.bad.toml": {
 		"topology-zones.bad.toml:6:1: node.validator01.seeds: seeds hand out addresses through the peer exchange, which [zones] (its relayed links) cannot delay or cut",

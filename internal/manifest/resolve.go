@@ -224,6 +224,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
 	m.checkRelayedTopology(ps, r)
+	m.checkPEX(ps, r)
 	r.Hosts = m.resolveHosts(ps, &r)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err

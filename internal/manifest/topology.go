@@ -120,6 +120,26 @@ func (m *Manifest) asWritten(nodes []Node) {
 	}
 }
 
+// checkPEX refuses seeds the peer exchange cannot reach: a node turns to
+// its seeds only through the peer exchange, so a node with seeds and
+// p2p.pex = false would never find a peer through them.
+func (m *Manifest) checkPEX(ps *problems, r Resolved) {
+	if r.Topology == TopologyMesh || r.Links == LinksRelay { // relayed links: checkRelayedTopology says why
+		return
+	}
+	for _, n := range r.Nodes {
+		if pex, ok := n.Config["p2p.pex"].(bool); ok && !pex && len(n.Seeds) > 0 && !n.Ephemeral {
+			field := f("node", n.Name, "seeds")
+			if r.Topology == TopologySeeds {
+				field = f("topology")
+			}
+			ps.add(field, "node %s has seeds but p2p.pex = false: a node asks its seeds for peers through the peer exchange, "+
+				"so it would find none", n.Name)
+			return
+		}
+	}
+}
+
 // checkRelayedTopology refuses what relayed links cannot do with the
 // topology: a node dials the addresses it learns through the peer
 // exchange (each node's own p2p listener) directly, bypassing the relays
