@@ -29,7 +29,6 @@ func TestManifestCheck(t *testing.T) {
 		{"check_lenient.txt", []string{"--lenient", filepath.Join("testdata", "e2e-lenient.toml")}, exitcode.OK},
 		{"check_full.txt", []string{filepath.Join("..", "..", "testdata", "manifests", "full.good.toml")}, exitcode.OK},
 		{"check_rotating.txt", []string{filepath.Join(e2eFixtures, "rotating.toml")}, exitcode.OK},
-		{"check_topology_zones.txt", []string{filepath.Join("..", "..", "testdata", "manifests", "topology-zones.bad.toml")}, exitcode.Usage},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			code, out, stderr := run(t, append([]string{"manifest", "check"}, c.args...)...)

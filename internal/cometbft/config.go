@@ -52,6 +52,13 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	if spec.Relay != nil {
 		set["p2p.pex"] = false
 	}
+	if spec.Advertise != nil {
+		a, err := spec.Advertise(h)
+		if err != nil {
+			return err
+		}
+		set["p2p.external_address"] = a
+	}
 	if spec.App == AppExternal {
 		set["abci"] = fmt.Sprint(spec.AppConfig["abci"])
 	}
@@ -89,11 +96,15 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 func peerAddrs(spec Spec, n NodeSpec, homes []Home, i int) (peers, seeds []string, err error) {
 	h := homes[i]
 	addr := func(o Home) (string, error) {
-		if spec.Relay == nil {
-			return o.P2PAddr(), nil
+		switch {
+		case spec.Advertise != nil:
+			a, err := spec.Advertise(o)
+			return o.ID + "@" + a, err
+		case spec.Relay != nil:
+			a, err := spec.Relay(h, o)
+			return o.ID + "@" + a, err
 		}
-		a, err := spec.Relay(h, o)
-		return o.ID + "@" + a, err
+		return o.P2PAddr(), nil
 	}
 	if spec.Listed {
 		byName := map[string]Home{}
@@ -122,7 +133,11 @@ func peerAddrs(spec Spec, n NodeSpec, homes []Home, i int) (peers, seeds []strin
 		switch {
 		case j == i, o.Ephemeral:
 		case o.Mode == ModeSeed:
-			seeds = append(seeds, o.P2PAddr())
+			a, err := addr(o)
+			if err != nil {
+				return nil, nil, err
+			}
+			seeds = append(seeds, a)
 		default:
 			a, err := addr(o)
 			if err != nil {

@@ -17,11 +17,13 @@ type p2pSection struct {
 	Seeds, Peers []string
 	PEX, Seed    bool
 	In, Out      int64
+	External     string
 }
 
 // TestWriteConfigP2P writes every node's config.toml from v0.40.0's
-// default for a mesh, a listed seeds topology, listed peers through relays
-// and an override of the peer limits, and checks the p2p section of each:
+// default for a mesh, a listed seeds topology, the same through inbound
+// relays each node advertises, listed peers through relays and an
+// override of the peer limits, and checks the p2p section of each:
 // seeds, persistent_peers, pex, seed_mode and the peer limits (CometBFT's
 // 40 in, 10 out unless overridden).
 func TestWriteConfigP2P(t *testing.T) {
@@ -40,6 +42,7 @@ func TestWriteConfigP2P(t *testing.T) {
 		out[1].PersistentPeers = []string{"v1"}
 		return out
 	}
+	advertise := func(to Home) (string, error) { return "adv-" + to.Name + ":1", nil }
 	relay := func(from, to Home) (string, error) { return fmt.Sprintf("relay-%s-%s:1", from.Name, to.Name), nil }
 	for _, c := range []struct {
 		name  string
@@ -59,6 +62,10 @@ func TestWriteConfigP2P(t *testing.T) {
 		}},
 		{"listed limits overridden", Spec{Listed: true}, listed(map[string]any{"p2p.max_num_inbound_peers": int64(7), "p2p.max_num_outbound_peers": int64(3)}),
 			map[string]p2pSection{"v3": {Seeds: []string{"s1"}, PEX: true, In: 7, Out: 3}}},
+		{"listed advertised", Spec{Listed: true, Advertise: advertise}, listed(nil), map[string]p2pSection{
+			"v2": {Seeds: []string{"id-s1@adv-s1:1"}, Peers: []string{"id-v1@adv-v1:1"}, PEX: true, In: 40, Out: 10, External: "adv-v2:1"},
+			"s1": {PEX: true, Seed: true, In: 40, Out: 10, External: "adv-s1:1"},
+		}},
 		{"listed relayed", Spec{Listed: true, Relay: relay}, []NodeSpec{
 			{Name: "v1", Mode: ModeValidator, PersistentPeers: []string{"v2"}},
 			{Name: "v2", Mode: ModeValidator, PersistentPeers: []string{"v1"}},
@@ -137,6 +144,7 @@ func readP2P(t *testing.T, h Home, homes []Home) p2pSection {
 			SeedMode   bool   `toml:"seed_mode"`
 			In         int64  `toml:"max_num_inbound_peers"`
 			Out        int64  `toml:"max_num_outbound_peers"`
+			External   string `toml:"external_address"`
 		} `toml:"p2p"`
 	}
 	if err := toml.Unmarshal(b, &cfg); err != nil {
@@ -159,5 +167,5 @@ func readP2P(t *testing.T, h Home, homes []Home) p2pSection {
 		return out
 	}
 	p := cfg.P2P
-	return p2pSection{Seeds: names(p.Seeds), Peers: names(p.Persistent), PEX: p.PEX, Seed: p.SeedMode, In: p.In, Out: p.Out}
+	return p2pSection{Seeds: names(p.Seeds), Peers: names(p.Persistent), PEX: p.PEX, Seed: p.SeedMode, In: p.In, Out: p.Out, External: p.External}
 }

@@ -86,6 +86,14 @@ type Spec struct {
 	// addresses and bypass them. Seeds cannot work without the peer
 	// exchange: a spec with Relay and a seed is refused.
 	Relay func(from, to Home) (string, error)
+	// Advertise, when set, returns the loopback address (host:port) of
+	// the relay in front of node to's p2p listener that every node dials
+	// (package links, an inbound relay): to advertises it as its
+	// p2p.external_address, so the addresses the peer exchange hands out
+	// are the relays' too, and every seed and persistent peer is named by
+	// it. It must return the same address for a node each time. The peer
+	// exchange stays on. Not with Relay.
+	Advertise func(to Home) (string, error)
 	// PortsReserved, when set, is told every port Generate reserved for
 	// the nodes, before Relay is called: they are free until the nodes
 	// start, so a relay must not listen on one.

@@ -58,8 +58,11 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 }
 
 // relays sets spec up for m's links: with links = "relay" every directed
-// peer link gets a relay (package links), delayed by m's zones, which the
-// caller closes after the nodes stopped; nil for direct links.
+// peer link of the mesh gets a relay (package links), or, in the other
+// topologies, every node one inbound relay that it advertises (so that
+// the addresses the peer exchange hands out are relays too), delayed by
+// m's zones; the caller closes them after the nodes stopped and tells
+// inbound relays the node processes (SetDiallers). nil for direct links.
 func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *links.Links {
 	if m.Links != manifest.LinksRelay {
 		return nil
@@ -67,10 +70,36 @@ func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *link
 	lk := links.New(logger)
 	setZoneDelays(m, lk)
 	spec.PortsReserved = func(ports []int) { lk.Avoid(ports...) }
+	if m.Topology != manifest.TopologyMesh {
+		addrs := map[string]string{} // Generate asks for each node's more than once, in one goroutine
+		spec.Advertise = func(to cometbft.Home) (string, error) {
+			if a, ok := addrs[to.Name]; ok {
+				return a, nil
+			}
+			a, err := lk.AddInbound(to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
+			addrs[to.Name] = a
+			return a, err
+		}
+		return lk
+	}
 	spec.Relay = func(from, to cometbft.Home) (string, error) {
 		return lk.Add(from.Name, to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
 	}
 	return lk
+}
+
+// diallers are the testnet's node processes by pid, for inbound relays
+// to name who dialled them.
+func diallers(tn *testnet.Testnet) func() map[int]string {
+	return func() map[int]string {
+		out := map[int]string{}
+		for _, n := range tn.Nodes {
+			if pid := n.PID(); pid > 0 {
+				out[pid] = n.Name
+			}
+		}
+		return out
+	}
 }
 
 // nodeVersion is the release (or binary) a node of m runs, for run.json.

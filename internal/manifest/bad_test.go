@@ -63,7 +63,7 @@ var badManifests = map[string][]string{
 	"name.bad.toml":           {"name.bad.toml:1:1: name: must not be empty"},
 	"multi.bad.toml":          multiErrors,
 	"links.bad.toml":          {`links.bad.toml:1:1: links: a disconnect perturbation needs links = "relay" (or "auto")`},
-	"links-seed.bad.toml":     {"links-seed.bad.toml:1:1: links: relayed links turn the peer exchange off, which seed s1 needs"},
+	"links-seed.bad.toml":     {"links-seed.bad.toml:1:1: links: relayed links of the mesh turn the peer exchange off, which seed s1 needs"},
 	"topology.bad.toml":       {`topology.bad.toml:1:1: topology: invalid topology "ring" (want "mesh", "seeds" or "as-written")`},
 	"topology-lists.bad.toml": {`topology-lists.bad.toml:4:1: node.validator01.seeds: a node's peers are taken with topology = "as-written" (topology is "mesh")`},
 	"topology-names.bad.toml": {
@@ -74,15 +74,7 @@ var badManifests = map[string][]string{
 	},
 	"topology-nopex.bad.toml":      {"topology-nopex.bad.toml:1:1: topology: node validator01 has seeds but p2p.pex = false"},
 	"topology-seeds-none.bad.toml": {`topology-seeds-none.bad.toml:1:1: topology: topology "seeds" needs a node with mode = "seed"`},
-	"topology-zones.bad.toml": {
-		"topology-zones.bad.toml:6:1: node.validator01.seeds: seeds hand out addresses through the peer exchange, which [zones] (its relayed links) cannot delay or cut",
-		"topology-zones.bad.toml:9:1: node.validator02.persistent_peers: with [zones] (its relayed links) the listed persistent peers must be all the links: set p2p.pex = false",
-	},
-	"topology-disconnect.bad.toml": {
-		`topology-disconnect.bad.toml:1:1: topology: topology "seeds" finds peers through the peer exchange, which a disconnect perturbation (its relayed links) cannot delay or cut`,
-		"topology-disconnect.bad.toml: links: relayed links turn the peer exchange off, which seed seed01 needs",
-	},
-	"links-mode.bad.toml": {`links-mode.bad.toml:1:1: links: invalid links "wan" (want "auto", "direct" or "relay")`},
+	"links-mode.bad.toml":          {`links-mode.bad.toml:1:1: links: invalid links "wan" (want "auto", "direct" or "relay")`},
 	"rotate.bad.toml": {
 		"rotate.bad.toml:3:1: rotate.dwell: must be >= 0, got -1s",
 		`rotate.bad.toml:6:1: load.target: node "ephemeral01" is a [rotate] ephemeral node`,

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 )
@@ -124,7 +123,7 @@ func (m *Manifest) asWritten(nodes []Node) {
 // its seeds only through the peer exchange, so a node with seeds and
 // p2p.pex = false would never find a peer through them.
 func (m *Manifest) checkPEX(ps *problems, r Resolved) {
-	if r.Topology == TopologyMesh || r.Links == LinksRelay { // relayed links: checkRelayedTopology says why
+	if r.Topology == TopologyMesh {
 		return
 	}
 	for _, n := range r.Nodes {
@@ -141,59 +140,21 @@ func (m *Manifest) checkPEX(ps *problems, r Resolved) {
 }
 
 // checkRelayedTopology refuses what relayed links cannot do with the
-// topology: a node dials the addresses it learns through the peer
-// exchange (each node's own p2p listener) directly, bypassing the relays
-// that delay and cut its links, and the relays cannot tell which node
-// dialled an address every node learned alike. Relayed links therefore
-// turn the peer exchange off, which seeds need; under as-written the peer
-// exchange must be off in [config] (p2p.pex = false, e2e disable_pex), so
-// that the listed persistent peers are all the links there are.
+// topology. In the mesh each directed link has a relay its config names,
+// and the peer exchange is off, so that no node learns another's own
+// address and dials it past the relays: a seed, which needs the peer
+// exchange, is refused. In the other topologies every node advertises one
+// relay in front of its listener (see cometbft.Spec.Advertise), which
+// names each connection's dialler, so the peer exchange stays on.
 func (m *Manifest) checkRelayedTopology(ps *problems, r Resolved) {
-	if r.Links != LinksRelay || r.Topology == TopologyMesh {
-		return
-	}
-	why := relayReason(r)
-	if r.Topology == TopologySeeds {
-		ps.add(f("topology"), "topology %q finds peers through the peer exchange, which %s cannot delay or cut: "+
-			"a node dials the addresses it learns directly, past the relays", TopologySeeds, why)
+	if r.Links != LinksRelay || r.Topology != TopologyMesh {
 		return
 	}
 	for _, n := range r.Nodes {
-		if len(n.Seeds) > 0 && !n.Ephemeral {
-			ps.add(f("node", n.Name, "seeds"), "seeds hand out addresses through the peer exchange, which %s cannot delay or cut: "+
-				"a node dials the addresses it learns directly, past the relays", why)
-		}
-	}
-	for _, n := range r.Nodes {
-		if pex, ok := n.Config["p2p.pex"].(bool); !n.Ephemeral && (!ok || pex) {
-			ps.add(m.listField(), "with %s the listed persistent peers must be all the links: set p2p.pex = false in [config] "+
-				"(e2e: disable_pex = true), or the nodes would dial the addresses the peer exchange gives them past the relays (node %s)", why, n.Name)
+		if n.Mode == ModeSeed {
+			ps.add(f("links"), "relayed links of the mesh turn the peer exchange off, which seed %s needs "+
+				"(topology = %q or %q keep it on, through relays each node advertises)", n.Name, TopologySeeds, TopologyAsWritten)
 			return
 		}
 	}
-}
-
-// listField is where a problem of the as-written topology points: the
-// first node's persistent_peers (or seeds), else topology.
-func (m *Manifest) listField() []string {
-	for _, key := range []string{"persistent_peers", "seeds"} {
-		for _, name := range slices.Sorted(maps.Keys(m.Nodes)) {
-			n := m.Nodes[name]
-			if l := map[string][]string{"persistent_peers": n.PersistentPeers, "seeds": n.Seeds}[key]; len(l) > 0 {
-				return f("node", name, key)
-			}
-		}
-	}
-	return f("topology")
-}
-
-// relayReason names what made the links relayed.
-func relayReason(r Resolved) string {
-	switch {
-	case r.Zones != nil:
-		return "[zones] (its relayed links)"
-	case slices.ContainsFunc(r.Perturbations, func(p Perturbation) bool { return p.Action == ActionDisconnect }):
-		return "a disconnect perturbation (its relayed links)"
-	}
-	return fmt.Sprintf("links = %q", LinksRelay)
 }

@@ -49,6 +49,45 @@ func init() {
 	}
 }
 
+// TestRelayedTopology resolves the seeds topology with zones and with a
+// disconnect perturbation: relayed links, the peer exchange left on
+// (each node advertises its relay).
+func TestRelayedTopology(t *testing.T) {
+	for name, extra := range map[string]string{
+		"zones":      "[zones]\nmatrix = \"aws\"\n",
+		"disconnect": "[perturb.validator01]\naction = \"disconnect\"\nat = \"10s\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			text := "topology = \"seeds\"\n" + extra
+			for _, n := range []string{"validator01", "validator02", "seed01"} {
+				text += "[node." + n + "]\n"
+				if n == "seed01" {
+					text += "mode = \"seed\"\n"
+				}
+				if name == "zones" {
+					text += "zone = \"Tokyo\"\n"
+				}
+			}
+			m, err := Parse("t.toml", []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Links != LinksRelay || r.Topology != TopologySeeds {
+				t.Errorf("links %q, topology %q", r.Links, r.Topology)
+			}
+			for _, n := range r.Nodes {
+				if _, set := n.Config["p2p.pex"]; set {
+					t.Errorf("node %s: p2p.pex set (%v), want CometBFT's default (on)", n.Name, n.Config["p2p.pex"])
+				}
+			}
+		})
+	}
+}
+
 // TestTopologyEphemeral checks that [rotate]'s ephemeral nodes get the
 // topology's peers but are no other node's: the seeds under seeds, every
 // node that stays under as-written.
@@ -89,26 +128,26 @@ concurrency = 1
 }
 
 // TestE2ETopology reads e2e manifests with seeds and persistent peers: the
-// topology as written, disable_pex as p2p.pex = false, and qa-infra's
-// example.toml without its start_at refused by name for its disconnect
-// perturbations, whose relays the peer exchange would bypass.
+// topology as written, disable_pex as p2p.pex = false, an unknown peer
+// refused by name, and qa-infra's example.toml without its start_at: its
+// seeds with disconnect perturbations on relayed links.
 func TestE2ETopology(t *testing.T) {
 	for _, c := range []struct {
 		name, data string
 		peers      map[string][2][]string // node → seeds, persistent peers
+		links      string
 		errs       []string
 	}{
 		{name: "seeds", data: "[node.v0]\nseeds = [\"s\"]\n[node.v1]\npersistent_peers = [\"v0\"]\n[node.s]\nmode = \"seed\"\n",
-			peers: map[string][2][]string{"v0": {{"s"}, nil}, "v1": {nil, {"v0"}}, "s": {nil, {"v0", "v1"}}}},
+			peers: map[string][2][]string{"v0": {{"s"}, nil}, "v1": {nil, {"v0"}}, "s": {nil, {"v0", "v1"}}}, links: LinksDirect},
 		{name: "no pex relayed", data: "disable_pex = true\n[node.v0]\nperturb = [\"disconnect\"]\npersistent_peers = [\"v1\"]\n[node.v1]\npersistent_peers = [\"v0\"]\n",
-			peers: map[string][2][]string{"v0": {nil, {"v1"}}, "v1": {nil, {"v0"}}}},
+			peers: map[string][2][]string{"v0": {nil, {"v1"}}, "v1": {nil, {"v0"}}}, links: LinksRelay},
 		{name: "unknown peer", data: "[node.v0]\nseeds = [\"s9\"]\n",
 			errs: []string{`t.toml:2:1: node.v0.seeds: no node named "s9"`}},
 		{name: "example without start_at", data: "vote_extensions_enable_height = 1\n[node.validator00]\nseeds = [\"seed01\"]\nperturb = [\"disconnect\"]\n" +
 			"[node.validator01]\nseeds = [\"seed01\"]\n[node.seed01]\nmode = \"seed\"\n",
-			errs: []string{"t.toml:3:1: node.validator00.seeds: seeds hand out addresses through the peer exchange, which a disconnect perturbation (its relayed links) cannot delay or cut",
-				"t.toml:6:1: node.validator01.seeds: seeds hand out",
-				"links: relayed links turn the peer exchange off, which seed seed01 needs"}},
+			peers: map[string][2][]string{"validator00": {{"seed01"}, nil}, "validator01": {{"seed01"}, nil}, "seed01": {nil, {"validator00", "validator01"}}},
+			links: LinksRelay},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, _, err := Read("t.toml", []byte(c.data), ReadOptions{Format: FormatE2E})
@@ -131,8 +170,8 @@ func TestE2ETopology(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Topology != TopologyAsWritten {
-				t.Errorf("topology %q", r.Topology)
+			if r.Topology != TopologyAsWritten || r.Links != c.links {
+				t.Errorf("topology %q, links %q; want as-written, %s", r.Topology, r.Links, c.links)
 			}
 			got := map[string][2][]string{}
 			for _, n := range r.Nodes {
