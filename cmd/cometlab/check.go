@@ -112,7 +112,7 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, mode, n.Power, v, r.App, dash(n.Zone), dash(n.Host), dash(configText(n.Config, r.Config)))
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "topology: every node a persistent peer of every other (links %s)\n", r.Links)
+	printTopology(w, r)
 	if len(r.Config) > 0 {
 		fmt.Fprintf(w, "config (every node): %s\n", configText(r.Config, nil))
 	}
@@ -170,4 +170,34 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// printTopology prints the topology: the mesh in a line, the others with
+// each node's seeds and persistent peers.
+func printTopology(w io.Writer, r manifest.Resolved) {
+	if r.Topology == manifest.TopologyMesh {
+		fmt.Fprintf(w, "topology: every node a persistent peer of every other (links %s)\n", r.Links)
+		return
+	}
+	fmt.Fprintf(w, "topology: %s, peer exchange %s (links %s)\n", r.Topology, onOff(pexOn(r.Config)), r.Links)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NODE\tSEEDS\tPERSISTENT PEERS")
+	for _, n := range r.Nodes {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", n.Name, dash(strings.Join(n.Seeds, ",")), dash(strings.Join(n.PersistentPeers, ",")))
+	}
+	_ = tw.Flush()
+}
+
+// pexOn says whether config leaves the peer exchange on (CometBFT's
+// default) for the testnet.
+func pexOn(config map[string]any) bool {
+	pex, ok := config["p2p.pex"].(bool)
+	return !ok || pex
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

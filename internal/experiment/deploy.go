@@ -96,7 +96,8 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	}
 	for i, h := range homes {
 		st.Nodes = append(st.Nodes, UpNode{Host: m.Nodes[i].Host, Node: results.Node{Name: h.Name, Mode: h.Mode,
-			Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(), Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone}})
+			Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(), Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone,
+			Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers}})
 	}
 	start := time.Now()
 	out.Phase("deploy: %d nodes on %d hosts through ansible-playbook %s", len(homes), len(m.Hosts), deploy.DeployBook)

@@ -138,6 +138,9 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 	}
 	ln.spec = spec
 	ln.tn = testnet.New(homes, opts.env.Logger)
+	if ln.links != nil {
+		ln.links.SetDiallers(diallers(ln.tn))
+	}
 	ln.nodes, ln.endpoints = nodeRecords(m, homes)
 	logs := filepath.Join(opts.dir, results.LogsDir)
 	opts.out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), logs)

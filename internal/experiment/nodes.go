@@ -19,7 +19,8 @@ import (
 // each node's release so that a mixed network gets a genesis every node
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
-	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig}
+	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
+		Listed: m.Topology != manifest.TopologyMesh}
 	binaries, apps := map[string]string{}, map[string]string{}
 	for _, n := range m.Nodes {
 		v, bin := n.Version, m.CometBFTBinary
@@ -50,14 +51,18 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			app = apps[v]
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral})
+			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral,
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers})
 	}
 	return spec, nil
 }
 
 // relays sets spec up for m's links: with links = "relay" every directed
-// peer link gets a relay (package links), delayed by m's zones, which the
-// caller closes after the nodes stopped; nil for direct links.
+// peer link of the mesh gets a relay (package links), or, in the other
+// topologies, every node one inbound relay that it advertises (so that
+// the addresses the peer exchange hands out are relays too), delayed by
+// m's zones; the caller closes them after the nodes stopped and tells
+// inbound relays the node processes (SetDiallers). nil for direct links.
 func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *links.Links {
 	if m.Links != manifest.LinksRelay {
 		return nil
@@ -65,10 +70,36 @@ func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *link
 	lk := links.New(logger)
 	setZoneDelays(m, lk)
 	spec.PortsReserved = func(ports []int) { lk.Avoid(ports...) }
+	if m.Topology != manifest.TopologyMesh {
+		addrs := map[string]string{} // Generate asks for each node's more than once, in one goroutine
+		spec.Advertise = func(to cometbft.Home) (string, error) {
+			if a, ok := addrs[to.Name]; ok {
+				return a, nil
+			}
+			a, err := lk.AddInbound(to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
+			addrs[to.Name] = a
+			return a, err
+		}
+		return lk
+	}
 	spec.Relay = func(from, to cometbft.Home) (string, error) {
 		return lk.Add(from.Name, to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
 	}
 	return lk
+}
+
+// diallers are the testnet's node processes by pid, for inbound relays
+// to name who dialled them.
+func diallers(tn *testnet.Testnet) func() map[int]string {
+	return func() map[int]string {
+		out := map[int]string{}
+		for _, n := range tn.Nodes {
+			if pid := n.PID(); pid > 0 {
+				out[pid] = n.Name
+			}
+		}
+		return out
+	}
 }
 
 // nodeVersion is the release (or binary) a node of m runs, for run.json.
@@ -90,7 +121,7 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 	var endpoints []collect.Endpoint
 	for i, h := range homes {
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
-			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone})
+			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}

@@ -213,6 +213,9 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 	r := s.record(version, m.Load)
 	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
 	r.Zones = zonesRecord(m)
+	if m.Topology != manifest.TopologyMesh {
+		r.Topology = m.Topology
+	}
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -76,20 +77,7 @@ func TestZones(t *testing.T) {
 		t.Skip("runs real testnets")
 	}
 	f := fetcher(t) // takes the node lock, which may wait for another test
-	run := func(zones bool) experiment.Result {
-		dir := filepath.Join(t.TempDir(), "run")
-		var out bytes.Buffer
-		res, err := experiment.Run(context.Background(), experiment.Options{Manifest: zonedManifest(t, zones), Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
-		if err != nil {
-			t.Log(out.String())
-			t.Fatal(err)
-		}
-		checkAccounted(t, res, 400)
-		if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
-			t.Errorf("node processes left behind: %v", left)
-		}
-		return res
-	}
+	run := func(zones bool) experiment.Result { return runAccounted(t, f, zonedManifest(t, zones), 400) }
 	zoned, flat := run(true), run(false)
 
 	z := zoned.Run.Zones
@@ -174,4 +162,23 @@ func TestZonesReuse(t *testing.T) {
 			t.Errorf("cell %s: zones %+v: want the relays' round trips of the 6 connections", c.ID, run.Zones)
 		}
 	}
+}
+
+// runAccounted runs m on a testnet of its own, checks that every one of
+// the expected transactions is accounted for and that no node process
+// is left, and returns the result.
+func runAccounted(t *testing.T, f *cometbft.Fetcher, m manifest.Resolved, expected float64) experiment.Result {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
+	if err != nil {
+		t.Log(out.String())
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, expected)
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+	return res
 }

@@ -13,4 +13,11 @@
 // manifest's [zones] table names one. A relay can pace each direction to a
 // bandwidth (SetBandwidth); Bandwidth holds the capacities between zones
 // (a default and per-pair values).
+//
+// Where nodes learn addresses through the peer exchange, a relay per
+// directed link cannot be named by the learner: AddInbound opens one relay
+// in front of a node that every node dials (the address the node
+// advertises), and each connection's dialler is found in /proc
+// (SetDiallers names the node processes), so the same per-pair delays,
+// bandwidths and cuts apply.
 package links

@@ -27,12 +27,15 @@ type Links struct {
 	bandwidth map[[2]string]float64       // bytes/s a node may send to another (SetBandwidth)
 	rtts      []RoundTrip                 // measured at the handshakes of relayed connections
 	avoid     map[int]bool                // ports reserved for the nodes (Avoid)
+	diallers  func() map[int]string       // the processes that may dial an inbound relay (SetDiallers)
 	closed    bool
 	wg        sync.WaitGroup // accept loops and relayed connections
 }
 
 // relay is one directed peer link: from dials Addr, which forwards to
-// upstream (to's p2p listener).
+// upstream (to's p2p listener). An inbound relay (AddInbound) has no
+// from: every node dials it, and each connection's dialler is found when
+// it is accepted.
 type relay struct {
 	from, to, upstream string
 	ln                 net.Listener
@@ -42,6 +45,7 @@ type relay struct {
 // pair is one relayed connection: the dialling node's and the upstream's.
 type pair struct {
 	down, up net.Conn
+	from     string // the dialler: the relay's from, or found (inbound)
 	once     sync.Once
 
 	mu    sync.Mutex
@@ -168,7 +172,7 @@ func (l *Links) read(r *relay, p *pair, side int, t time.Time) {
 	p.timed = true
 	rtt := p.reads[1][1].Sub(p.reads[0][0]) + p.reads[0][1].Sub(p.reads[1][0])
 	l.mu.Lock()
-	l.rtts = append(l.rtts, RoundTrip{From: r.from, To: r.to, RTT: rtt})
+	l.rtts = append(l.rtts, RoundTrip{From: p.from, To: r.to, RTT: rtt})
 	l.mu.Unlock()
 }
 
@@ -231,23 +235,27 @@ func (l *Links) isCut(r *relay) bool {
 
 // serve relays one connection until either side closes it or it is cut.
 func (l *Links) serve(r *relay, down net.Conn) {
+	from := r.from
+	if from == "" {
+		from = l.dialler(down)
+	}
 	up, err := net.DialTimeout("tcp", r.upstream, dialTimeout)
 	if err != nil {
-		l.logger.Debug("relay: upstream not answering", "from", r.from, "to", r.to, "err", err)
+		l.logger.Debug("relay: upstream not answering", "from", from, "to", r.to, "err", err)
 		down.Close()
 		return
 	}
-	p := &pair{down: down, up: up}
+	p := &pair{down: down, up: up, from: from}
 	l.mu.Lock()
-	if l.closed || l.cut[r.from] || l.cut[r.to] {
+	if l.closed || l.cut[from] || l.cut[r.to] {
 		l.mu.Unlock()
 		p.close()
 		return
 	}
 	r.conns[p] = struct{}{}
-	fwd, back := l.delay[[2]string{r.from, r.to}], l.delay[[2]string{r.to, r.from}]
+	fwd, back := l.delay[[2]string{from, r.to}], l.delay[[2]string{r.to, from}]
 	jitter := l.jitter
-	bwFwd, bwBack := l.bandwidth[[2]string{r.from, r.to}], l.bandwidth[[2]string{r.to, r.from}]
+	bwFwd, bwBack := l.bandwidth[[2]string{from, r.to}], l.bandwidth[[2]string{r.to, from}]
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
 	cp := func(dst, src net.Conn, side int, delay time.Duration, bw float64) {
@@ -279,13 +287,48 @@ func (l *Links) Cut(node string) error {
 	}
 	l.cut[node] = true
 	for _, r := range l.relays {
-		if r.from == node || r.to == node {
-			for p := range r.conns {
+		for p := range r.conns {
+			if p.from == node || r.to == node {
 				p.close()
 			}
 		}
 	}
 	return nil
+}
+
+// AddInbound opens a relay in front of node to's listener upstream
+// (host:port) that any node may dial, and returns its loopback address
+// (host:port), which to advertises as its own: each connection's dialler
+// is found when it is accepted (see SetDiallers), and the delays,
+// bandwidths and cuts of that ordered pair apply to it. A connection
+// whose dialler is not found gets no delay.
+func (l *Links) AddInbound(to, upstream string) (string, error) {
+	return l.Add("", to, upstream)
+}
+
+// SetDiallers tells the inbound relays which processes may dial them:
+// pids returns, when a connection is accepted, each node process's pid
+// and its node's name.
+func (l *Links) SetDiallers(pids func() map[int]string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.diallers = pids
+}
+
+// dialler names the node that dialled down, an inbound relay's
+// connection; "" when unknown.
+func (l *Links) dialler(down net.Conn) string {
+	l.mu.Lock()
+	pids := l.diallers
+	l.mu.Unlock()
+	if pids == nil {
+		return ""
+	}
+	name := dialler(down, pids())
+	if name == "" {
+		l.logger.Debug("relay: dialler not found", "remote", down.RemoteAddr())
+	}
+	return name
 }
 
 // Restore lets node's links connect again; the nodes redial their
@@ -300,11 +343,17 @@ func (l *Links) Restore(node string) error {
 	return nil
 }
 
-// has reports whether node has a relay; l.mu is held.
+// has reports whether node has a relay, or a connection through an
+// inbound one; l.mu is held.
 func (l *Links) has(node string) bool {
 	for _, r := range l.relays {
 		if r.from == node || r.to == node {
 			return true
+		}
+		for p := range r.conns {
+			if p.from == node {
+				return true
+			}
 		}
 	}
 	return false

@@ -16,7 +16,7 @@ func init() {
 	}
 	l.Connections, l.Rate = 6, (4*3600+29+29)/6.0
 	goodManifests["sentinel.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l,
 		Sentinel: &ManifestSentinel{Rate: &rate0, PaceTarget: 4000,
 			Clients: map[string]ManifestSentinelClient{"greedy": {Weight: 2, Burst: &burst10}}},

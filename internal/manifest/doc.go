@@ -33,6 +33,10 @@
 // between zones (CometBFT's AWS matrix or the user's CSV); Resolve reads
 // the matrix and checks every node's zone against it.
 //
+// topology says how the nodes find each other ([TopologyMesh],
+// [TopologySeeds], [TopologyAsWritten]); Resolve fills each node's Seeds
+// and PersistentPeers outside the mesh (topology.go).
+//
 // The package does no I/O besides [Load] reading the file and Resolve
 // reading the files the manifest names (a trace, transactions, a matrix).
 package manifest

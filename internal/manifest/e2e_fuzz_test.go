@@ -35,6 +35,7 @@ func FuzzReadE2E(f *testing.F) {
 	}
 	f.Add([]byte("config = [\"mempool.size = 10\", \"p2p.x = 'y'\", \"bad\"]\n[node.a]\nconfig = [\"a=1\"]\nperturb = [\"kill\", \"kill\"]\n"))
 	f.Add([]byte("[validators]\na = 0\n[validator_update]\n[node.a]\nversion = \"x/e2e-node:v0.38.26\"\nzone = \"Tokyo\"\n"))
+	f.Add([]byte("disable_pex = true\n[node.a]\nseeds = [\"s\", \"a\"]\npersistent_peers = [\"b\"]\nperturb = [\"disconnect\"]\n[node.b]\n[node.s]\nmode = \"seed\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, _, strictErr := Read("fuzz.toml", data, ReadOptions{Format: FormatE2E})
 		_, _, lenientErr := Read("fuzz.toml", data, ReadOptions{Format: FormatE2E, Lenient: true})

@@ -92,13 +92,18 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 			r.refuse(path, false, "cometlab writes the genesis of each release itself; it takes no genesis overrides")
 		}
 	},
-	"config":                        func(r *e2eReader, path []string, v any) { r.configList(path, v, r.m.Config, "config") },
-	"constant_flip":                 only(kBool, false, true, "the e2e app's constant_flip of CometBFT's unreleased main; no release cometlab runs has it"),
-	"lanes":                         unreleased("mempool lanes"),
-	"no_lanes":                      only(kBool, false, false, "mempool lanes are CometBFT's unreleased main; no release cometlab runs has them"),
-	"load_lane_weights":             unreleased("mempool lanes"),
-	"perturb_interval":              func(r *e2eReader, path []string, v any) { r.gap = r.duration(path, v) },
-	"disable_pex":                   only(kBool, false, false, "the topology as written (no peer exchange) is not supported yet (issue 27, part 2): cometlab wires every node to every other"),
+	"config":            func(r *e2eReader, path []string, v any) { r.configList(path, v, r.m.Config, "config") },
+	"constant_flip":     only(kBool, false, true, "the e2e app's constant_flip of CometBFT's unreleased main; no release cometlab runs has it"),
+	"lanes":             unreleased("mempool lanes"),
+	"no_lanes":          only(kBool, false, false, "mempool lanes are CometBFT's unreleased main; no release cometlab runs has them"),
+	"load_lane_weights": unreleased("mempool lanes"),
+	"perturb_interval":  func(r *e2eReader, path []string, v any) { r.gap = r.duration(path, v) },
+	"disable_pex": func(r *e2eReader, path []string, v any) {
+		if b, ok := r.bool(path, v); ok && b {
+			r.m.Config["p2p.pex"] = false
+			r.from("config.p2p.pex", path)
+		}
+	},
 	"vote_extension_size":           appKey(kInt),
 	"vote_extensions_enable_height": appKey(kInt),
 	"vote_extensions_update_height": appKey(kInt),
@@ -113,12 +118,10 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 
 // e2eNodeKeys maps each key of a [node.NAME] table to what reads it.
 var e2eNodeKeys = map[string]func(r *e2eReader, node string, path []string, v any){
-	"mode":    (*e2eReader).readMode,
-	"version": (*e2eReader).readVersion,
-	"seeds": nodeOnly(kStrings, nil, false,
-		"the topology as written (seeds, peer exchange) is not supported yet (issue 27, part 2): cometlab wires every node to every other as a persistent peer"),
-	"persistent_peers": nodeOnly(kStrings, nil, false,
-		"the topology as written (persistent peers per node) is not supported yet (issue 27, part 2): cometlab wires every node to every other as a persistent peer"),
+	"mode":             (*e2eReader).readMode,
+	"version":          (*e2eReader).readVersion,
+	"seeds":            peerList(func(n *ManifestNode, l []string) { n.Seeds = l }),
+	"persistent_peers": peerList(func(n *ManifestNode, l []string) { n.PersistentPeers = l }),
 	"database":         (*e2eReader).readDatabase,
 	"privval_protocol": nodeOnly(kString, "", false, "cometlab's validators sign with their file key; a remote signer adds a hop to every vote", "file"),
 	"start_at": func(r *e2eReader, node string, path []string, v any) {
@@ -351,6 +354,17 @@ func nodeConfig(cfgKey, kind string) func(r *e2eReader, node string, path []stri
 			n.Config[cfgKey] = x
 		})
 		r.from("node."+node+".config."+cfgKey, path)
+	}
+}
+
+// peerList makes the handler of a node's seeds or persistent_peers: the
+// node's list, which makes the topology as written (see [TopologyAsWritten]).
+func peerList(set func(n *ManifestNode, l []string)) func(r *e2eReader, node string, path []string, v any) {
+	return func(r *e2eReader, node string, path []string, v any) {
+		if l, ok := r.strings(path, v); ok && len(l) > 0 {
+			r.node(node, func(n *ManifestNode) { set(n, l) })
+			r.from("node."+node+"."+path[len(path)-1], path)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ type encoded struct {
 	App             any                       `toml:"app"`
 	LogLevel        string                    `toml:"log_level"`
 	Links           string                    `toml:"links"`
+	Topology        string                    `toml:"topology,omitempty"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -48,6 +49,8 @@ type encodedNode struct {
 	Config          map[string]any `toml:"config,omitempty"`
 	Zone            string         `toml:"zone,omitempty"`
 	Host            string         `toml:"host,omitempty"`
+	Seeds           []string       `toml:"seeds,omitempty"`
+	PersistentPeers []string       `toml:"persistent_peers,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -63,6 +66,7 @@ func Encode(r Resolved) ([]byte, error) {
 		App:             appValue(r.App, r.AppConfig),
 		LogLevel:        r.LogLevel,
 		Links:           r.Links,
+		Topology:        encodeTopology(r.Topology),
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
@@ -98,6 +102,9 @@ func Encode(r Resolved) ([]byte, error) {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
 		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host}
+		if r.Topology == TopologyAsWritten {
+			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers
+		}
 		if n.Version != r.CometBFTVersion {
 			en.CometBFTVersion = n.Version
 		}
@@ -143,6 +150,15 @@ func Encode(r Resolved) ([]byte, error) {
 	}
 	b.Write(body)
 	return b.Bytes(), nil
+}
+
+// encodeTopology leaves the mesh, the default, out, so that the manifests
+// written before there were topologies stay as they were.
+func encodeTopology(t string) string {
+	if t == TopologyMesh {
+		return ""
+	}
+	return t
 }
 
 // EncodeLoad encodes a manifest of the default testnet with the load l

@@ -70,10 +70,11 @@ func Read(name string, data []byte, o ReadOptions) (Manifest, []string, error) {
 
 // cometlabTop and cometlabNode are the keys of cometlab's own format that
 // the e2e format shares (validators, log_level, config and node at the
-// top, mode, zone and config in a node table): the others mark a file.
+// top, mode, zone, config, seeds and persistent_peers in a node table):
+// the others mark a file.
 var (
-	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load"}
-	cometlabNode = []string{"mode", "power", "cometbft_version", "config", "zone", "host"}
+	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load", "topology"}
+	cometlabNode = []string{"mode", "power", "cometbft_version", "config", "zone", "host", "seeds", "persistent_peers"}
 )
 
 // DetectFormat tells a CometBFT e2e manifest from one of cometlab's own,

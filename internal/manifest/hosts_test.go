@@ -11,7 +11,7 @@ import (
 func init() {
 	key, _ := filepath.Abs(filepath.Join(fixtures, "keys/qa_ed25519"))
 	goodManifests["hosts.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{},
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 1, Version: "v0.40.0", Config: map[string]any{}, Host: "h1"},
@@ -27,7 +27,7 @@ func init() {
 	loadHosts := defaultLoad
 	loadHosts.Connections, loadHosts.Hosts = 3, []string{"load1", "h2"}
 	goodManifests["loadhosts.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{},
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 1, Version: "v0.40.0", Config: map[string]any{}, Host: "h1"},

@@ -114,6 +114,21 @@ type Manifest struct {
 	//	links = "relay"
 	Links string `toml:"links"`
 
+	// Topology is how the nodes find each other: "mesh" (every node a
+	// persistent peer of every other, every seed a seed of every node),
+	// "seeds" (every node knows only the seed nodes, and finds the others
+	// through the peer exchange; the seeds are persistent peers of each
+	// other) or "as-written" (each node's seeds and persistent_peers; a
+	// node that lists neither has every other node as a persistent peer,
+	// as CometBFT's e2e runner does). The peer exchange is on and the peer
+	// limits are CometBFT's defaults (p2p.max_num_inbound_peers = 40,
+	// p2p.max_num_outbound_peers = 10), both overridable in [config].
+	// Default "mesh", or "as-written" when a node lists seeds or
+	// persistent_peers.
+	//
+	//	topology = "seeds"
+	Topology string `toml:"topology"`
+
 	// Config holds config.toml overrides for every node, as section tables
 	// with dotted keys or as quoted dotted keys; both forms mean the same,
 	// and setting one key both ways is an error. Values keep their TOML
@@ -233,6 +248,21 @@ type ManifestNode struct {
 	//
 	//	host = "h1"
 	Host string `toml:"host"`
+
+	// Seeds are the nodes (by name) this node asks for peer addresses
+	// when it starts (config.toml's p2p.seeds); topology = "as-written"
+	// only. Default: none.
+	//
+	//	seeds = ["seed01"]
+	Seeds []string `toml:"seeds"`
+
+	// PersistentPeers are the nodes (by name) this node keeps connections
+	// to, redialling them when they drop (p2p.persistent_peers); topology
+	// = "as-written" only. Default: none (with no seeds either: every other
+	// node).
+	//
+	//	persistent_peers = ["validator01", "validator02"]
+	PersistentPeers []string `toml:"persistent_peers"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

@@ -40,13 +40,13 @@ func validators(n int, version string) []Node {
 // goodManifests are the *.good.toml fixtures and what they resolve to.
 var goodManifests = map[string]Resolved{
 	"empty.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{},
 		Nodes:  validators(4, "v0.40.0"),
 		Load:   defaultLoad,
 	},
 	"default-explicit.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{"mempool.size": int64(5000)},
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 1, Version: "v0.40.0", Config: map[string]any{"mempool.size": int64(10000)}},
@@ -54,7 +54,7 @@ var goodManifests = map[string]Resolved{
 		Load: defaultLoad,
 	},
 	"full.good.toml": {
-		Name: "full", CometBFTVersion: "v0.38.17", App: "kvstore", LogLevel: "consensus:debug,*:error", Links: "direct",
+		Name: "full", CometBFTVersion: "v0.38.17", App: "kvstore", LogLevel: "consensus:debug,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{"consensus.timeout_commit": "1s", "p2p.flush_throttle_timeout": "10ms"},
 		Nodes: []Node{
 			{Name: "val-b", Mode: ModeValidator, Power: 20, Version: "v0.39.0-rc.1", Config: map[string]any{"consensus.timeout_commit": "1s", "p2p.flush_throttle_timeout": "10ms"}},
@@ -64,7 +64,7 @@ var goodManifests = map[string]Resolved{
 			Target: "val_a", DrainTimeout: 0, LateThreshold: 5 * time.Millisecond},
 	},
 	"mixed.good.toml": {
-		Name: "mixed", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "mixed", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{},
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 3, Version: "v0.40.0", Config: map[string]any{}},
@@ -76,7 +76,7 @@ var goodManifests = map[string]Resolved{
 		Load: func() Workload { l := defaultLoad; l.Target = "full01"; return l }(),
 	},
 	"config-forms.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: baseConfig(nil),
 		Nodes: []Node{
 			{Name: "validator01", Mode: ModeValidator, Power: 1, Version: "v0.40.0",
@@ -87,21 +87,21 @@ var goodManifests = map[string]Resolved{
 		Load: defaultLoad,
 	},
 	"app-e2e.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "e2e", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "e2e", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		AppConfig: map[string]any{"vote_extension_size": int64(2048), "retain_blocks": int64(100), "vote_extensions_enable_height": int64(1)},
 		Config:    map[string]any{},
 		Nodes:     validators(4, "v0.40.0"),
 		Load:      defaultLoad,
 	},
 	"app-external.good.toml": {
-		Name: "default", CometBFTVersion: "v0.40.0", App: "external", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "external", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		AppConfig: map[string]any{"command": []any{"./myappd", "start", "--address", "{addr}", "--home", "{home}/app"}, "abci": "grpc"},
 		Config:    map[string]any{},
 		Nodes:     validators(4, "v0.40.0"),
 		Load:      defaultLoad,
 	},
 	"binary.good.toml": {
-		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{},
 		Nodes: []Node{
 			{Name: "new", Mode: ModeValidator, Power: 1, Config: map[string]any{}},
@@ -127,7 +127,7 @@ func shaped(rate float64, d time.Duration, c int, s shape.Spec) Resolved {
 	l := defaultLoad
 	l.Rate, l.Duration, l.Connections, l.Shape = rate, d, c, s
 	return Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l,
 	}
 }
@@ -151,7 +151,7 @@ func init() {
 	l := defaultLoad
 	l.Duration = 2 * time.Minute
 	goodManifests["perturb.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l,
 		Perturbations: []Perturbation{
 			{Node: "validator01", Action: ActionWipe, At: time.Minute, Count: 1},
@@ -168,7 +168,7 @@ func init() {
 		nodes = append(nodes, Node{Name: n, Mode: ModeFull, Version: "v0.40.0", Config: map[string]any{}, Ephemeral: true})
 	}
 	goodManifests["rotate.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{}, Nodes: nodes, Load: defaultLoad,
 		Rotate: &Rotation{Nodes: []string{"ephemeral01", "ephemeral02"}, Dwell: 5 * time.Second},
 	}

@@ -320,13 +320,5 @@ func (m *Manifest) resolveLinks(ps *problems, nodes []Node, perturbs []Perturbat
 		ps.add(f("links"), "invalid links %q (want %q, %q or %q)", m.Links, LinksAuto, LinksDirect, LinksRelay)
 		return mode
 	}
-	if mode == LinksRelay {
-		for _, n := range nodes {
-			if n.Mode == ModeSeed {
-				ps.add(f("links"), "relayed links turn the peer exchange off, which seed %s needs", n.Name)
-				break
-			}
-		}
-	}
 	return mode
 }

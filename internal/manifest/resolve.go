@@ -38,6 +38,10 @@ type Resolved struct {
 	LogLevel string
 	// Links is "direct" or "relay" (auto resolved).
 	Links string
+	// Topology is "mesh", "seeds" or "as-written" (see
+	// [Manifest.Topology]); under the last two every node's Seeds and
+	// PersistentPeers are resolved.
+	Topology string
 	// Config holds the testnet's config.toml overrides keyed by dotted path
 	// ("mempool.size"); values keep their TOML types (int64, float64, bool,
 	// string, time types, []any). Never nil.
@@ -90,6 +94,11 @@ type Node struct {
 	// Host is the name of the node's host of Resolved.Hosts; "" for a
 	// local testnet.
 	Host string
+	// Seeds and PersistentPeers name the nodes this node has as seeds
+	// and persistent peers (config.toml's p2p.seeds and
+	// p2p.persistent_peers), resolved from the topology; both nil under
+	// the mesh, which the node homes wire themselves.
+	Seeds, PersistentPeers []string
 }
 
 // Workload is the resolved load description, the [load] table. (It is not
@@ -212,7 +221,10 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
+	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
+	m.checkRelayedTopology(ps, r)
+	m.checkPEX(ps, r)
 	r.Hosts = m.resolveHosts(ps, &r)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err

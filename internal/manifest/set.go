@@ -32,6 +32,8 @@ func setter(key string) func(m *Manifest, v string) error {
 		return func(m *Manifest, v string) error { m.LogLevel = v; return nil }
 	case "links":
 		return func(m *Manifest, v string) error { m.Links = v; return nil }
+	case "topology":
+		return func(m *Manifest, v string) error { m.Topology = v; return nil }
 	case "rotate.concurrency":
 		return func(m *Manifest, v string) error {
 			n, err := strconv.Atoi(v)
@@ -66,6 +68,7 @@ func setter(key string) func(m *Manifest, v string) error {
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
 // canonical form: "validators", "cometbft_version", "log_level", "links",
+// "topology",
 // "rotate.concurrency", "rotate.dwell", "app",
 // an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",

@@ -23,6 +23,7 @@ func TestSettableKey(t *testing.T) {
 		{"db_backend", "", "not a manifest key"},
 		{"config.", "", "not a manifest key"},
 		{"app", "app", ""},
+		{"topology", "topology", ""},
 		{"app.vote_extension_size", "app.vote_extension_size", ""},
 		{"app.kind", "", "not an app setting"},
 		{"app.", "", "not an app setting"},
@@ -57,6 +58,32 @@ func TestSetTopLevelConfig(t *testing.T) {
 	}
 	if r.Config["db_backend"] != "pebbledb" {
 		t.Errorf("config %v, want db_backend = pebbledb", r.Config)
+	}
+}
+
+// TestSetTopology: a sweep's --set topology=seeds gives the nodes the
+// seeds (there is one), and a bad value is an error naming the key.
+func TestSetTopology(t *testing.T) {
+	m, err := Parse("t.toml", []byte("[node.v1]\n[node.s1]\nmode = \"seed\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m
+	if err := c.Set("topology", "seeds"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Topology != TopologySeeds || len(r.Nodes[0].Seeds) != 1 || r.Nodes[0].Seeds[0] != "s1" {
+		t.Errorf("topology %q, v1's seeds %v", r.Topology, r.Nodes[0].Seeds)
+	}
+	if err := c.Set("topology", "star"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Resolve(); err == nil || !strings.Contains(err.Error(), `topology: invalid topology "star"`) {
+		t.Errorf("resolve with topology star: %v", err)
 	}
 }
 

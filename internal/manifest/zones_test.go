@@ -17,7 +17,7 @@ func init() {
 		return nodes
 	}
 	goodManifests["zones.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "relay",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "relay", Topology: "mesh",
 		Config: map[string]any{},
 		Nodes: zoned([]string{"validator01", "validator02", "validator03", "validator04"},
 			[]string{"N_Virginia", "Frankfurt", "Tokyo", "Sydney"}),
@@ -39,7 +39,7 @@ func init() {
 	l := defaultLoad
 	l.Target = "a"
 	goodManifests["zones-csv.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "relay",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "relay", Topology: "mesh",
 		Config: map[string]any{}, Nodes: nodes, Load: l,
 		Zones: &Zones{Source: csv, Matrix: mustMatrix(csv)},
 	}
@@ -47,7 +47,7 @@ func init() {
 	hostNodes := zoned([]string{"validator01", "validator02"}, []string{"N_Virginia", "Tokyo"})
 	hostNodes[0].Host, hostNodes[1].Host = "h1", "h2"
 	goodManifests["hostzones.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct",
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{}, Nodes: hostNodes, Load: defaultLoad,
 		Zones: &Zones{Source: "aws", Matrix: links.AWS()},
 		Hosts: []Host{

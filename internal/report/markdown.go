@@ -107,6 +107,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.accounting(s)
 	md.results(s)
 	md.notes(s)
+	md.topology(in, run, pd.start, pd.end)
 	md.experiment(run, manifest)
 	md.dictionary()
 	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), b.Bytes()); err != nil {

@@ -59,6 +59,9 @@ type Run struct {
 	Endpoint  string         `json:"endpoint"` // websocket URL the load went to
 	Nodes     []Node         `json:"nodes,omitempty"`
 	Zones     *Zones         `json:"zones,omitempty"` // nil without [zones]
+	// Topology is the manifest's topology when it is not the mesh
+	// ("seeds" or "as-written"); "" for the mesh.
+	Topology string `json:"topology,omitempty"`
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
 	Sentinel *Sentinel `json:"sentinel,omitempty"`
@@ -264,6 +267,10 @@ type Node struct {
 	Metrics string `json:"metrics,omitempty"`
 	Home    string `json:"home,omitempty"` // relative to the run directory
 	Zone    string `json:"zone,omitempty"` // its zone of Run.Zones
+	// Seeds and PersistentPeers name the node's configured seeds and
+	// persistent peers when the topology is not the mesh (Run.Topology).
+	Seeds           []string `json:"seeds,omitempty"`
+	PersistentPeers []string `json:"persistent_peers,omitempty"`
 }
 
 // Zones is the [zones] of a run's testnet: the latency matrix its relays

@@ -89,7 +89,24 @@ func (t *Testnet) Start(opts Options) error {
 	if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
 		return err
 	}
-	for _, n := range t.Nodes {
+	seeds, rest := seedsFirst(t.Nodes)
+	if err := t.startEach(seeds, opts); err != nil {
+		return err
+	}
+	var addrs []string
+	for _, n := range seeds {
+		addrs = append(addrs, p2pListen(n))
+	}
+	if left := waitListening(addrs, seedWait); len(left) > 0 {
+		t.logger.Warn("seeds not listening; starting the other nodes all the same", "p2p", left, "after", seedWait)
+	}
+	return t.startEach(rest, opts)
+}
+
+// startEach starts nodes in order (an ephemeral node only keeps opts);
+// on an error it stops every node started.
+func (t *Testnet) startEach(nodes []*Node, opts Options) error {
+	for _, n := range nodes {
 		if n.Ephemeral {
 			n.mu.Lock()
 			n.opts = opts
