@@ -18,6 +18,7 @@ func newDeployCmd(st *state) *cobra.Command {
 		dir     string
 		sshArgs string
 		keep    bool
+		plan    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "deploy --manifest FILE --out DIR",
@@ -39,8 +40,15 @@ With [load] hosts, cometlab copies itself to them (it must run there) for
 keeps the resolved manifest, whose [load] 'load --testnet' takes.
 
 Load it with 'cometlab load --testnet DIR'; stop it, and fetch its logs and
-homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
-		Example: `  cometlab deploy --manifest hosts.toml --out qa-net
+homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.
+
+With --plan, cometlab stops once the homes, inventory and playbooks are
+written and checks them without running Ansible: every persistent peer and
+seed of every node's config.toml is a node of the plan (its host's address,
+that node's P2P port and id), and no host has two listeners on one port.
+It exits 1, naming each problem, when a check fails.`,
+		Example: `  cometlab deploy --manifest hosts.toml --out qa-net --plan
+  cometlab deploy --manifest hosts.toml --out qa-net
   cometlab load --testnet qa-net -r 200 -T 60s
   cometlab testnet down --hosts qa-net`,
 		Args: cobra.NoArgs,
@@ -59,12 +67,14 @@ homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
 				return err
 			}
 			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr,
-				StartTimeout: tf.startTimeout, SSHArgs: sshArgs, Keep: keep})
+				StartTimeout: tf.startTimeout, SSHArgs: sshArgs, Keep: keep, Plan: plan})
 			if err != nil {
 				return err
 			}
-			if err := writePrometheusConfig(dir); err != nil {
-				return err
+			if !plan {
+				if err := writePrometheusConfig(dir); err != nil {
+					return err
+				}
 			}
 			for _, n := range s.Nodes {
 				fmt.Fprintf(st.stdout, "%-12s %-9s host %-8s rpc %s  metrics %s\n", n.Name, n.Mode, n.Host, n.RPC, n.Metrics)
@@ -78,6 +88,7 @@ homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
 	cmd.Flags().DurationVar(&tf.startTimeout, "start-timeout", 90*time.Second, "how long each node's RPC port, then every node's first two heights, may take")
 	cmd.Flags().StringVar(&dir, "out", "testnet-hosts", "directory for the homes, inventory, playbooks, their logs, testnet.json and prometheus.yml")
 	cmd.Flags().StringVar(&sshArgs, "ssh-args", "", `extra ssh options for every host (ansible_ssh_common_args), e.g. "-o UserKnownHostsFile=known_hosts"`)
+	cmd.Flags().BoolVar(&plan, "plan", false, "write the homes, inventory and playbooks into --out and check them (every node's peers resolve to a host's address and a node's P2P port there, ports unique per host) without running Ansible")
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave each host's workdir in place when 'testnet down --hosts' has fetched it (default: removed)")
 	return cmd
 }
