@@ -8,6 +8,10 @@
 # nodes200 is a 200-validator run (issue 27's goal: its report in < 10 s
 # and < 500 MB): the default 100,000 transactions over 6 minutes, at most
 # 50 peers a node, metrics scraped every 2 s (~370 MB of metrics.csv).
+# Measured 2026-11-26 on the shared 2-core VM with a load average of
+# 11 from other work: wall 6.3-10.8 s, user 3.75-3.98 s, peak RSS
+# 138-145 MB; ~60 % of the CPU is reading metrics.csv (twice: the
+# figures and the verdict), the 24 plots ~15 %.
 #
 # The run directory (~5 GB of CSV for huge, ~0.5 GB for large) is
 # generated once into DIR (default /tmp/cometlab-bench-<size>) by

@@ -237,6 +237,11 @@ func (n *Nodes) Generate(metric func(*results.Metric) error, resource func(*resu
 			n.advance(i, t, s, commits[i])
 			s.totalTxs = cumTxs[s.committed]
 			s.steps = cum[s.committed]
+			if n.Skew != nil { // a slower node's steps take longer: 2 % per unit of skew
+				for j := range 8 {
+					s.steps[0][j] *= 1 + 0.02*n.skew(i)
+				}
+			}
 			s.roundSum, s.roundCount, s.procSum = cumRound[s.committed], cumRoundN[s.committed], cumProc[s.committed]*(1+0.15*n.skew(i))
 			cpuTotal += s.cpuPct
 			if metric != nil && !slices.Contains(n.NoMetrics, name) {
