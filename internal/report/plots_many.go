@@ -38,7 +38,10 @@ var (
 func worstColor(k int) color.NRGBA { return nodeColor([]int{1, 2, 3, 4, 5}[k%5]) }
 
 // many reports whether the run has more than manyNodes nodes.
-func (d *plotData) many() bool { return len(d.nodes) > manyNodes }
+func (d *plotData) many() bool { return isMany(len(d.nodes)) }
+
+// isMany reports whether a run of n nodes is past manyNodes.
+func isMany(n int) bool { return n > manyNodes }
 
 // quantiles are, per grid column, the min, p25, median, p75 and max over
 // the series with a value there (NaN where none has).

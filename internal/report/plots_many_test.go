@@ -88,7 +88,7 @@ func TestNodeTableThreshold(t *testing.T) {
 		t.Run(fmt.Sprint(tt.nodes), func(t *testing.T) {
 			s, nodes := summary(tt.nodes)
 			var b bytes.Buffer
-			m := mdWriter{w: &b, full: &[]nodeTableSpec{}}
+			m := mdWriter{w: &b, full: &[]nodeTableSpec{}, many: isMany(tt.nodes)}
 			m.nodeTable(s, "Resources", nodes, []string{"cpu_mean_pct", "peers_min"})
 			for _, w := range tt.want {
 				if !strings.Contains(b.String(), w) {

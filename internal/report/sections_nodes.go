@@ -31,11 +31,12 @@ type nodeTableSpec struct {
 }
 
 // nodeTable writes the per-node figures ids of nodes: one row per node
-// (columns titled by the dictionary, "—" where a node has none), or, past
-// manyNodes nodes in a full report, their summary, the table kept for
-// the appendix; nothing when no node has any.
+// (columns titled by the dictionary, "—" where a node has none), or, in a
+// full report of a run past manyNodes nodes (its rows may add the nodes'
+// app processes), their summary, the table kept for the appendix;
+// nothing when no node has any.
 func (m mdWriter) nodeTable(s analysis.Summary, section string, nodes []string, ids []string) {
-	if len(nodes) > manyNodes && m.full != nil {
+	if m.many && m.full != nil {
 		if m.nodeSummary(s, nodes, ids) {
 			*m.full = append(*m.full, nodeTableSpec{section: section, nodes: nodes, ids: ids})
 		}
