@@ -2,14 +2,17 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
 )
 
 func newDeployCmd(st *state) *cobra.Command {
@@ -18,6 +21,9 @@ func newDeployCmd(st *state) *cobra.Command {
 		dir     string
 		sshArgs string
 		keep    bool
+		plan    bool
+
+		inventory, sshUser string
 	)
 	cmd := &cobra.Command{
 		Use:   "deploy --manifest FILE --out DIR",
@@ -39,8 +45,24 @@ With [load] hosts, cometlab copies itself to them (it must run there) for
 keeps the resolved manifest, whose [load] 'load --testnet' takes.
 
 Load it with 'cometlab load --testnet DIR'; stop it, and fetch its logs and
-homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
-		Example: `  cometlab deploy --manifest hosts.toml --out qa-net
+homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.
+
+With --plan, cometlab stops once the homes, inventory and playbooks are
+written and checks them without running Ansible: every persistent peer and
+seed of every node's config.toml is a node of the plan (its host's address,
+that node's P2P port and id), and no host has two listeners on one port.
+It exits 1, naming each problem, when a check fails.
+
+--inventory FILE takes the hosts from an Ansible INI inventory instead of
+[host.NAME] tables, in the form qa-infra's Terraform writes
+(tf/templates/hosts.tmpl): each node on the host of [validators],
+[validators2] or [ephemeral] whose name= is the node's name, at its
+internal_ip (cometlab reaches the nodes, and ssh, there); [loadrunners]
+hosts are the load hosts unless [load] names its own; [prometheus] is noted
+and not used.`,
+		Example: `  cometlab deploy --manifest hosts.toml --out qa-net --plan
+  cometlab deploy --manifest qa.toml --inventory hosts.ini --ssh-user root --out qa-net --plan
+  cometlab deploy --manifest hosts.toml --out qa-net
   cometlab load --testnet qa-net -r 200 -T 60s
   cometlab testnet down --hosts qa-net`,
 		Args: cobra.NoArgs,
@@ -53,18 +75,23 @@ homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
 			if err != nil {
 				return err
 			}
+			if m, err = applyInventory(st, m, inventory, sshUser); err != nil {
+				return err
+			}
 			printWarnings(st.stderr, m)
 			f, err := fetcher(st.stderr)
 			if err != nil {
 				return err
 			}
 			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr,
-				StartTimeout: tf.startTimeout, SSHArgs: sshArgs, Keep: keep})
+				StartTimeout: tf.startTimeout, SSHArgs: sshArgs, Keep: keep, Plan: plan})
 			if err != nil {
 				return err
 			}
-			if err := writePrometheusConfig(dir); err != nil {
-				return err
+			if !plan {
+				if err := writePrometheusConfig(dir); err != nil {
+					return err
+				}
 			}
 			for _, n := range s.Nodes {
 				fmt.Fprintf(st.stdout, "%-12s %-9s host %-8s rpc %s  metrics %s\n", n.Name, n.Mode, n.Host, n.RPC, n.Metrics)
@@ -78,8 +105,33 @@ homes back into DIR/collected/HOST, with 'cometlab testnet down --hosts DIR'.`,
 	cmd.Flags().DurationVar(&tf.startTimeout, "start-timeout", 90*time.Second, "how long each node's RPC port, then every node's first two heights, may take")
 	cmd.Flags().StringVar(&dir, "out", "testnet-hosts", "directory for the homes, inventory, playbooks, their logs, testnet.json and prometheus.yml")
 	cmd.Flags().StringVar(&sshArgs, "ssh-args", "", `extra ssh options for every host (ansible_ssh_common_args), e.g. "-o UserKnownHostsFile=known_hosts"`)
+	cmd.Flags().StringVar(&inventory, "inventory", "", "Ansible INI inventory (qa-infra's tf/templates/hosts.tmpl form) putting each node on the host whose name= is the node's, instead of [host.NAME] tables")
+	cmd.Flags().StringVar(&sshUser, "ssh-user", "", "with --inventory: the ssh user of hosts whose line has no ansible_user")
+	cmd.Flags().BoolVar(&plan, "plan", false, "write the homes, inventory and playbooks into --out and check them (every node's peers resolve to a host's address and a node's P2P port there, ports unique per host) without running Ansible")
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave each host's workdir in place when 'testnet down --hosts' has fetched it (default: removed)")
 	return cmd
+}
+
+// applyInventory puts m's nodes on the hosts of the INI inventory file
+// (none: m as it is), printing what of it is not used.
+func applyInventory(st *state, m manifest.Resolved, file, sshUser string) (manifest.Resolved, error) {
+	if file == "" {
+		return m, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+	}
+	defer f.Close()
+	hosts, err := deploy.ParseINI(f, file)
+	if err != nil {
+		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+	}
+	m, notes, err := experiment.ApplyInventory(m, hosts, file, sshUser)
+	for _, n := range notes {
+		fmt.Fprintf(st.stderr, "note: %s\n", n)
+	}
+	return m, err
 }
 
 // writePrometheusConfig writes dir/prometheus.yml for the testnet in dir,

@@ -2,7 +2,10 @@
 // it writes an inventory (inventory.json, JSON being YAML that Ansible's
 // yaml inventory plugin reads) and two fixed playbooks (deploy.yml,
 // down.yml, only ansible.builtin modules) into a directory, runs
-// ansible-playbook on them and reports the hosts that failed.
+// ansible-playbook on them and reports the hosts that failed. Check
+// checks a plan without running anything (each node's peers resolve to a
+// node of the plan, ports unique per host); ParseINI reads the INI
+// inventory qa-infra's Terraform writes.
 package deploy
 
 import (

@@ -38,6 +38,9 @@ type DeployOptions struct {
 	// Cometlab is the cometlab binary copied to the load hosts ([load]
 	// hosts); "" means this process's own executable.
 	Cometlab string
+	// Plan stops once the homes, inventory and playbooks are written and
+	// checked (checkPlan): Ansible is not run, no node started.
+	Plan bool
 }
 
 // Deploy generates the homes of a manifest whose nodes are on [host.*]
@@ -99,6 +102,15 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 			Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(), Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone,
 			Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers}})
 	}
+	if opts.Plan {
+		links, err := checkPlan(plan, homes, opts.Dir)
+		if err != nil {
+			return UpState{}, err
+		}
+		out.Phase("plan: %d nodes on %d hosts in %s: homes, %s, %s, %s and %s written; %d peer addresses resolve to a node of the plan, no host has two listeners on one port; ansible-playbook not run",
+			len(homes), len(m.Hosts), opts.Dir, deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, links)
+		return st, nil
+	}
 	start := time.Now()
 	out.Phase("deploy: %d nodes on %d hosts through ansible-playbook %s", len(homes), len(m.Hosts), deploy.DeployBook)
 	err = deploy.Playbook(ctx, opts.Dir, deploy.DeployBook, "", nil)
@@ -146,6 +158,28 @@ func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, 
 		p.Hosts = append(p.Hosts, dh)
 	}
 	return p
+}
+
+// checkPlan checks a written deployment plan (deploy.Check): every
+// persistent peer and seed of every node, as its home's config.toml
+// gives them, is a node of the plan on its host's address, and no host
+// has two listeners on one port. It returns how many peer addresses it
+// resolved.
+func checkPlan(p deploy.Plan, homes []cometbft.Home, dir string) (int, error) {
+	peers, links := map[string]deploy.PeerConfig{}, 0
+	for _, h := range homes {
+		pc, err := deploy.ReadPeerConfig(h.Dir)
+		if err != nil {
+			return 0, fmt.Errorf("plan: node %s: %w", h.Name, err)
+		}
+		pc.ID = h.ID
+		peers[h.Name] = pc
+		links += len(pc.PersistentPeers) + len(pc.Seeds)
+	}
+	if err := deploy.Check(p, peers); err != nil {
+		return links, exitcode.With(fmt.Errorf("the deployment plan in %s fails its checks:\n%w", dir, err), exitcode.Failed)
+	}
+	return links, nil
 }
 
 // writeManifest writes the resolved manifest m to path (a deployment's

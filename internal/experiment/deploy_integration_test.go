@@ -44,7 +44,13 @@ func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 			text += fmt.Sprintf("host = %q\nzone = %q\n", n.Hosts[i-1].Name, awsZones[i-1])
 		}
 	}
-	path := filepath.Join(t.TempDir(), "hosts.toml")
+	return loadManifest(t, "hosts.toml", text)
+}
+
+// loadManifest writes the manifest text to a file name and resolves it.
+func loadManifest(t *testing.T, name, text string) manifest.Resolved {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 var (
 	large    = flag.Bool("large", false, "BenchmarkReport: a run of 1,000,000 transactions and 1 hour of metrics of 4 nodes (default: 100,000 transactions, 6 minutes)")
 	huge     = flag.Bool("huge", false, "BenchmarkReport: a run of 10,000,000 transactions and 2 hours of metrics of 4 nodes (issue 11's goal; ~5 GB of CSV: give -benchdir on a disk with room)")
+	nodes    = flag.Int("nodes", 0, "BenchmarkReport: a testnet of this many validators (default 4); past 12, at most 50 peers each and three slow nodes, as ManyNodesSpec")
 	benchDir = flag.String("benchdir", "", "BenchmarkReport: keep the generated run directory here and reuse it on later runs (default: a temporary directory)")
 )
 
@@ -29,6 +30,11 @@ func benchSpec() resultstest.Spec {
 		n, dur = 10_000_000, 2*time.Hour
 	case *large:
 		n, dur = 1_000_000, time.Hour
+	}
+	if *nodes > 0 {
+		sp := ManyNodesSpec(*nodes)
+		sp.Rate, sp.Duration, sp.After = n/4/dur.Seconds(), dur, 30*time.Second
+		return sp
 	}
 	return resultstest.Spec{
 		Nodes: 4, Connections: 4, Rate: n / 4 / dur.Seconds(), Duration: dur, Size: 1024,

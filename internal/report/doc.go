@@ -27,7 +27,12 @@
 // per node with a legend, the average over nodes as a red dashed line,
 // time as seconds since the load start with the load window shaded. A plot
 // without data is left out and the report says why (a missing file or
-// series, a node without samples), never failing the report.
+// series, a node without samples), never failing the report. Past 12
+// nodes (manyNodes) the per-node plots draw the spread over the nodes
+// (median, p25–p75 and min–max bands) and the 3 worst nodes by name, and
+// the per-node tables are summarised (quantiles and worst nodes), the
+// full tables going to an appendix; every run's per-node figures are
+// also written to node_figures.csv.
 //
 // Reports are recomputed from the run directory's files alone, and the
 // same files always give the same report.md (no clock, no host details but

@@ -86,8 +86,12 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 
+	if err := writeNodeFigures(dir, s, analysis.RunProcesses(*in)); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+
 	var b bytes.Buffer
-	md := mdWriter{w: &b, plots: plots}
+	md := mdWriter{w: &b, plots: plots, many: pd.many(), full: &[]nodeTableSpec{}}
 	md.glance(run, s, verdict)
 	md.issues(in)
 	md.saturationChecks(verdict)
@@ -108,6 +112,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.results(s)
 	md.notes(s)
 	md.topology(in, run, pd.start, pd.end)
+	md.nodeAppendix(s)
 	md.experiment(run, manifest)
 	md.dictionary()
 	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), b.Bytes()); err != nil {
@@ -127,6 +132,8 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 type mdWriter struct {
 	w     io.Writer
 	plots map[string]plotResult
+	many  bool             // more than manyNodes nodes: the per-node plots show their spread
+	full  *[]nodeTableSpec // the per-node tables summarised, for the appendix; nil: never summarise
 }
 
 func (m mdWriter) f(format string, a ...any) { fmt.Fprintf(m.w, format, a...) }
@@ -372,7 +379,11 @@ func (m mdWriter) dictionary() {
 	m.f("Time runs along x in seconds since the load start unless the definition says otherwise; the load window is shaded.\n\n")
 	rows = nil
 	for _, p := range plotSpecs() {
-		rows = append(rows, []string{"`" + results.PlotsDir + "/" + p.file + "`", p.title, p.unit, p.source, p.def})
+		def := p.def
+		if note, ok := spreadNotes()[p.file]; ok && m.many {
+			def += " " + note
+		}
+		rows = append(rows, []string{"`" + results.PlotsDir + "/" + p.file + "`", p.title, p.unit, p.source, def})
 	}
 	m.table([]string{"plot", "title", "y axis", "source", "definition"}, "lllll", rows)
 }

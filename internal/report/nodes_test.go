@@ -99,17 +99,25 @@ func TestQARun(t *testing.T) {
 	if bytes.Contains(md, []byte("No plot")) {
 		t.Errorf("a plot is missing from the QA run's report")
 	}
-	if testing.Verbose() {
-		// Keep the plots to look at: go test -v -run TestQARun ./internal/report/
-		out := filepath.Join(os.TempDir(), "cometlab-qa-report")
-		if err := os.RemoveAll(out); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.CopyFS(out, os.DirFS(dir)); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("report in %s", out)
+	// Keep the plots to look at: go test -v -run TestQARun ./internal/report/
+	keepReport(t, dir, "cometlab-qa-report")
+}
+
+// keepReport copies the run directory dir to name under the temporary
+// directory when the test runs with -v, so its report can be looked at.
+func keepReport(t *testing.T, dir, name string) {
+	t.Helper()
+	if !testing.Verbose() {
+		return
 	}
+	out := filepath.Join(os.TempDir(), name)
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(out, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report in %s", out)
 }
 
 // rewriteCSV rewrites the CSV file name (or name.gz) of dir keeping the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -314,6 +315,11 @@ func (d *plotData) stepDurations() ([]byte, error) {
 		}
 		byNode[m.node][slices.Index(steps, m.step)] = m.ms
 	}
+	if d.many() {
+		d.stepBoxes(c, means, steps)
+		c.p.X.Min, c.p.X.Max = -0.6, float64(len(steps))-0.4
+		return c.render(d.w, d.h)
+	}
 	// Bars of one step side by side: 70 % of the space between steps.
 	plotW := vg.Length(max(d.w, DefaultPlotWidth/2)) * vg.Inch / plotDPI * 0.75
 	group := plotW / vg.Length(len(steps)) * 0.7
@@ -378,17 +384,32 @@ func (d *plotData) heights() ([]byte, error) {
 	}
 	c := d.timeChart("Height of every node over time", "height")
 	lo := math.Inf(1)
-	for i, n := range names {
-		rows := byNode[n]
+	var held [][]float64 // past manyNodes: each node's height held on a grid
+	step := max(int64(time.Second), (to-from)/600)
+	n := int((to-from)/step) + 1
+	for i, name := range names {
+		rows := byNode[name]
 		slices.SortStableFunc(rows, func(a, b results.Adoption) int {
 			return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Height, b.Height))
 		})
 		xs, ys := make([]float64, len(rows)), make([]float64, len(rows))
+		ts := make([]int64, len(rows))
 		for j, a := range rows {
-			xs[j], ys[j] = d.x(a.At), float64(a.Height)
+			xs[j], ys[j], ts[j] = d.x(a.At), float64(a.Height), a.At
 			lo = min(lo, ys[j])
 		}
-		c.nodeLine(n, i, xs, ys)
+		if !d.many() {
+			c.nodeLine(name, i, xs, ys)
+			continue
+		}
+		held = append(held, analysis.Resample(ts, ys, from, step, n, math.MaxInt64))
+	}
+	if d.many() {
+		grid := make([]float64, n)
+		for k := range grid {
+			grid[k] = d.x(from + int64(k)*step)
+		}
+		c.spread(grid, held, names, 1, true)
 	}
 	d.xspan(c, from, to)
 	hi := c.ymax

@@ -98,6 +98,9 @@ func (d *plotData) mempoolStacked() ([]byte, error) {
 	if g.perHeight {
 		title = "Mempool after each commit, stacked over nodes (cumulative)"
 	}
+	if d.many() {
+		return d.mempoolSpread(g)
+	}
 	c := d.timeChart(title, "transactions in mempools")
 	cum := g.stacked()
 	// Drawn from the top layer down, each filled to 0, so each node shows

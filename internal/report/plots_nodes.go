@@ -91,15 +91,21 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 		if src == results.AdoptionFile {
 			gap = max(gap, rateWindow)
 		}
-		xs, ys := d.seriesXY(r.T, r.V, 1, gap)
-		c.nodeLine(d.nodes[i], i, xs, ys)
+		if !d.many() {
+			xs, ys := d.seriesXY(r.T, r.V, 1, gap)
+			c.nodeLine(d.nodes[i], i, xs, ys)
+		}
 		lo, hi = min(lo, s.T[0]), max(hi, s.T[len(s.T)-1])
 	}
 	if len(rates) == 0 {
 		return nil, noData("no node has samples")
 	}
-	xs, mean, _, _ := d.alignedStats(rates, step)
-	c.average("average", xs, mean)
+	if d.many() {
+		d.spreadSeries(c, rates, step, 1, true)
+	} else {
+		xs, mean, _, _ := d.alignedStats(rates, step)
+		c.average("average", xs, mean)
+	}
 	d.xspan(c, lo, hi)
 	if src != results.AdoptionFile {
 		c.p.Title.Text += " (scraped " + short + ")"

@@ -16,14 +16,20 @@ import (
 )
 
 // nodeChart draws each node's series short × scale (one line per node,
-// broken at gaps) and, when avg is set, the average over nodes; the
-// caller may add to the chart before rendering it.
-func (d *plotData) nodeChart(title, ylabel, short string, scale float64, avg bool) (*chart, error) {
+// broken at gaps) and, when avg is set, the average over nodes; past
+// manyNodes nodes, their spread (low: the lowest values are the worst).
+// The caller may add to the chart before rendering it.
+func (d *plotData) nodeChart(title, ylabel, short string, scale float64, avg, low bool) (*chart, error) {
 	if err := d.needMetrics(d.ns(), short); err != nil {
 		return nil, err
 	}
 	series, _ := d.nodeSeries(short)
 	c := d.timeChart(title, ylabel)
+	if d.many() {
+		d.spreadSeries(c, series, d.mstep, scale, low)
+		d.xspan(c, d.mfrom, d.mto)
+		return c, nil
+	}
 	for i, s := range series {
 		if s != nil {
 			xs, ys := d.seriesXY(s.T, s.V, scale, d.mgap)
@@ -67,7 +73,7 @@ func (c *chart) area(xs, ys []float64, fill, edge color.NRGBA) plot.Thumbnailer 
 // rounds draws each node's consensus round (the consensus_rounds gauge)
 // and marks the blocks of blocks.csv committed after round 0.
 func (d *plotData) rounds() ([]byte, error) {
-	c, err := d.nodeChart("Consensus rounds per height", "round", "consensus_rounds", 1, false)
+	c, err := d.nodeChart("Consensus rounds per height", "round", "consensus_rounds", 1, false, false)
 	if err != nil {
 		if len(d.blocks) == 0 {
 			return nil, err
@@ -97,7 +103,7 @@ func (d *plotData) rounds() ([]byte, error) {
 
 // peers draws each node's peer count with the average.
 func (d *plotData) peers() ([]byte, error) {
-	c, err := d.nodeChart("Peers", "peers", "p2p_peers", 1, true)
+	c, err := d.nodeChart("Peers", "peers", "p2p_peers", 1, true, true)
 	if err != nil {
 		return nil, err
 	}
@@ -131,16 +137,22 @@ func (d *plotData) blockProcessing() ([]byte, error) {
 			}
 		}
 		means = append(means, m)
-		xs, ys := d.seriesXY(m.T, m.V, 1, d.mgap)
-		c.nodeLine(n, i, xs, ys)
+		if !d.many() {
+			xs, ys := d.seriesXY(m.T, m.V, 1, d.mgap)
+			c.nodeLine(n, i, xs, ys)
+		}
 		lo, hi = min(lo, sum.T[0]), max(hi, sum.T[len(sum.T)-1])
 	}
 	if len(means) == 0 {
 		return nil, noData(results.MetricsFile + " has no " + seriesName(d.ns(), short) + "_sum series")
 	}
+	d.xspan(c, lo, hi)
+	if d.many() {
+		d.spreadSeries(c, means, d.mstep, 1, false)
+		return c.render(d.w, d.h)
+	}
 	xs, mean, _, _ := d.alignedStats(means, d.mstep)
 	c.average("average", xs, mean)
-	d.xspan(c, lo, hi)
 	return c.render(d.w, d.h)
 }
 
@@ -167,15 +179,19 @@ func (d *plotData) resources(title, ylabel string, scale float64, avg bool, get 
 		if v == nil {
 			continue
 		}
-		xs, ys := d.seriesXY(r.T, v, scale, analysis.GapThreshold(step))
-		c.nodeLine(r.Node, slices.Index(d.nodes, r.Node), xs, ys)
+		if !d.many() {
+			xs, ys := d.seriesXY(r.T, v, scale, analysis.GapThreshold(step))
+			c.nodeLine(r.Node, slices.Index(d.nodes, r.Node), xs, ys)
+		}
 		series = append(series, &analysis.Series{Node: r.Node, T: r.T, V: v})
 		lo, hi = min(lo, r.T[0]), max(hi, r.T[len(r.T)-1])
 	}
 	if len(series) == 0 {
 		return nil, noData("no node has it in " + results.MetricsFile)
 	}
-	if avg {
+	if d.many() {
+		d.spreadSeries(c, series, step, scale, false)
+	} else if avg {
 		xs, mean, _, _ := d.alignedStats(series, step)
 		for i := range mean {
 			mean[i] *= scale

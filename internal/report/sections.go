@@ -28,36 +28,10 @@ func (m mdWriter) plot(file, extra string) {
 	if extra != "" {
 		caption = strings.TrimSuffix(caption, ".") + "; " + extra + "."
 	}
+	if note, ok := spreadNotes()[file]; ok && m.many {
+		caption += " " + note
+	}
 	m.f("%s\n\n", caption)
-}
-
-// nodeTable writes one row per node of the summary's per-node figures ids
-// (columns titled by the dictionary), "—" where a node has none; nothing
-// when no node has any.
-func (m mdWriter) nodeTable(s analysis.Summary, nodes []string, ids []string) {
-	any := false
-	var rows [][]string
-	for _, n := range nodes {
-		row := []string{n}
-		for _, id := range ids {
-			v, ok := s.Nodes[n][id]
-			if !ok {
-				row = append(row, "—")
-				continue
-			}
-			any = true
-			row = append(row, formatWithUnit(metricFor(id), v))
-		}
-		rows = append(rows, row)
-	}
-	if !any {
-		return
-	}
-	head := []string{"node"}
-	for _, id := range ids {
-		head = append(head, metricFor(id).Title)
-	}
-	m.table(head, "l"+strings.Repeat("r", len(ids)), rows)
 }
 
 func (m mdWriter) anomalies(s analysis.Summary) {
@@ -94,7 +68,7 @@ func (m mdWriter) mempool(s analysis.Summary, in *analysis.Input) {
 	m.plot("mempool_size.png", fmt.Sprintf("%s; peak total of the scrapes %s", src, metricValue(s, "mempool_total_max_txs")))
 	m.plot("avg_mempool_size.png", fmt.Sprintf("%s; of the scrapes, mean during the load %s, largest node sample %s", src,
 		metricValue(s, "mempool_size_mean_txs"), metricValue(s, "mempool_size_max_txs")))
-	m.nodeTable(s, analysis.RunNodes(*in), []string{"mempool_size_max_txs", "mempool_size_mean_txs", "mempool_size_end_txs",
+	m.nodeTable(s, "Mempool", analysis.RunNodes(*in), []string{"mempool_size_max_txs", "mempool_size_mean_txs", "mempool_size_end_txs",
 		"mempool_rejected_txs", "mempool_failed_txs", "mempool_evicted_txs"})
 }
 
@@ -110,7 +84,7 @@ func (m mdWriter) consensus(s analysis.Summary, in *analysis.Input) {
 	m.plot("step_duration.png", "")
 	nodes := analysis.RunNodes(*in)
 	m.stepTable(in, nodes)
-	m.nodeTable(s, nodes, []string{"peers_min", "block_processing_time_mean_ms", "round_duration_mean_ms", "height_behind_max"})
+	m.nodeTable(s, "Peers and consensus", nodes, []string{"peers_min", "block_processing_time_mean_ms", "round_duration_mean_ms", "height_behind_max"})
 }
 
 // stepTable writes the mean duration of each consensus step: one column
@@ -166,7 +140,7 @@ func (m mdWriter) resources(s analysis.Summary, in *analysis.Input) {
 	m.plot("cpu.png", "")
 	m.plot("load1.png", fmt.Sprintf("max %s, mean during the load %s", metricValue(s, "load1_max"), metricValue(s, "load1_mean")))
 	m.plot("storage.png", "")
-	m.nodeTable(s, analysis.RunProcesses(*in), []string{"rss_max_mib", "rss_mean_mib", "cpu_mean_pct", "cpu_max_pct", "open_files_max", "data_dir_end_mib", "data_dir_growth_mib"})
+	m.nodeTable(s, "Resources", analysis.RunProcesses(*in), []string{"rss_max_mib", "rss_mean_mib", "cpu_mean_pct", "cpu_max_pct", "open_files_max", "data_dir_end_mib", "data_dir_growth_mib"})
 	m.harness(s)
 }
 
@@ -216,5 +190,5 @@ func (m mdWriter) adoption(s analysis.Summary, in *analysis.Input, run results.R
 	m.f("Over %s blocks (%s not committed by every node):\n\n", bareValue(s, "adoption_blocks"), bareValue(s, "adoption_incomplete_blocks"))
 	m.table([]string{"adoption", "nodes", "mean", "p99", "mean from BFT time"}, "lrrrr", rows)
 	m.f("Each node's lag behind the first node to commit a block, and the heights it was not seen committing:\n\n")
-	m.nodeTable(s, analysis.RunNodes(*in), []string{"adoption_lag_mean_ms", "adoption_lag_p99_ms", "adoption_lag_max_ms", "adoption_missing_heights"})
+	m.nodeTable(s, "Block adoption", analysis.RunNodes(*in), []string{"adoption_lag_mean_ms", "adoption_lag_p99_ms", "adoption_lag_max_ms", "adoption_missing_heights"})
 }

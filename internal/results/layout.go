@@ -25,10 +25,13 @@ const (
 	SummaryFile  = "summary.json"  // the figures, keyed by metric-dictionary id
 	FindingsFile = "findings.json" // the issues a run discovered: node logs scanned, crashes
 	ReportFile   = "report.md"     // the Markdown report
-	ReportHTML   = "report.html"   // the same report as one self-contained HTML file
-	PlotsDir     = "plots"         // report images
-	LogsDir      = "logs"          // node logs, one file per node
-	NodesDir     = "nodes"         // node homes (ordinary CometBFT homes)
+	// NodeFiguresFile is every node's per-node figures of summary.json,
+	// one row per node (written with the report).
+	NodeFiguresFile = "node_figures.csv"
+	ReportHTML      = "report.html" // the same report as one self-contained HTML file
+	PlotsDir        = "plots"       // report images
+	LogsDir         = "logs"        // node logs, one file per node
+	NodesDir        = "nodes"       // node homes (ordinary CometBFT homes)
 )
 
 // HarnessProcess is the resources.csv name of cometlab's own process.

@@ -47,6 +47,32 @@ type Nodes struct {
 	// Rejected gives nodes whose mempool_rejected_txs counter grows by
 	// that much, evenly over the load.
 	Rejected map[string]int
+	// Skew gives node i's place in the model's spreads (commit delay,
+	// CPU, memory, disk, block processing time): 2 ms later commits, 1 %
+	// more CPU, 3 MiB more memory per unit; nil means i, so each node is
+	// a little slower than the one before.
+	Skew []float64
+	// MaxPeers caps each node's peers (CometBFT's peer limits); 0 means
+	// every other node (a full mesh).
+	MaxPeers int
+}
+
+// skew returns node i's place in the spreads (see Nodes.Skew).
+func (n *Nodes) skew(i int) float64 {
+	if n.Skew != nil {
+		return n.Skew[i]
+	}
+	return float64(i)
+}
+
+// peerCount returns node i's peers once connected: every other node, or,
+// under MaxPeers, between three quarters of it and all of it.
+func (n *Nodes) peerCount(i int) int {
+	all := len(n.Names) - 1
+	if n.MaxPeers <= 0 || n.MaxPeers >= all {
+		return all
+	}
+	return n.MaxPeers - int(jitter(int64(i), 300)*float64(n.MaxPeers)/4)
 }
 
 // jitter returns a deterministic pseudo-random value in [0, 1) for (a, b).
@@ -65,7 +91,7 @@ func (n *Nodes) commitAt(i, k int) int64 {
 	if b.CommitTime == 0 {
 		return 0
 	}
-	t := b.CommitTime + 4*ms + int64(i)*2*ms + int64(jitter(b.Height, int64(i))*6*float64(ms))
+	t := b.CommitTime + 4*ms + int64(n.skew(i)*2*float64(ms)) + int64(jitter(b.Height, int64(i))*6*float64(ms))
 	if stop, ok := n.Stop[n.Names[i]]; ok && t >= stop {
 		return 0
 	}
@@ -211,15 +237,20 @@ func (n *Nodes) Generate(metric func(*results.Metric) error, resource func(*resu
 			n.advance(i, t, s, commits[i])
 			s.totalTxs = cumTxs[s.committed]
 			s.steps = cum[s.committed]
-			s.roundSum, s.roundCount, s.procSum = cumRound[s.committed], cumRoundN[s.committed], cumProc[s.committed]*(1+0.15*float64(i))
+			if n.Skew != nil { // a slower node's steps take longer: 2 % per unit of skew
+				for j := range 8 {
+					s.steps[0][j] *= 1 + 0.02*n.skew(i)
+				}
+			}
+			s.roundSum, s.roundCount, s.procSum = cumRound[s.committed], cumRoundN[s.committed], cumProc[s.committed]*(1+0.15*n.skew(i))
 			cpuTotal += s.cpuPct
 			if metric != nil && !slices.Contains(n.NoMetrics, name) {
-				if err := n.emitNode(emit, t, name, ns, chain, s, N); err != nil {
+				if err := n.emitNode(emit, t, name, ns, chain, s, n.peerCount(i)); err != nil {
 					return err
 				}
 			}
 			if resource != nil {
-				data := 12*mib + float64(i)*mib*0.7 + s.totalTxs*float64(n.TxSize+700)*(1+0.04*float64(i))
+				data := 12*mib + n.skew(i)*mib*0.7 + s.totalTxs*float64(n.TxSize+700)*(1+0.04*n.skew(i))
 				r := results.Resource{Time: t + 3*ms, Node: name, CPU: math.Round(s.cpuPct*100) / 100, RSS: int64(s.rss) + 6*mib,
 					OpenFiles: 40 + 2*int(s.peers), DataBytes: int64(data), Load1: math.Round(load1*100) / 100}
 				if err := resource(&r); err != nil {
@@ -267,17 +298,17 @@ func (n *Nodes) advance(i int, t int64, s *nodeState, commits []int64) {
 	if c < len(n.Blocks) && n.Blocks[c].Round > 0 && c > 0 && t-commits[c-1] > 600*ms {
 		s.rounds = float64(n.Blocks[c].Round)
 	}
-	s.peers = float64(len(n.Names) - 1)
+	s.peers = float64(n.peerCount(i))
 	if d := t - n.From; d < 2*sec {
 		s.peers = math.Min(s.peers, float64(d/(500*ms)))
 	}
 	loaded := t >= n.LoadStart && t <= n.LoadEnd+2*sec
-	s.cpuPct = 3 + float64(i) + 4*jitter(t/n.Step, int64(i)+100)
+	s.cpuPct = 3 + n.skew(i) + 4*jitter(t/n.Step, int64(i)+100)
 	if loaded {
 		s.cpuPct += 22 + 0.05*pool
 	}
 	s.cpuSec += s.cpuPct / 100 * float64(n.Step) / float64(sec)
-	s.rss = float64(70*mib+i*3*mib) + math.Min(s.totalTxs, 60_000)*1536 + 4*mib*jitter(t/(10*n.Step), int64(i)+200)
+	s.rss = float64(70*mib) + n.skew(i)*3*mib + math.Min(s.totalTxs, 60_000)*1536 + 4*mib*jitter(t/(10*n.Step), int64(i)+200)
 	if rej := n.Rejected[n.Names[i]]; rej > 0 && n.LoadEnd > n.LoadStart {
 		f := math.Min(1, math.Max(0, float64(t-n.LoadStart)/float64(n.LoadEnd-n.LoadStart)))
 		s.rejected = math.Floor(float64(rej) * f)
@@ -287,7 +318,7 @@ func (n *Nodes) advance(i int, t int64, s *nodeState, commits []int64) {
 
 // emitNode writes node's metrics rows at time t: the kept series and a few
 // the analysis drops.
-func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error, t int64, node, ns, chain string, s *nodeState, N int) error {
+func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error, t int64, node, ns, chain string, s *nodeState, peers int) error {
 	type row struct {
 		name, labels string
 		v            float64
@@ -331,9 +362,9 @@ func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error
 			return err
 		}
 	}
-	for p := range N - 1 {
+	for p := range peers {
 		l := "chID=0x30;" + chain + ";peer_id=" + strconv.Itoa(p)
-		if err := emit(t, node, ns+"_p2p_peer_send_bytes_total", l, s.sentBytes/float64(N-1)); err != nil {
+		if err := emit(t, node, ns+"_p2p_peer_send_bytes_total", l, s.sentBytes/float64(peers)); err != nil {
 			return err
 		}
 	}

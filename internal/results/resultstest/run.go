@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -39,6 +40,41 @@ type Spec struct {
 	Events    []results.Event
 	NoMetrics []string       // nodes without a metrics endpoint
 	Leftover  map[string]int // node → txs left in its mempool after the load
+
+	// MaxPeers caps each node's peers as CometBFT's peer limits do (see
+	// Nodes.MaxPeers); 0 means a full mesh.
+	MaxPeers int
+	// Slow names nodes that are clearly slower than the rest: later
+	// commits, more CPU, memory and disk (Nodes.Skew 15, 12, 9, … in
+	// this order). Past SpreadNodes nodes every node's skew is spread at
+	// random over [0, 3) rather than growing with its index.
+	Slow []string
+}
+
+// SpreadNodes is the node count past which WriteRun spreads the nodes'
+// skews at random (a testnet of hundreds of nodes whose last node is
+// not hundreds of times slower than its first).
+const SpreadNodes = 12
+
+// skews returns the Nodes.Skew of the run: nil (the node's index) up to
+// SpreadNodes nodes without slow ones.
+func (s Spec) skews(names []string) []float64 {
+	if len(names) <= SpreadNodes && len(s.Slow) == 0 {
+		return nil
+	}
+	out := make([]float64, len(names))
+	for i := range out {
+		out[i] = float64(i)
+		if len(names) > SpreadNodes {
+			out[i] = 3 * jitter(int64(i), 11)
+		}
+	}
+	for k, n := range s.Slow {
+		if i := slices.Index(names, n); i >= 0 {
+			out[i] = float64(15 - 3*k)
+		}
+	}
+	return out
 }
 
 func (s *Spec) defaults() {
@@ -154,7 +190,8 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 
 	nodes := &Nodes{Names: names, ChainID: "synthetic", From: from, To: to, Step: int64(s.Scrape),
 		LoadStart: start, LoadEnd: loadEnd, TxSize: s.Size, Blocks: blocks,
-		NoMetrics: s.NoMetrics, Leftover: s.Leftover, Rejected: map[string]int{}, Stop: map[string]int64{}}
+		NoMetrics: s.NoMetrics, Leftover: s.Leftover, Rejected: map[string]int{}, Stop: map[string]int64{},
+		Skew: s.skews(names), MaxPeers: s.MaxPeers}
 	for n, d := range s.Stop {
 		nodes.Stop[n] = start + int64(d)
 	}

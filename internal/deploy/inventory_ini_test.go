@@ -1,0 +1,132 @@
+package deploy
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestParseINI reads qa-infra's inventory as its Terraform template
+// (tf/templates/hosts.tmpl) renders it, and refuses what it does not read
+// by file:line.
+func TestParseINI(t *testing.T) {
+	f, err := os.Open("testdata/qa-hosts.ini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hosts, err := ParseINI(f, "qa-hosts.ini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hosts {
+		got = append(got, fmt.Sprintf("%s %s %s %s:%d", h.Group, h.Name(), h.Address, h.NodeAddress(), h.Line))
+	}
+	want := []string{
+		"validators validator000 203.0.113.10 10.10.0.2:2",
+		"validators validator001 203.0.113.11 10.10.0.3:3",
+		"validators seed0 203.0.113.12 10.10.0.4:4",
+		"prometheus testnet-prometheus 203.0.113.20 10.10.0.20:7",
+		"loadrunners testnet-load-runner 203.0.113.30 10.10.0.30:10",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseINI:\n got %q\nwant %q", got, want)
+	}
+
+	tests := []struct {
+		name, in string
+		want     string // a host's "group name address node-address", or the error
+	}{
+		{"comments and blank lines", "# made by terraform\n\n[validators]\n; a comment\n10.0.0.1 name=v0\n", "validators v0 10.0.0.1 10.0.0.1"},
+		{"quoted values", "[validators]\nh1 name=\"v 0\" ansible_user='qa user'\n", "validators v 0 h1 h1"},
+		{"tabs", "[loadrunners]\n10.0.0.9\tname=lr\tinternal_ip=10.1.0.9\n", "loadrunners lr 10.0.0.9 10.1.0.9"},
+		{"no name", "[validators]\n10.0.0.1\n", "validators 10.0.0.1 10.0.0.1 10.0.0.1"},
+		{"IPv6 host", "[validators]\n2001:db8::1 name=v0\n", "validators v0 2001:db8::1 2001:db8::1"},
+		{"host before a group", "10.0.0.1 name=v0\n", "x.ini:1: host line \"10.0.0.1 name=v0\" before any [GROUP]"},
+		{"vars section", "[validators:vars]\nansible_user=qa\n", "x.ini:1: \"[validators:vars]\": a group header is [NAME]"},
+		{"unclosed header", "[validators\n", "x.ini:1: \"[validators\": a group header is [NAME]"},
+		{"host range", "[validators]\nweb[1:3] name=v\n", "x.ini:2: host \"web[1:3]\": a host is an IP address or a name"},
+		{"not key=value", "[validators]\n10.0.0.1 name\n", "x.ini:2: host 10.0.0.1: \"name\" is not key=value"},
+		{"a key twice", "[validators]\n10.0.0.1 name=a name=b\n", "x.ini:2: host 10.0.0.1: name given twice"},
+		{"bad internal_ip", "[validators]\n10.0.0.1 name=a internal_ip=10.0.0\n", "x.ini:2: host 10.0.0.1: internal_ip=\"10.0.0\" is not an IP address"},
+		{"unterminated quote", "[validators]\n10.0.0.1 name=\"a\n", "x.ini:2: unterminated \" quote"},
+		{"a host twice in a group", "[validators]\n10.0.0.1 name=a\n10.0.0.1 name=b\n", "x.ini:3: host 10.0.0.1 again in [validators] (first on line 2)"},
+		{"a name twice", "[validators]\n10.0.0.1 name=a\n[ephemeral]\n10.0.0.2 name=a\n", "x.ini:4: name=a again (first on line 2)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hosts, err := ParseINI(strings.NewReader(tt.in), "x.ini")
+			got := ""
+			switch {
+			case err != nil:
+				got = err.Error()
+			case len(hosts) != 1:
+				got = fmt.Sprintf("%d hosts", len(hosts))
+			default:
+				h := hosts[0]
+				got = strings.Join([]string{h.Group, h.Name(), h.Address, h.NodeAddress()}, " ")
+			}
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("ParseINI:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzParseINI checks ParseINI against itself: an inventory it reads,
+// written back in its own form, reads the same.
+func FuzzParseINI(f *testing.F) {
+	if b, err := os.ReadFile("testdata/qa-hosts.ini"); err == nil {
+		f.Add(string(b))
+	}
+	f.Add("[validators]\nh1 name=\"v 0\" ansible_user='qa user'\n")
+	f.Add("[a]\n[b]\nx k=v\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		hosts, err := ParseINI(strings.NewReader(in), "fuzz.ini")
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		group := ""
+		for _, h := range hosts {
+			if h.Group != group {
+				group = h.Group
+				fmt.Fprintf(&b, "[%s]\n", group)
+			}
+			b.WriteString(h.Address)
+			keys := make([]string, 0, len(h.Vars))
+			for k := range h.Vars {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				q := `"`
+				if strings.Contains(h.Vars[k], `"`) {
+					q = "'"
+				}
+				fmt.Fprintf(&b, " %s=%s%s%s", k, q, h.Vars[k], q)
+			}
+			b.WriteString("\n")
+		}
+		again, err := ParseINI(strings.NewReader(b.String()), "again.ini")
+		if err != nil {
+			if strings.Contains(err.Error(), "quote") {
+				return // a value holding both quote characters has no written form
+			}
+			t.Fatalf("%q read back from %q: %v", b.String(), in, err)
+		}
+		if len(again) != len(hosts) {
+			t.Fatalf("%d hosts, then %d", len(hosts), len(again))
+		}
+		for i := range hosts {
+			a, z := hosts[i], again[i]
+			if a.Group != z.Group || a.Address != z.Address || !reflect.DeepEqual(a.Vars, z.Vars) {
+				t.Fatalf("host %d: %+v, then %+v", i, a, z)
+			}
+		}
+	})
+}

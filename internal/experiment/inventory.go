@@ -1,0 +1,109 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/cometlab/cometlab/internal/deploy"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
+)
+
+// Inventory groups of qa-infra's tf/templates/hosts.tmpl and what
+// ApplyInventory does with them.
+var (
+	nodeGroups = []string{"validators", "validators2", "ephemeral"} // hosts named after a node: the node's host
+	loadGroup  = "loadrunners"                                      // the load hosts, unless [load] names its own
+	promGroup  = "prometheus"                                       // noted, not used (cometlab writes prometheus.yml)
+)
+
+// ApplyInventory puts m's nodes on the hosts of an Ansible INI inventory
+// (deploy.ParseINI of file), as `cometlab deploy --inventory` does: each
+// node goes to the host of the validators, validators2 or ephemeral
+// group whose name= is the node's name, on that host's internal_ip (its
+// address when it has none: cometlab, run inside the testnet's network
+// as its read-back and scrape need, reaches the nodes and their ssh
+// there); the loadrunners hosts become the load hosts when [load] names
+// none. ssh_user, ansible_port and ansible_ssh_private_key_file come from
+// the line's ansible_user, ansible_port and ansible_ssh_private_key_file,
+// else sshUser and port 22. It returns notes for what it does not use
+// (the prometheus group), and a usage error naming file:line for a node
+// without a host, a host naming no node, another group, or a manifest
+// with [host.*] tables of its own.
+func ApplyInventory(m manifest.Resolved, hosts []deploy.INIHost, file, sshUser string) (manifest.Resolved, []string, error) {
+	if len(m.Hosts) > 0 {
+		return m, nil, exitcode.With(fmt.Errorf("--inventory %s: the manifest has [host.*] tables of its own; give one or the other", file), exitcode.Usage)
+	}
+	m.Nodes, m.Hosts = slices.Clone(m.Nodes), nil
+	var errs []error
+	var notes, loads []string
+	placed := map[string]bool{}
+	for _, ih := range hosts {
+		at := fmt.Sprintf("%s:%d", file, ih.Line)
+		h, err := inventoryHost(ih, m.Name, sshUser)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", at, err))
+			continue
+		}
+		switch {
+		case slices.Contains(nodeGroups, ih.Group):
+			i := slices.IndexFunc(m.Nodes, func(n manifest.Node) bool { return n.Name == ih.Name() })
+			if i < 0 {
+				errs = append(errs, fmt.Errorf("%s: [%s] host %s (name=%s) is no node of the manifest", at, ih.Group, ih.Address, ih.Name()))
+				continue
+			}
+			m.Nodes[i].Host, placed[ih.Name()] = h.Name, true
+		case ih.Group == loadGroup && len(m.Load.Hosts) == 0:
+			loads = append(loads, h.Name)
+		case ih.Group == loadGroup:
+			notes = append(notes, fmt.Sprintf("%s: [%s] host %s not used: [load] hosts names the load hosts", at, loadGroup, ih.Name()))
+			continue
+		case ih.Group == promGroup:
+			notes = append(notes, fmt.Sprintf("%s: [%s] host %s not used: cometlab writes prometheus.yml for a server; read its series back with --prometheus URL", at, promGroup, ih.Name()))
+			continue
+		default:
+			errs = append(errs, fmt.Errorf("%s: group [%s]: cometlab reads %v, %s and %s", at, ih.Group, nodeGroups, loadGroup, promGroup))
+			continue
+		}
+		m.Hosts = append(m.Hosts, h)
+	}
+	for _, n := range m.Nodes {
+		if !placed[n.Name] {
+			errs = append(errs, fmt.Errorf("--inventory %s: node %s has no host (no name=%s in %v)", file, n.Name, n.Name, nodeGroups))
+		}
+	}
+	for _, l := range m.Load.Hosts {
+		if _, ok := m.HostOf(l); !ok {
+			errs = append(errs, fmt.Errorf("--inventory %s: load host %s of [load] hosts is not in it", file, l))
+		}
+	}
+	if len(m.Load.Hosts) == 0 {
+		m.Load.Hosts = loads
+	}
+	if err := errors.Join(errs...); err != nil {
+		return m, notes, exitcode.With(err, exitcode.Usage)
+	}
+	return m, notes, nil
+}
+
+// inventoryHost is the manifest host of an inventory line.
+func inventoryHost(ih deploy.INIHost, testnet, sshUser string) (manifest.Host, error) {
+	h := manifest.Host{Name: ih.Name(), Address: ih.NodeAddress(), SSHUser: sshUser, SSHPort: manifest.DefaultSSHPort,
+		SSHKey: ih.Vars["ansible_ssh_private_key_file"], Workdir: "/var/tmp/cometlab-" + testnet}
+	if u := ih.Vars["ansible_user"]; u != "" {
+		h.SSHUser = u
+	}
+	if p := ih.Vars["ansible_port"]; p != "" {
+		port, err := strconv.Atoi(p)
+		if err != nil || port < 1 || port > 65535 {
+			return h, fmt.Errorf("host %s: ansible_port=%q is not a port", ih.Address, p)
+		}
+		h.SSHPort = port
+	}
+	if h.SSHUser == "" {
+		return h, fmt.Errorf("host %s: no ssh user (ansible_user=… on its line, or --ssh-user)", ih.Address)
+	}
+	return h, nil
+}
