@@ -243,13 +243,19 @@ func (d *plotData) cpu() ([]byte, error) {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	var steps [][]int64
 	for _, s := range series {
-		xs, ys := d.seriesXY(s.T, s.V, 1, math.MaxInt64)
-		c.nodeLine(s.Node, slices.Index(d.nodes, s.Node), xs, ys)
+		if !d.many() {
+			xs, ys := d.seriesXY(s.T, s.V, 1, math.MaxInt64)
+			c.nodeLine(s.Node, slices.Index(d.nodes, s.Node), xs, ys)
+		}
 		lo, hi = min(lo, s.T[0]), max(hi, s.T[len(s.T)-1])
 		steps = append(steps, s.T)
 	}
-	xs, mean, _, _ := d.alignedStats(series, analysis.MedianStep(steps...))
-	c.average("average", xs, mean)
+	if d.many() {
+		d.spreadSeries(c, series, analysis.MedianStep(steps...), 1, false)
+	} else {
+		xs, mean, _, _ := d.alignedStats(series, analysis.MedianStep(steps...))
+		c.average("average", xs, mean)
+	}
 	d.xspan(c, lo, hi)
 	return c.render(d.w, d.h)
 }
