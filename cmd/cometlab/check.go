@@ -109,6 +109,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		if n.Ephemeral {
 			mode += " (ephemeral)"
 		}
+		if n.Absent {
+			mode += " (absent)"
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, mode, n.Power, v, r.App, dash(n.Zone), dash(n.Host), dash(configText(n.Config, r.Config)))
 	}
 	_ = tw.Flush()
@@ -133,6 +136,12 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 	}
 	if r.Rotate != nil {
 		fmt.Fprintf(w, "rotation: %d ephemeral nodes, dwell %s\n", len(r.Rotate.Nodes), r.Rotate.Dwell)
+	}
+	if a := r.AbsentNames(); len(a) > 0 {
+		fmt.Fprintf(w, "absent: %s in the genesis, never started\n", strings.Join(a, ", "))
+	}
+	if r.Evidence > 0 {
+		fmt.Fprintf(w, "evidence: %d duplicate votes injected during the load\n", r.Evidence)
 	}
 	if r.Sentinel != nil {
 		fmt.Fprintln(w, "sentinel: the load goes through cometlab's sentinel")

@@ -42,6 +42,9 @@ func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
 		c.maxPool = max(c.maxPool, m.Txs)
 	}
 	c.cycle = proposerCycle(in.Blocks, c.validators())
+	if c.cycle == nil {
+		c.cycle = completeCycle(in.Blocks, c.voters())
+	}
 	return c
 }
 
@@ -75,6 +78,54 @@ func proposerCycle(blocks []results.Block, n int) []string {
 		return nil
 	}
 	return cycle
+}
+
+// voters returns the validator addresses of the first height with
+// precommits (absent ones too: the collector names them), sorted.
+func (c *autopsyContext) voters() []string {
+	if len(c.in.Precommits) == 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range c.votes[c.in.Precommits[0].Height] {
+		out = append(out, strings.ToUpper(p.Validator))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// completeCycle fills the slots of the proposer rotation that no block
+// shows: a validator that never proposes (one that is down throughout, an
+// absent validator) leaves its slot empty. With equal powers CometBFT's
+// proposers take turns in address order (ties of priority go to the lower
+// address), so the cycle is a rotation of the sorted addresses: it returns
+// the one rotation every block agrees with, else nil.
+func completeCycle(blocks []results.Block, sorted []string) []string {
+	n := len(sorted)
+	if n < 2 {
+		return nil
+	}
+	var found []string
+	for k := range n {
+		ok := true
+		for _, b := range blocks {
+			i := int((b.Height + int64(b.Round)) % int64(n))
+			if !strings.EqualFold(sorted[(i+k)%n], b.Proposer) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if found != nil {
+				return nil
+			}
+			found = make([]string, n)
+			for i := range n {
+				found[i] = sorted[(i+k)%n]
+			}
+		}
+	}
+	return found
 }
 
 // name returns the node name of a validator address, else the address.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,8 +138,12 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 		return nil, fmt.Errorf("generate node homes: %w", err)
 	}
 	ln.spec = spec
-	ln.tn = testnet.New(homes, opts.env.Logger)
 	ln.nodes, ln.endpoints = nodeRecords(m, homes)
+	if a := m.AbsentNames(); len(a) > 0 {
+		opts.out.Phase("testnet: %s in the genesis, never started (absent)", strings.Join(a, ", "))
+	}
+	homes = started(homes)
+	ln.tn = testnet.New(homes, opts.env.Logger)
 	logs := filepath.Join(opts.dir, results.LogsDir)
 	opts.out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), logs)
 	start := time.Now()

@@ -22,6 +22,8 @@ type encoded struct {
 	App             any                       `toml:"app"`
 	LogLevel        string                    `toml:"log_level"`
 	Links           string                    `toml:"links"`
+	Absent          []string                  `toml:"absent,omitempty"`
+	Evidence        int                       `toml:"evidence,omitempty"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -63,6 +65,8 @@ func Encode(r Resolved) ([]byte, error) {
 		App:             appValue(r.App, r.AppConfig),
 		LogLevel:        r.LogLevel,
 		Links:           r.Links,
+		Absent:          r.AbsentNames(),
+		Evidence:        r.Evidence,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
