@@ -25,26 +25,7 @@ func TestAbsentStake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	m := manifest.Default()
-	rate, d := 100.0, 12*time.Second
-	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Set("absent", "validator04"); err != nil {
-		t.Fatal(err)
-	}
-	r, err := m.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "run")
-	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir,
-		Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
-	if err != nil {
-		t.Log(out.String())
-		t.Fatal(err)
-	}
+	dir, res := runSet(t, 12*time.Second, "absent", "validator04")
 	s := res.Summary
 	t.Logf("heights after round 0: %v of %v (share %.3f), absent proposer %v, interval mean %.3f s, block latency p50 %.0f ms",
 		s.Metrics["blocks_multi_round"], s.Metrics["blocks"], s.Metrics["absent_multi_round_share"], s.Metrics["absent_proposer_heights"],
@@ -73,6 +54,33 @@ func TestAbsentStake(t *testing.T) {
 		}
 	}
 	checkAbsentHome(t, dir, res.Run.Nodes)
+}
+
+// runSet runs the default testnet for d under 100 tx/s with the manifest
+// key set to value, and returns the run directory and the result.
+func runSet(t *testing.T, d time.Duration, key, value string) (string, experiment.Result) {
+	t.Helper()
+	m := manifest.Default()
+	rate := 100.0
+	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Set(key, value); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir,
+		Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	if err != nil {
+		t.Log(out.String())
+		t.Fatal(err)
+	}
+	return dir, res
 }
 
 // checkAbsentHome checks that validator04 has a home and a genesis entry

@@ -48,6 +48,9 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 		if len(m.Perturbations) > 0 || m.Rotate != nil {
 			errs = append(errs, errors.New("perturbations and rotation need a testnet of their own: a shared testnet (--reuse-testnet) cannot be perturbed"))
 		}
+		if m.Evidence > 0 {
+			errs = append(errs, errors.New("evidence needs a testnet of its own: committed evidence stays on the chain, and the kvstore lowers the accused validators' power"))
+		}
 	case netUp:
 		if m.Links == manifest.LinksRelay {
 			why := "links = \"relay\""
@@ -62,6 +65,9 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 		}
 		if m.Rotate != nil {
 			errs = append(errs, errors.New("[rotate]: `testnet up` runs no load, so its ephemeral nodes would never start: use `cometlab run`"))
+		}
+		if m.Evidence > 0 {
+			errs = append(errs, errors.New("evidence: `testnet up` runs no load, so no evidence would be injected: use `cometlab run`"))
 		}
 	}
 	if len(errs) == 0 {
