@@ -129,7 +129,7 @@ func scenarioDictionary() []Metric {
 	return []Metric{
 		m("absent_power_share", "Absent stake", UnitRatio, Neutral, "run.json",
 			"Voting power of the validators in the genesis that never ran (the manifest's absent key) ÷ the genesis validators' voting power. Only for a run with absent validators."),
-		m("absent_multi_round_share", "Heights after round 0", UnitRatio, LowerIsBetter, "blocks.csv, run.json",
+		m("absent_multi_round_share", "Heights after round 0, absent stake", UnitRatio, LowerIsBetter, "blocks.csv, run.json",
 			"blocks_multi_round ÷ the run's blocks: the share of heights decided after round 0. Only for a run with absent validators."),
 		m("absent_proposer_heights", "Heights an absent proposer cost", UnitBlocks, LowerIsBetter, "autopsy.csv, run.json",
 			"Heights decided after round 0 whose autopsy verdict is proposer_absent naming an absent validator: its turn to propose came and nothing was proposed. They are expected, not anomalies. Only for a run with absent validators."),

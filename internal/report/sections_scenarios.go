@@ -24,7 +24,8 @@ func (m mdWriter) absent(s analysis.Summary, a *results.Absent) {
 	}
 	m.f("## Absent stake\n\n")
 	m.f("%s (%d of the %d voting power, %s) %s in the genesis and never started, as in CometBFT's absent-stake testnet: "+
-		"every height they were to propose waits for timeout_propose and is decided in a later round; their precommits are absent from every commit.\n\n",
+		"each height an absent validator was to propose waits for timeout_propose and is decided in a later round, "+
+		"and its precommits are absent from every commit. Those heights are expected: no anomaly, and the keep-up criterion does not count them.\n\n",
 		strings.Join(a.Validators, ", "), a.Power, a.TotalPower, sharePct(a.Share()), plural(len(a.Validators), "was", "were"))
 	m.table([]string{"figure", "value"}, "lr", [][]string{
 		{"heights decided after round 0", fmt.Sprintf("%s of %s (%s)", bareValue(s, "blocks_multi_round"), bareValue(s, "blocks"), shareMetric(s, "absent_multi_round_share"))},
