@@ -115,7 +115,11 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, mode, n.Power, v, r.App, dash(n.Zone), dash(n.Host), dash(configText(n.Config, r.Config)))
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "topology: every node a persistent peer of every other (links %s)\n", r.Links)
+	absent := ""
+	if len(r.AbsentNames()) > 0 {
+		absent = ", absent validators no one's"
+	}
+	fmt.Fprintf(w, "topology: every node a persistent peer of every other (links %s%s)\n", r.Links, absent)
 	if len(r.Config) > 0 {
 		fmt.Fprintf(w, "config (every node): %s\n", configText(r.Config, nil))
 	}

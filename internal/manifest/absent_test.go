@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -163,5 +165,20 @@ func TestAbsentTarget(t *testing.T) {
 	}
 	if r.Load.Target != "validator02" {
 		t.Errorf("target %q, want validator02", r.Load.Target)
+	}
+}
+
+// TestGoodManifestsDetected: every *.good.toml fixture is read as
+// cometlab's own format (absent.good.toml's evidence key, which the e2e
+// format has too, once made it look like an e2e manifest).
+func TestGoodManifestsDetected(t *testing.T) {
+	for _, name := range fixtureNames(t, ".good.toml") {
+		data, err := os.ReadFile(filepath.Join(fixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if format, reason := DetectFormat(data); format != FormatCometlab {
+			t.Errorf("%s: detected as %s (%s)", name, format, reason)
+		}
 	}
 }

@@ -72,7 +72,7 @@ func Read(name string, data []byte, o ReadOptions) (Manifest, []string, error) {
 // the e2e format shares (validators, log_level, config and node at the
 // top, mode, zone and config in a node table): the others mark a file.
 var (
-	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load"}
+	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "absent", "evidence", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load"}
 	cometlabNode = []string{"mode", "power", "cometbft_version", "config", "zone", "host"}
 )
 
