@@ -145,6 +145,7 @@ type heightEvidence struct {
 	votes      []results.Precommit // the validators' precommits for the height
 	lateVotes  []string            // validators whose precommit was late (or nil) compared with the others
 	absent     []string            // validators absent from the commit
+	declared   []string            // validators absent by design (run.json absent): never started
 	down       map[string]string   // node → what made it unavailable during the height's window
 	perturbed  map[string]string   // node → the perturbation under way
 	lagMs      map[string]float64  // node → how long after the first node it committed H−1
@@ -168,6 +169,9 @@ func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence 
 		}
 	}
 	e.lateVotes, e.absent = lateVoters(e.votes, c), absentVoters(e.votes, c)
+	if a := c.in.Run.Absent; a != nil {
+		e.declared = a.Validators
+	}
 	lo, hi := b.Time, b.CommitTime
 	e.down, e.perturbed = eventsIn(c.events, lo, hi)
 	e.lagMs = lag(c.adopt[b.Height-1])

@@ -41,7 +41,7 @@ func TestAbsentFigures(t *testing.T) {
 		}
 	}
 	for _, v := range b.s.Autopsy {
-		if v.Round > 0 && (v.Cause != CauseProposerAbsent || v.Node != "v1") {
+		if v.Round > 0 && (v.Cause != CauseProposerAbsent || v.Node != "v1" || !strings.Contains(v.Evidence, "absent by design")) {
 			t.Errorf("height %d: verdict %s %s, want %s v1", v.Height, v.Cause, v.Node, CauseProposerAbsent)
 		}
 	}
@@ -134,5 +134,32 @@ func TestCompleteCycle(t *testing.T) {
 				t.Errorf("completeCycle = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDeclaredAbsentNotLate: a height slow for another reason does not
+// blame the votes of a validator absent by design; without the
+// declaration its absent precommit is blamed (the check can fail).
+func TestDeclaredAbsentNotLate(t *testing.T) {
+	in := absentChain()
+	slowAt(&in, 21, 0, 4e9) // round 0, far above the median interval
+	for _, declared := range []bool{true, false} {
+		if !declared {
+			in.Run.Absent = nil
+		}
+		var got *Verdict
+		for _, v := range Autopsy(in) {
+			if v.Height == 21 {
+				got = &v
+			}
+		}
+		switch {
+		case got == nil:
+			t.Fatalf("declared %v: height 21 not slow", declared)
+		case declared && got.Cause == CauseVotesLate:
+			t.Errorf("declared absent: height 21 blamed on votes: %s", got.Evidence)
+		case !declared && (got.Cause != CauseVotesLate || got.Node != "v1"):
+			t.Errorf("undeclared: height 21 %s %s, want votes_late v1", got.Cause, got.Node)
+		}
 	}
 }
