@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -162,4 +163,20 @@ func TestDeclaredAbsentNotLate(t *testing.T) {
 			t.Errorf("undeclared: height 21 %s %s, want votes_late v1", got.Cause, got.Node)
 		}
 	}
+}
+
+// FuzzEvidenceDetail: ParseEvidenceDetail never panics, and reads back
+// what EvidenceDetail wrote for a node name.
+func FuzzEvidenceDetail(f *testing.F) {
+	f.Add(EvidenceDetail(12, "validator01"), int64(12), "validator01")
+	f.Add("DuplicateVoteEvidence height -1 via x y", int64(0), "v")
+	f.Fuzz(func(t *testing.T, s string, h int64, via string) {
+		ParseEvidenceDetail(s)
+		if via == "" || strings.ContainsAny(via, " \t\n\r\v\f\u0085\u00a0") || !utf8.ValidString(via) {
+			return
+		}
+		if gh, gv, ok := ParseEvidenceDetail(EvidenceDetail(h, via)); !ok || gh != h || gv != via {
+			t.Errorf("round trip of %d %q: %d %q %v", h, via, gh, gv, ok)
+		}
+	})
 }
