@@ -109,6 +109,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		if n.Ephemeral {
 			mode += " (ephemeral)"
 		}
+		if n.Absent {
+			mode += " (absent)"
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, mode, n.Power, v, r.App, dash(n.Zone), dash(n.Host), dash(configText(n.Config, r.Config)))
 	}
 	_ = tw.Flush()
@@ -133,6 +136,12 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 	}
 	if r.Rotate != nil {
 		fmt.Fprintf(w, "rotation: %d ephemeral nodes, dwell %s\n", len(r.Rotate.Nodes), r.Rotate.Dwell)
+	}
+	if a := r.AbsentNames(); len(a) > 0 {
+		fmt.Fprintf(w, "absent: %s in the genesis, never started\n", strings.Join(a, ", "))
+	}
+	if r.Evidence > 0 {
+		fmt.Fprintf(w, "evidence: %d duplicate votes injected during the load\n", r.Evidence)
 	}
 	if r.Sentinel != nil {
 		fmt.Fprintln(w, "sentinel: the load goes through cometlab's sentinel")
@@ -176,7 +185,11 @@ func dash(s string) string {
 // each node's seeds and persistent peers.
 func printTopology(w io.Writer, r manifest.Resolved) {
 	if r.Topology == manifest.TopologyMesh {
-		fmt.Fprintf(w, "topology: every node a persistent peer of every other (links %s)\n", r.Links)
+		absent := ""
+		if len(r.AbsentNames()) > 0 {
+			absent = ", absent validators no one's"
+		}
+		fmt.Fprintf(w, "topology: every node a persistent peer of every other (links %s%s)\n", r.Links, absent)
 		return
 	}
 	fmt.Fprintf(w, "topology: %s, peer exchange %s (links %s)\n", r.Topology, onOff(pexOn(r.Config)), r.Links)

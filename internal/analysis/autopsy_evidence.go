@@ -42,6 +42,9 @@ func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
 		c.maxPool = max(c.maxPool, m.Txs)
 	}
 	c.cycle = proposerCycle(in.Blocks, c.validators())
+	if c.cycle == nil {
+		c.cycle = completeCycle(in.Blocks, c.voters())
+	}
 	return c
 }
 
@@ -77,6 +80,54 @@ func proposerCycle(blocks []results.Block, n int) []string {
 	return cycle
 }
 
+// voters returns the validator addresses of the first height with
+// precommits (absent ones too: the collector names them), sorted.
+func (c *autopsyContext) voters() []string {
+	if len(c.in.Precommits) == 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range c.votes[c.in.Precommits[0].Height] {
+		out = append(out, strings.ToUpper(p.Validator))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// completeCycle fills the slots of the proposer rotation that no block
+// shows: a validator that never proposes (one that is down throughout, an
+// absent validator) leaves its slot empty. With equal powers CometBFT's
+// proposers take turns in address order (ties of priority go to the lower
+// address), so the cycle is a rotation of the sorted addresses: it returns
+// the one rotation every block agrees with, else nil.
+func completeCycle(blocks []results.Block, sorted []string) []string {
+	n := len(sorted)
+	if n < 2 {
+		return nil
+	}
+	var found []string
+	for k := range n {
+		ok := true
+		for _, b := range blocks {
+			i := int((b.Height + int64(b.Round)) % int64(n))
+			if !strings.EqualFold(sorted[(i+k)%n], b.Proposer) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if found != nil {
+				return nil
+			}
+			found = make([]string, n)
+			for i := range n {
+				found[i] = sorted[(i+k)%n]
+			}
+		}
+	}
+	return found
+}
+
 // name returns the node name of a validator address, else the address.
 func (c *autopsyContext) name(addr string) string {
 	if n := c.in.Validators[strings.ToUpper(addr)]; n != "" {
@@ -94,6 +145,7 @@ type heightEvidence struct {
 	votes      []results.Precommit // the validators' precommits for the height
 	lateVotes  []string            // validators whose precommit was late (or nil) compared with the others
 	absent     []string            // validators absent from the commit
+	declared   []string            // validators absent by design (run.json absent): never started
 	down       map[string]string   // node → what made it unavailable during the height's window
 	perturbed  map[string]string   // node → the perturbation under way
 	lagMs      map[string]float64  // node → how long after the first node it committed H−1
@@ -117,6 +169,9 @@ func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence 
 		}
 	}
 	e.lateVotes, e.absent = lateVoters(e.votes, c), absentVoters(e.votes, c)
+	if a := c.in.Run.Absent; a != nil {
+		e.declared = a.Validators
+	}
 	lo, hi := b.Time, b.CommitTime
 	e.down, e.perturbed = eventsIn(c.events, lo, hi)
 	e.lagMs = lag(c.adopt[b.Height-1])

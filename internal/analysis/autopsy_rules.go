@@ -51,7 +51,7 @@ func Rules() []Rule {
 		{CauseGCPause, "a node's GC pauses summed ≥ 50 ms within the height (go_gc_duration_seconds_sum, scraped by default)", gcPause},
 		{CauseHostContention, "the host's busy cores ≥ 90 % of its cores, or a node ≥ 90 % of a core, within the height", hostContention},
 		{CauseMempoolFull, "a node's mempool after the commit held ≥ 95 % of the largest any node held in the run", mempoolFull},
-		{CauseVotesLate, "validators' precommits were nil, absent, or ≥ 500 ms after the median precommit", votesLate},
+		{CauseVotesLate, "validators' precommits were nil, absent (validators absent by design not counted), or ≥ 500 ms after the median precommit", votesLate},
 	}
 }
 
@@ -60,6 +60,9 @@ func proposerAbsent(e *heightEvidence) (string, string, bool) {
 	for _, p := range e.failed {
 		if ev, ok := e.down[p]; ok {
 			return p, fmt.Sprintf("%s proposer of a failed round, %s", p, ev), true
+		}
+		if slices.Contains(e.declared, p) {
+			return p, fmt.Sprintf("%s proposer of a failed round, absent by design (in the genesis, never started)", p), true
 		}
 		if slices.Contains(absent, p) {
 			return p, fmt.Sprintf("%s proposer of a failed round, precommit absent", p), true
@@ -136,7 +139,12 @@ func mempoolFull(e *heightEvidence) (string, string, bool) {
 }
 
 func votesLate(e *heightEvidence) (string, string, bool) {
-	late := append(slices.Clone(e.lateVotes), e.absent...)
+	late := slices.Clone(e.lateVotes)
+	for _, v := range e.absent {
+		if !slices.Contains(e.declared, v) { // a validator never started has no vote to be late
+			late = append(late, v)
+		}
+	}
 	if len(late) == 0 {
 		return "", "", false
 	}

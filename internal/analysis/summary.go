@@ -96,6 +96,10 @@ type Summary struct {
 	// Safety is the safety check (see Safety).
 	Safety *Safety `json:"safety,omitempty"`
 
+	// Injected is the evidence the run injected (the evidence key), each
+	// with the block that committed it.
+	Injected []Injected `json:"injected,omitempty"`
+
 	// CatchUps holds each ephemeral node's sync from its start to its
 	// caught-up event (a rotation run).
 	CatchUps []CatchUp `json:"catch_ups,omitempty"`
@@ -169,6 +173,7 @@ func Summarize(in Input) Summary {
 	if !missing[results.BlocksFile] {
 		stageFigures(in, b)
 	}
+	expectedMulti := absentFigures(in, b)
 	knee(in, agg, b, start, missing[results.BlocksFile])
 
 	if len(acc.reasons) > 0 {
@@ -182,7 +187,8 @@ func Summarize(in Input) Summary {
 	s.Safety = safety(in, b, acc.lostAcked, in.Hashes == nil)
 	accountingAnomalies(b)
 	clientAnomalies(b, s.Clients)
-	moreBlocks(in, b, missing[results.BlocksFile])
+	evidenceFigures(in, b)
+	moreBlocks(in, b, missing[results.BlocksFile], expectedMulti)
 
 	nodes := RunNodes(in)
 	from, to := loadWindow(in, start)

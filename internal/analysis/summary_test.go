@@ -250,10 +250,11 @@ func TestSummarizeSynthetic(t *testing.T) {
 	// the run has no events.csv (TestRecoveryOf and the report's
 	// TestPerturbedRun cover those ids); knee_tps is for ramp runs only
 	// (knee_test.go); refused_txs for runs through a sentinel
-	// (TestClientAccounting).
+	// (TestClientAccounting); the scenarios' for runs with absent
+	// validators or injected evidence (scenarios_test.go).
 	var ids []string
 	for _, m := range Dictionary() {
-		if m.Group == GroupEvents || m.ID == "knee_tps" || m.ID == "refused_txs" {
+		if m.Group == GroupEvents || m.ID == "knee_tps" || m.ID == "refused_txs" || IsScenarioMetric(m.ID) {
 			continue
 		}
 		ids = append(ids, m.ID)

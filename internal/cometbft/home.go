@@ -53,6 +53,10 @@ type NodeSpec struct {
 	// Ephemeral marks a node that comes and goes (a rotating node): it
 	// dials the others, but no other node lists it as a peer.
 	Ephemeral bool
+	// Absent marks a validator that is in the genesis but never started
+	// (an absent-stake testnet): its home is generated, and no other node
+	// lists it as a peer.
+	Absent bool
 	// AppBinary is the e2e app node binary of this node's version when
 	// the spec's App is [AppE2E]; the node runs it instead of Binary
 	// (Binary still generates the home).
@@ -122,6 +126,7 @@ type Home struct {
 	P2PPort     int
 	MetricsPort int
 	Ephemeral   bool   // see NodeSpec.Ephemeral
+	Absent      bool   // see NodeSpec.Absent
 	Address     string // see NodeSpec.Address; "" for loopback
 }
 
@@ -193,7 +198,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	onHost := map[string]int{} // nodes so far per host address
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
-			Ephemeral: n.Ephemeral, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+			Ephemeral: n.Ephemeral, Absent: n.Absent, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
 		if n.Address != "" {
 			k := onHost[n.Address] * HostPortStride
 			onHost[n.Address]++

@@ -71,6 +71,12 @@ type Line struct {
 	// of both kinds disagree about the time of a block whose last commit
 	// holds a nil precommit.
 	MedianTimeCommitOnly bool
+	// EvidenceSnakeKeys: the JSON of a DuplicateVoteEvidence (what
+	// broadcast_evidence takes) names its power and time fields
+	// total_voting_power, validator_power and timestamp (v1.0, struct
+	// tags in types/evidence.go); the other lines use the Go names
+	// TotalVotingPower, ValidatorPower and Timestamp.
+	EvidenceSnakeKeys bool
 	// E2EAppKeys are the keys of the config file of CometBFT's e2e app node
 	// (test/e2e/node/config.go), sorted.
 	E2EAppKeys []string
@@ -166,8 +172,8 @@ func Lines() []Line {
 		{
 			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
 			P2PProtocol: 9, BlockProtocol: 11, ABCI: "2.1.0",
-			NewConsensusMessages: []string{"HasProposalBlockPart"},
-			DBBackend:            "pebbledb", MetricsNamespace: "cometbft",
+			NewConsensusMessages: []string{"HasProposalBlockPart"}, EvidenceSnakeKeys: true,
+			DBBackend: "pebbledb", MetricsNamespace: "cometbft",
 			MetricsAbsent: map[string]string{
 				"p2p_peer_receive_bytes_total": "p2p_message_receive_bytes_total",
 				"p2p_peer_send_bytes_total":    "p2p_message_send_bytes_total",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,6 +48,9 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 		if len(m.Perturbations) > 0 || m.Rotate != nil {
 			errs = append(errs, errors.New("perturbations and rotation need a testnet of their own: a shared testnet (--reuse-testnet) cannot be perturbed"))
 		}
+		if m.Evidence > 0 {
+			errs = append(errs, errors.New("evidence needs a testnet of its own: committed evidence stays on the chain, and the kvstore lowers the accused validators' power"))
+		}
 	case netUp:
 		if m.Links == manifest.LinksRelay {
 			why := "links = \"relay\""
@@ -61,6 +65,9 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 		}
 		if m.Rotate != nil {
 			errs = append(errs, errors.New("[rotate]: `testnet up` runs no load, so its ephemeral nodes would never start: use `cometlab run`"))
+		}
+		if m.Evidence > 0 {
+			errs = append(errs, errors.New("evidence: `testnet up` runs no load, so no evidence would be injected: use `cometlab run`"))
 		}
 	}
 	if len(errs) == 0 {
@@ -137,11 +144,15 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 		return nil, fmt.Errorf("generate node homes: %w", err)
 	}
 	ln.spec = spec
+	ln.nodes, ln.endpoints = nodeRecords(m, homes)
+	if a := m.AbsentNames(); len(a) > 0 {
+		opts.out.Phase("testnet: %s in the genesis, never started (absent)", strings.Join(a, ", "))
+	}
+	homes = started(homes)
 	ln.tn = testnet.New(homes, opts.env.Logger)
 	if ln.links != nil {
 		ln.links.SetDiallers(diallers(ln.tn))
 	}
-	ln.nodes, ln.endpoints = nodeRecords(m, homes)
 	logs := filepath.Join(opts.dir, results.LogsDir)
 	opts.out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), logs)
 	start := time.Now()

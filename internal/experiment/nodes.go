@@ -51,7 +51,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			app = apps[v]
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral,
+			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent,
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers})
 	}
 	return spec, nil
@@ -115,11 +115,15 @@ func nodeVersion(m manifest.Resolved, n manifest.Node) string {
 
 // nodeRecords are the nodes of m's testnet generated as homes, for
 // run.json (Home is the absolute home directory), and the RPC endpoints of
-// those that run consensus (every mode but seed).
+// those that run consensus (every mode but seed). Absent validators are
+// not nodes of the run: nothing starts, watches or expects them.
 func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []collect.Endpoint) {
 	var nodes []results.Node
 	var endpoints []collect.Endpoint
 	for i, h := range homes {
+		if h.Absent {
+			continue
+		}
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers})
 		if h.Mode != cometbft.ModeSeed {
@@ -127,6 +131,35 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 		}
 	}
 	return nodes, endpoints
+}
+
+// started returns the homes of the nodes that start: all but the absent
+// validators.
+func started(homes []cometbft.Home) []cometbft.Home {
+	var out []cometbft.Home
+	for _, h := range homes {
+		if !h.Absent {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// absentRecord is run.json's absent: the validators of m in the genesis
+// that never start and their voting power; nil when every one runs.
+func absentRecord(m manifest.Resolved) *results.Absent {
+	var a results.Absent
+	for _, n := range m.Nodes {
+		a.TotalPower += n.Power
+		if n.Absent {
+			a.Validators = append(a.Validators, n.Name)
+			a.Power += n.Power
+		}
+	}
+	if len(a.Validators) == 0 {
+		return nil
+	}
+	return &a
 }
 
 // defaultStartTimeout bounds the wait for a new testnet's nodes to advance

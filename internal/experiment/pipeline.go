@@ -169,6 +169,9 @@ func (p *pipeline) fromNet(in runInput) {
 	if m.Rotate != nil {
 		p.hooks = append(p.hooks, rotateHook(p, &rotator{rot: *m.Rotate, tn: ln.tn, events: in.events.write}))
 	}
+	if m.Evidence > 0 {
+		p.hooks = append(p.hooks, evidenceHook(p, newInjector(m, ln, t.RPC, in.events.write)))
+	}
 	if c.Prometheus != "" {
 		p.col.scrape = nil // read from the server instead
 		p.hooks = append(p.hooks, prometheusHook(p, PrometheusOptions{URL: c.Prometheus, Step: c.ScrapeInterval,

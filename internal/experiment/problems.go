@@ -18,6 +18,7 @@ const (
 	problemSentinel                            // the sentinel did not stop cleanly
 	problemPrometheus                          // metrics.csv could not be read from a Prometheus server
 	problemEvents                              // events.csv could not be written
+	problemEvidence                            // the evidence could not be injected
 	// Kinds that make the run's record untrustworthy: the run fails.
 	problemCollector // a collector's file could not be written (named)
 	problemRun       // any error that ended the run

@@ -212,7 +212,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 	}
 	r := s.record(version, m.Load)
 	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
-	r.Zones = zonesRecord(m)
+	r.Zones, r.Absent, r.Evidence = zonesRecord(m), absentRecord(m), m.Evidence
 	if m.Topology != manifest.TopologyMesh {
 		r.Topology = m.Topology
 	}

@@ -115,7 +115,8 @@ func TestE2ERefusals(t *testing.T) {
 		{"unknown zone, from resolve", "[node.v]\nzone = \"Mars\"\n", "x.toml:2:1: node.v.zone:", false},
 		{"perturbation after the load", "load_max_seconds = 10\n[node.v]\nperturb = [\"pause\"]\n[node.w]\nperturb = [\"pause\"]\n", "x.toml:5:1: perturb.w.at: begins at 38s, after the load ends", false},
 		{"all send_no_load", "[node.v]\nsend_no_load = true\n", "x.toml:2:1: node.v.send_no_load: every node has send_no_load: the e2e runner would send no load, and a cometlab run is a load", false},
-		{"lenient still refuses the rest", "ipv6 = true\nevidence = 3\n[node.v]\n", "x.toml:2:1: evidence: cometlab injects no evidence (the e2e runner's duplicate-vote and light-client-attack evidence)", true},
+		{"lenient still refuses the rest", "ipv6 = true\ninitial_height = 3\n[node.v]\n", "x.toml:2:1: initial_height: cometlab's genesis starts the chain at height 1", true},
+		{"evidence", "evidence = 3\n[node.v]\n", "x.toml:1:1: evidence: the e2e runner makes 1 in 4 of its 3 pieces a light-client attack (half of those invalid); cometlab injects duplicate votes only, with its own evidence key (docs/scenarios.md) (--lenient takes the file without it)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _, err := Read("x.toml", []byte(tc.toml), ReadOptions{Format: FormatE2E, Lenient: tc.lenient})

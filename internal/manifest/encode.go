@@ -23,6 +23,8 @@ type encoded struct {
 	LogLevel        string                    `toml:"log_level"`
 	Links           string                    `toml:"links"`
 	Topology        string                    `toml:"topology,omitempty"`
+	Absent          []string                  `toml:"absent,omitempty"`
+	Evidence        int                       `toml:"evidence,omitempty"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -67,6 +69,8 @@ func Encode(r Resolved) ([]byte, error) {
 		LogLevel:        r.LogLevel,
 		Links:           r.Links,
 		Topology:        encodeTopology(r.Topology),
+		Absent:          r.AbsentNames(),
+		Evidence:        r.Evidence,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,

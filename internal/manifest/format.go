@@ -73,7 +73,7 @@ func Read(name string, data []byte, o ReadOptions) (Manifest, []string, error) {
 // top, mode, zone, config, seeds and persistent_peers in a node table):
 // the others mark a file.
 var (
-	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load", "topology"}
+	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "absent", "evidence", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load", "topology"}
 	cometlabNode = []string{"mode", "power", "cometbft_version", "config", "zone", "host", "seeds", "persistent_peers"}
 )
 

@@ -29,6 +29,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("[node.a]\nconfig = { x = 1 }\n[node.a.config.y]\nz = true\n"))
 	f.Add([]byte("[perturb.validator01]\naction = \"wipe\"\nheight = 3\ndown = \"0s\"\n"))
 	f.Add([]byte("topology = \"seeds\"\n[node.a]\npersistent_peers = [\"s\"]\n[node.s]\nmode = \"seed\"\n[rotate]\nconcurrency = 1\n"))
+	f.Add([]byte("validators = 7\nabsent = \"28.5%\"\nevidence = 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse("fuzz.toml", data)
 		if err != nil {

@@ -231,6 +231,12 @@ func checkHostFeatures(ps *problems, r *Resolved) {
 	if r.Rotate != nil {
 		ps.add(f("rotate"), "rotation is not supported on [host.*] testnets")
 	}
+	if len(r.AbsentNames()) > 0 {
+		ps.add(f("absent"), "absent validators are not supported on [host.*] testnets")
+	}
+	if r.Evidence > 0 {
+		ps.add(f("evidence"), "injected evidence is not supported on [host.*] testnets")
+	}
 	if r.Links == LinksRelay {
 		ps.add(f("links"), "relayed links are local: [host.*] testnets need links = %q", LinksDirect)
 	}

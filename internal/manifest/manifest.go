@@ -156,6 +156,27 @@ type Manifest struct {
 	//	at = "20s"
 	Perturb map[string]ManifestPerturb `toml:"perturb"`
 
+	// Absent are validators that are in the genesis (keys and voting
+	// power) but never started: CometBFT's absent-stake testnet. Either a
+	// list of validator names, or a share of the voting power as "N%"
+	// (0 ≤ N < 100), which makes absent the last validators in name order,
+	// as many as fit in the share. The validators left must hold more than
+	// 2/3 of the voting power. On the command line: --set absent=25%,
+	// absent=validator03+validator04 or absent=none. Default: none.
+	//
+	//	absent = ["validator04"]
+	//	absent = "25%"
+	Absent any `toml:"absent"`
+
+	// Evidence is how many pieces of duplicate-vote evidence are injected
+	// during the load, as CometBFT's e2e runner does for its evidence key:
+	// two conflicting precommits signed with a validator's key, sent with
+	// broadcast_evidence (0 to [MaxEvidence]; CometBFT v0.38 and later
+	// releases; see docs/scenarios.md). Default 0.
+	//
+	//	evidence = 2
+	Evidence int `toml:"evidence"`
+
 	// Rotate runs ephemeral full nodes that come and go during the load
 	// (see [ManifestRotate]). Default: none.
 	//

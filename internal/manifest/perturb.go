@@ -124,6 +124,8 @@ func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Du
 			ps.add(f("perturb", name), "no node named %q", name)
 		case i >= 0 && nodes[i].Ephemeral:
 			ps.add(f("perturb", name), "node %q is a [rotate] ephemeral node, which the rotation starts and stops", name)
+		case i >= 0 && nodes[i].Absent:
+			ps.add(f("perturb", name), "node %q is absent (never started): there is nothing to perturb", name)
 		}
 		if !slices.Contains(Actions, mp.Action) {
 			ps.add(field("action"), "invalid action %q (want %s)", mp.Action, strings.Join(Actions, ", "))

@@ -53,6 +53,9 @@ type Resolved struct {
 	Load Workload
 	// Perturbations are the [perturb.NODE] tables, by node name.
 	Perturbations []Perturbation
+	// Evidence is the number of duplicate-vote evidences injected during
+	// the load (the evidence key); 0 for none.
+	Evidence int
 	// Rotate is the [rotate] table; nil when rotation is off.
 	Rotate *Rotation
 	// Zones is the [zones] table; nil without zones. Each node's Zone is
@@ -89,6 +92,9 @@ type Node struct {
 	// Ephemeral marks a [rotate] node: started during the load, not with
 	// the testnet, and no other node's peer.
 	Ephemeral bool
+	// Absent marks a validator of the absent key: in the genesis, never
+	// started, and no other node's peer.
+	Absent bool
 	// Zone is the node's zone of Resolved.Zones; "" without zones.
 	Zone string
 	// Host is the name of the node's host of Resolved.Hosts; "" for a
@@ -210,6 +216,8 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	}
 	r.Config = flatConfig(ps, []string{"config"}, m.Config)
 	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
+	m.resolveAbsent(ps, r.Nodes)
+	r.Evidence = m.resolveEvidence(ps, r.Nodes, r.CometBFTBinary)
 	r.App, r.AppConfig = m.resolveApp(ps, r.Nodes, r.CometBFTBinary)
 	rot, ephemeral := m.resolveRotate(ps, r.CometBFTVersion)
 	for i := range ephemeral {
@@ -327,7 +335,7 @@ func (m *Manifest) resolveLoad(ps *problems, nodes []Node) Workload {
 	m.resolveClients(ps, &l)
 	if l.Target == "" {
 		for _, n := range nodes {
-			if n.Mode == ModeValidator {
+			if n.Mode == ModeValidator && !n.Absent {
 				l.Target = n.Name
 				break
 			}
@@ -342,6 +350,8 @@ func (m *Manifest) resolveLoad(ps *problems, nodes []Node) Workload {
 		ps.add(f("load", "target"), "node %q is a seed; seeds take no transactions", l.Target)
 	case i >= 0 && nodes[i].Ephemeral:
 		ps.add(f("load", "target"), "node %q is a [rotate] ephemeral node, down most of the time", l.Target)
+	case i >= 0 && nodes[i].Absent:
+		ps.add(f("load", "target"), "node %q is absent (never started)", l.Target)
 	}
 	return l
 }

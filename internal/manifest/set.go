@@ -43,6 +43,17 @@ func setter(key string) func(m *Manifest, v string) error {
 			m.Rotate.Concurrency = n
 			return nil
 		}
+	case "absent":
+		return func(m *Manifest, v string) error { return m.setAbsent(v) }
+	case "evidence":
+		return func(m *Manifest, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("evidence: want an integer, got %q", v)
+			}
+			m.Evidence = n
+			return nil
+		}
 	case "rotate.dwell":
 		return func(m *Manifest, v string) error { m.Rotate.Dwell = v; return nil }
 	case "load.size":
@@ -69,6 +80,7 @@ func setter(key string) func(m *Manifest, v string) error {
 // SettableKey checks that [Manifest.Set] takes key and returns its
 // canonical form: "validators", "cometbft_version", "log_level", "links",
 // "topology",
+// "absent" (a share "25%", "none", or names joined by "+"), "evidence",
 // "rotate.concurrency", "rotate.dwell", "app",
 // an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",

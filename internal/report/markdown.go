@@ -97,6 +97,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.saturationChecks(verdict)
 	md.anomalies(s)
 	md.autopsy(s)
+	md.scenarios(s, run)
 	md.clients(s, run)
 	md.latency(s)
 	md.throughput(s)

@@ -45,6 +45,21 @@ const (
 	StatusFailed   = "failed"   // an error ended the run; see Errors
 )
 
+// Absent is run.json's absent: validators in the genesis never started.
+type Absent struct {
+	Validators []string `json:"validators"`
+	Power      int64    `json:"power"`       // their voting power summed
+	TotalPower int64    `json:"total_power"` // the genesis validators' voting power summed
+}
+
+// Share is the absent voting power over the total (0 for none).
+func (a *Absent) Share() float64 {
+	if a == nil || a.TotalPower == 0 {
+		return 0
+	}
+	return float64(a.Power) / float64(a.TotalPower)
+}
+
 // Run is run.json: what a run was and how it ended.
 type Run struct {
 	ID              string   `json:"id"` // UUID; its bytes are the payload id
@@ -65,6 +80,13 @@ type Run struct {
 	// Topology is the manifest's topology when it is not the mesh
 	// ("seeds" or "as-written"); "" for the mesh.
 	Topology string `json:"topology,omitempty"`
+	// Absent are the validators in the genesis that never started (the
+	// manifest's absent key); nil when every validator ran.
+	Absent *Absent `json:"absent,omitempty"`
+	// Evidence is how many duplicate-vote evidences the run was to inject
+	// (the manifest's evidence key); what was sent is in events.csv
+	// (evidence events) and what was committed in evidence.csv.
+	Evidence int `json:"evidence,omitempty"`
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
 	Sentinel *Sentinel `json:"sentinel,omitempty"`

@@ -191,10 +191,14 @@ func (c Criterion) Judge(ev Evidence) Verdict {
 	case r == nil || r.Heights == 0:
 		add(CheckRounds, true, "no heights")
 	default:
-		share := float64(r.Late) / float64(r.Heights)
+		share := float64(r.Late-r.Absent) / float64(r.Heights)
 		ok := share <= c.MaxRoundShare
-		add(CheckRounds, ok, "%d of %d heights after round 0 (%s %%, max round %d) %s %s %%", r.Late, r.Heights,
-			satG(math.Round(1000*share)/10), r.MaxRound, satPick(ok, "≤", ">"), satG(100*c.MaxRoundShare))
+		absent := ""
+		if r.Absent > 0 {
+			absent = fmt.Sprintf(" without the %d an absent proposer cost", r.Absent)
+		}
+		add(CheckRounds, ok, "%d of %d heights after round 0 (%s %%%s, max round %d) %s %s %%", r.Late, r.Heights,
+			satG(math.Round(1000*share)/10), absent, r.MaxRound, satPick(ok, "≤", ">"), satG(100*c.MaxRoundShare))
 	}
 
 	v.Pass = true

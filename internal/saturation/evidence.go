@@ -73,6 +73,10 @@ type Rounds struct {
 	Heights  int   `json:"heights"`
 	Late     int   `json:"late"` // heights committed in a round above 0
 	MaxRound int32 `json:"max_round"`
+	// Absent counts the late heights whose round-0 proposer was an absent
+	// validator (absent_proposer_heights): the scenario's, not the load's,
+	// so the criterion does not count them.
+	Absent int `json:"absent,omitempty"`
 }
 
 // Estimate returns the run's estimate of the highest sustainable rate per
@@ -134,6 +138,9 @@ func EvidenceOf(c Criterion, in analysis.Input, s analysis.Summary, metrics []re
 		ev.Trend = &t
 	}
 	if r, ok := CountRounds(in.Blocks, in.Run.FirstHeight, in.Run.LastHeight); ok {
+		if v := ptr("absent_proposer_heights"); v != nil {
+			r.Absent = int(*v)
+		}
 		ev.Rounds = &r
 	}
 
