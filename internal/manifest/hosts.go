@@ -231,6 +231,9 @@ func checkHostFeatures(ps *problems, r *Resolved) {
 	if r.Rotate != nil {
 		ps.add(f("rotate"), "rotation is not supported on [host.*] testnets")
 	}
+	if r.Partition != nil {
+		ps.add(f("partition"), "a partition cuts local relays: it is not supported on [host.*] testnets")
+	}
 	if r.Links == LinksRelay {
 		ps.add(f("links"), "relayed links are local: [host.*] testnets need links = %q", LinksDirect)
 	}

@@ -49,6 +49,8 @@ type Resolved struct {
 	Load Workload
 	// Perturbations are the [perturb.NODE] tables, by node name.
 	Perturbations []Perturbation
+	// Partition is the [partition] table; nil without a partition.
+	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
 	Rotate *Rotation
 	// Zones is the [zones] table; nil without zones. Each node's Zone is
@@ -210,9 +212,10 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Nodes = append(r.Nodes, ephemeral...)
 	r.Load = m.resolveLoad(ps, r.Nodes)
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
+	r.Partition = m.resolvePartition(ps, r.Nodes, r.Load.Duration)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
-	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
+	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
 	r.Hosts = m.resolveHosts(ps, &r)
 	if err := ps.err(); err != nil {
 		return Resolved{}, err

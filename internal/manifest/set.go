@@ -41,6 +41,11 @@ func setter(key string) func(m *Manifest, v string) error {
 			m.Rotate.Concurrency = n
 			return nil
 		}
+	case "partition.split", "partition.at", "partition.duration":
+		return func(m *Manifest, v string) error {
+			m.setPartition(strings.TrimPrefix(key, "partition."), v)
+			return nil
+		}
 	case "rotate.dwell":
 		return func(m *Manifest, v string) error { m.Rotate.Dwell = v; return nil }
 	case "load.size":
@@ -66,7 +71,8 @@ func setter(key string) func(m *Manifest, v string) error {
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
 // canonical form: "validators", "cometbft_version", "log_level", "links",
-// "rotate.concurrency", "rotate.dwell", "app",
+// "rotate.concurrency", "rotate.dwell", "partition.split",
+// "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also
