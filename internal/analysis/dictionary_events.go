@@ -78,7 +78,7 @@ func partitionDictionary() []Metric {
 		m("partition_heights", "Heights while partitioned", UnitBlocks, Neutral, "adoption.csv",
 			"New heights committed by any node from the partition's cut to its heal, above the highest committed at the cut."),
 		m("partition_halted", "Halted by the partition", UnitEvents, Neutral, "adoption.csv",
-			"1 when no new height was committed in the second half of the partition (the chain halted: no side held more than 2/3 of the voting power), else 0."),
+			"1 when no group held more than 2/3 of the voting power (the groups' power is in the partition's perturb-begin detail, \"power 2/2\"; runs without it: when no new height was committed in the second half of the partition), else 0. A chain that commits new heights while halted by this rule is an anomaly, as is a majority side that commits none."),
 		m("partition_halt_s", "Time to halt", UnitS, Neutral, "adoption.csv",
 			"When the chain halted (partition_halted = 1): time from the cut to the last new height committed while partitioned (blocks already agreed upon finish), 0 when none was. Absent, with a note, when the chain did not halt."),
 		m("partition_rounds", "Rounds while partitioned", UnitRounds, Neutral, "metrics.csv",

@@ -3,7 +3,10 @@ package analysis
 import (
 	"cmp"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -47,11 +50,15 @@ func adoptionByNode(adoption []results.Adoption) map[string][]results.Adoption {
 //
 //   - Heights: new heights committed by any node while partitioned, above
 //     the highest committed at the cut;
-//   - Halted: no new height was committed in the second half of the
-//     partition (a side holding > 2/3 of the voting power keeps
-//     committing, so the chain did not halt); HaltS is then the time from
-//     the cut to the last new height committed while partitioned (0 when
-//     none was);
+//   - Halted: no group held more than 2/3 of the voting power (the
+//     groups' power is in the begin event's detail, "power 2/2"; without
+//     it, no new height was committed in the second half of the
+//     partition); HaltS is then the time from the cut to the last new
+//     height committed while partitioned (0 when none was: blocks already
+//     agreed upon finish). Stalled says, from the data, that no new height
+//     was committed in the second half (a majority side goes through
+//     rounds when the cut-off validators' turn to propose comes, so a
+//     short partition can stall it too);
 //   - Rounds: the highest consensus round any node reported while
 //     partitioned (metrics.csv consensus_rounds); -1 when not scraped;
 //   - RecoverS: from the heal to the first new height, above the highest
@@ -64,7 +71,7 @@ func adoptionByNode(adoption []results.Adoption) map[string][]results.Adoption {
 //     CommittedAfter (after it) and Lost (never).
 type PartitionFigures struct {
 	Heights                 int64
-	Halted                  bool
+	Halted, Stalled         bool
 	HaltS, RecoverS         float64
 	CaughtUpS               float64
 	Rounds                  float64
@@ -91,10 +98,15 @@ func PartitionOf(p Perturbation, adoption []results.Adoption, series *SeriesSet,
 		}
 	}
 	pf.Heights = top - h0
-	pf.Halted = last < p.Begin+(end-p.Begin)/2
+	pf.Stalled = last < p.Begin+(end-p.Begin)/2
+	pf.Halted = pf.Stalled
+	if quorum, known := quorumSide(p.Detail); known {
+		pf.Halted = !quorum
+	}
 	if pf.Halted {
 		pf.HaltS = max(0, float64(last-p.Begin)/1e9)
-	} else {
+	}
+	if last != 0 {
 		pf.lastCommitBeforeHealAgo = float64(end-last) / 1e9
 	}
 	pf.Rounds = maxRound(series, p.Begin, end)
@@ -103,6 +115,35 @@ func PartitionOf(p Perturbation, adoption []results.Adoption, series *SeriesSet,
 	}
 	pf.Sent, pf.CommittedDuring, pf.CommittedAfter, pf.Lost = sentFate(adoption, sent, txs, p.Begin, end)
 	return pf
+}
+
+// powerOf matches the groups' voting power in a partition's detail.
+var powerOf = regexp.MustCompile(`\bpower ([0-9]+(?:/[0-9]+)+)\b`)
+
+// quorumSide reports whether a group of the partition described by
+// detail held more than 2/3 of the voting power, and whether the detail
+// says ("power 3/1").
+func quorumSide(detail string) (quorum, known bool) {
+	m := powerOf.FindStringSubmatch(detail)
+	if m == nil {
+		return false, false
+	}
+	var powers []int64
+	var total int64
+	for _, s := range strings.Split(m[1], "/") {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return false, false
+		}
+		powers = append(powers, v)
+		total += v
+	}
+	for _, v := range powers {
+		if 3*v > 2*total {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 // maxRound is the highest consensus_rounds sample of any node in [from,
@@ -193,9 +234,15 @@ func partitionFigures(in Input, b *builder, ps []Perturbation) {
 	pf := PartitionOf(p, in.Adoption, in.Metrics, in.Sent, in.Txs)
 	b.put("partition_heights", float64(pf.Heights), "")
 	b.put("partition_halted", boolFigure(pf.Halted), "")
-	if pf.Halted {
+	switch {
+	case pf.Halted && !pf.Stalled:
+		b.anomaly("The chain committed %d new heights during the %s, the last %.1f s before the heal, although no side held more than 2/3 of the voting power.",
+			pf.Heights, p.Label(), pf.lastCommitBeforeHealAgo)
+	case pf.Halted:
 		b.put("partition_halt_s", pf.HaltS, "")
-	} else {
+	case pf.Heights == 0:
+		b.anomaly("The side holding more than 2/3 of the voting power committed no new height during the %s.", p.Label())
+	default:
 		b.note("partition_halt_s not computed: the chain did not halt (%d heights committed while partitioned, the last %.1f s before the heal): a side held more than 2/3 of the voting power",
 			pf.Heights, pf.lastCommitBeforeHealAgo)
 	}

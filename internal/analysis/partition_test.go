@@ -53,16 +53,24 @@ func TestPartitionOf(t *testing.T) {
 	}
 	txs := []results.Tx{{Conn: 0, Seq: 0, Height: 10}, {Conn: 0, Seq: 1, Height: 12}}
 	for _, tc := range []struct {
-		name     string
-		adoption []results.Adoption
-		want     PartitionFigures
+		name, detail string
+		adoption     []results.Adoption
+		want         PartitionFigures
 	}{
-		{"50/50 halts", halt, PartitionFigures{Heights: 1, Halted: true, HaltS: 0.5, RecoverS: 3.5, CaughtUpS: 0, Rounds: 4,
-			Sent: 2, CommittedAfter: 1, Lost: 1}},
-		{"75/25 goes on", split, PartitionFigures{Heights: 6, HaltS: -1, RecoverS: 0.5, CaughtUpS: 2.5, Rounds: 4,
-			Sent: 2, CommittedDuring: 1, Lost: 1}},
+		{"50/50 halts", "partition 50/50 power 2/2, down 6s: a b | c d", halt, PartitionFigures{Heights: 1, Halted: true, Stalled: true,
+			HaltS: 0.5, RecoverS: 3.5, CaughtUpS: 0, Rounds: 4, Sent: 2, CommittedAfter: 1, Lost: 1}},
+		{"75/25 goes on", "partition 75/25 power 3/1, down 6s: a b c | d", split, PartitionFigures{Heights: 6, HaltS: -1, RecoverS: 0.5,
+			CaughtUpS: 2.5, Rounds: 4, Sent: 2, CommittedDuring: 1, Lost: 1}},
+		// A majority that stalls (the cut-off validator's turn to propose)
+		// did not halt: the power says so.
+		{"75/25 stalls", "partition 75/25 power 3/1, down 6s: a b c | d", halt, PartitionFigures{Heights: 1, Stalled: true, HaltS: -1,
+			RecoverS: 3.5, CaughtUpS: 0, Rounds: 4, Sent: 2, CommittedAfter: 1, Lost: 1}},
+		{"no power: the data decide", "partition", halt, PartitionFigures{Heights: 1, Halted: true, Stalled: true,
+			HaltS: 0.5, RecoverS: 3.5, CaughtUpS: 0, Rounds: 4, Sent: 2, CommittedAfter: 1, Lost: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			p := p
+			p.Detail = tc.detail
 			got := PartitionOf(p, tc.adoption, rounds, sent, txs)
 			got.healed, got.lastCommitBeforeHealAgo = false, 0
 			if got != tc.want {
@@ -77,16 +85,35 @@ func TestPartitionOf(t *testing.T) {
 	}
 }
 
+// TestQuorumSide: a group holding more than 2/3 of the power.
+func TestQuorumSide(t *testing.T) {
+	for _, tc := range []struct {
+		detail        string
+		quorum, known bool
+	}{
+		{"partition 50/50 power 2/2, down 6s: a b | c d", false, true},
+		{"partition 75/25 power 3/1, down 6s: a b c | d", true, true},
+		{"partition power 2/1, down 6s: a b | c", false, true}, // exactly 2/3 is not more
+		{"partition power 11/3/2, down 1s: a | b | c", true, true},
+		{"partition 50/50, down 6s: a b | c d", false, false},
+		{"kill 1/1, down 5s", false, false},
+	} {
+		if q, k := quorumSide(tc.detail); q != tc.quorum || k != tc.known {
+			t.Errorf("%q: quorum %v known %v, want %v %v", tc.detail, q, k, tc.quorum, tc.known)
+		}
+	}
+}
+
 // TestPartitionSummary checks that a run with a partition gets its
 // figures in summary.json and a note when the chain did not halt, and
 // that the partition is labelled without a node.
 func TestPartitionSummary(t *testing.T) {
 	ev := []results.Event{
-		{At: sec(10.5), Kind: results.EventPerturbBegin, Detail: "partition 75/25, down 6s: a b c | d"},
-		{At: sec(16.5), Kind: results.EventPerturbEnd, Detail: "partition 75/25, down 6s: a b c | d"},
+		{At: sec(10.5), Kind: results.EventPerturbBegin, Detail: "partition 75/25 power 3/1, down 6s: a b c | d"},
+		{At: sec(16.5), Kind: results.EventPerturbEnd, Detail: "partition 75/25 power 3/1, down 6s: a b c | d"},
 	}
 	ps := Perturbations(ev)
-	if len(ps) != 1 || !ps[0].IsPartition() || ps[0].Label() != "partition 75/25" {
+	if len(ps) != 1 || !ps[0].IsPartition() || ps[0].Label() != "partition 75/25 power 3/1" {
 		t.Fatalf("perturbations %+v", ps)
 	}
 	var adoption []results.Adoption

@@ -100,20 +100,18 @@ func schedule(ps []manifest.Perturbation) []step {
 
 // partitionSteps are the begin and end steps of the run's partition (none
 // without one): node "", so that analysis reads it as the testnet's, not
-// a node's. Its split in words is the manifest's split ("50/50") or the
-// groups' voting power ("power 3/2").
+// a node's. Its split in words is the manifest's split and the groups'
+// voting power, which analysis reads to know whether a side held more
+// than 2/3 of it ("50/50 power 2/2", or "power 3/2" for named groups).
 func partitionSteps(p *manifest.Partition) []step {
 	if p == nil {
 		return nil
 	}
-	split := p.Split
-	if split == "" {
-		powers := make([]string, len(p.Power))
-		for i, w := range p.Power {
-			powers[i] = fmt.Sprint(w)
-		}
-		split = "power " + strings.Join(powers, "/")
+	powers := make([]string, len(p.Power))
+	for i, w := range p.Power {
+		powers[i] = fmt.Sprint(w)
 	}
+	split := strings.TrimSpace(p.Split + " power " + strings.Join(powers, "/"))
 	s := step{At: p.At, Action: analysis.PartitionAction, I: 1, N: 1, Down: p.Duration, Groups: p.Groups, Split: split, Op: opBegin}
 	end := s
 	end.Op, end.At = opEnd, p.At+p.Duration

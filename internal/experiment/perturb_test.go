@@ -93,7 +93,7 @@ func TestExecutorPartition(t *testing.T) {
 	if err := x.wait(newPrinter(nil)); err != nil {
 		t.Fatal(err)
 	}
-	d := "partition 50/50, down 50ms: a b | c d"
+	d := "partition 50/50 power 2/2, down 50ms: a b | c d"
 	want := []string{"|perturb-begin|" + d, "|cut|p2p links between the groups cut", "|restore|p2p links between the groups healed", "|perturb-end|" + d}
 	if strings.Join(events, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events\n%s\nwant\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))

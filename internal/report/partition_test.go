@@ -25,11 +25,11 @@ func TestPartitionSection(t *testing.T) {
 		{"halted", nil, []string{
 			"### Network partition\n\nThe p2p links between the groups were cut in the relays from 10.5 s to 16.5 s after the load start (partition 50/50, down 6s: a b | c d)",
 			"- **The chain halted** 0.520 s after the cut (1 new height(s) committed while partitioned): no side held more than 2/3 of the voting power.\n",
-			"- Rounds while partitioned: up to round 4 (consensus_rounds).\n",
+			"- Rounds while partitioned: up to round 4 (consensus_rounds;",
 			"- After the heal: the next new height 3.500 s later (time to recover); every node at the heal's height 0.000 s after it.\n",
 			"- Transactions sent while partitioned: 600; committed before the heal 0, after it 600, never 0.\n"}},
 		{"kept going", map[string]float64{"partition_halted": 0, "partition_heights": 6}, []string{
-			"- **The chain did not halt**: 6 new heights committed while partitioned, so one side held more than 2/3 of the voting power.\n"}},
+			"- **The chain did not halt**: a side held more than 2/3 of the voting power; 6 new heights committed while partitioned.\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := analysis.Summary{Metrics: map[string]float64{}, Perturbations: []analysis.PerturbationSummary{p}}

@@ -31,10 +31,11 @@ func (m mdWriter) partition(s analysis.Summary) {
 		m.f("- **The chain halted** %s after the cut (%s new height(s) committed while partitioned): no side held more than 2/3 of the voting power.\n",
 			metricValue(s, "partition_halt_s"), bareValue(s, "partition_heights"))
 	} else {
-		m.f("- **The chain did not halt**: %s new heights committed while partitioned, so one side held more than 2/3 of the voting power.\n",
+		m.f("- **The chain did not halt**: a side held more than 2/3 of the voting power; %s new heights committed while partitioned.\n",
 			bareValue(s, "partition_heights"))
 	}
-	m.f("- Rounds while partitioned: up to round %s (consensus_rounds).\n", bareValue(s, "partition_rounds"))
+	m.f("- Rounds while partitioned: up to round %s (consensus_rounds; a side without 2/3 of the votes never gathers the prevotes that move it to the next round).\n",
+		bareValue(s, "partition_rounds"))
 	m.f("- After the heal: the next new height %s later (time to recover); every node at the heal's height %s after it.\n",
 		metricValue(s, "partition_recover_s"), metricValue(s, "partition_caught_up_s"))
 	m.f("- Transactions sent while partitioned: %s; committed before the heal %s, after it %s, never %s.\n\n",
