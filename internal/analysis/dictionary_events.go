@@ -23,7 +23,7 @@ func eventDictionary() []Metric {
 		Metric{ID: "catch_up_max_s", Title: "Catch-up max", Unit: UnitS, Better: LowerIsBetter, Group: GroupEvents, Source: src + ", adoption.csv",
 			Definition: "Longest catch-up time (catch_up_s) over the run's perturbations."},
 		per("liveness_gap_s", "Liveness gap", UnitS, LowerIsBetter, "adoption.csv",
-			"Time from the perturbation's begin until a node other than the perturbed one committed a height above the highest any of them had committed at the begin: how long the network went without a new block (about one block interval when it kept going)."),
+			"Time from the perturbation's begin until a node other than the perturbed one committed a height above the highest any of them had committed at the begin: how long the network went without a new block (about one block interval when it kept going). For a network partition (node \"\"), where heights already agreed upon land just after the cut: the longest time without a new height from the cut until the first new height after the heal."),
 		per("catch_up_s", "Catch-up", UnitS, LowerIsBetter, "adoption.csv",
 			"Time from the perturbation's end until the perturbed node committed a height at least as high as the highest the other nodes had committed by then: back at the tip."),
 		per("sync_blocks_per_s", "Sync rate", UnitBPS, HigherIsBetter, "adoption.csv",

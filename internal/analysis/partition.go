@@ -146,6 +146,23 @@ func quorumSide(detail string) (quorum, known bool) {
 	return false, true
 }
 
+// longestGap returns the longest time without a new height from `from`
+// (the cut) until the first new height after `to` (the heal; 0: the run
+// ended partitioned), false when no height came after the heal.
+func (tf tipFunc) longestGap(from, to int64) (int64, bool) {
+	prev, top, gap := from, tf.at(from), int64(0)
+	for i, t := range tf.t {
+		if t <= from || tf.h[i] <= top {
+			continue
+		}
+		gap, prev, top = max(gap, t-prev), t, tf.h[i]
+		if to != 0 && t > to {
+			return gap, true
+		}
+	}
+	return gap, false
+}
+
 // maxRound is the highest consensus_rounds sample of any node in [from,
 // to]; -1 when there is none.
 func maxRound(series *SeriesSet, from, to int64) float64 {

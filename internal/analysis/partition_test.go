@@ -85,6 +85,25 @@ func TestPartitionOf(t *testing.T) {
 	}
 }
 
+// TestPartitionLivenessGap: a partition's liveness gap is the longest
+// time without a new height from the cut to the first after the heal, not
+// the time to the height in flight at the cut.
+func TestPartitionLivenessGap(t *testing.T) {
+	var adoption []results.Adoption
+	for _, n := range []string{"a", "b", "c", "d"} {
+		adoption = append(adoption, commits(n, 1, 11, func(h int64) float64 { return float64(h) })...)      // 11 at 11 s, in flight
+		adoption = append(adoption, commits(n, 12, 14, func(h int64) float64 { return float64(h) + 8 })...) // 12 at 20 s
+	}
+	ev := []results.Event{
+		{At: sec(10.5), Kind: results.EventPerturbBegin, Detail: "partition 50/50 power 2/2, down 6s: a b | c d"},
+		{At: sec(16.5), Kind: results.EventPerturbEnd, Detail: "partition 50/50 power 2/2, down 6s: a b | c d"},
+	}
+	rec := RecoveryOf(ev, nil, adoption, nil, nil)
+	if len(rec) != 1 || rec[0].Figures["liveness_gap_s"] != 9 {
+		t.Errorf("liveness gap %v, want 9 s (11 s to 20 s)", rec)
+	}
+}
+
 // TestQuorumSide: a group holding more than 2/3 of the power.
 func TestQuorumSide(t *testing.T) {
 	for _, tc := range []struct {

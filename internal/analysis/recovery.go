@@ -86,7 +86,11 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 			}
 		}
 		tip := newTip(byNode, p.Node)
-		if t, ok := tip.firstAbove(tip.at(p.Begin), p.Begin); ok {
+		if p.IsPartition() {
+			if g, ok := tip.longestGap(p.Begin, p.End); ok {
+				put("liveness_gap_s", float64(g)/1e9)
+			}
+		} else if t, ok := tip.firstAbove(tip.at(p.Begin), p.Begin); ok {
 			put("liveness_gap_s", float64(t-p.Begin)/1e9)
 		}
 		end := p.End
