@@ -65,7 +65,11 @@ func (s step) String() string {
 	if s.Height > 0 {
 		when = fmt.Sprintf("h%d+%s", s.Height, s.At)
 	}
-	return fmt.Sprintf("%s %s %s %s", when, s.Node, s.Op, s.Detail())
+	node := s.Node
+	if node == "" {
+		node = "(testnet)"
+	}
+	return fmt.Sprintf("%s %s %s %s", when, node, s.Op, s.Detail())
 }
 
 // schedule turns the perturbations into the timeline of steps the
@@ -363,7 +367,7 @@ func (x *executor) skip(steps []step) {
 	defer x.mu.Unlock()
 	for _, s := range steps {
 		if s.Op != opEnd {
-			x.skipped = append(x.skipped, s.Node+" "+s.Detail())
+			x.skipped = append(x.skipped, strings.TrimSpace(s.Node+" "+s.Detail()))
 		}
 	}
 }
