@@ -134,6 +134,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		}
 		fmt.Fprintf(w, "perturbation: %s %s %s, down %s, %d× every %s\n", p.Node, p.Action, when, p.Down, p.Count, p.Every)
 	}
+	if p := r.Partition; p != nil {
+		fmt.Fprintf(w, "partition: %s, at %s after the load starts, for %s\n", p.Describe(), p.At, p.Duration)
+	}
 	if r.Rotate != nil {
 		fmt.Fprintf(w, "rotation: %d ephemeral nodes, dwell %s\n", len(r.Rotate.Nodes), r.Rotate.Dwell)
 	}

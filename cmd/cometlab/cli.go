@@ -275,7 +275,13 @@ type testnetFlags struct {
 	app          string
 	startTimeout time.Duration
 	verbose      bool
-	perturb      []string
+	perturb      perturbFlags
+}
+
+// perturbFlags are --perturb and --partition, laid over the manifest.
+type perturbFlags struct {
+	perturb   []string
+	partition string
 }
 
 func (f *testnetFlags) register(fs *pflag.FlagSet) {
@@ -292,9 +298,12 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 // registerPerturb adds --perturb (for the commands that run a testnet
 // under load).
 func (f *testnetFlags) registerPerturb(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.perturb, "perturb", nil, "perturb a node during the load, NODE:ACTION[@WHEN][,down=D][,every=D][,count=N]: "+
+	fs.StringArrayVar(&f.perturb.perturb, "perturb", nil, "perturb a node during the load, NODE:ACTION[@WHEN][,down=D][,every=D][,count=N]: "+
 		"ACTION is kill, restart, pause, disconnect or wipe, WHEN a time after the load starts (20s) or a height (h50); "+
 		"repeatable, one per node; replaces the manifest's [perturb.NODE] (e.g. validator03:kill@20s,down=5s)")
+	fs.StringVar(&f.perturb.partition, "partition", "", "cut the network in groups during the load, SPLIT[@AT][,duration=D]: SPLIT is stake shares (50/50, 75/25) "+
+		"or node names joined by + in groups separated by / (validator01+validator02/validator03+validator04), AT a time after the load starts; "+
+		"replaces the manifest's [partition] (e.g. 50/50@20s,duration=30s)")
 }
 
 // registerFormat adds --format and --lenient, how a manifest file is read.
@@ -324,8 +333,9 @@ func printWarnings(w io.Writer, r manifest.Resolved) {
 }
 
 // loadManifest reads the manifest src names, or returns the built-in
-// default when its path is "", and lays the --perturb flags over it.
-func loadManifest(src manifestSource, perturb []string) (manifest.Manifest, error) {
+// default when its path is "", and lays the --perturb and --partition
+// flags over it.
+func loadManifest(src manifestSource, pf perturbFlags) (manifest.Manifest, error) {
 	m := manifest.Default()
 	if f := src.read.Format; f != "" && !slices.Contains(manifest.Formats, f) {
 		return m, exitcode.With(fmt.Errorf("--format: invalid manifest format %q (want %s)", f, strings.Join(manifest.Formats, ", ")), exitcode.Usage)
@@ -337,7 +347,14 @@ func loadManifest(src manifestSource, perturb []string) (manifest.Manifest, erro
 		}
 	}
 	seen := map[string]bool{}
-	for _, s := range perturb {
+	if pf.partition != "" {
+		p, err := manifest.ParsePartition(pf.partition)
+		if err != nil {
+			return m, exitcode.With(fmt.Errorf("--partition %w", err), exitcode.Usage)
+		}
+		m.SetPartition(p)
+	}
+	for _, s := range pf.perturb {
 		node, p, err := manifest.ParsePerturb(s)
 		if err != nil {
 			return m, exitcode.With(fmt.Errorf("--perturb %w", err), exitcode.Usage)
@@ -352,11 +369,12 @@ func loadManifest(src manifestSource, perturb []string) (manifest.Manifest, erro
 }
 
 // manifestFromFlags is the one way a command builds its manifest from
-// flags: the manifest at path (or the default) with perturb laid over
-// it, then o (the flags the user set) applied; it returns the manifest so
-// built and its resolution. Every error is bad input (exit 2).
-func manifestFromFlags(src manifestSource, perturb []string, o manifest.Overrides) (manifest.Manifest, manifest.Resolved, error) {
-	m, err := loadManifest(src, perturb)
+// flags: the manifest at path (or the default) with the perturbation
+// flags laid over it, then o (the flags the user set) applied; it returns
+// the manifest so built and its resolution. Every error is bad input
+// (exit 2).
+func manifestFromFlags(src manifestSource, pf perturbFlags, o manifest.Overrides) (manifest.Manifest, manifest.Resolved, error) {
+	m, err := loadManifest(src, pf)
 	if err != nil {
 		return m, manifest.Resolved{}, err
 	}

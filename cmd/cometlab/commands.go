@@ -44,6 +44,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 		Example: `  cometlab run
   cometlab run -c 2 -r 400 -T 90s
   cometlab run -T 2m --perturb validator03:kill@20s,down=5s,every=60s,count=2
+  cometlab run -T 60s --partition 50/50@20s,duration=15s
   cometlab run --manifest testnet.toml --out runs/baseline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -173,7 +174,7 @@ gateways that are not CometBFT nodes).`,
 			if err := lf.overrides(cmd.Flags(), &o); err != nil {
 				return err
 			}
-			_, r, err := manifestFromFlags(manifestSource{path: manPath}, nil, o)
+			_, r, err := manifestFromFlags(manifestSource{path: manPath}, perturbFlags{}, o)
 			if err != nil {
 				return err
 			}

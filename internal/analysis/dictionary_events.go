@@ -23,7 +23,7 @@ func eventDictionary() []Metric {
 		Metric{ID: "catch_up_max_s", Title: "Catch-up max", Unit: UnitS, Better: LowerIsBetter, Group: GroupEvents, Source: src + ", adoption.csv",
 			Definition: "Longest catch-up time (catch_up_s) over the run's perturbations."},
 		per("liveness_gap_s", "Liveness gap", UnitS, LowerIsBetter, "adoption.csv",
-			"Time from the perturbation's begin until a node other than the perturbed one committed a height above the highest any of them had committed at the begin: how long the network went without a new block (about one block interval when it kept going)."),
+			"Time from the perturbation's begin until a node other than the perturbed one committed a height above the highest any of them had committed at the begin: how long the network went without a new block (about one block interval when it kept going). For a network partition (node \"\"), where heights already agreed upon land just after the cut: the longest time without a new height from the cut until the first new height after the heal."),
 		per("catch_up_s", "Catch-up", UnitS, LowerIsBetter, "adoption.csv",
 			"Time from the perturbation's end until the perturbed node committed a height at least as high as the highest the other nodes had committed by then: back at the tip."),
 		per("sync_blocks_per_s", "Sync rate", UnitBPS, HigherIsBetter, "adoption.csv",
@@ -48,6 +48,7 @@ func eventDictionary() []Metric {
 		per("lost_while_down_txs", "Lost while down", UnitTxs, LowerIsBetter, "sent.csv, txs.csv",
 			"Of sent_while_down_txs, those not committed (rejected or missing)."),
 	)
+	out = append(out, partitionDictionary()...)
 	rot := func(id, title, unit string, better Better, def string) Metric {
 		return Metric{ID: id, Title: title, Unit: unit, Better: better, Group: GroupEvents, Source: src + ", adoption.csv", Definition: def}
 	}
@@ -64,4 +65,35 @@ func eventDictionary() []Metric {
 			"Least-squares slope of the catch-up time (ms) against the network's height at the node's start: how much longer a catch-up takes per height the chain has grown. Needs catch-ups at two heights or more."),
 	)
 	return out
+}
+
+// partitionDictionary is the figures of a [partition] (PartitionOf),
+// from its perturb-begin (the cut) and perturb-end (the heal) events of
+// node "".
+func partitionDictionary() []Metric {
+	m := func(id, title, unit string, better Better, source, def string) Metric {
+		return Metric{ID: id, Title: title, Unit: unit, Better: better, Group: GroupEvents, Source: "events.csv, " + source, Definition: def}
+	}
+	return []Metric{
+		m("partition_heights", "Heights while partitioned", UnitBlocks, Neutral, "adoption.csv",
+			"New heights committed by any node from the partition's cut to its heal, above the highest committed at the cut."),
+		m("partition_halted", "Halted by the partition", UnitEvents, Neutral, "adoption.csv",
+			"1 when no group held more than 2/3 of the voting power (the groups' power is in the partition's perturb-begin detail, \"power 2/2\"; runs without it: when no new height was committed in the second half of the partition), else 0. A chain that commits new heights while halted by this rule is an anomaly, as is a majority side that commits none."),
+		m("partition_halt_s", "Time to halt", UnitS, Neutral, "adoption.csv",
+			"When the chain halted (partition_halted = 1): time from the cut to the last new height committed while partitioned (blocks already agreed upon finish), 0 when none was. Absent, with a note, when the chain did not halt."),
+		m("partition_rounds", "Rounds while partitioned", UnitRounds, Neutral, "metrics.csv",
+			"Highest consensus round any node reported (consensus_rounds, scraped) from the cut to the heal: how far the stalled height's rounds went (their timeouts grow with the round)."),
+		m("partition_recover_s", "Time to recover", UnitS, LowerIsBetter, "adoption.csv",
+			"Time from the heal to the first new height committed by any node, above the highest committed at the heal (the nodes redial their persistent peers themselves)."),
+		m("partition_caught_up_s", "Time to catch up after the heal", UnitS, LowerIsBetter, "adoption.csv",
+			"Time from the heal until every node had committed the highest height any node had committed at the heal: the minority side of an unequal split is back at the tip."),
+		m("partition_sent_txs", "Sent while partitioned", UnitTxs, Neutral, "sent.csv",
+			"Transactions sent (actual send time) from the cut to the heal."),
+		m("partition_committed_during_txs", "Sent while partitioned, committed before the heal", UnitTxs, Neutral, "sent.csv, txs.csv, adoption.csv",
+			"Of partition_sent_txs, those whose height some node committed before the heal."),
+		m("partition_committed_after_txs", "Sent while partitioned, committed after the heal", UnitTxs, Neutral, "sent.csv, txs.csv, adoption.csv",
+			"Of partition_sent_txs, those whose height was first committed after the heal (they waited in a mempool)."),
+		m("partition_lost_txs", "Sent while partitioned, lost", UnitTxs, LowerIsBetter, "sent.csv, txs.csv",
+			"Of partition_sent_txs, those never committed (rejected or missing)."),
+	}
 }

@@ -28,6 +28,9 @@ func (p Perturbation) Label() string {
 	if what == "" {
 		what = p.Action
 	}
+	if p.Node == "" { // the testnet's: a partition
+		return what
+	}
 	return what + " " + p.Node
 }
 

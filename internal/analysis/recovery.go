@@ -66,15 +66,7 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 	if len(ps) == 0 {
 		return nil
 	}
-	byNode := map[string][]results.Adoption{}
-	for _, a := range adoption {
-		byNode[a.Node] = append(byNode[a.Node], a)
-	}
-	for _, rows := range byNode {
-		slices.SortFunc(rows, func(a, b results.Adoption) int {
-			return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Height, b.Height))
-		})
-	}
+	byNode := adoptionByNode(adoption)
 	txsOf := map[int64]int{}
 	for _, k := range blocks {
 		txsOf[k.Height] = k.Txs
@@ -94,7 +86,11 @@ func RecoveryOf(ev []results.Event, blocks []results.Block, adoption []results.A
 			}
 		}
 		tip := newTip(byNode, p.Node)
-		if t, ok := tip.firstAbove(tip.at(p.Begin), p.Begin); ok {
+		if p.IsPartition() {
+			if g, ok := tip.longestGap(p.Begin, p.End); ok {
+				put("liveness_gap_s", float64(g)/1e9)
+			}
+		} else if t, ok := tip.firstAbove(tip.at(p.Begin), p.Begin); ok {
 			put("liveness_gap_s", float64(t-p.Begin)/1e9)
 		}
 		end := p.End
@@ -336,14 +332,17 @@ func eventFigures(in Input, b *builder, start int64) {
 		if v, ok := r.Figures["catch_up_s"]; ok && !(v <= up) {
 			up = v
 		}
-		if _, ok := r.Figures["catch_up_s"]; !ok && r.End != 0 {
+		if _, ok := r.Figures["catch_up_s"]; !ok && r.End != 0 && !r.IsPartition() {
 			b.note("%s: %s did not catch up with the other nodes before the end of adoption.csv", r.Label(), r.Node)
 		}
 	}
 	if len(rec) > 0 {
 		b.put("liveness_gap_max_s", gap, "no perturbation was followed by a new block")
-		b.put("catch_up_max_s", up, "no perturbed node caught up")
+		if slices.ContainsFunc(rec, func(r Recovery) bool { return !r.IsPartition() }) {
+			b.put("catch_up_max_s", up, "no perturbed node caught up")
+		}
 	}
+	partitionFigures(in, b, Perturbations(in.Events))
 	if cs := CatchUps(in.Events, in.Adoption, start); len(cs) > 0 {
 		b.s.CatchUps = cs
 		st := SummarizeCatchUps(cs)

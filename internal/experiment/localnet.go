@@ -45,8 +45,8 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 	}
 	switch mode {
 	case netShared:
-		if len(m.Perturbations) > 0 || m.Rotate != nil {
-			errs = append(errs, errors.New("perturbations and rotation need a testnet of their own: a shared testnet (--reuse-testnet) cannot be perturbed"))
+		if len(m.Perturbations) > 0 || m.Rotate != nil || m.Partition != nil {
+			errs = append(errs, errors.New("perturbations, partitions and rotation need a testnet of their own: a shared testnet (--reuse-testnet) cannot be perturbed"))
 		}
 		if m.Evidence > 0 {
 			errs = append(errs, errors.New("evidence needs a testnet of its own: committed evidence stays on the chain, and the kvstore lowers the accused validators' power"))
@@ -62,6 +62,9 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 		}
 		if len(m.Perturbations) > 0 {
 			errs = append(errs, errors.New("[[perturb]]: `testnet up` runs no load, so nothing would perturb its nodes: use `cometlab run`"))
+		}
+		if m.Partition != nil {
+			errs = append(errs, errors.New("[partition]: `testnet up` runs no load, so nothing would cut its links: use `cometlab run`"))
 		}
 		if m.Rotate != nil {
 			errs = append(errs, errors.New("[rotate]: `testnet up` runs no load, so its ephemeral nodes would never start: use `cometlab run`"))

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet"
@@ -35,12 +36,23 @@ type step struct {
 	Action string // manifest.Action*
 	I, N   int    // occurrence i of n, from 1
 	Down   time.Duration
+	// Groups are a partition's groups (Node "", Action
+	// analysis.PartitionAction), Split its split or power in words.
+	Groups [][]string
+	Split  string
 }
 
 // Detail is the step's perturbation in words, the Detail of its
 // perturb-begin and perturb-end events: "kill 1/2, down 5s",
 // "restart 1/1", "wipe 1/1" (a wipe without down time).
 func (s step) Detail() string {
+	if s.Action == analysis.PartitionAction {
+		groups := make([]string, len(s.Groups))
+		for i, g := range s.Groups {
+			groups[i] = strings.Join(g, " ")
+		}
+		return fmt.Sprintf("%s %s, down %s: %s", s.Action, s.Split, s.Down, strings.Join(groups, " | "))
+	}
 	d := fmt.Sprintf("%s %d/%d", s.Action, s.I, s.N)
 	if s.Down > 0 {
 		d += ", down " + s.Down.String()
@@ -53,7 +65,11 @@ func (s step) String() string {
 	if s.Height > 0 {
 		when = fmt.Sprintf("h%d+%s", s.Height, s.At)
 	}
-	return fmt.Sprintf("%s %s %s %s", when, s.Node, s.Op, s.Detail())
+	node := s.Node
+	if node == "" {
+		node = "(testnet)"
+	}
+	return fmt.Sprintf("%s %s %s %s", when, node, s.Op, s.Detail())
 }
 
 // schedule turns the perturbations into the timeline of steps the
@@ -86,10 +102,33 @@ func schedule(ps []manifest.Perturbation) []step {
 	return out
 }
 
-// linkCutter cuts and restores a node's p2p links (package links).
+// partitionSteps are the begin and end steps of the run's partition (none
+// without one): node "", so that analysis reads it as the testnet's, not
+// a node's. Its split in words is the manifest's split and the groups'
+// voting power, which analysis reads to know whether a side held more
+// than 2/3 of it ("50/50 power 2/2", or "power 3/2" for named groups).
+func partitionSteps(p *manifest.Partition) []step {
+	if p == nil {
+		return nil
+	}
+	powers := make([]string, len(p.Power))
+	for i, w := range p.Power {
+		powers[i] = fmt.Sprint(w)
+	}
+	split := strings.TrimSpace(p.Split + " power " + strings.Join(powers, "/"))
+	s := step{At: p.At, Action: analysis.PartitionAction, I: 1, N: 1, Down: p.Duration, Groups: p.Groups, Split: split, Op: opBegin}
+	end := s
+	end.Op, end.At = opEnd, p.At+p.Duration
+	return []step{s, end}
+}
+
+// linkCutter cuts and restores a node's p2p links, and partitions the
+// testnet (package links).
 type linkCutter interface {
 	Cut(node string) error
 	Restore(node string) error
+	Partition(groups [][]string) error
+	Heal()
 }
 
 // executor runs a timeline of perturbation steps on a testnet during the
@@ -148,10 +187,12 @@ func (x *executor) wait(out *printer) error {
 }
 
 func (x *executor) runNode(ctx context.Context, t0 time.Time, node string, steps []step) {
-	n := x.tn.Node(node)
-	if n == nil {
-		x.fail(fmt.Errorf("no node %s", node))
-		return
+	var n *testnet.Node // nil for the partition, the testnet's
+	if node != "" {
+		if n = x.tn.Node(node); n == nil {
+			x.fail(fmt.Errorf("no node %s", node))
+			return
+		}
 	}
 	down := false   // the node is down from a begin step not yet ended
 	failed := false // the last begin step failed: its end has nothing to do
@@ -246,20 +287,29 @@ func (x *executor) do(n *testnet.Node, s step) error {
 		}
 	case opBegin:
 		ev(results.EventPerturbBegin)
-		err = x.begin(n, s.Action)
+		err = x.begin(n, s)
 	case opEnd:
 		if err = x.end(n, s.Action); err == nil {
 			ev(results.EventPerturbEnd)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", s, n.Name, err)
+		return fmt.Errorf("%s: %w", s, err)
 	}
 	return nil
 }
 
-func (x *executor) begin(n *testnet.Node, action string) error {
-	switch action {
+func (x *executor) begin(n *testnet.Node, s step) error {
+	switch s.Action {
+	case analysis.PartitionAction:
+		if x.links == nil {
+			return errors.New("a partition needs the p2p relays (links = \"relay\")")
+		}
+		if err := x.links.Partition(s.Groups); err != nil {
+			return err
+		}
+		x.events(results.Event{At: time.Now().UnixNano(), Kind: results.EventCut, Detail: "p2p links between the groups cut"})
+		return nil
 	case manifest.ActionKill:
 		return n.Kill()
 	case manifest.ActionPause:
@@ -279,11 +329,15 @@ func (x *executor) begin(n *testnet.Node, action string) error {
 		x.events(results.Event{At: time.Now().UnixNano(), Node: n.Name, Kind: results.EventCut, Detail: "p2p links cut"})
 		return nil
 	}
-	return fmt.Errorf("unknown action %q", action)
+	return fmt.Errorf("unknown action %q", s.Action)
 }
 
 func (x *executor) end(n *testnet.Node, action string) error {
 	switch action {
+	case analysis.PartitionAction:
+		x.links.Heal()
+		x.events(results.Event{At: time.Now().UnixNano(), Kind: results.EventRestore, Detail: "p2p links between the groups healed"})
+		return nil
 	case manifest.ActionKill, manifest.ActionWipe:
 		return n.Restart()
 	case manifest.ActionPause:
@@ -313,7 +367,7 @@ func (x *executor) skip(steps []step) {
 	defer x.mu.Unlock()
 	for _, s := range steps {
 		if s.Op != opEnd {
-			x.skipped = append(x.skipped, s.Node+" "+s.Detail())
+			x.skipped = append(x.skipped, strings.TrimSpace(s.Node+" "+s.Detail()))
 		}
 	}
 }

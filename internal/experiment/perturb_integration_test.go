@@ -22,17 +22,27 @@ import (
 // --perturb flag value flag laid over it.
 func perturbed(t *testing.T, d time.Duration, flag string) manifest.Resolved {
 	t.Helper()
+	return underLoad(t, d, func(m *manifest.Manifest) error {
+		if flag == "" {
+			return nil
+		}
+		node, p, err := manifest.ParsePerturb(flag)
+		m.AddPerturb(node, p)
+		return err
+	})
+}
+
+// underLoad returns the default testnet under 100 tx/s for d, with lay
+// applied to its manifest.
+func underLoad(t *testing.T, d time.Duration, lay func(m *manifest.Manifest) error) manifest.Resolved {
+	t.Helper()
 	m := manifest.Default()
 	rate := 100.0
 	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
 		t.Fatal(err)
 	}
-	if flag != "" {
-		node, p, err := manifest.ParsePerturb(flag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.AddPerturb(node, p)
+	if err := lay(&m); err != nil {
+		t.Fatal(err)
 	}
 	r, err := m.Resolve()
 	if err != nil {

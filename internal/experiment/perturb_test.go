@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestSchedule(t *testing.T) {
 			return "error: " + err.Error()
 		}
 		var b strings.Builder
-		for _, s := range schedule(r.Perturbations) {
+		for _, s := range append(partitionSteps(r.Partition), schedule(r.Perturbations)...) {
 			b.WriteString(s.String() + "\n")
 		}
 		return b.String()
@@ -64,6 +65,41 @@ func TestExecutorSkipsAfterLoad(t *testing.T) {
 	want := "perturbations: the load ended before these began: validator02 pause 1/1, down 1s; validator03 kill 1/2, down 1s; validator03 kill 2/2, down 1s"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("output %q, want %q", out.String(), want)
+	}
+}
+
+// fakeLinks records the partitions and heals of an executor.
+type fakeLinks struct{ calls []string }
+
+func (f *fakeLinks) Cut(string) error     { return nil }
+func (f *fakeLinks) Restore(string) error { return nil }
+func (f *fakeLinks) Partition(groups [][]string) error {
+	f.calls = append(f.calls, fmt.Sprint("partition ", groups))
+	return nil
+}
+func (f *fakeLinks) Heal() { f.calls = append(f.calls, "heal") }
+
+// TestExecutorPartition: the partition's steps cut the links between its
+// groups and heal them, with the testnet's events (node ""), and the heal
+// still happens after the load ended.
+func TestExecutorPartition(t *testing.T) {
+	p := &manifest.Partition{Split: "50/50", Groups: [][]string{{"a", "b"}, {"c", "d"}}, Power: []int64{2, 2}, Duration: 50 * time.Millisecond}
+	var events []string
+	lk := &fakeLinks{}
+	x := &executor{steps: partitionSteps(p), tn: testnet.New(nil, nil), links: lk,
+		events: func(e results.Event) { events = append(events, e.Node+"|"+e.Kind+"|"+e.Detail) }}
+	x.start(context.Background(), time.Now(), nil)
+	time.Sleep(10 * time.Millisecond) // begun, not healed: the load ends now
+	if err := x.wait(newPrinter(nil)); err != nil {
+		t.Fatal(err)
+	}
+	d := "partition 50/50 power 2/2, down 50ms: a b | c d"
+	want := []string{"|perturb-begin|" + d, "|cut|p2p links between the groups cut", "|restore|p2p links between the groups healed", "|perturb-end|" + d}
+	if strings.Join(events, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
+	}
+	if got := strings.Join(lk.calls, "; "); got != "partition [[a b] [c d]]; heal" {
+		t.Errorf("links: %s", got)
 	}
 }
 

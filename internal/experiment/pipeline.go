@@ -159,8 +159,8 @@ func (p *pipeline) fromNet(in runInput) {
 	if m.Sentinel != nil {
 		p.hooks = append(p.hooks, sentinelHook(p, m.Sentinel))
 	}
-	if len(m.Perturbations) > 0 {
-		x := &executor{steps: schedule(m.Perturbations), tn: ln.tn, events: in.events.write, target: m.Load.Target}
+	if len(m.Perturbations) > 0 || m.Partition != nil {
+		x := &executor{steps: append(partitionSteps(m.Partition), schedule(m.Perturbations)...), tn: ln.tn, events: in.events.write, target: m.Load.Target}
 		if ln.links != nil {
 			x.links = ln.links
 		}

@@ -22,6 +22,7 @@ type Links struct {
 	mu        sync.Mutex
 	relays    []*relay
 	cut       map[string]bool             // nodes whose links are cut
+	side      map[string]int              // a partition's group of each node in it (Partition)
 	delay     map[[2]string]time.Duration // one-way delay of the bytes a node sends to another
 	jitter    float64                     // standard deviation of a delay, as a fraction of it
 	bandwidth map[[2]string]float64       // bytes/s a node may send to another (SetBandwidth)
@@ -227,10 +228,27 @@ func (l *Links) accept(r *relay) {
 	}
 }
 
+// isCut reports whether r refuses new connections: its link is severed
+// (an inbound relay's dialler is not known yet: only its node's cut
+// counts there; serve checks the pair once the dialler is found).
 func (l *Links) isCut(r *relay) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.cut[r.from] || l.cut[r.to]
+	if r.from == "" {
+		return l.cut[r.to]
+	}
+	return l.severed(r.from, r.to)
+}
+
+// severed reports whether the link from → to is cut: a node of it is cut
+// off, or a partition puts the two in different groups; l.mu is held.
+func (l *Links) severed(from, to string) bool {
+	if l.cut[from] || l.cut[to] {
+		return true
+	}
+	a, inA := l.side[from]
+	b, inB := l.side[to]
+	return inA && inB && a != b
 }
 
 // serve relays one connection until either side closes it or it is cut.
@@ -247,7 +265,7 @@ func (l *Links) serve(r *relay, down net.Conn) {
 	}
 	p := &pair{down: down, up: up, from: from}
 	l.mu.Lock()
-	if l.closed || l.cut[from] || l.cut[r.to] {
+	if l.closed || l.severed(from, r.to) {
 		l.mu.Unlock()
 		p.close()
 		return
@@ -341,6 +359,44 @@ func (l *Links) Restore(node string) error {
 	}
 	delete(l.cut, node)
 	return nil
+}
+
+// Partition splits the nodes into groups: every relayed connection
+// between two nodes of different groups is closed and new ones are
+// refused until Heal; links within a group, and those of nodes in no
+// group, are untouched. A node may be in one group only.
+func (l *Links) Partition(groups [][]string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	side := map[string]int{}
+	for i, g := range groups {
+		for _, n := range g {
+			if _, dup := side[n]; dup {
+				return fmt.Errorf("links: node %s is in two groups", n)
+			}
+			if !l.has(n) {
+				return fmt.Errorf("links: no relay of node %s", n)
+			}
+			side[n] = i
+		}
+	}
+	l.side = side
+	for _, r := range l.relays {
+		for p := range r.conns {
+			if l.severed(p.from, r.to) {
+				p.close()
+			}
+		}
+	}
+	return nil
+}
+
+// Heal ends the partition: the links between the groups connect again
+// (the nodes redial their persistent peers themselves).
+func (l *Links) Heal() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.side = nil
 }
 
 // has reports whether node has a relay, or a connection through an

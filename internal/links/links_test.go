@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -154,6 +155,67 @@ func TestCutRestore(t *testing.T) {
 	}
 	if err := l.Cut("nobody"); err == nil {
 		t.Error("cut of an unknown node: no error")
+	}
+	l.Close()
+	settle(t, base)
+}
+
+// TestPartitionHeal: a partition closes the links between its groups in
+// both directions and refuses new ones, keeps those within a group, and
+// Heal lets them connect again; a node in two groups or without a relay
+// is refused.
+func TestPartitionHeal(t *testing.T) {
+	up := echo(t)
+	base := runtime.NumGoroutine()
+	l := New(nil)
+	addr := map[string]string{}
+	for _, link := range []string{"ab", "ba", "ac", "ca", "bc"} {
+		a, err := l.Add(link[:1], link[1:], up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr[link] = a
+	}
+	dial := func(link string) net.Conn {
+		c, err := net.Dial("tcp", addr[link])
+		if err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, c, []byte("hello"))
+		return c
+	}
+	conns := map[string]net.Conn{}
+	for link := range addr {
+		conns[link] = dial(link)
+	}
+	if err := l.Partition([][]string{{"a", "b"}, {"c"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []string{"ac", "ca", "bc"} {
+		if !dead(conns[link]) {
+			t.Errorf("link %s across the partition left open", link)
+		}
+	}
+	for _, link := range []string{"ab", "ba"} {
+		if got := roundTrip(t, conns[link], []byte("within")); string(got) != "within" {
+			t.Errorf("link %s within a group broken", link)
+		}
+	}
+	if c, err := net.Dial("tcp", addr["ca"]); err == nil {
+		if !dead(c) {
+			t.Error("a new connection across the partition was not refused")
+		}
+		c.Close()
+	}
+	l.Heal()
+	healed := dial("ca")
+	for _, c := range append(slices.Collect(maps.Values(conns)), healed) {
+		c.Close()
+	}
+	for _, groups := range [][][]string{{{"a"}, {"a", "b"}}, {{"a"}, {"nobody"}}} {
+		if err := l.Partition(groups); err == nil {
+			t.Errorf("partition %v: no error", groups)
+		}
 	}
 	l.Close()
 	settle(t, base)

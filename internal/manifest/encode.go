@@ -29,6 +29,7 @@ type encoded struct {
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
 	Perturb         map[string]encodedPerturb `toml:"perturb,omitempty"`
+	Partition       *ManifestPartition        `toml:"partition,omitempty"`
 	Rotate          *ManifestRotate           `toml:"rotate,omitempty"`
 	Zones           *ManifestZones            `toml:"zones,omitempty"`
 	Sentinel        *ManifestSentinel         `toml:"sentinel,omitempty"`
@@ -94,6 +95,12 @@ func Encode(r Resolved) ([]byte, error) {
 	}
 	if e.Config == nil {
 		e.Config = map[string]any{}
+	}
+	if p := r.Partition; p != nil {
+		e.Partition = &ManifestPartition{Split: p.Split, At: p.At.String(), Duration: p.Duration.String()}
+		if p.Split == "" {
+			e.Partition.Groups = p.Groups
+		}
 	}
 	if r.Rotate != nil {
 		e.Rotate = &ManifestRotate{Concurrency: len(r.Rotate.Nodes), Dwell: r.Rotate.Dwell.String()}

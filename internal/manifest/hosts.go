@@ -237,6 +237,9 @@ func checkHostFeatures(ps *problems, r *Resolved) {
 	if r.Evidence > 0 {
 		ps.add(f("evidence"), "injected evidence is not supported on [host.*] testnets")
 	}
+	if r.Partition != nil {
+		ps.add(f("partition"), "a partition cuts local relays: it is not supported on [host.*] testnets")
+	}
 	if r.Links == LinksRelay {
 		ps.add(f("links"), "relayed links are local: [host.*] testnets need links = %q", LinksDirect)
 	}

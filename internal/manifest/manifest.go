@@ -177,6 +177,15 @@ type Manifest struct {
 	//	evidence = 2
 	Evidence int `toml:"evidence"`
 
+	// Partition cuts the network in groups for a while during the load
+	// (see [ManifestPartition]). Default: none.
+	//
+	//	[partition]
+	//	split = "50/50"
+	//	at = "5s"
+	//	duration = "6s"
+	Partition *ManifestPartition `toml:"partition"`
+
 	// Rotate runs ephemeral full nodes that come and go during the load
 	// (see [ManifestRotate]). Default: none.
 	//

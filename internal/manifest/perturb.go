@@ -300,19 +300,22 @@ func (m *Manifest) AddPerturb(node string, p ManifestPerturb) {
 }
 
 // resolveLinks resolves links = "auto" and checks the mode against the
-// perturbations, the zones and the nodes.
-func (m *Manifest) resolveLinks(ps *problems, nodes []Node, perturbs []Perturbation, zones bool) string {
+// perturbations, the partition, the zones and the nodes.
+func (m *Manifest) resolveLinks(ps *problems, nodes []Node, perturbs []Perturbation, partition, zones bool) string {
 	disconnect := slices.ContainsFunc(perturbs, func(p Perturbation) bool { return p.Action == ActionDisconnect })
 	mode := m.Links
 	switch mode {
 	case LinksAuto:
 		mode = LinksDirect
-		if disconnect || zones {
+		if disconnect || partition || zones {
 			mode = LinksRelay
 		}
 	case LinksDirect:
 		if disconnect {
 			ps.add(f("links"), "a disconnect perturbation needs links = %q (or %q)", LinksRelay, LinksAuto)
+		}
+		if partition {
+			ps.add(f("links"), "a [partition] cuts the links in relays: it needs links = %q (or %q)", LinksRelay, LinksAuto)
 		}
 		if zones {
 			ps.add(f("links"), "[zones] delay the links in relays: they need links = %q (or %q)", LinksRelay, LinksAuto)

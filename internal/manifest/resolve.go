@@ -56,6 +56,8 @@ type Resolved struct {
 	// Evidence is the number of duplicate-vote evidences injected during
 	// the load (the evidence key); 0 for none.
 	Evidence int
+	// Partition is the [partition] table; nil without a partition.
+	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
 	Rotate *Rotation
 	// Zones is the [zones] table; nil without zones. Each node's Zone is
@@ -227,10 +229,11 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Nodes = append(r.Nodes, ephemeral...)
 	r.Load = m.resolveLoad(ps, r.Nodes)
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
+	r.Partition = m.resolvePartition(ps, r.Nodes, r.Load.Duration)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	r.Topology = m.resolveTopology(ps, r.Nodes)
-	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
+	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
 	m.checkRelayedTopology(ps, r)
 	m.checkPEX(ps, r)
 	r.Hosts = m.resolveHosts(ps, &r)

@@ -54,6 +54,11 @@ func setter(key string) func(m *Manifest, v string) error {
 			m.Evidence = n
 			return nil
 		}
+	case "partition.split", "partition.at", "partition.duration":
+		return func(m *Manifest, v string) error {
+			m.setPartition(strings.TrimPrefix(key, "partition."), v)
+			return nil
+		}
 	case "rotate.dwell":
 		return func(m *Manifest, v string) error { m.Rotate.Dwell = v; return nil }
 	case "load.size":
@@ -81,7 +86,8 @@ func setter(key string) func(m *Manifest, v string) error {
 // canonical form: "validators", "cometbft_version", "log_level", "links",
 // "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
-// "rotate.concurrency", "rotate.dwell", "app",
+// "rotate.concurrency", "rotate.dwell", "partition.split",
+// "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",
 // "load.drain_timeout", "load.late_threshold" (the [load] keys also

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,7 +114,7 @@ func TestPerturbedRun(t *testing.T) {
 	checkPlots(t, dir)
 	// Every figure of perturbations and node events.
 	for _, m := range analysis.Dictionary() {
-		if m.Group != analysis.GroupEvents {
+		if m.Group != analysis.GroupEvents || strings.HasPrefix(m.ID, "partition_") { // TestPartitionSection
 			continue
 		}
 		found := false
