@@ -5,7 +5,8 @@
 # 3) of the default testnet at 100 tx/s for 45 s, each perturbing
 # validator03 three times (at 5 s, then every 12 s, down 4 s); and N
 # healthy runs. Prints, per action, the slow heights (autopsy.csv) and the
-# share blamed on validator03's absence or perturbation (the goal: ≥ 90 %
+# share blamed on validator03: its perturbation or an effect of it
+# (proposer_absent, votes_late, node_lagging naming it; the goal: ≥ 90 %
 # over tens of slow heights), and for the healthy runs the share of
 # heights that were slow (the goal: ≤ 1 %).
 #
@@ -29,7 +30,7 @@ tally() {
 	for d in "$@"; do
 		[ -f "$d/autopsy.csv" ] || continue
 		slow=$(( slow + $(tail -n +2 "$d/autopsy.csv" | wc -l) ))
-		right=$(( right + $(tail -n +2 "$d/autopsy.csv" | awk -F, '($5=="proposer_absent"||$5=="perturbation") && $6 ~ /validator03/' | wc -l) ))
+		right=$(( right + $(tail -n +2 "$d/autopsy.csv" | awk -F, '($5=="proposer_absent"||$5=="perturbation"||$5=="votes_late"||$5=="node_lagging") && $6 ~ /validator03/' | wc -l) ))
 		host=$(( host + $(tail -n +2 "$d/autopsy.csv" | awk -F, '$5=="host_contention"' | wc -l) ))
 		heights=$(( heights + $(tail -n +2 "$d/blocks.csv" | wc -l) ))
 	done

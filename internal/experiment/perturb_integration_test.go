@@ -180,7 +180,8 @@ func TestPerturbations(t *testing.T) {
 
 // blamed checks the block autopsy's known answer on a run that perturbed
 // only node: at least 90 % of the slow heights (autopsy.csv) are blamed
-// on its absence or on the perturbation, naming it.
+// on the perturbation or on one of its effects (the node absent as a
+// proposer, its votes late, the node lagging), naming it.
 func blamed(t *testing.T, dir, node string) {
 	t.Helper()
 	vs, err := results.ReadAutopsy(dir)
@@ -189,7 +190,7 @@ func blamed(t *testing.T, dir, node string) {
 	}
 	right := 0
 	for _, v := range vs {
-		ok := (v.Cause == analysis.CauseProposerAbsent || v.Cause == analysis.CausePerturbation) && strings.Contains(v.Node, node)
+		ok := slices.Contains(perturbationEffects, v.Cause) && strings.Contains(v.Node, node)
 		if ok {
 			right++
 		}
@@ -200,6 +201,10 @@ func blamed(t *testing.T, dir, node string) {
 		t.Errorf("%d of %d slow heights blamed on %s's perturbation, want ≥ 90 %%", right, len(vs), node)
 	}
 }
+
+// perturbationEffects are the verdicts that name a perturbed node's
+// trouble: the perturbation itself, or what it did to the node.
+var perturbationEffects = []string{analysis.CausePerturbation, analysis.CauseProposerAbsent, analysis.CauseVotesLate, analysis.CauseNodeLagging}
 
 // killOnLoad kills validator03 from outside a few seconds into the load:
 // a node that dies on its own.
