@@ -173,7 +173,7 @@ func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence 
 		e.declared = a.Validators
 	}
 	lo, hi := b.Time, b.CommitTime
-	e.down, e.perturbed = eventsIn(c.events, lo, hi)
+	e.down, e.perturbed = eventsIn(c.events, lo, hi, int64(2*c.medianMs*results.NsPerMs))
 	e.lagMs = lag(c.adopt[b.Height-1])
 	e.execMs, e.execMedian = c.execIn(lo, hi)
 	e.cpu, e.busy = c.cpuIn(lo, hi)
@@ -229,8 +229,10 @@ func absentVoters(votes []results.Precommit, c *autopsyContext) []string {
 
 // eventsIn returns the nodes unavailable during [lo, hi] (their last
 // kill, term, pause, cut or exit at or before hi not followed by a start,
-// resume or restore before lo) and the perturbations under way then.
-func eventsIn(events []results.Event, lo, hi int64) (down, perturbed map[string]string) {
+// resume or restore before lo) and the perturbations under way then, or
+// that ended less than grace before lo: a node just restarted or
+// reconnected is still catching up (a restart ends the moment it starts).
+func eventsIn(events []results.Event, lo, hi, grace int64) (down, perturbed map[string]string) {
 	down, perturbed = map[string]string{}, map[string]string{}
 	for _, ev := range events {
 		if ev.At > hi {
@@ -246,8 +248,11 @@ func eventsIn(events []results.Event, lo, hi int64) (down, perturbed map[string]
 		case results.EventPerturbBegin:
 			perturbed[ev.Node] = ev.Detail
 		case results.EventPerturbEnd:
-			if ev.At < lo {
+			switch {
+			case ev.At < lo-grace:
 				delete(perturbed, ev.Node)
+			case ev.At < lo:
+				perturbed[ev.Node] = fmt.Sprintf("%s, ended %.1f s before", ev.Detail, float64(lo-ev.At)/1e9)
 			}
 		}
 	}

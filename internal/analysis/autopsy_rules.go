@@ -46,7 +46,7 @@ func Rules() []Rule {
 		{CauseProposerAbsent, "a proposer of a failed round (inferred from the proposer rotation) was down per events.csv " +
 			"(kill, term, pause, cut, exit) or absent from the height's commit", proposerAbsent},
 		{CauseNodeLagging, "a proposer of a failed round committed the previous height ≥ 50 % of the median interval after the first node", nodeLagging},
-		{CausePerturbation, "a perturbation (perturb-begin … perturb-end) overlapped the height", perturbation},
+		{CausePerturbation, "a perturbation (perturb-begin … perturb-end, and two median intervals after it: a restarted node catches up) overlapped the height", perturbation},
 		{CauseExecution, "a node's block processing in the height's scrapes was ≥ 3 × the run's median", execution},
 		{CauseGCPause, "a node's GC pauses summed ≥ 50 ms within the height (go_gc_duration_seconds_sum, scraped by default)", gcPause},
 		{CauseHostContention, "the host's busy cores ≥ 90 % of its cores, or a node ≥ 90 % of a core, within the height", hostContention},

@@ -98,6 +98,18 @@ func TestAutopsyRules(t *testing.T) {
 			at := blockAt(*in, 23).Time
 			in.Events = []results.Event{{At: at - s, Node: "v2", Kind: results.EventPerturbBegin, Detail: "disconnect 1/1, down 5s"}}
 		}, CausePerturbation, "v2", "v2 disconnect 1/1", 1},
+		{"restart ended just before: catching up", func(in *Input) {
+			slowAt(in, 23, 0, 2*s)
+			at := blockAt(*in, 23).Time
+			in.Events = []results.Event{{At: at - 410e6, Node: "v3", Kind: results.EventPerturbBegin, Detail: "restart 3/3"},
+				{At: at - 400e6, Node: "v3", Kind: results.EventPerturbEnd, Detail: "restart 3/3"}}
+		}, CausePerturbation, "v3", "v3 restart 3/3, ended 0.4 s before", 1},
+		{"restart ended long before", func(in *Input) {
+			slowAt(in, 23, 0, 2*s)
+			at := blockAt(*in, 23).Time
+			in.Events = []results.Event{{At: at - 10*s, Node: "v3", Kind: results.EventPerturbBegin, Detail: "restart 1/1"},
+				{At: at - 10*s + 1e6, Node: "v3", Kind: results.EventPerturbEnd, Detail: "restart 1/1"}}
+		}, CauseUnexplained, "", "", 1},
 		{"votes late", func(in *Input) {
 			slowAt(in, 24, 0, 2*s)
 			setVote(in, 24, "v3", "commit", 2900)
