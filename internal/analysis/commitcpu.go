@@ -15,7 +15,8 @@ import (
 // does not beat against the block interval as fixed-interval samples do.
 // The first row of a process (a new PID: a restart) starts a new
 // baseline, and a point that follows its predecessor by more than gap ns
-// is NaN, so that a line is broken rather than drawn across the hole.
+// (0: GapThreshold of the node's median interval between rows) is NaN, so
+// that a line is broken rather than drawn across the hole.
 func CommitCPUSeries(rows []results.CommitCPU, nodes []string, gap int64) []*Series {
 	per := map[string][]results.CommitCPU{}
 	for _, r := range rows {
@@ -30,6 +31,14 @@ func CommitCPUSeries(rows []results.CommitCPU, nodes []string, gap int64) []*Ser
 			continue
 		}
 		slices.SortStableFunc(rs, func(a, b results.CommitCPU) int { return cmp.Compare(a.At, b.At) })
+		nodeGap := gap
+		if nodeGap <= 0 {
+			at := make([]int64, len(rs))
+			for i, r := range rs {
+				at[i] = r.At
+			}
+			nodeGap = GapThreshold(MedianStep(at))
+		}
 		s := &Series{Node: n}
 		for i := 1; i < len(rs); i++ {
 			a, b := rs[i-1], rs[i]
@@ -38,7 +47,7 @@ func CommitCPUSeries(rows []results.CommitCPU, nodes []string, gap int64) []*Ser
 				continue
 			}
 			v := float64(b.CPU-a.CPU) / float64(dt) * 100
-			if dt > gap {
+			if dt > nodeGap {
 				v = math.NaN()
 			}
 			s.T, s.V = append(s.T, b.At), append(s.V, v)

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -28,6 +29,10 @@ func TestCommitCPUSeries(t *testing.T) {
 	got := CommitCPUSeries(rows, []string{"v1"}, 5000*ms)
 	if len(got) != 1 || got[0].Node != "v1" {
 		t.Fatalf("series %+v", got)
+	}
+	// Without a gap, the node's own: 5 × its median 1.2-s interval.
+	if d := CommitCPUSeries(rows, []string{"v1"}, 0); fmt.Sprint(d[0].T) != fmt.Sprint(got[0].T) || !math.IsNaN(d[0].V[len(d[0].V)-1]) {
+		t.Errorf("derived gap: %+v, want the 10-s hole a NaN as with 5 s", d[0])
 	}
 	wantT := []int64{2400 * ms, 3600 * ms, 4800 * ms, 6000 * ms, 8400 * ms, 18400 * ms}
 	wantV := []float64{25, 25, 25, 25, 50, math.NaN()}

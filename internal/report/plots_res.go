@@ -226,16 +226,7 @@ func (d *plotData) cpu() ([]byte, error) {
 	if len(d.in.CommitCPU) == 0 {
 		return d.resources("CPU use per node", "% of one core", 1, true, func(r *analysis.NodeResources) []float64 { return r.CPU })
 	}
-	var ts [][]int64
-	for _, r := range d.in.CommitCPU {
-		if len(ts) == 0 {
-			ts = append(ts, nil)
-		}
-		ts[0] = append(ts[0], r.At)
-	}
-	slices.Sort(ts[0])
-	step := analysis.MedianStep(ts...) // about the block interval over the number of processes
-	series := analysis.CommitCPUSeries(d.in.CommitCPU, d.nodes, analysis.GapThreshold(step*int64(len(d.nodes))))
+	series := analysis.CommitCPUSeries(d.in.CommitCPU, d.nodes, 0)
 	if len(series) == 0 {
 		return nil, noData(results.CommitCPUFile + " has no two rows of one node process")
 	}
