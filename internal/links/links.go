@@ -228,29 +228,6 @@ func (l *Links) accept(r *relay) {
 	}
 }
 
-// isCut reports whether r refuses new connections: its link is severed
-// (an inbound relay's dialler is not known yet: only its node's cut
-// counts there; serve checks the pair once the dialler is found).
-func (l *Links) isCut(r *relay) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if r.from == "" {
-		return l.cut[r.to]
-	}
-	return l.severed(r.from, r.to)
-}
-
-// severed reports whether the link from → to is cut: a node of it is cut
-// off, or a partition puts the two in different groups; l.mu is held.
-func (l *Links) severed(from, to string) bool {
-	if l.cut[from] || l.cut[to] {
-		return true
-	}
-	a, inA := l.side[from]
-	b, inB := l.side[to]
-	return inA && inB && a != b
-}
-
 // serve relays one connection until either side closes it or it is cut.
 func (l *Links) serve(r *relay, down net.Conn) {
 	from := r.from
@@ -295,25 +272,6 @@ func (l *Links) serve(r *relay, down net.Conn) {
 	l.mu.Unlock()
 }
 
-// Cut closes every relayed connection from or to node and refuses new ones
-// until Restore.
-func (l *Links) Cut(node string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.has(node) {
-		return fmt.Errorf("links: no relay of node %s", node)
-	}
-	l.cut[node] = true
-	for _, r := range l.relays {
-		for p := range r.conns {
-			if p.from == node || r.to == node {
-				p.close()
-			}
-		}
-	}
-	return nil
-}
-
 // AddInbound opens a relay in front of node to's listener upstream
 // (host:port) that any node may dial, and returns its loopback address
 // (host:port), which to advertises as its own: each connection's dialler
@@ -347,56 +305,6 @@ func (l *Links) dialler(down net.Conn) string {
 		l.logger.Debug("relay: dialler not found", "remote", down.RemoteAddr())
 	}
 	return name
-}
-
-// Restore lets node's links connect again; the nodes redial their
-// persistent peers themselves.
-func (l *Links) Restore(node string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.has(node) {
-		return fmt.Errorf("links: no relay of node %s", node)
-	}
-	delete(l.cut, node)
-	return nil
-}
-
-// Partition splits the nodes into groups: every relayed connection
-// between two nodes of different groups is closed and new ones are
-// refused until Heal; links within a group, and those of nodes in no
-// group, are untouched. A node may be in one group only.
-func (l *Links) Partition(groups [][]string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	side := map[string]int{}
-	for i, g := range groups {
-		for _, n := range g {
-			if _, dup := side[n]; dup {
-				return fmt.Errorf("links: node %s is in two groups", n)
-			}
-			if !l.has(n) {
-				return fmt.Errorf("links: no relay of node %s", n)
-			}
-			side[n] = i
-		}
-	}
-	l.side = side
-	for _, r := range l.relays {
-		for p := range r.conns {
-			if l.severed(p.from, r.to) {
-				p.close()
-			}
-		}
-	}
-	return nil
-}
-
-// Heal ends the partition: the links between the groups connect again
-// (the nodes redial their persistent peers themselves).
-func (l *Links) Heal() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.side = nil
 }
 
 // has reports whether node has a relay, or a connection through an
