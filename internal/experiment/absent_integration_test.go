@@ -25,7 +25,7 @@ func TestAbsentStake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	dir, res := runSet(t, 12*time.Second, "absent", "validator04")
+	dir, res := runSet(t, 12*time.Second, "absent=validator04")
 	s := res.Summary
 	t.Logf("heights after round 0: %v of %v (share %.3f), absent proposer %v, interval mean %.3f s, block latency p50 %.0f ms",
 		s.Metrics["blocks_multi_round"], s.Metrics["blocks"], s.Metrics["absent_multi_round_share"], s.Metrics["absent_proposer_heights"],
@@ -56,17 +56,21 @@ func TestAbsentStake(t *testing.T) {
 	checkAbsentHome(t, dir, res.Run.Nodes)
 }
 
-// runSet runs the default testnet for d under 100 tx/s with the manifest
-// key set to value, and returns the run directory and the result.
-func runSet(t *testing.T, d time.Duration, key, value string) (string, experiment.Result) {
+// runSet runs the default testnet for d under 100 tx/s with each of sets
+// ("key=value", as --set takes them) applied, and returns the run
+// directory and the result.
+func runSet(t *testing.T, d time.Duration, sets ...string) (string, experiment.Result) {
 	t.Helper()
 	m := manifest.Default()
 	rate := 100.0
 	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Set(key, value); err != nil {
-		t.Fatal(err)
+	for _, kv := range sets {
+		key, value, _ := strings.Cut(kv, "=")
+		if err := m.Set(key, value); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r, err := m.Resolve()
 	if err != nil {

@@ -18,7 +18,7 @@ func TestInjectedEvidence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	dir, res := runSet(t, 10*time.Second, "evidence", "2")
+	dir, res := runSet(t, 10*time.Second, "evidence=2")
 	s := res.Summary
 	if res.Run.Status != results.StatusComplete || res.Run.Evidence != 2 {
 		t.Errorf("status %s, run.json evidence %d; want complete, 2 (errors %q)", res.Run.Status, res.Run.Evidence, res.Run.Errors)

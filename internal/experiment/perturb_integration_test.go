@@ -287,27 +287,7 @@ func TestRotation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	m := manifest.Default()
-	rate, d := 100.0, 20*time.Second
-	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"rotate.concurrency": "2", "rotate.dwell": "2s"} {
-		if err := m.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := m.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "run")
-	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, res := runSet(t, 20*time.Second, "rotate.concurrency=2", "rotate.dwell=2s")
 	checkAccounted(t, res, 2000)
 	evs, err := results.ReadEvents(dir)
 	if err != nil {
