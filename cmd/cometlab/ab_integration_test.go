@@ -16,11 +16,11 @@ import (
 
 // TestABKnownEffect runs `cometlab ab --repeat auto` on real 4-validator
 // testnets with a known effect, consensus.timeout_commit 1 s (the
-// default) against 2 s, 10-s runs at 100 tx/s and a budget of 3 pairs:
+// default) against 2 s, 6-s runs at 100 tx/s and a budget of 3 pairs:
 // block latency (p50 or mean, of the three metrics judged) must be
 // decided worse, the exit code must be 4, and the
 // directory must hold every run, the comparison and ab.json; with --stop
-// worse it ends at the pair that decided it. 4–6 runs, about 2–3 minutes.
+// worse it ends at the pair that decided it. 4–6 runs, about 1–2 minutes.
 func TestABKnownEffect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs up to six real 4-validator testnets")
@@ -28,7 +28,7 @@ func TestABKnownEffect(t *testing.T) {
 	testnettest.LockForTest(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	code, stdout, stderr := run(t, "ab", "--cand", "consensus.timeout_commit=2s", "--repeat", "auto", "--max-pairs", "3",
-		"--stop", "worse", "--metrics", "block_latency_mean_ms,block_latency_p50_ms,committed_tps", "-r", "100", "-T", "10s", "--out", out)
+		"--stop", "worse", "--metrics", "block_latency_mean_ms,block_latency_p50_ms,committed_tps", "-r", "100", "-T", "6s", "--out", out)
 	t.Log(stdout)
 	if code != exitcode.Regression {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitcode.Regression, stdout, stderr)

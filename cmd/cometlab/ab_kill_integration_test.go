@@ -16,18 +16,18 @@ import (
 )
 
 // TestABAAKilledResumes runs a short A/A calibration on real testnets (2
-// pairs of the default spec, 10-s runs at 100 tx/s), SIGKILLed while the
+// pairs of the default spec, 6-s runs at 100 tx/s), SIGKILLed while the
 // first run of its second round sends load: ab.json is left readable,
 // with the first round done and the killed run listed; `ab --resume`
 // keeps the first round's runs, sets the killed one aside and finishes:
 // exit 0, noise.json with the noise of the latency metrics, the false
 // alarms and the position effect over the 2 pairs, a report that opens
 // with them; then compare --noise judges two of its single runs against
-// that noise. Five runs, about 2–3 minutes.
+// that noise. Five runs, about 1–2 minutes.
 func TestABAAKilledResumes(t *testing.T) {
 	killTest(t)
 	dir := filepath.Join(t.TempDir(), "aa")
-	cmd, out := startCometlab(t, "ab", "--aa", "--repeat", "2", "-r", "100", "-T", "10s", "--out", dir)
+	cmd, out := startCometlab(t, "ab", "--aa", "--repeat", "2", "-r", "100", "-T", "6s", "--out", dir)
 	killed := filepath.Join(dir, "runs", "02-cand") // counterbalanced: the candidate first in round 2
 	killWhen(t, cmd, out, 4*time.Minute, func() bool {
 		b, err := os.ReadFile(filepath.Join(killed, results.SentFile))

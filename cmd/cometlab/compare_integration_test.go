@@ -14,13 +14,13 @@ import (
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
-// TestCompareRealRuns runs two real 15-s runs of a 4-validator testnet at
+// TestCompareRealRuns runs two real 8-s runs of a 4-validator testnet at
 // 100 tx/s — the default network, and one whose consensus.timeout_commit
 // is 2 s instead of 1 s — and compares them with `cometlab compare`: the
 // slower network's block latency must be noise unknown without a measured
 // noise (exit 0) and worse against one (exit 4), the changed
 // config key must head the differences, and with thresholds that tolerate
-// the change the exit code must be 0. About 50 s.
+// the change the exit code must be 0. About 40 s.
 func TestCompareRealRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two real 4-validator testnets")
@@ -36,7 +36,7 @@ func TestCompareRealRuns(t *testing.T) {
 		dir  string
 		args []string
 	}{{base, nil}, {slow, []string{"--manifest", manifest}}} {
-		code, stdout, stderr := run(t, append([]string{"run", "-r", "100", "-T", "15s", "--out", r.dir}, r.args...)...)
+		code, stdout, stderr := run(t, append([]string{"run", "-r", "100", "-T", "8s", "--out", r.dir}, r.args...)...)
 		if code != exitcode.OK {
 			t.Fatalf("run %s: exit %d\n%s\n%s", r.dir, code, stdout, stderr)
 		}

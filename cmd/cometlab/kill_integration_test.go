@@ -105,7 +105,7 @@ func noProcessesLeft(t *testing.T, dir string) {
 func TestSweepKilledResumes(t *testing.T) {
 	killTest(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
-	cmd, out := startCometlab(t, "sweep", "-r", "100,150", "-T", "10s", "--validators", "3", "--out", dir)
+	cmd, out := startCometlab(t, "sweep", "-r", "100,150", "-T", "6s", "--validators", "3", "--out", dir)
 	second := filepath.Join(dir, "cells", "c1-r150-0")
 	killWhen(t, cmd, out, 3*time.Minute, func() bool {
 		// The second cell's load has started once its sent.csv has rows.
@@ -160,7 +160,7 @@ func TestSweepKilledResumes(t *testing.T) {
 func TestSaturateKilledResumes(t *testing.T) {
 	killTest(t)
 	dir := filepath.Join(t.TempDir(), "search")
-	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "10s", "--max-runs", "3", "--validators", "3", "--out", dir)
+	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "6s", "--max-runs", "3", "--validators", "3", "--out", dir)
 	killWhen(t, cmd, out, 3*time.Minute, func() bool {
 		rec, err := saturation.ReadSearch(dir)
 		if err != nil || len(rec.Steps) != 2 {

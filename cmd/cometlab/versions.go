@@ -36,8 +36,9 @@ with their status on this machine:
 
 "matrix" marks each line's proven release, the one the version-matrix test
 runs in CI. --build builds releases now (once: they are cached), so that a
-long run does not start with a build; --build matrix builds the default
-release and every "matrix" release (CI does, while its first tests run).`,
+long run does not start with a build; --build default builds the default
+release, --build matrix the default release and every "matrix" release (CI
+does, while its first tests run).`,
 		Example: `  cometlab versions
   cometlab versions --build v0.34.33,v1.0.1
   cometlab versions --build matrix`,
@@ -71,16 +72,20 @@ release and every "matrix" release (CI does, while its first tests run).`,
 	return cmd
 }
 
-// expandBuild replaces "matrix" in build with the default release and
-// every line's proven release, each once, in that order.
+// expandBuild replaces "default" in build with the default release and
+// "matrix" with the default release and every line's proven release, each
+// once, in that order.
 func expandBuild(build []string) []string {
 	var out []string
 	for _, v := range build {
-		if v != "matrix" {
+		if v != "matrix" && v != "default" {
 			out = append(out, v)
 			continue
 		}
 		out = append(out, cometbft.DefaultVersion)
+		if v == "default" {
+			continue
+		}
 		for _, l := range cometbft.Lines() {
 			out = append(out, l.Proven)
 		}

@@ -23,14 +23,14 @@ import (
 // awsZones are the zones of hostsManifest's validators on hosts.
 var awsZones = []string{"N_Virginia", "Frankfurt", "Tokyo", "Sydney"}
 
-// hostsManifest is 4 validators under 2 connections × 100 tx/s for 15 s:
+// hostsManifest is 4 validators under 2 connections × 100 tx/s for 8 s:
 // on the first 4 namespace hosts of n (one node each, in 4 AWS zones,
 // which on hosts only label them; every host's firewall managed), the
 // load sent from the 5th host and the 4th (a validator's: one connection
 // each); or local, without zones, when n is nil.
 func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
 	t.Helper()
-	text := "links = \"direct\"\n[load]\nconnections = 2\nrate = 100\nduration = \"15s\"\ndrain_timeout = \"30s\"\n"
+	text := "links = \"direct\"\n[load]\nconnections = 2\nrate = 100\nduration = \"8s\"\ndrain_timeout = \"30s\"\n"
 	if n != nil {
 		text += fmt.Sprintf("hosts = [%q, %q]\n[zones]\nmatrix = \"aws\"\n", n.Hosts[4].Name, n.Hosts[3].Name)
 		for _, h := range n.Hosts {
@@ -140,7 +140,7 @@ func TestDeployHosts(t *testing.T) {
 		t.Log(out.String())
 		t.Fatal(err)
 	}
-	checkAccounted(t, res, 3000)
+	checkAccounted(t, res, 1600)
 	checkLoadHosts(t, res, n)
 	// Every node followed over the bridge: a block reaches the last of 4
 	// nodes some time after the first (one node alone would give 0).
@@ -196,7 +196,7 @@ func TestDeployHosts(t *testing.T) {
 		t.Log(out.String())
 		t.Fatal(err)
 	}
-	checkAccounted(t, local, 3000)
+	checkAccounted(t, local, 1600)
 	hostsM, localM := res.Summary.Metrics, local.Summary.Metrics
 	t.Logf("deploy %s, down %s; hosts vs local: committed %v vs %v, committed_tps %.1f vs %.1f, block interval mean %.3f s vs %.3f s",
 		deployTime.Round(100*time.Millisecond), downTime.Round(100*time.Millisecond), hostsM["committed_txs"], localM["committed_txs"],
@@ -219,9 +219,9 @@ func checkLoadHosts(t *testing.T, res experiment.Result, n *nshoststest.Net) {
 	t.Helper()
 	lh := res.Run.LoadHosts
 	for i, h := range []nshoststest.Host{n.Hosts[4], n.Hosts[3]} {
-		if len(lh) != 2 || lh[i].Name != h.Name || lh[i].FirstConn != i || lh[i].Connections != 1 || lh[i].Sent+lh[i].Unsent != 1500 ||
+		if len(lh) != 2 || lh[i].Name != h.Name || lh[i].FirstConn != i || lh[i].Connections != 1 || lh[i].Sent+lh[i].Unsent != 800 ||
 			lh[i].Sent == 0 || lh[i].Error != "" {
-			t.Errorf("run.json load_hosts %+v, want %s: connection %d, 1500 sent or unsent", lh, h.Name, i)
+			t.Errorf("run.json load_hosts %+v, want %s: connection %d, 800 sent or unsent", lh, h.Name, i)
 		}
 		if _, err := os.Stat(filepath.Join(res.Dir, experiment.HostsDir, h.Name, "sent.csv")); err != nil {
 			t.Errorf("load host %s's own send log: %v", h.Name, err)

@@ -27,7 +27,7 @@ func TestRunKnowsItsHost(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	f := fetcher(t) // waits for the node lock
-	const load = 24 * time.Second
+	const load = 16 * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type hogged struct {

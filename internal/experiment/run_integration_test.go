@@ -50,7 +50,7 @@ func resolved(t *testing.T, rate float64, d time.Duration) manifest.Resolved {
 	return r
 }
 
-// TestRunEndToEnd runs a real 4-validator testnet for 20 s below
+// TestRunEndToEnd runs a real 4-validator testnet for 12 s below
 // saturation and checks that every transaction is accounted for.
 func TestRunEndToEnd(t *testing.T) {
 	if testing.Short() {
@@ -58,7 +58,7 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: resolved(t, 200, 20*time.Second), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: resolved(t, 200, 12*time.Second), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}
-	get := checkAccounted(t, res, 4000)
+	get := checkAccounted(t, res, 2400)
 	checkFindings(t, dir, res.Summary, "")
 	// Latencies: positive and plausible for a local testnet with a 1 s
 	// commit timeout (a block takes about a second).

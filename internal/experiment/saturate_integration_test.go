@@ -13,7 +13,7 @@ import (
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
-// TestSaturateTinyBudget runs a search with a budget of 3 runs of 10 s and
+// TestSaturateTinyBudget runs a search with a budget of 3 runs of 6 s and
 // checks that the path is recorded: each step's decision, run directory,
 // evidence and verdict, and the outcome.
 func TestSaturateTinyBudget(t *testing.T) {
@@ -25,7 +25,7 @@ func TestSaturateTinyBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	search := saturation.DefaultSearch(100, 10)
+	search := saturation.DefaultSearch(100, 6)
 	search.MaxRuns = 3
 	dir := filepath.Join(t.TempDir(), "search")
 	var out syncBuffer

@@ -35,7 +35,7 @@ func shaped(t *testing.T, c int, rate float64, d time.Duration, o manifest.Overr
 }
 
 // TestRunRampKnee ramps the default testnet from 400 to 3,600 tx/s over
-// 30 s (2 connections × 200→1,800), across its saturation point on a small
+// 16 s (2 connections × 200→1,800), across its saturation point on a small
 // machine (about 1,450 tx/s on a quiet 2-core one, 1,000–2,000 on a busy
 // one), and checks what the product guarantees whatever the machine's
 // speed: every scheduled send is accounted for (sent, or unsent when the
@@ -53,14 +53,14 @@ func TestRunRampKnee(t *testing.T) {
 	var out bytes.Buffer
 	kind, to := shape.Ramp, 1800.0
 	res, err := experiment.Run(context.Background(), experiment.Options{
-		Manifest: shaped(t, 2, 200, 30*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}),
+		Manifest: shaped(t, 2, 200, 16*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}),
 		Dir:      dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"},
 	})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	const expected = 2 * (200 + 1800) / 2 * 30
+	const expected = 2 * (200 + 1800) / 2 * 16
 	m := res.Summary.Metrics
 	t.Logf("knee_tps %v, committed_tps %v, throughput ratio %v, sent %v, unsent %v, late %v; notes %q", m["knee_tps"], m["committed_tps"],
 		m["throughput_ratio"], m["sent_txs"], m["unsent_txs"], m["late_sends"], res.Summary.Notes)
@@ -95,7 +95,7 @@ func TestRunRampKnee(t *testing.T) {
 }
 
 // TestRunSquare sends a square wave, 400 tx/s for 5 s then nothing for 5 s,
-// for 30 s: every transaction is accounted for, and the committed series
+// for 20 s: every transaction is accounted for, and the committed series
 // shows the on/off structure.
 func TestRunSquare(t *testing.T) {
 	if testing.Short() {
@@ -104,12 +104,12 @@ func TestRunSquare(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	kind, on, off := shape.Square, 5*time.Second, 5*time.Second
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 2, 200, 30*time.Second, manifest.Overrides{Shape: &kind, On: &on, Off: &off}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 2, 200, 20*time.Second, manifest.Overrides{Shape: &kind, On: &on, Off: &off}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAccounted(t, res, 2*200*15)
+	checkAccounted(t, res, 2*200*10)
 	in, err := analysis.ReadInput(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestRunSquare(t *testing.T) {
 	for _, k := range in.RunBlocks() {
 		times, weights = append(times, k.CommitTime), append(weights, float64(k.RunTxs))
 	}
-	perSec := analysis.WindowCounts(times, weights, start, int64(time.Second), 30)
+	perSec := analysis.WindowCounts(times, weights, start, int64(time.Second), 20)
 	var onTxs, offTxs float64
 	for s, n := range perSec {
 		switch phase := s % 10; {
@@ -139,7 +139,7 @@ func TestRunSquare(t *testing.T) {
 }
 
 // TestRunOwnTxs sends a file of kvstore key=value transactions (base64) at
-// 200 tx/s for 15 s: every one is found on the chain by its hash and
+// 200 tx/s for 8 s: every one is found on the chain by its hash and
 // accounted for, its latency taken from its send, and the hash sent.csv
 // gives each is the one the node named it by in its reply.
 func TestRunOwnTxs(t *testing.T) {
@@ -149,7 +149,7 @@ func TestRunOwnTxs(t *testing.T) {
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "txs.b64")
 	var b strings.Builder
-	for i := range 3000 {
+	for i := range 1600 {
 		fmt.Fprintln(&b, base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "own%05d=value%d", i, i)))
 	}
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
@@ -157,12 +157,12 @@ func TestRunOwnTxs(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 1, 200, 15*time.Second, manifest.Overrides{Txs: &file}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 1, 200, 8*time.Second, manifest.Overrides{Txs: &file}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := checkAccounted(t, res, 3000)
+	get := checkAccounted(t, res, 1600)
 	if v := get("block_latency_mean_ms"); v < 100 || v > 5000 {
 		t.Errorf("block latency mean %v ms not within 0.1–5 s", v)
 	}

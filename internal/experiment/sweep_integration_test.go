@@ -47,11 +47,11 @@ func sweepEnv(t *testing.T, out *syncBuffer) experiment.CellEnv {
 	return experiment.CellEnv{Env: experiment.Env{Fetcher: &cometbft.Fetcher{CacheDir: dir, Progress: os.Stderr}, Out: out, Version: "test"}}
 }
 
-// shortManifest is the default testnet with 10 s of load.
+// shortManifest is the default testnet with 6 s of load.
 func shortManifest(t *testing.T) manifest.Manifest {
 	t.Helper()
 	m := manifest.Default()
-	d := 10 * time.Second
+	d := 6 * time.Second
 	if err := m.Apply(manifest.Overrides{Duration: &d}); err != nil {
 		t.Fatal(err)
 	}
@@ -104,43 +104,6 @@ func checkSweepReport(t *testing.T, dir string, want ...string) {
 	if _, err := os.Stat(filepath.Join(dir, results.SweepHTMLFile)); err != nil {
 		t.Error(err)
 	}
-}
-
-// TestSweepTwoCellsReuse runs a 2-cell sweep (c = 1, 2 at 100 tx/s for
-// 10 s) on one shared testnet, drained and cooled down between cells.
-func TestSweepTwoCellsReuse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a real testnet")
-	}
-	dir := filepath.Join(t.TempDir(), "sweep")
-	var out syncBuffer
-	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: shortManifest(t), Connections: []int{1, 2},
-		Rates: []float64{100}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: saturation.DefaultCriterion(), Dir: dir,
-		Env: sweepEnv(t, &out)})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Status != results.StatusComplete || len(rec.Cells) != 2 || rec.Mode != results.ModeReuse {
-		t.Fatalf("status %s, %d cells, mode %s", rec.Status, len(rec.Cells), rec.Mode)
-	}
-	for i, id := range []string{"c1-r100", "c2-r100"} {
-		if c := rec.Cells[i]; c.ID != id || c.Dir != "cells/"+id+"-0" || c.Params["c"] != id[1:2] || c.Params["r"] != "100" {
-			t.Errorf("cell %d: %+v", i, c)
-		}
-		checkCell(t, dir, rec.Cells[i])
-	}
-	if n := strings.Count(out.String(), "reuse: starting a shared testnet"); n != 1 {
-		t.Errorf("%d shared testnets started, want 1", n)
-	}
-	if !strings.Contains(out.String(), "cooling down") {
-		t.Error("no cool-down between the cells")
-	}
-	onDisk, err := saturation.ReadSweep(dir)
-	if err != nil || onDisk.Status != results.StatusComplete || len(onDisk.Cells) != 2 {
-		t.Errorf("sweep.json: %v, %+v", err, onDisk)
-	}
-	checkSweepReport(t, dir, "one testnet for consecutive cells")
 }
 
 // TestSweepResume interrupts a 2-cell sweep after its first cell and

@@ -34,7 +34,7 @@ import (
 // line's proven release it builds the binary (cached after the first
 // time), checks the line's facts in versions.go against the binary, the
 // files of `cometbft init` and the module source, runs the default testnet
-// (4 validators, kvstore) under 10 s of load with every transaction
+// (4 validators, kvstore) under 5 s of load with every transaction
 // accounted for, and checks the metric families the run scraped. Then it
 // runs the mixed networks of the oldest and the newest lines that share a
 // network, checks that a pair the facts say cannot share one never commits
@@ -79,7 +79,7 @@ func TestVersionMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkAccounted(t, res, 2000)
+			checkAccounted(t, res, 1000)
 			checkMetricFamilies(t, dir, l)
 		})
 	}
@@ -124,7 +124,7 @@ func checkMixed(t *testing.T, f *cometbft.Fetcher, a, b cometbft.Line, mix comet
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAccounted(t, res, 2000)
+	checkAccounted(t, res, 1000)
 	for i, e := range mix.Evidence {
 		if !strings.Contains(logs, e) && !(mix.MayHalt && e == "invalid block time") {
 			t.Errorf("no node log shows %q, which the facts give for: %s", e, mix.Why[i])
@@ -136,10 +136,10 @@ func checkMixed(t *testing.T, f *cometbft.Fetcher, a, b cometbft.Line, mix comet
 }
 
 // runVersions runs the default experiment (4 validators, 200 tx/s for
-// 10 s) with validators 1–2 on release a and 3–4 on release b.
+// 5 s) with validators 1–2 on release a and 3–4 on release b.
 func runVersions(t *testing.T, f *cometbft.Fetcher, dir, a, b string) (experiment.Result, error) {
 	t.Helper()
-	m := resolved(t, 200, 10*time.Second)
+	m := resolved(t, 200, 5*time.Second)
 	m.CometBFTVersion = a
 	for i := range m.Nodes {
 		m.Nodes[i].Version = a
