@@ -28,7 +28,7 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 	if err != nil {
 		return Summary{}, in, err
 	}
-	s := Summarize(in)
+	s, stages := summarize(in)
 	if err := results.WriteJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
 		return s, in, fmt.Errorf("write summary: %w", err)
 	}
@@ -36,7 +36,7 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 		if err := results.WriteAutopsy(dir, s.Autopsy); err != nil {
 			return s, in, fmt.Errorf("write %s: %w", results.AutopsyFile, err)
 		}
-		if err := results.WriteStages(dir, Stages(in)); err != nil {
+		if err := results.WriteStages(dir, stages); err != nil {
 			return s, in, fmt.Errorf("write %s: %w", results.StagesFile, err)
 		}
 	}

@@ -92,6 +92,26 @@ func (s *SeriesSet) Find(node, short string) []*Series {
 	return out
 }
 
+// Samples returns the samples of every series named short (without the
+// namespace), of every node, as metrics.csv rows: series by series in the
+// set's order (node, name, labels), each in time order.
+func (s *SeriesSet) Samples(short string) []results.Metric {
+	if s == nil {
+		return nil
+	}
+	var out []results.Metric
+	for i := range s.series {
+		x := &s.series[i]
+		if x.Short != short {
+			continue
+		}
+		for j, t := range x.T {
+			out = append(out, results.Metric{Time: t, Node: x.Node, Name: x.Name, Labels: x.Labels, Value: x.V[j]})
+		}
+	}
+	return out
+}
+
 // One returns the series of node named short when there is exactly one
 // label set (the usual case: CometBFT labels each series with chain_id),
 // else the sum over its label sets (see Sum); nil when there is none.

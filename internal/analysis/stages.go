@@ -73,10 +73,9 @@ func stageOf(b results.Block, ps []results.Precommit, heard [2]int64) results.St
 	return s
 }
 
-// stageFigures puts the run's median of each stage over its heights, and
-// keeps the slow heights' stages (Summary.SlowStages).
-func stageFigures(in Input, b *builder) {
-	st := Stages(in)
+// stageFigures puts the run's median of each stage over its heights (st,
+// from Stages), and keeps the slow heights' stages (Summary.SlowStages).
+func stageFigures(st []results.Stage, b *builder) {
 	if len(st) == 0 {
 		return
 	}

@@ -1,11 +1,15 @@
 package analysis
 
 import (
+	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // TestStagesKnownAnswer: a height whose header time is T, precommits at
@@ -39,10 +43,47 @@ func TestStagesKnownAnswer(t *testing.T) {
 		t.Errorf("height 6: %+v", g)
 	}
 	b := &builder{s: &Summary{Metrics: map[string]float64{}}}
-	stageFigures(in, b)
+	stageFigures(got, b)
 	for id, want := range map[string]float64{"stage_first_precommit_p50_ms": 2500, "stage_precommit_quorum_p50_ms": 30, "stage_commit_p50_ms": 20} {
 		if v, ok := b.s.Metrics[id]; !ok || math.Abs(v-want) > 1e-9 {
 			t.Errorf("%s = %v (present %v), want %v", id, v, ok, want)
 		}
+	}
+}
+
+// TestAnalyzeWritesSummarizedStages: the stages behind a summary's stage
+// figures are handed out with it (summarize computes them once), and
+// AnalyzeInput writes exactly those to stages.csv.
+func TestAnalyzeWritesSummarizedStages(t *testing.T) {
+	dir := resultstest.CopyRun(t, "../../testdata/runs/small")
+	s, in, err := AnalyzeInput(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, st := summarize(in)
+	if len(st) == 0 {
+		t.Fatal("the fixture has no stages")
+	}
+	b := &builder{s: &Summary{Metrics: map[string]float64{}}}
+	stageFigures(st, b)
+	for _, f := range stageFields {
+		if v, ok := b.s.Metrics[f.id]; !ok || v != s.Metrics[f.id] || v != again.Metrics[f.id] {
+			t.Errorf("%s: %v from the stages handed out, %v in summary.json, %v summarised again", f.id, v, s.Metrics[f.id], again.Metrics[f.id])
+		}
+	}
+	want := t.TempDir()
+	if err := results.WriteStages(want, st); err != nil {
+		t.Fatal(err)
+	}
+	wb, err := os.ReadFile(filepath.Join(want, results.StagesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := os.ReadFile(filepath.Join(dir, results.StagesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("stages.csv is not the stages summarised:\n%s\nwant\n%s", gb, wb)
 	}
 }

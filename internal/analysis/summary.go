@@ -152,6 +152,14 @@ func (in Input) Aggregates() *TxAggregates {
 // bytes per send (see TxAggregates); percentiles are exact up to
 // DefaultExactCap transactions and within a Sketch's error bound past it.
 func Summarize(in Input) Summary {
+	s, _ := summarize(in)
+	return s
+}
+
+// summarize is Summarize, also returning the stage breakdown (Stages) its
+// stage figures came from, nil without blocks.csv, so that stages.csv is
+// written from the same computation (AnalyzeInput).
+func summarize(in Input) (Summary, []results.Stage) {
 	agg := in.Aggregates()
 	s := Summary{RunID: in.Run.ID, Status: in.Run.Status, Metrics: map[string]float64{}}
 	b := &builder{s: &s}
@@ -170,8 +178,10 @@ func Summarize(in Input) Summary {
 	throughput(in, b, acc.committed, start, lastCommit)
 	blocks(in, b, start, missing[results.BlocksFile])
 	autopsyFigures(in, b, missing[results.BlocksFile])
+	var stages []results.Stage
 	if !missing[results.BlocksFile] {
-		stageFigures(in, b)
+		stages = Stages(in)
+		stageFigures(stages, b)
 	}
 	expectedMulti := absentFigures(in, b)
 	knee(in, agg, b, start, missing[results.BlocksFile])
@@ -202,7 +212,7 @@ func Summarize(in Input) Summary {
 	eventFigures(in, b, start)
 	logFigures(in, b)
 	b.sortAnomalies()
-	return s
+	return s, stages
 }
 
 // builder collects metrics and notes, keeping NaN and Inf out.

@@ -173,8 +173,12 @@ func TestSeriesSet(t *testing.T) {
 	if set.One("n0", "process_resident_memory_bytes") == nil || set.One("n2", "mempool_size") != nil || set.Find("n0", "mempool_size_bytes_bucket") != nil {
 		t.Error("lookups of kept and dropped series")
 	}
+	want := []results.Metric{rows[1], rows[0]} // in time order, the duplicate dropped
+	if got := set.Samples("mempool_size"); !reflect.DeepEqual(got, want) {
+		t.Errorf("Samples(mempool_size) = %+v, want %+v", got, want)
+	}
 	var none *SeriesSet
-	if none.Find("n0", "mempool_size") != nil || none.One("n0", "mempool_size") != nil {
+	if none.Find("n0", "mempool_size") != nil || none.One("n0", "mempool_size") != nil || none.Samples("mempool_size") != nil {
 		t.Error("a nil set has series")
 	}
 }

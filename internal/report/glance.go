@@ -19,23 +19,13 @@ import (
 const appendixAnchor = "appendix-experiment"
 
 // verdictOf judges the run in dir by the default saturation criterion.
-// The evidence comes from in and s as the sweep's does; when in holds no
-// transactions (read streamed), the latency trend is fitted while
-// streaming txs.csv, and the drain is read from metrics.csv's mempool
-// series, so that neither file is held in memory.
+// The evidence comes from in and s as the sweep's does, the drain from the
+// mempool series of in.Metrics (metrics.csv as analysis read it, not read
+// again); when in holds no transactions (read streamed), the latency trend
+// is fitted while streaming txs.csv, so that it is not held in memory.
 func verdictOf(dir string, in *analysis.Input, s analysis.Summary) (saturation.Verdict, error) {
 	c := saturation.DefaultCriterion()
-	var mempool []results.Metric
-	err := results.ScanMetrics(dir, func(m *results.Metric) error {
-		if m.Name == saturation.MempoolMetric || strings.HasSuffix(m.Name, "_"+saturation.MempoolMetric) {
-			mempool = append(mempool, *m)
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return saturation.Verdict{}, fmt.Errorf("read %s: %w", results.MetricsFile, err)
-	}
-	ev := saturation.EvidenceOf(c, *in, s, mempool, nil)
+	ev := saturation.EvidenceOf(c, *in, s, in.Metrics.Samples(saturation.MempoolMetric), nil)
 	if l := in.Run.Load; in.Txs == nil && !in.Run.LoadStart.IsZero() && l.DurationS > 0 {
 		fit := saturation.NewTrendFit(in.Run.LoadStart.UnixNano(), c.SteadyFrom*l.DurationS, c.SteadyTo*l.DurationS)
 		err := results.ScanTxs(dir, func(txs []results.Tx) error {

@@ -1,12 +1,15 @@
 package report
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
 
@@ -40,6 +43,37 @@ func TestVerdictStreamed(t *testing.T) {
 		if strings.Contains(checkDetail(got, saturation.CheckLatency), "not tested") {
 			t.Errorf("%s: latency trend not tested: %s", dir, checkDetail(got, saturation.CheckLatency))
 		}
+	}
+}
+
+// TestReportReadsMetricsOnce: given the records analysis read (as a run
+// and `cometlab report` give them), Write does not read metrics.csv again:
+// the file made unreadable afterwards changes nothing in report.md, which
+// is still its golden.
+func TestReportReadsMetricsOnce(t *testing.T) {
+	for _, c := range []struct{ dir, golden string }{{smallRun, "small"}, {qaRun, "qa"}} {
+		t.Run(c.golden, func(t *testing.T) {
+			dir := copyRun(t, c.dir)
+			s, in, err := analysis.AnalyzeInput(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resultstest.WriteFile(t, filepath.Join(dir, results.MetricsFile), []byte("not metrics.csv\n"))
+			if err := Write(dir, s, Options{Input: &in}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", c.golden, results.ReportFile+".golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := resultstest.Diff(string(want), string(got)); d != "" {
+				t.Errorf("report.md differs from its golden:\n%s", d)
+			}
+		})
 	}
 }
 

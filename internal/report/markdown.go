@@ -25,8 +25,9 @@ type Options struct {
 	PlotWidth, PlotHeight int
 
 	// Input holds the run's records when the caller has read them
-	// already (analysis.ReadStream or ReadInput), so that a run's files
-	// are read once; nil means Write reads them (analysis.ReadStream).
+	// already (analysis.ReadStream or ReadInput, metrics.csv included),
+	// so that a run's files are read once; nil means Write reads them
+	// (analysis.ReadStream).
 	Input *analysis.Input
 }
 

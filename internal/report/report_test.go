@@ -12,32 +12,11 @@ import (
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
-// copyRun copies the regular files of the run directory src into a new
-// temporary directory, leaving out what analysis and reports write.
+// copyRun copies the run directory src into a new temporary directory
+// (resultstest.CopyRun).
 func copyRun(t *testing.T, src string) string {
 	t.Helper()
-	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		switch e.Name() {
-		case results.SummaryFile, results.ReportFile, results.ReportHTML, results.PlotsDir:
-			continue
-		}
-		if !e.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
+	return resultstest.CopyRun(t, src)
 }
 
 func TestSmallRun(t *testing.T) {

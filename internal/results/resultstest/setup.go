@@ -59,3 +59,30 @@ func GzipFile(t testing.TB, path string) {
 		t.Fatal(err)
 	}
 }
+
+// CopyRun copies the regular files of the run directory src into a new
+// temporary directory, leaving out what analysis and reports write
+// (summary.json, report.md, report.html), and returns it.
+func CopyRun(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case results.SummaryFile, results.ReportFile, results.ReportHTML:
+			continue
+		}
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		WriteFile(t, filepath.Join(dst, e.Name()), b)
+	}
+	return dst
+}
