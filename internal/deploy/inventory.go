@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -105,20 +107,44 @@ func checkVar(k, v string) error {
 }
 
 // checkUnique refuses a host given twice in a group and two hosts with
-// one name, naming file:line of the second.
+// one name (a name= of one the other's hostname too), naming file:line
+// of the second.
 func checkUnique(hosts []InventoryHost, file string) error {
-	seen := map[string]int{} // group/address and name= → line
+	seen := map[string]InventoryHost{} // by group/address, and by name=
 	for _, h := range hosts {
 		if prev, ok := seen[h.Group+"/"+h.Address]; ok {
-			return fmt.Errorf("%s:%d: host %s again in [%s] (first on line %d)", file, h.Line, h.Address, h.Group, prev)
+			return fmt.Errorf("%s:%d: host %s again in [%s] (first on line %d)", file, h.Line, h.Address, h.Group, prev.Line)
 		}
-		seen[h.Group+"/"+h.Address] = h.Line
-		if name, ok := h.Vars["name"]; ok {
-			if prev, ok := seen["name="+name]; ok {
-				return fmt.Errorf("%s:%d: name=%s again (first on line %d)", file, h.Line, name, prev)
+		seen[h.Group+"/"+h.Address] = h
+		if prev, ok := seen["name="+h.Name()]; ok && prev.Address != h.Address {
+			return fmt.Errorf("%s:%d: name=%s again (first on line %d)", file, h.Line, h.Name(), prev.Line)
+		}
+		seen["name="+h.Name()] = h
+	}
+	return nil
+}
+
+// mergeVars gives a host listed in more than one group the variables of
+// all its lines, as Ansible does (they are the host's, not the line's),
+// refusing a variable given two values.
+func mergeVars(hosts []InventoryHost, file string) error {
+	vars, lines := map[string]map[string]string{}, map[string]int{} // by address; by address/variable
+	for _, h := range hosts {
+		if vars[h.Address] == nil {
+			vars[h.Address] = map[string]string{}
+		}
+		for _, k := range slices.Sorted(maps.Keys(h.Vars)) {
+			v, at := h.Vars[k], h.Address+"/"+k
+			if prev, ok := vars[h.Address][k]; ok && prev != v {
+				return fmt.Errorf("%s:%d: host %s: %s=%q, but %q on line %d", file, h.Line, h.Address, k, v, prev, lines[at])
 			}
-			seen["name="+name] = h.Line
+			if _, ok := lines[at]; !ok {
+				vars[h.Address][k], lines[at] = v, h.Line
+			}
 		}
+	}
+	for i := range hosts {
+		hosts[i].Vars = maps.Clone(vars[hosts[i].Address])
 	}
 	return nil
 }

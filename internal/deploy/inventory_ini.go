@@ -23,7 +23,9 @@ var (
 // (web[1:3]), [GROUP:vars] and [GROUP:children] sections and hosts outside
 // a group are refused, as are a host given twice in a group, two hosts
 // with one name=, and a variable cometlab reads with a value it cannot
-// use (checkVar). Errors name file:line.
+// use (checkVar). A host on lines of several groups has the variables of
+// all of them in each (a variable given two values is refused), as
+// Ansible gives them. Errors name file:line.
 func ParseINI(r io.Reader, file string) ([]InventoryHost, error) {
 	var out []InventoryHost
 	group := ""
@@ -58,7 +60,13 @@ func ParseINI(r io.Reader, file string) ([]InventoryHost, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return out, checkUnique(out, file)
+	if err := checkUnique(out, file); err != nil {
+		return nil, err
+	}
+	if err := mergeVars(out, file); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // parseINIHost reads "HOST key=value …".

@@ -151,14 +151,23 @@ func writeYAML(hosts []InventoryHost) string {
 	for _, h := range byGroup(hosts) {
 		if h.Group != group {
 			group = h.Group
-			fmt.Fprintf(&b, "    %s:\n      hosts:\n", strconv.Quote(group))
+			fmt.Fprintf(&b, "%s\n      hosts:\n", yamlKey("    ", group))
 		}
-		fmt.Fprintf(&b, "        %s:\n", strconv.Quote(h.Address))
+		fmt.Fprintf(&b, "%s\n", yamlKey("        ", h.Address))
 		for _, k := range slices.Sorted(maps.Keys(h.Vars)) {
-			fmt.Fprintf(&b, "          %s: %s\n", k, strconv.Quote(h.Vars[k]))
+			fmt.Fprintf(&b, "%s %s\n", yamlKey("          ", k), strconv.Quote(h.Vars[k]))
 		}
 	}
 	return b.String()
+}
+
+// yamlKey writes a mapping's key up to its colon, quoted, as an explicit
+// key (? KEY) when it is too long (1024) for an implicit one.
+func yamlKey(indent, k string) string {
+	if len(k) > 1000 {
+		return indent + "? " + strconv.Quote(k) + "\n" + indent + ":"
+	}
+	return indent + strconv.Quote(k) + ":"
 }
 
 // writeINI writes hosts as an INI inventory, each group's hosts together;

@@ -30,7 +30,9 @@ var (
 // names none. ssh_user, ansible_port and ansible_ssh_private_key_file
 // come from the host's ansible_user, ansible_port and
 // ansible_ssh_private_key_file (its own or its groups'), else sshUser and
-// port 22. It returns notes for what it does not use
+// port 22. A host in two groups is one host: the node's and a load host,
+// or a node's listed again in validators2 (qa-infra's validators of
+// another version: noted, the version being the manifest's). It returns notes for what it does not use
 // (the prometheus group), and a usage error naming file:line for a node
 // without a host, a host naming no node, another group, or a manifest
 // with [host.*] tables of its own.
@@ -56,6 +58,10 @@ func ApplyInventory(m manifest.Resolved, hosts []deploy.InventoryHost, file, ssh
 				errs = append(errs, fmt.Errorf("%s: [%s] host %s (name=%s) is no node of the manifest", at, ih.Group, ih.Address, ih.Name()))
 				continue
 			}
+			if placed[ih.Name()] {
+				notes = append(notes, fmt.Sprintf("%s: [%s] host %s (name=%s) is in another node group too: one host for the node, whose version is the manifest's", at, ih.Group, ih.Address, ih.Name()))
+				continue
+			}
 			m.Nodes[i].Host, placed[ih.Name()] = h.Name, true
 		case ih.Group == loadGroup && len(m.Load.Hosts) == 0:
 			loads = append(loads, h.Name)
@@ -69,7 +75,9 @@ func ApplyInventory(m manifest.Resolved, hosts []deploy.InventoryHost, file, ssh
 			errs = append(errs, fmt.Errorf("%s: group [%s]: cometlab reads %v, %s and %s", at, ih.Group, nodeGroups, loadGroup, promGroup))
 			continue
 		}
-		m.Hosts = append(m.Hosts, h)
+		if !slices.ContainsFunc(m.Hosts, func(x manifest.Host) bool { return x.Name == h.Name }) {
+			m.Hosts = append(m.Hosts, h) // once, though in two groups (a node's and the load's)
+		}
 	}
 	for _, n := range m.Nodes {
 		if !placed[n.Name] {

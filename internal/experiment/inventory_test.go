@@ -70,6 +70,14 @@ func TestApplyInventory(t *testing.T) {
 			"load hosts [testnet-load-runner]",
 			"note: inv.yml:16: [prometheus] host testnet-prometheus not used",
 		}},
+		{name: "validators2, as qa-infra writes it", manifest: qaNodes, user: "root",
+			inv: string(qa) + "[validators2]\n203.0.113.11 name=validator001 internal_ip=10.10.0.3\n", want: []string{
+				"validator001 on validator001 root@10.10.0.3:22", "hosts [validator000 validator001 seed0 testnet-load-runner]",
+				"note: inv.ini:14: [validators2] host 203.0.113.11 (name=validator001) is in another node group too: one host for the node",
+			}},
+		{name: "YAML a node's host and the load's", manifest: "name = \"qa\"\n[node.validator000]\n", yaml: true, user: "root",
+			inv:  "all:\n  hosts:\n    validator000: {ansible_host: 10.0.0.1}\n  children:\n    validators: {hosts: {validator000: }}\n    loadrunners: {hosts: {validator000: }}\n",
+			want: []string{"validator000 on validator000 root@10.0.0.1:22", "hosts [validator000]\nload hosts [validator000]"}},
 		{name: "YAML named hosts, group vars", manifest: qaNodes, yaml: true, inv: qaNamedYAML, want: []string{
 			"validator000 on validator000 qa@203.0.113.10:22", "validator001 on validator001 admin@203.0.113.11:2222", "seed0 on seed0 qa@10.10.0.4:22",
 			"load hosts [lr0]",
@@ -127,6 +135,11 @@ func TestApplyInventory(t *testing.T) {
 					h, _ := r.HostOf(n.Host)
 					b.WriteString(n.Name + " on " + n.Host + " " + h.String() + "\n")
 				}
+				var names []string
+				for _, h := range r.Hosts {
+					names = append(names, h.Name)
+				}
+				b.WriteString("hosts [" + strings.Join(names, " ") + "]\n")
 				b.WriteString("load hosts [" + strings.Join(r.Load.Hosts, " ") + "]\n")
 				for _, n := range notes {
 					b.WriteString("note: " + n + "\n")
