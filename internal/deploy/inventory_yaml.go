@@ -29,7 +29,8 @@ import (
 // in no group, a group that is its own child, host ranges (web[1:3]), a
 // value cometlab reads that it cannot use (checkVar, or not a plain
 // value), a host twice in a group and two hosts with one name, as
-// ParseINI refuses them, and a second YAML document.
+// ParseINI refuses them, an empty inventory (as Ansible does) and a
+// second YAML document.
 func ParseYAML(r io.Reader, file string) ([]InventoryHost, error) {
 	root, err := yamlRoot(r, file)
 	if err != nil {
@@ -72,7 +73,7 @@ func yamlRoot(r io.Reader, file string) (*yaml.Node, error) {
 		return nil, yamlError(err, file)
 	}
 	root := deref(doc.Content[0])
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+	if isNull(root) || (root.Kind == yaml.MappingNode && len(root.Content) == 0) {
 		return nil, fmt.Errorf("%s: an empty inventory (no groups)", file)
 	}
 	if root.Kind != yaml.MappingNode {
@@ -226,9 +227,9 @@ func (inv *yamlInv) merge(v *yaml.Node, path string) ([]yamlPair, error) {
 	return out, nil
 }
 
-// group returns the group name, made at line of path when new, with
-// parent as one of its parents.
-func (inv *yamlInv) group(name, parent, path string, line int) *yamlGroup {
+// group notes group name, made at line of path when new, with parent as
+// one of its parents.
+func (inv *yamlInv) group(name, parent, path string, line int) {
 	g, ok := inv.groups[name]
 	if !ok {
 		g = &yamlGroup{name: name, path: path, line: line, vars: map[string]yamlVar{}, depth: -1, priority: 1}
@@ -237,7 +238,6 @@ func (inv *yamlInv) group(name, parent, path string, line int) *yamlGroup {
 	if parent != "" && !slices.Contains(g.parents, parent) {
 		g.parents = append(g.parents, parent)
 	}
-	return g
 }
 
 // walkGroup reads group name (at path, line) and its hosts, vars and

@@ -12,6 +12,7 @@ func TestParseYAMLRefusals(t *testing.T) {
 		{"empty", "", "x.yml: an empty inventory (no groups)"},
 		{"only comments", "# nothing yet\n", "x.yml: an empty inventory (no groups)"},
 		{"null document", "---\n~\n", "x.yml: an empty inventory (no groups)"},
+		{"an empty mapping", "{}\n", "x.yml: an empty inventory (no groups)"},
 		{"syntax", "all:\n  vars: {}\nhosts 2\nx: 3\n", "x.yml:3: could not find expected ':'"},
 		{"an unclosed mapping", "all:\n  hosts:\n    h1: {a: 1\n", "x.yml:2: did not find expected ',' or '}'"}, // the YAML library's line
 		{"a second document", "all:\n---\nall:\n", "x.yml:2: a second YAML document: an inventory is one"},
