@@ -53,6 +53,9 @@ func TestUsageErrors(t *testing.T) {
 	hosts, goodHosts := filepath.Join(dir, "hosts.toml"), filepath.Join(dir, "good-hosts.toml")
 	resultstest.WriteFile(t, hosts, []byte("[host.h1]\naddress = \"10.0.0.1\"\nssh_user = \"qa\"\n[node.a]\nhost = \"h2\"\n"))
 	resultstest.WriteFile(t, goodHosts, []byte("[host.h1]\naddress = \"10.0.0.1\"\nssh_user = \"qa\"\n[node.a]\nhost = \"h1\"\n"))
+	badPort, ungrouped := filepath.Join(dir, "inv.yml"), filepath.Join(dir, "hosts") // YAML by its ending, by its content
+	resultstest.WriteFile(t, badPort, []byte("validators:\n  hosts:\n    validator000:\n      ansible_port: ssh\n"))
+	resultstest.WriteFile(t, ungrouped, []byte("# from terraform\nall:\n  hosts:\n    validator000:\n"))
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -105,6 +108,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"deploy"}, []string{"--manifest: required"}},
 		{[]string{"deploy", "--manifest", ramp}, []string{"the manifest has no [host.NAME] tables"}},
 		{[]string{"deploy", "--manifest", hosts, "--out", dir}, []string{`hosts.toml:5:1: node.a.host: unknown host "h2"`}},
+		{[]string{"deploy", "--manifest", ramp, "--inventory", badPort}, []string{`inv.yml:4: validators.hosts.validator000.ansible_port: ansible_port="ssh" is not a port number`}},
+		{[]string{"deploy", "--manifest", ramp, "--inventory", ungrouped}, []string{"hosts:4: all.hosts.validator000: host validator000 is in no group"}},
 		{[]string{"run", "--manifest", goodHosts}, []string{"start them with `cometlab deploy`"}},
 		{[]string{"testnet", "down", "--hosts", dir, "x"}, []string{"give the directory once"}},
 		{[]string{"ab"}, []string{"--cand: at least one candidate SPEC"}},

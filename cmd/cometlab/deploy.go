@@ -53,15 +53,19 @@ seed of every node's config.toml is a node of the plan (its host's address,
 that node's P2P port and id), and no host has two listeners on one port.
 It exits 1, naming each problem, when a check fails.
 
---inventory FILE takes the hosts from an Ansible INI inventory instead of
-[host.NAME] tables, in the form qa-infra's Terraform writes
-(tf/templates/hosts.tmpl): each node on the host of [validators],
-[validators2] or [ephemeral] whose name= is the node's name, at its
-internal_ip (cometlab reaches the nodes, and ssh, there); [loadrunners]
-hosts are the load hosts unless [load] names its own; [prometheus] is noted
-and not used.`,
+--inventory FILE takes the hosts from an Ansible inventory instead of
+[host.NAME] tables, INI or YAML (YAML when FILE ends in .yml, .yaml or
+.json, or its first line that is not a comment does not start with "["):
+the INI form qa-infra's Terraform writes (tf/templates/hosts.tmpl), or the
+same groups as YAML (all:, children:, hosts:, vars:; group variables
+inherited as Ansible does). Each node goes on the host of validators,
+validators2 or ephemeral whose name is the node's name (its inventory
+hostname without one), at its internal_ip, else its ansible_host (cometlab
+reaches the nodes, and ssh, there); loadrunners hosts are the load hosts
+unless [load] names its own; prometheus is noted and not used.`,
 		Example: `  cometlab deploy --manifest hosts.toml --out qa-net --plan
   cometlab deploy --manifest qa.toml --inventory hosts.ini --ssh-user root --out qa-net --plan
+  cometlab deploy --manifest qa.toml --inventory hosts.yml --out qa-net --plan
   cometlab deploy --manifest hosts.toml --out qa-net
   cometlab load --testnet qa-net -r 200 -T 60s
   cometlab testnet down --hosts qa-net`,
@@ -105,14 +109,14 @@ and not used.`,
 	cmd.Flags().DurationVar(&tf.startTimeout, "start-timeout", 90*time.Second, "how long each node's RPC port, then every node's first two heights, may take")
 	cmd.Flags().StringVar(&dir, "out", "testnet-hosts", "directory for the homes, inventory, playbooks, their logs, testnet.json and prometheus.yml")
 	cmd.Flags().StringVar(&sshArgs, "ssh-args", "", `extra ssh options for every host (ansible_ssh_common_args), e.g. "-o UserKnownHostsFile=known_hosts"`)
-	cmd.Flags().StringVar(&inventory, "inventory", "", "Ansible INI inventory (qa-infra's tf/templates/hosts.tmpl form) putting each node on the host whose name= is the node's, instead of [host.NAME] tables")
-	cmd.Flags().StringVar(&sshUser, "ssh-user", "", "with --inventory: the ssh user of hosts whose line has no ansible_user")
+	cmd.Flags().StringVar(&inventory, "inventory", "", "Ansible inventory, INI (qa-infra's tf/templates/hosts.tmpl form) or YAML, putting each node on the host whose name is the node's, instead of [host.NAME] tables")
+	cmd.Flags().StringVar(&sshUser, "ssh-user", "", "with --inventory: the ssh user of hosts without ansible_user (their own or their groups')")
 	cmd.Flags().BoolVar(&plan, "plan", false, "write the homes, inventory and playbooks into --out and check them (every node's peers resolve to a host's address and a node's P2P port there, ports unique per host) without running Ansible")
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave each host's workdir in place when 'testnet down --hosts' has fetched it (default: removed)")
 	return cmd
 }
 
-// applyInventory puts m's nodes on the hosts of the INI inventory file
+// applyInventory puts m's nodes on the hosts of the inventory file, INI or YAML
 // (none: m as it is), printing what of it is not used.
 func applyInventory(st *state, m manifest.Resolved, file, sshUser string) (manifest.Resolved, error) {
 	if file == "" {
@@ -123,7 +127,7 @@ func applyInventory(st *state, m manifest.Resolved, file, sshUser string) (manif
 		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
 	}
 	defer f.Close()
-	hosts, err := deploy.ParseINI(f, file)
+	hosts, err := deploy.ParseInventory(f, file)
 	if err != nil {
 		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
 	}

@@ -4,8 +4,9 @@
 // down.yml, only ansible.builtin modules) into a directory, runs
 // ansible-playbook on them and reports the hosts that failed. Check
 // checks a plan without running anything (each node's peers resolve to a
-// node of the plan, ports unique per host); ParseINI reads the INI
-// inventory qa-infra's Terraform writes.
+// node of the plan, ports unique per host); ParseInventory reads an
+// Ansible inventory, INI (ParseINI, as qa-infra's Terraform writes it) or
+// YAML (ParseYAML).
 package deploy
 
 import (

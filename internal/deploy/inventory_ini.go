@@ -4,39 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"regexp"
 	"strings"
 )
-
-// INIHost is one host line of an Ansible INI inventory, as qa-infra's
-// Terraform writes them (tf/templates/hosts.tmpl: "IP name=NAME
-// internal_ip=IP" under [validators], [validators2], [prometheus],
-// [loadrunners] and [ephemeral]).
-type INIHost struct {
-	Group   string
-	Address string            // the line's host: what Ansible connects to
-	Vars    map[string]string // its key=value pairs, e.g. name, internal_ip
-	Line    int
-}
-
-// Name returns the host's name= variable, or its address without one.
-func (h INIHost) Name() string {
-	if n := h.Vars["name"]; n != "" {
-		return n
-	}
-	return h.Address
-}
-
-// NodeAddress returns the address the host's nodes listen on and their
-// peers dial: internal_ip when given (qa-infra's private network), else
-// the line's host.
-func (h INIHost) NodeAddress() string {
-	if a := h.Vars["internal_ip"]; a != "" {
-		return a
-	}
-	return h.Address
-}
 
 // iniGroup and iniKey are what a group and a variable name may be.
 var (
@@ -51,12 +21,14 @@ var (
 // headers and host lines "HOST key=value …" (values may be quoted with "
 // or '); blank lines and comments (# or ;) are skipped. Host ranges
 // (web[1:3]), [GROUP:vars] and [GROUP:children] sections and hosts outside
-// a group are refused, as are a host given twice in a group and two
-// hosts with one name=. Errors name file:line.
-func ParseINI(r io.Reader, file string) ([]INIHost, error) {
-	var out []INIHost
+// a group are refused, as are a host given twice in a group, two hosts
+// with one name=, and a variable cometlab reads with a value it cannot
+// use (checkVar). A host on lines of several groups has the variables of
+// all of them in each (a variable given two values is refused), as
+// Ansible gives them. Errors name file:line.
+func ParseINI(r io.Reader, file string) ([]InventoryHost, error) {
+	var out []InventoryHost
 	group := ""
-	seen := map[string]int{} // group/address and name → line
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -83,44 +55,40 @@ func ParseINI(r io.Reader, file string) ([]INIHost, error) {
 			return nil, at("%v", err)
 		}
 		h.Group, h.Line = group, n
-		if prev, ok := seen[group+"/"+h.Address]; ok {
-			return nil, at("host %s again in [%s] (first on line %d)", h.Address, group, prev)
-		}
-		seen[group+"/"+h.Address] = n
-		if name, ok := h.Vars["name"]; ok {
-			if prev, ok := seen["name="+name]; ok {
-				return nil, at("name=%s again (first on line %d)", name, prev)
-			}
-			seen["name="+name] = n
-		}
 		out = append(out, h)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	if err := checkUnique(out, file); err != nil {
+		return nil, err
+	}
+	if err := mergeVars(out, file); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
 // parseINIHost reads "HOST key=value …".
-func parseINIHost(line string) (INIHost, error) {
+func parseINIHost(line string) (InventoryHost, error) {
 	fields, err := iniFields(line)
 	if err != nil {
-		return INIHost{}, err
+		return InventoryHost{}, err
 	}
-	h := INIHost{Address: fields[0], Vars: map[string]string{}}
-	if net.ParseIP(h.Address) == nil && !iniHostName.MatchString(h.Address) {
-		return INIHost{}, fmt.Errorf("host %q: a host is an IP address or a name (ranges such as web[1:3] are not supported)", h.Address)
+	h := InventoryHost{Address: fields[0], Vars: map[string]string{}}
+	if err := checkHostname(h.Address); err != nil {
+		return InventoryHost{}, err
 	}
 	for _, f := range fields[1:] {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || !iniKey.MatchString(k) {
-			return INIHost{}, fmt.Errorf("host %s: %q is not key=value", h.Address, f)
+			return InventoryHost{}, fmt.Errorf("host %s: %q is not key=value", h.Address, f)
 		}
 		if _, dup := h.Vars[k]; dup {
-			return INIHost{}, fmt.Errorf("host %s: %s given twice", h.Address, k)
+			return InventoryHost{}, fmt.Errorf("host %s: %s given twice", h.Address, k)
 		}
-		if k == "internal_ip" && net.ParseIP(v) == nil {
-			return INIHost{}, fmt.Errorf("host %s: internal_ip=%q is not an IP address", h.Address, v)
+		if err := checkVar(k, v); err != nil {
+			return InventoryHost{}, fmt.Errorf("host %s: %w", h.Address, err)
 		}
 		h.Vars[k] = v
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -39,13 +38,14 @@ func TestParseINI(t *testing.T) {
 
 	tests := []struct {
 		name, in string
-		want     string // a host's "group name address node-address", or the error
+		want     string // each host's "group name address node-address", or the error
 	}{
 		{"comments and blank lines", "# made by terraform\n\n[validators]\n; a comment\n10.0.0.1 name=v0\n", "validators v0 10.0.0.1 10.0.0.1"},
 		{"quoted values", "[validators]\nh1 name=\"v 0\" ansible_user='qa user'\n", "validators v 0 h1 h1"},
 		{"tabs", "[loadrunners]\n10.0.0.9\tname=lr\tinternal_ip=10.1.0.9\n", "loadrunners lr 10.0.0.9 10.1.0.9"},
 		{"no name", "[validators]\n10.0.0.1\n", "validators 10.0.0.1 10.0.0.1 10.0.0.1"},
 		{"IPv6 host", "[validators]\n2001:db8::1 name=v0\n", "validators v0 2001:db8::1 2001:db8::1"},
+		{"named host at its ansible_host", "[validators]\nv0 ansible_host=203.0.113.1\n", "validators v0 v0 203.0.113.1"},
 		{"host before a group", "10.0.0.1 name=v0\n", "x.ini:1: host line \"10.0.0.1 name=v0\" before any [GROUP]"},
 		{"vars section", "[validators:vars]\nansible_user=qa\n", "x.ini:1: \"[validators:vars]\": a group header is [NAME]"},
 		{"unclosed header", "[validators\n", "x.ini:1: \"[validators\": a group header is [NAME]"},
@@ -53,6 +53,14 @@ func TestParseINI(t *testing.T) {
 		{"not key=value", "[validators]\n10.0.0.1 name\n", "x.ini:2: host 10.0.0.1: \"name\" is not key=value"},
 		{"a key twice", "[validators]\n10.0.0.1 name=a name=b\n", "x.ini:2: host 10.0.0.1: name given twice"},
 		{"bad internal_ip", "[validators]\n10.0.0.1 name=a internal_ip=10.0.0\n", "x.ini:2: host 10.0.0.1: internal_ip=\"10.0.0\" is not an IP address"},
+		{"a host in two groups, with the variables of both lines", "[validators]\n10.0.0.1 name=v0\n[validators2]\n10.0.0.1 internal_ip=10.1.0.1\n",
+			"validators v0 10.0.0.1 10.1.0.1; validators2 v0 10.0.0.1 10.1.0.1"},
+		{"a host in two groups, a variable with two values", "[validators]\n10.0.0.1 ansible_user=a\n[loadrunners]\n10.0.0.1 ansible_user=b\n",
+			`x.ini:4: host 10.0.0.1: ansible_user="b", but "a" on line 2`},
+		{"a name that is another host", "[validators]\nv0\n[ephemeral]\n10.0.0.2 name=v0\n", "x.ini:4: name=v0 again (first on line 2)"},
+		{"bad ansible_port", "[validators]\n10.0.0.1 ansible_port=ssh\n", "x.ini:2: host 10.0.0.1: ansible_port=\"ssh\" is not a port number (1-65535)"},
+		{"bad ansible_host", "[validators]\nv0 ansible_host=a/b\n", "x.ini:2: host v0: ansible_host=\"a/b\" is not an IP address or a host name"},
+		{"an old ssh variable", "[validators]\n10.0.0.1 ansible_ssh_port=22\n", "x.ini:2: host 10.0.0.1: ansible_ssh_port: cometlab reads ansible_port; write that"},
 		{"unterminated quote", "[validators]\n10.0.0.1 name=\"a\n", "x.ini:2: unterminated \" quote"},
 		{"a host twice in a group", "[validators]\n10.0.0.1 name=a\n10.0.0.1 name=b\n", "x.ini:3: host 10.0.0.1 again in [validators] (first on line 2)"},
 		{"a name twice", "[validators]\n10.0.0.1 name=a\n[ephemeral]\n10.0.0.2 name=a\n", "x.ini:4: name=a again (first on line 2)"},
@@ -61,14 +69,14 @@ func TestParseINI(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hosts, err := ParseINI(strings.NewReader(tt.in), "x.ini")
 			got := ""
-			switch {
-			case err != nil:
+			if err != nil {
 				got = err.Error()
-			case len(hosts) != 1:
-				got = fmt.Sprintf("%d hosts", len(hosts))
-			default:
-				h := hosts[0]
-				got = strings.Join([]string{h.Group, h.Name(), h.Address, h.NodeAddress()}, " ")
+			}
+			for i, h := range hosts {
+				if i > 0 {
+					got += "; "
+				}
+				got += strings.Join([]string{h.Group, h.Name(), h.Address, h.NodeAddress()}, " ")
 			}
 			if !strings.HasPrefix(got, tt.want) {
 				t.Errorf("ParseINI:\n got %q\nwant %q", got, tt.want)
@@ -77,56 +85,38 @@ func TestParseINI(t *testing.T) {
 	}
 }
 
-// FuzzParseINI checks ParseINI against itself: an inventory it reads,
-// written back in its own form, reads the same.
+// FuzzParseINI checks ParseINI against itself and ParseYAML: an
+// inventory it reads, written back in its own form, reads the same, and
+// so does its YAML twin.
 func FuzzParseINI(f *testing.F) {
 	if b, err := os.ReadFile("testdata/qa-hosts.ini"); err == nil {
 		f.Add(string(b))
 	}
 	f.Add("[validators]\nh1 name=\"v 0\" ansible_user='qa user'\n")
 	f.Add("[a]\n[b]\nx k=v\n")
+	f.Add("[a]\nx k=v\n[b]\ny\nx j=w\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		hosts, err := ParseINI(strings.NewReader(in), "fuzz.ini")
 		if err != nil {
 			return
 		}
-		var b strings.Builder
-		group := ""
-		for _, h := range hosts {
-			if h.Group != group {
-				group = h.Group
-				fmt.Fprintf(&b, "[%s]\n", group)
-			}
-			b.WriteString(h.Address)
-			keys := make([]string, 0, len(h.Vars))
-			for k := range h.Vars {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				q := `"`
-				if strings.Contains(h.Vars[k], `"`) {
-					q = "'"
-				}
-				fmt.Fprintf(&b, " %s=%s%s%s", k, q, h.Vars[k], q)
-			}
-			b.WriteString("\n")
+		ini, ok := writeINI(hosts)
+		if !ok {
+			return // a value holding both quote characters has no written form
 		}
-		again, err := ParseINI(strings.NewReader(b.String()), "again.ini")
+		again, err := ParseINI(strings.NewReader(ini), "again.ini")
 		if err != nil {
-			if strings.Contains(err.Error(), "quote") {
-				return // a value holding both quote characters has no written form
-			}
-			t.Fatalf("%q read back from %q: %v", b.String(), in, err)
+			t.Fatalf("%q read back from %q: %v", ini, in, err)
 		}
-		if len(again) != len(hosts) {
-			t.Fatalf("%d hosts, then %d", len(hosts), len(again))
+		if d := diffHosts(byGroup(hosts), byGroup(again)); d != "" {
+			t.Fatalf("%q, written back as %q, differs: %s", in, ini, d)
 		}
-		for i := range hosts {
-			a, z := hosts[i], again[i]
-			if a.Group != z.Group || a.Address != z.Address || !reflect.DeepEqual(a.Vars, z.Vars) {
-				t.Fatalf("host %d: %+v, then %+v", i, a, z)
-			}
+		fromYAML, err := ParseYAML(strings.NewReader(writeYAML(hosts)), "twin.yml")
+		if err != nil {
+			t.Fatalf("%q, as YAML %q: %v", in, writeYAML(hosts), err)
+		}
+		if d := diffHosts(byGroup(hosts), byGroup(fromYAML)); d != "" {
+			t.Fatalf("%q, as YAML, differs: %s", in, d)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,19 +44,7 @@ func TestDeployPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs cometbft init for 200 homes")
 	}
-	dir := t.TempDir()
-	var out bytes.Buffer
-	st, err := experiment.Deploy(t.Context(), experiment.DeployOptions{Manifest: plan200Manifest(t), Dir: dir, Fetcher: buildFetcher(t),
-		Out: &out, StartTimeout: time.Minute, Plan: true})
-	if err != nil {
-		t.Fatalf("deploy --plan: %v\n%s", err, out.String())
-	}
-	if len(st.Nodes) != 200 || len(st.Hosts) != 50 {
-		t.Errorf("the plan has %d nodes on %d hosts, want 200 on 50", len(st.Nodes), len(st.Hosts))
-	}
-	if want := "39800 peer addresses resolve to a node of the plan"; !strings.Contains(out.String(), want) {
-		t.Errorf("output lacks %q:\n%s", want, out.String())
-	}
+	dir := planChecked(t, plan200Manifest(t), 200, 50, 39800)
 	for _, f := range []string{deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, "homes-host49.tgz", "manifest.toml"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("plan: %v", err)
@@ -84,4 +73,74 @@ func TestDeployPlan(t *testing.T) {
 	if len(hosts) != 50 || len(hosts["host07"].Nodes) != 4 {
 		t.Errorf("inventory: %d hosts, host07 with %d nodes; want 50 and 4", len(hosts), len(hosts["host07"].Nodes))
 	}
+}
+
+// TestDeployPlanYAMLInventory is `cometlab deploy --plan --inventory
+// hosts.yml`: qa-infra's inventory in its YAML form (a host per node
+// named by name and at its internal_ip, ansible_user a variable of all,
+// the load runner, the Prometheus host noted) puts a manifest without
+// hosts on its hosts, and the plan is written and checked as from
+// [host.*] tables; the inventory.json it writes reads back (JSON being
+// YAML) with the nodes' hosts at their internal addresses.
+func TestDeployPlanYAMLInventory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cometbft init for 8 homes")
+	}
+	var mf, inv strings.Builder
+	mf.WriteString("name = \"qa-yaml\"\nlinks = \"direct\"\n[load]\nconnections = 1\nrate = 100\nduration = \"30s\"\n")
+	inv.WriteString("all:\n  vars:\n    ansible_user: root\n  children:\n    validators:\n      hosts:\n")
+	for i := range 8 {
+		fmt.Fprintf(&mf, "[node.validator%03d]\n", i)
+		fmt.Fprintf(&inv, "        203.0.113.%d:\n          name: validator%03d\n          internal_ip: 10.10.0.%d\n", 10+i, i, 2+i)
+	}
+	inv.WriteString("    prometheus:\n      hosts:\n        203.0.113.90: {name: testnet-prometheus, internal_ip: 10.10.0.90}\n" +
+		"    loadrunners:\n      hosts:\n        203.0.113.91: {name: testnet-load-runner, internal_ip: 10.10.0.91}\n    ephemeral:\n")
+	hosts, err := deploy.ParseInventory(strings.NewReader(inv.String()), "hosts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, notes, err := experiment.ApplyInventory(loadManifest(t, "qa-yaml.toml", mf.String()), hosts, "hosts.yml", "")
+	if err != nil || len(notes) != 1 {
+		t.Fatalf("ApplyInventory: %v; notes %q, want one (the prometheus host)", err, notes)
+	}
+	dir := planChecked(t, m, 8, 9, 56) // one host the load runner
+	f, err := os.Open(filepath.Join(dir, deploy.InventoryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	written, err := deploy.ParseInventory(f, deploy.InventoryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range written {
+		got = append(got, h.Group+" "+h.Name()+" "+h.Vars["ansible_user"]+"@"+h.NodeAddress())
+	}
+	for _, w := range []string{"cometlab_hosts validator003 root@10.10.0.5", "cometlab_hosts testnet-load-runner root@10.10.0.91"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("%s: %q lacks %q", deploy.InventoryFile, got, w)
+		}
+	}
+}
+
+// planChecked runs `deploy --plan` for m into a new directory, which it
+// returns, checking that the plan has nodes on hosts and says that links
+// peer addresses resolve.
+func planChecked(t *testing.T, m manifest.Resolved, nodes, hosts, links int) string {
+	t.Helper()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	st, err := experiment.Deploy(t.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Fetcher: buildFetcher(t),
+		Out: &out, StartTimeout: time.Minute, Plan: true})
+	if err != nil {
+		t.Fatalf("deploy --plan: %v\n%s", err, out.String())
+	}
+	if len(st.Nodes) != nodes || len(st.Hosts) != hosts {
+		t.Errorf("the plan has %d nodes on %d hosts, want %d on %d", len(st.Nodes), len(st.Hosts), nodes, hosts)
+	}
+	if want := fmt.Sprintf("%d peer addresses resolve to a node of the plan", links); !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
+	}
+	return dir
 }

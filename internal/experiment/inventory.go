@@ -19,20 +19,24 @@ var (
 	promGroup  = "prometheus"                                       // noted, not used (cometlab writes prometheus.yml)
 )
 
-// ApplyInventory puts m's nodes on the hosts of an Ansible INI inventory
-// (deploy.ParseINI of file), as `cometlab deploy --inventory` does: each
-// node goes to the host of the validators, validators2 or ephemeral
-// group whose name= is the node's name, on that host's internal_ip (its
-// address when it has none: cometlab, run inside the testnet's network
-// as its read-back and scrape need, reaches the nodes and their ssh
-// there); the loadrunners hosts become the load hosts when [load] names
-// none. ssh_user, ansible_port and ansible_ssh_private_key_file come from
-// the line's ansible_user, ansible_port and ansible_ssh_private_key_file,
-// else sshUser and port 22. It returns notes for what it does not use
+// ApplyInventory puts m's nodes on the hosts of an Ansible inventory, INI
+// or YAML (deploy.ParseInventory of file), as `cometlab deploy
+// --inventory` does: each node goes to the host of the validators,
+// validators2 or ephemeral group whose name is the node's name (its
+// inventory hostname without one), on that host's internal_ip (else its
+// ansible_host, else its hostname: cometlab, run inside the testnet's
+// network as its read-back and scrape need, reaches the nodes and their
+// ssh there); the loadrunners hosts become the load hosts when [load]
+// names none. ssh_user, ansible_port and ansible_ssh_private_key_file
+// come from the host's ansible_user, ansible_port and
+// ansible_ssh_private_key_file (its own or its groups'), else sshUser and
+// port 22. A host in two groups is one host: the node's and a load host,
+// or a node's listed again in validators2 (qa-infra's validators of
+// another version: noted, the version being the manifest's). It returns notes for what it does not use
 // (the prometheus group), and a usage error naming file:line for a node
 // without a host, a host naming no node, another group, or a manifest
 // with [host.*] tables of its own.
-func ApplyInventory(m manifest.Resolved, hosts []deploy.INIHost, file, sshUser string) (manifest.Resolved, []string, error) {
+func ApplyInventory(m manifest.Resolved, hosts []deploy.InventoryHost, file, sshUser string) (manifest.Resolved, []string, error) {
 	if len(m.Hosts) > 0 {
 		return m, nil, exitcode.With(fmt.Errorf("--inventory %s: the manifest has [host.*] tables of its own; give one or the other", file), exitcode.Usage)
 	}
@@ -54,6 +58,10 @@ func ApplyInventory(m manifest.Resolved, hosts []deploy.INIHost, file, sshUser s
 				errs = append(errs, fmt.Errorf("%s: [%s] host %s (name=%s) is no node of the manifest", at, ih.Group, ih.Address, ih.Name()))
 				continue
 			}
+			if placed[ih.Name()] {
+				notes = append(notes, fmt.Sprintf("%s: [%s] host %s (name=%s) is in another node group too: one host for the node, whose version is the manifest's", at, ih.Group, ih.Address, ih.Name()))
+				continue
+			}
 			m.Nodes[i].Host, placed[ih.Name()] = h.Name, true
 		case ih.Group == loadGroup && len(m.Load.Hosts) == 0:
 			loads = append(loads, h.Name)
@@ -67,7 +75,9 @@ func ApplyInventory(m manifest.Resolved, hosts []deploy.INIHost, file, sshUser s
 			errs = append(errs, fmt.Errorf("%s: group [%s]: cometlab reads %v, %s and %s", at, ih.Group, nodeGroups, loadGroup, promGroup))
 			continue
 		}
-		m.Hosts = append(m.Hosts, h)
+		if !slices.ContainsFunc(m.Hosts, func(x manifest.Host) bool { return x.Name == h.Name }) {
+			m.Hosts = append(m.Hosts, h) // once, though in two groups (a node's and the load's)
+		}
 	}
 	for _, n := range m.Nodes {
 		if !placed[n.Name] {
@@ -89,7 +99,7 @@ func ApplyInventory(m manifest.Resolved, hosts []deploy.INIHost, file, sshUser s
 }
 
 // inventoryHost is the manifest host of an inventory line.
-func inventoryHost(ih deploy.INIHost, testnet, sshUser string) (manifest.Host, error) {
+func inventoryHost(ih deploy.InventoryHost, testnet, sshUser string) (manifest.Host, error) {
 	h := manifest.Host{Name: ih.Name(), Address: ih.NodeAddress(), SSHUser: sshUser, SSHPort: manifest.DefaultSSHPort,
 		SSHKey: ih.Vars["ansible_ssh_private_key_file"], Workdir: "/var/tmp/cometlab-" + testnet}
 	if u := ih.Vars["ansible_user"]; u != "" {
@@ -103,7 +113,7 @@ func inventoryHost(ih deploy.INIHost, testnet, sshUser string) (manifest.Host, e
 		h.SSHPort = port
 	}
 	if h.SSHUser == "" {
-		return h, fmt.Errorf("host %s: no ssh user (ansible_user=… on its line, or --ssh-user)", ih.Address)
+		return h, fmt.Errorf("host %s: no ssh user (its or its group's ansible_user, or --ssh-user)", ih.Address)
 	}
 	return h, nil
 }

@@ -2,17 +2,46 @@ package experiment_test
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
 )
 
 // qaNodes is the manifest of deploy's testdata/qa-hosts.ini: two
 // validators and a seed.
 const qaNodes = "name = \"qa\"\n[node.validator000]\n[node.validator001]\n[node.seed0]\nmode = \"seed\"\n"
+
+// qaNamedYAML is qaNodes' inventory in YAML as people write it by hand:
+// hosts named after the nodes at their ansible_host, the ssh user a
+// variable of all (one host overrides it), a port in a host's key,
+// internal_ip from a merge key, and the groups one level down.
+const qaNamedYAML = `all:
+  vars:
+    ansible_user: qa
+  children:
+    cometbft:
+      children:
+        validators:
+          hosts:
+            validator000:
+              ansible_host: 203.0.113.10
+            validator001:2222:
+              ansible_host: 203.0.113.11
+              ansible_user: admin
+        ephemeral:
+          hosts:
+            seed0:
+              <<: {internal_ip: 10.10.0.4}
+              ansible_host: 203.0.113.12
+    loadrunners:
+      hosts:
+        lr0: {ansible_host: 203.0.113.30}
+`
 
 // TestApplyInventory puts a manifest's nodes on the hosts of qa-infra's
 // inventory form, and refuses, naming file:line or the node, every
@@ -22,8 +51,13 @@ func TestApplyInventory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	qaYAML, err := os.ReadFile("../deploy/testdata/qa-hosts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, manifest, inv, user string
+		yaml                      bool     // inv is inv.yml, else inv.ini
 		want                      []string // in the error, or, without one, in the hosts' and notes' description
 	}{
 		{name: "qa-infra", manifest: qaNodes, inv: string(qa), user: "root", want: []string{
@@ -31,6 +65,32 @@ func TestApplyInventory(t *testing.T) {
 			"load hosts [testnet-load-runner]",
 			"note: inv.ini:7: [prometheus] host testnet-prometheus not used",
 		}},
+		{name: "qa-infra in YAML", manifest: qaNodes, inv: string(qaYAML), yaml: true, user: "root", want: []string{
+			"validator000 on validator000 root@10.10.0.2:22", "validator001 on validator001 root@10.10.0.3:22", "seed0 on seed0 root@10.10.0.4:22",
+			"load hosts [testnet-load-runner]",
+			"note: inv.yml:16: [prometheus] host testnet-prometheus not used",
+		}},
+		{name: "validators2, as qa-infra writes it", manifest: qaNodes, user: "root",
+			inv: string(qa) + "[validators2]\n203.0.113.11 name=validator001 internal_ip=10.10.0.3\n", want: []string{
+				"validator001 on validator001 root@10.10.0.3:22", "hosts [validator000 validator001 seed0 testnet-load-runner]",
+				"note: inv.ini:14: [validators2] host 203.0.113.11 (name=validator001) is in another node group too: one host for the node",
+			}},
+		{name: "YAML a node's host and the load's", manifest: "name = \"qa\"\n[node.validator000]\n", yaml: true, user: "root",
+			inv:  "all:\n  hosts:\n    validator000: {ansible_host: 10.0.0.1}\n  children:\n    validators: {hosts: {validator000: }}\n    loadrunners: {hosts: {validator000: }}\n",
+			want: []string{"validator000 on validator000 root@10.0.0.1:22", "hosts [validator000]\nload hosts [validator000]"}},
+		{name: "YAML named hosts, group vars", manifest: qaNodes, yaml: true, inv: qaNamedYAML, want: []string{
+			"validator000 on validator000 qa@203.0.113.10:22", "validator001 on validator001 admin@203.0.113.11:2222", "seed0 on seed0 qa@10.10.0.4:22",
+			"load hosts [lr0]",
+		}},
+		{name: "YAML host in no group", manifest: qaNodes, yaml: true, user: "root", inv: "all:\n  hosts:\n    validator000:\n",
+			want: []string{"inv.yml:3: all.hosts.validator000: host validator000 is in no group"}},
+		{name: "YAML bad ansible_port", manifest: qaNodes, yaml: true, user: "root", inv: "validators:\n  hosts:\n    validator000:\n      ansible_port: ssh\n",
+			want: []string{`inv.yml:4: validators.hosts.validator000.ansible_port: ansible_port="ssh" is not a port number (1-65535)`}},
+		{name: "YAML a node without a host", manifest: qaNodes + "[node.full00]\nmode = \"full\"\n", inv: string(qaYAML), yaml: true, user: "root",
+			want: []string{"--inventory inv.yml: node full00 has no host"}},
+		{name: "YAML another group", manifest: "name = \"qa\"\n[node.validator000]\n", yaml: true, user: "root",
+			inv:  "all:\n  children:\n    cometbft:\n      hosts:\n        validator000:\n",
+			want: []string{"inv.yml:5: group [cometbft]: cometlab reads"}},
 		{name: "ansible_user and ansible_port", manifest: "name = \"qa\"\n[node.validator000]\n",
 			inv: "[validators]\n10.0.0.1 name=validator000 ansible_user=qa ansible_port=2222\n", want: []string{"validator000 on validator000 qa@10.0.0.1:2222"}},
 		{name: "a node without a host", manifest: qaNodes + "[node.full00]\nmode = \"full\"\n", inv: string(qa), user: "root",
@@ -40,32 +100,46 @@ func TestApplyInventory(t *testing.T) {
 		{name: "another group", manifest: "name = \"qa\"\n[node.validator000]\n", inv: "[validators]\n10.0.0.1 name=validator000\n[web]\n10.0.0.2 name=w\n", user: "root",
 			want: []string{"inv.ini:4: group [web]: cometlab reads"}},
 		{name: "no ssh user", manifest: "name = \"qa\"\n[node.validator000]\n", inv: "[validators]\n10.0.0.1 name=validator000\n",
-			want: []string{"inv.ini:2: host 10.0.0.1: no ssh user (ansible_user=… on its line, or --ssh-user)"}},
+			want: []string{"inv.ini:2: host 10.0.0.1: no ssh user (its or its group's ansible_user, or --ssh-user)"}},
 		{name: "bad ansible_port", manifest: "name = \"qa\"\n[node.validator000]\n", inv: "[validators]\n10.0.0.1 name=validator000 ansible_port=ssh\n", user: "root",
-			want: []string{`inv.ini:2: host 10.0.0.1: ansible_port="ssh" is not a port`}},
+			want: []string{`inv.ini:2: host 10.0.0.1: ansible_port="ssh" is not a port number (1-65535)`}},
 		{name: "hosts of its own", manifest: "name = \"qa\"\n[host.h1]\naddress = \"10.0.0.1\"\nssh_user = \"qa\"\n[node.validator000]\nhost = \"h1\"\n", inv: string(qa), user: "root",
 			want: []string{"--inventory inv.ini: the manifest has [host.*] tables of its own"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := loadManifest(t, "qa.toml", tt.manifest)
-			hosts, err := deploy.ParseINI(strings.NewReader(tt.inv), "inv.ini")
-			if err != nil {
-				t.Fatal(err)
+			file := "inv.ini"
+			if tt.yaml {
+				file = "inv.yml"
 			}
-			r, notes, err := experiment.ApplyInventory(m, hosts, "inv.ini", tt.user)
+			hosts, perr := deploy.ParseInventory(strings.NewReader(tt.inv), file)
+			var r manifest.Resolved
+			var notes []string
+			var err error
+			if perr == nil {
+				r, notes, err = experiment.ApplyInventory(m, hosts, file, tt.user)
+			}
 			var got string
-			if err != nil {
+			switch {
+			case perr != nil:
+				got = perr.Error()
+			case err != nil:
 				got = err.Error()
 				if code, _ := exitcode.Of(err); code != exitcode.Usage {
 					t.Errorf("exit code %d, want %d", code, exitcode.Usage)
 				}
-			} else {
+			default:
 				var b strings.Builder
 				for _, n := range r.Nodes {
 					h, _ := r.HostOf(n.Host)
 					b.WriteString(n.Name + " on " + n.Host + " " + h.String() + "\n")
 				}
+				var names []string
+				for _, h := range r.Hosts {
+					names = append(names, h.Name)
+				}
+				b.WriteString("hosts [" + strings.Join(names, " ") + "]\n")
 				b.WriteString("load hosts [" + strings.Join(r.Load.Hosts, " ") + "]\n")
 				for _, n := range notes {
 					b.WriteString("note: " + n + "\n")
@@ -78,5 +152,30 @@ func TestApplyInventory(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestApplyInventoryTwins puts one manifest on qa-infra's inventory in
+// its INI form and on its YAML twin: the resolved manifests are equal.
+func TestApplyInventoryTwins(t *testing.T) {
+	var got []manifest.Resolved
+	for _, file := range []string{"../deploy/testdata/qa-hosts.ini", "../deploy/testdata/qa-hosts.yml"} {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts, err := deploy.ParseInventory(f, file)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := experiment.ApplyInventory(loadManifest(t, "qa.toml", qaNodes), hosts, "inv", "root")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m)
+	}
+	if len(got[0].Hosts) != 4 || !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("from INI:\n%+v\nfrom YAML:\n%+v", got[0], got[1])
 	}
 }
