@@ -51,7 +51,9 @@ func resolved(t *testing.T, rate float64, d time.Duration) manifest.Resolved {
 }
 
 // TestRunEndToEnd runs a real 4-validator testnet for 12 s below
-// saturation and checks that every transaction is accounted for.
+// saturation and checks that every transaction is accounted for, and the
+// files and figures of a healthy run (stages, commit CPU, an autopsy with
+// no slow height).
 func TestRunEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
@@ -96,6 +98,7 @@ func TestRunEndToEnd(t *testing.T) {
 	checkMempoolSamples(t, dir, res.Run)
 	checkCommitCPU(t, dir, res.Run)
 	checkStages(t, dir)
+	fewSlow(t, dir, res.Summary)
 }
 
 // checkStages checks stages.csv on a healthy local run: nearly every
