@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -38,13 +37,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// sweepEnv is the environment of a sweep or search test's cells; like
+// fetcher, it takes the cross-package node lock.
 func sweepEnv(t *testing.T, out *syncBuffer) experiment.CellEnv {
 	t.Helper()
-	dir, err := cometbft.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return experiment.CellEnv{Env: experiment.Env{Fetcher: &cometbft.Fetcher{CacheDir: dir, Progress: os.Stderr}, Out: out, Version: "test"}}
+	return experiment.CellEnv{Env: experiment.Env{Fetcher: fetcher(t), Out: out, Version: "test"}}
 }
 
 // shortManifest is the default testnet with 6 s of load.
@@ -137,7 +134,8 @@ func TestSweepResume(t *testing.T) {
 	}
 
 	var out2 syncBuffer
-	rec, err = experiment.ResumeSweep(context.Background(), dir, false, sweepEnv(t, &out2))
+	env.Out, env.AfterRun = &out2, nil // the same node lock: a second flock of it would wait for this test
+	rec, err = experiment.ResumeSweep(context.Background(), dir, false, env)
 	t.Log(out2.String())
 	if err != nil {
 		t.Fatal(err)

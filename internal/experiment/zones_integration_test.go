@@ -67,18 +67,20 @@ func zonedManifestFile(t *testing.T, zones bool) manifest.Manifest {
 	return m
 }
 
-// TestZones runs 4 real validators in 4 zones, and the same 4 without
-// zones: the round trip the relays measure between every two nodes
-// (CometBFT's own p2p handshake through them) is the matrix's within
-// 10 %, run.json records the zones, and transactions commit later than
-// without zones.
+// TestZones runs 4 real validators in 4 zones as a 2-cell sweep on one
+// shared testnet (40 and 50 tx/s), and the same 4 without zones: both
+// cells' run.json carry the relays' round trips of every connection,
+// though the p2p connections opened once, before the first cell; the
+// round trip the relays measure between every two nodes (CometBFT's own
+// p2p handshake through them) is the matrix's within its bounds, run.json
+// records the zones, and transactions commit later than without zones.
 func TestZones(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
 	f := fetcher(t) // takes the node lock, which may wait for another test
-	run := func(zones bool) experiment.Result { return runAccounted(t, f, zonedManifest(t, zones), 400) }
-	zoned, flat := run(true), run(false)
+	zoned := zonedSweep(t, f)
+	flat := runAccounted(t, f, zonedManifest(t, false), 400)
 
 	z := zoned.Run.Zones
 	if z == nil || len(z.Zones) != 4 || z.DelayMs[1][0] != 30 || z.DelayMs[0][1] != 20 {
@@ -133,19 +135,17 @@ func mustAdoption(t *testing.T, res experiment.Result) []results.Adoption {
 	return ad
 }
 
-// TestZonesReuse runs a 2-cell sweep of the zoned testnet on one shared
-// testnet: both cells' run.json carry the relays' round trips, though the
-// p2p connections opened once, before the first cell.
-func TestZonesReuse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a real testnet")
-	}
+// zonedSweep runs the zoned testnet as a 2-cell sweep on one shared
+// testnet (40 and 50 tx/s), checks that both cells' run.json carry the
+// relays' round trips of the 6 connections, and returns the second cell's
+// run (400 transactions, every one accounted for).
+func zonedSweep(t *testing.T, f *cometbft.Fetcher) experiment.Result {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sweep")
 	var out syncBuffer
-	m := zonedManifestFile(t, true)
-	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: m, Connections: []int{1},
+	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: zonedManifestFile(t, true), Connections: []int{1},
 		Rates: []float64{40, 50}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: saturation.DefaultCriterion(), Dir: dir,
-		Env: sweepEnv(t, &out)})
+		Env: experiment.CellEnv{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}}})
 	if err != nil {
 		t.Log(out.String())
 		t.Fatal(err)
@@ -153,15 +153,21 @@ func TestZonesReuse(t *testing.T) {
 	if len(rec.Cells) != 2 || strings.Count(out.String(), "reuse: starting a shared testnet") != 1 {
 		t.Fatalf("%d cells, want 2 on one shared testnet:\n%s", len(rec.Cells), out.String())
 	}
+	var res experiment.Result
 	for _, c := range rec.Cells {
-		run, err := results.ReadRun(filepath.Join(dir, c.Dir))
-		if err != nil {
+		res.Dir = filepath.Join(dir, c.Dir)
+		if res.Run, err = results.ReadRun(res.Dir); err != nil {
 			t.Fatal(err)
 		}
-		if run.Zones == nil || len(run.Zones.RoundTrips) < 6 { // 4 validators: 6 connections, each one way dialled
-			t.Errorf("cell %s: zones %+v: want the relays' round trips of the 6 connections", c.ID, run.Zones)
+		if res.Run.Zones == nil || len(res.Run.Zones.RoundTrips) < 6 { // 4 validators: 6 connections, each one way dialled
+			t.Errorf("cell %s: zones %+v: want the relays' round trips of the 6 connections", c.ID, res.Run.Zones)
 		}
 	}
+	if err := results.ReadJSON(filepath.Join(res.Dir, results.SummaryFile), &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 400)
+	return res
 }
 
 // runAccounted runs m on a testnet of its own, checks that every one of
