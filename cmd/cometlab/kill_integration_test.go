@@ -156,7 +156,9 @@ func TestSweepKilledResumes(t *testing.T) {
 
 // TestSaturateKilledResumes SIGKILLs `cometlab saturate` during its second
 // run and resumes the search: the first run is kept, the killed one set
-// aside and the search goes on to its budget of 3 runs.
+// aside and the search goes on to its budget of 3 runs; the path is
+// recorded (each step's decision, run directory, evidence and verdict, and
+// the outcome) in saturate.json and saturate.md.
 func TestSaturateKilledResumes(t *testing.T) {
 	killTest(t)
 	dir := filepath.Join(t.TempDir(), "search")
@@ -196,9 +198,24 @@ func TestSaturateKilledResumes(t *testing.T) {
 	if n := len(rec.Observations()); n != 3 {
 		t.Fatalf("%d steps after resume (%d measured again), want the budget of 3", n, len(rec.Steps)-n)
 	}
+	if rec.Steps[0].Rate != 100 || rec.Steps[0].Phase != saturation.PhaseGrow || rec.Steps[0].Reason == "" {
+		t.Errorf("first step %+v", rec.Steps[0].Step)
+	}
 	for _, s := range rec.Steps {
-		if !results.Finished(s.Status) || s.Verdict == nil {
-			t.Errorf("step %d: status %s, verdict %v", s.N, s.Status, s.Verdict)
+		if !results.Finished(s.Status) || s.Evidence == nil || s.Verdict == nil || len(s.Verdict.Checks) != 5 {
+			t.Errorf("step %d: status %s, evidence %v, verdict %v", s.N, s.Status, s.Evidence != nil, s.Verdict)
+		}
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(s.Dir), results.RunFile)); err != nil {
+			t.Errorf("step %d: %v", s.N, err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.SaturateReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## Path", "| 1 | grow | 100 |", "| 3 |", "### Evidence", "## Saturation criterion", "## Latency–throughput curve"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("saturate.md lacks %q", w)
 		}
 	}
 	again, err := results.ReadRun(filepath.Join(dir, filepath.FromSlash(rec.Steps[0].Dir)))
