@@ -21,6 +21,7 @@ import (
 // decided worse, the exit code must be 4, and the
 // directory must hold every run, the comparison and ab.json; with --stop
 // worse it ends at the pair that decided it. 4–6 runs, about 1–2 minutes.
+// The first pair's runs are then compared alone (compareRealRuns).
 func TestABKnownEffect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs up to six real 4-validator testnets")
@@ -80,4 +81,5 @@ func TestABKnownEffect(t *testing.T) {
 			}
 		}
 	}
+	compareRealRuns(t, filepath.Join(out, "runs", "01-base"), filepath.Join(out, "runs", "01-cand"))
 }

@@ -11,37 +11,18 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
-	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
-// TestCompareRealRuns runs two real 8-s runs of a 4-validator testnet at
-// 100 tx/s — the default network, and one whose consensus.timeout_commit
-// is 2 s instead of 1 s — and compares them with `cometlab compare`: the
-// slower network's block latency must be noise unknown without a measured
-// noise (exit 0) and worse against one (exit 4), the changed
-// config key must head the differences, and with thresholds that tolerate
-// the change the exit code must be 0. About 40 s.
-func TestCompareRealRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs two real 4-validator testnets")
-	}
-	testnettest.LockForTest(t)
+// compareRealRuns compares two real runs of the default 4-validator
+// testnet at 100 tx/s with `cometlab compare` — base, and slow, whose
+// consensus.timeout_commit is 2 s instead of 1 s (TestABKnownEffect's
+// first pair): the slower network's block latency must be noise unknown
+// without a measured noise (exit 0) and worse against one (exit 4), the
+// changed config key must head the differences, and with thresholds that
+// tolerate the change the exit code must be 0.
+func compareRealRuns(t *testing.T, base, slow string) {
+	t.Helper()
 	tmp := t.TempDir()
-	base, slow := filepath.Join(tmp, "base"), filepath.Join(tmp, "slow")
-	manifest := filepath.Join(tmp, "slow.toml")
-	if err := os.WriteFile(manifest, []byte("[config]\n\"consensus.timeout_commit\" = \"2s\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []struct {
-		dir  string
-		args []string
-	}{{base, nil}, {slow, []string{"--manifest", manifest}}} {
-		code, stdout, stderr := run(t, append([]string{"run", "-r", "100", "-T", "8s", "--out", r.dir}, r.args...)...)
-		if code != exitcode.OK {
-			t.Fatalf("run %s: exit %d\n%s\n%s", r.dir, code, stdout, stderr)
-		}
-	}
-
 	// Without a measured noise a single-run change is "noise unknown".
 	code, stdout, stderr := run(t, "compare", base, slow, "--out", filepath.Join(tmp, "cmp0"))
 	if code != exitcode.OK || !strings.Contains(stdout, "noise unknown") {
