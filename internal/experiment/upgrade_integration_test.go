@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,7 +26,8 @@ var upgraded = []struct{ node, at string }{{"validator02", "1s"}, {"validator03"
 // transaction committed, the network kept committing through each
 // upgrade, each upgraded node is at the tip at the end, its events show
 // the stop, the start with v1.0.1's binary and /status reporting 1.0.1,
-// run.json names the upgrade, and the figures of each upgrade are there.
+// run.json names the upgrade, and the figures of each upgrade are in the
+// summary and the report.
 func TestRollingUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
@@ -65,6 +67,10 @@ func TestRollingUpgrade(t *testing.T) {
 		}
 	}
 	t.Logf("mixed-version period %.2f s", s.Metrics["upgrade_mixed_version_s"])
+	report, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil || !bytes.Contains(report, []byte("### Rolling upgrade")) || !bytes.Contains(report, []byte("**kept committing**")) {
+		t.Errorf("report.md has no rolling upgrade section that says the network kept committing (%v)", err)
+	}
 	for _, u := range upgraded {
 		caughtUp(t, dir, u.node, res.Run.LastHeight)
 		checkUpgradeEvents(t, dir, u.node)
