@@ -23,10 +23,12 @@ func upgradeRun(stall bool) ([]results.Event, []results.Adoption) {
 		begin, term, exit, start float64
 	}{{"a", 5, 5, 5.5, 6}, {"b", 10, 10.1, 10.4, 11}} {
 		d := "upgrade 1/1, v1.0.0 → v1.0.1"
-		for _, e := range [][3]string{{"0", results.EventPerturbBegin, d}, {"1", results.EventTerm, "SIGTERM"}, {"2", results.EventExit, "exit code 0"},
-			{"3", results.EventStart, "pid 7, cometbft v1.0.1 /bin/cometbft"}, {"3", results.EventPerturbEnd, d}} {
-			at := []float64{u.begin, u.term, u.exit, u.start}[e[0][0]-'0']
-			ev = append(ev, results.Event{At: s(at), Node: u.node, Kind: e[1], Detail: e[2]})
+		for _, e := range []struct {
+			at           float64
+			kind, detail string
+		}{{u.begin, results.EventPerturbBegin, d}, {u.term, results.EventTerm, "SIGTERM"}, {u.exit, results.EventExit, "exit code 0"},
+			{u.start, results.EventStart, "pid 7, cometbft v1.0.1 /bin/cometbft"}, {u.start, results.EventPerturbEnd, d}} {
+			ev = append(ev, results.Event{At: s(e.at), Node: u.node, Kind: e.kind, Detail: e.detail})
 		}
 	}
 	// When a node commits a height other than at h s (absent: never).
