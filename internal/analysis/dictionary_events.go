@@ -49,6 +49,7 @@ func eventDictionary() []Metric {
 			"Of sent_while_down_txs, those not committed (rejected or missing)."),
 	)
 	out = append(out, partitionDictionary()...)
+	out = append(out, upgradeDictionary()...)
 	rot := func(id, title, unit string, better Better, def string) Metric {
 		return Metric{ID: id, Title: title, Unit: unit, Better: better, Group: GroupEvents, Source: src + ", adoption.csv", Definition: def}
 	}
@@ -95,5 +96,35 @@ func partitionDictionary() []Metric {
 			"Of partition_sent_txs, those whose height was first committed after the heal (they waited in a mempool)."),
 		m("partition_lost_txs", "Sent while partitioned, lost", UnitTxs, LowerIsBetter, "sent.csv, txs.csv",
 			"Of partition_sent_txs, those never committed (rejected or missing)."),
+	}
+}
+
+// upgradeDictionary is the figures of upgrade perturbations (UpgradesOf),
+// from each one's perturb-begin, term, start and perturb-end events and
+// the upgraded node's adoption rows.
+func upgradeDictionary() []Metric {
+	src := "events.csv, adoption.csv"
+	m := func(id, title, unit string, better Better, def string) Metric {
+		return Metric{ID: id, Title: title, Unit: unit, Better: better, Group: GroupEvents, Source: src, Definition: def}
+	}
+	per := func(id, title, unit string, better Better, def string) Metric {
+		mt := m(id, title, unit, better, def)
+		mt.PerPerturbation = true
+		return mt
+	}
+	return []Metric{
+		per("upgrade_downtime_s", "Upgrade downtime", UnitS, LowerIsBetter,
+			"Time from the upgraded node's term event (SIGTERM to the old release) to its first commit (adoption.csv) after its start event with the new release."),
+		per("upgrade_catch_up_s", "Upgrade catch-up", UnitS, LowerIsBetter,
+			"Time from the upgraded node's start with the new release to its first commit at a height at least the highest the other nodes had committed by then: back at the tip."),
+		per("upgrade_network_heights", "Heights during the upgrade", UnitBlocks, HigherIsBetter,
+			"Heights the other nodes committed from the upgraded node's term event to its first commit after its start (to the end of adoption.csv without one): 0 means the network stopped committing while the node was down."),
+		m("upgrades", "Upgrades", UnitEvents, Neutral, "Upgrade perturbations of the run (perturb-begin events whose detail begins with upgrade), one per upgraded node."),
+		m("upgrade_downtime_max_s", "Upgrade downtime max", UnitS, LowerIsBetter, "Longest upgrade_downtime_s over the run's upgrades."),
+		m("upgrade_catch_up_max_s", "Upgrade catch-up max", UnitS, LowerIsBetter, "Longest upgrade_catch_up_s over the run's upgrades."),
+		m("upgrade_network_stalls", "Upgrades the network stalled in", UnitEvents, LowerIsBetter,
+			"Upgrades during whose downtime the other nodes committed no new height (upgrade_network_heights = 0): 0 when the network kept committing through every upgrade."),
+		m("upgrade_mixed_version_s", "Mixed-version period", UnitS, Neutral,
+			"Time from the first upgrade's perturb-begin to the last upgrade's perturb-end: how long validators of both releases shared the network while the upgrade rolled (a release not every node was upgraded to stays mixed after it). Absent when an upgrade did not end."),
 	}
 }

@@ -343,6 +343,7 @@ func eventFigures(in Input, b *builder, start int64) {
 		}
 	}
 	partitionFigures(in, b, Perturbations(in.Events))
+	upgradeFigures(in, b)
 	if cs := CatchUps(in.Events, in.Adoption, start); len(cs) > 0 {
 		b.s.CatchUps = cs
 		st := SummarizeCatchUps(cs)

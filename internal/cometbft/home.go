@@ -105,6 +105,10 @@ type Spec struct {
 	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
 	// keyed as the app names them; see [E2EAppKeyProblem].
 	AppConfig map[string]any
+	// Upgrades are the cometbft binaries, by release, that upgrade
+	// perturbations start nodes' homes with during the run, built before
+	// it; Generate does not use them.
+	Upgrades map[string]string
 }
 
 // Home is a generated node home.

@@ -54,6 +54,19 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent,
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers})
 	}
+	for _, p := range m.Perturbations {
+		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.To] != "" {
+			continue
+		}
+		b, err := f.Binary(ctx, p.To)
+		if err != nil {
+			return spec, err
+		}
+		if spec.Upgrades == nil {
+			spec.Upgrades = map[string]string{}
+		}
+		spec.Upgrades[p.To] = b
+	}
 	return spec, nil
 }
 
@@ -125,12 +138,24 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 			continue
 		}
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
-			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers})
+			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers,
+			UpgradeTo: upgradeTo(m, h.Name)})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}
 	}
 	return nodes, endpoints
+}
+
+// upgradeTo is the release an upgrade perturbation of m starts node with,
+// "" when none does.
+func upgradeTo(m manifest.Resolved, node string) string {
+	for _, p := range m.Perturbations {
+		if p.Node == node && p.Action == manifest.ActionUpgrade {
+			return p.To
+		}
+	}
+	return ""
 }
 
 // started returns the homes of the nodes that start: all but the absent

@@ -22,7 +22,7 @@ import (
 const (
 	opBegin   = "begin"
 	opEnd     = "end"
-	opRestart = "restart"
+	opRestart = "restart" // a restart or an upgrade
 )
 
 // step is one thing the executor does to a node.
@@ -36,6 +36,8 @@ type step struct {
 	Action string // manifest.Action*
 	I, N   int    // occurrence i of n, from 1
 	Down   time.Duration
+	// From and To are an upgrade's releases.
+	From, To string
 	// Groups are a partition's groups (Node "", Action
 	// analysis.PartitionAction), Split its split or power in words.
 	Groups [][]string
@@ -44,7 +46,8 @@ type step struct {
 
 // Detail is the step's perturbation in words, the Detail of its
 // perturb-begin and perturb-end events: "kill 1/2, down 5s",
-// "restart 1/1", "wipe 1/1" (a wipe without down time).
+// "restart 1/1", "wipe 1/1" (a wipe without down time), "upgrade 1/1,
+// v1.0.0 → v1.0.1".
 func (s step) Detail() string {
 	if s.Action == analysis.PartitionAction {
 		groups := make([]string, len(s.Groups))
@@ -56,6 +59,9 @@ func (s step) Detail() string {
 	d := fmt.Sprintf("%s %d/%d", s.Action, s.I, s.N)
 	if s.Down > 0 {
 		d += ", down " + s.Down.String()
+	}
+	if s.To != "" {
+		d += ", " + s.From + " → " + s.To
 	}
 	return d
 }
@@ -74,7 +80,8 @@ func (s step) String() string {
 
 // schedule turns the perturbations into the timeline of steps the
 // executor runs: occurrence i (from 0) of a perturbation begins at
-// At + i×Every and, unless it is a restart, ends Down later. Steps are
+// At + i×Every and, unless it is a restart or an upgrade, ends Down
+// later. Steps are
 // ordered by height trigger, time, node and occurrence, begin before end,
 // so that a node's own steps come in the order they are run.
 func schedule(ps []manifest.Perturbation) []step {
@@ -82,8 +89,8 @@ func schedule(ps []manifest.Perturbation) []step {
 	for _, p := range ps {
 		for i := range p.Count {
 			s := step{At: p.At + time.Duration(i)*p.Every, Height: p.Height, Node: p.Node, Action: p.Action,
-				I: i + 1, N: p.Count, Down: p.Down}
-			if p.Action == manifest.ActionRestart {
+				I: i + 1, N: p.Count, Down: p.Down, From: p.From, To: p.To}
+			if p.Action == manifest.ActionRestart || p.Action == manifest.ActionUpgrade {
 				s.Op = opRestart
 				out = append(out, s)
 				continue
@@ -138,7 +145,9 @@ type executor struct {
 	tn     *testnet.Testnet
 	links  linkCutter // nil when the testnet has no relays
 	events func(results.Event)
-	target string // the load's target, whose height triggers at a height
+	// upgrades are the binaries of the releases upgrades start nodes with.
+	upgrades map[string]string
+	target   string // the load's target, whose height triggers at a height
 	// height returns the target's latest height, for height triggers.
 	height func() int64
 
@@ -279,11 +288,17 @@ func (x *executor) do(n *testnet.Node, s step) error {
 	switch s.Op {
 	case opRestart:
 		ev(results.EventPerturbBegin)
-		if err = n.Terminate(restartGrace); err == nil {
+		if err = n.Terminate(restartGrace); err == nil && s.Action == manifest.ActionUpgrade {
+			err = n.Upgrade(s.To, x.upgrades[s.To])
+		}
+		if err == nil {
 			err = n.Restart()
 		}
 		if err == nil {
 			ev(results.EventPerturbEnd)
+			if s.Action == manifest.ActionUpgrade {
+				x.reportVersion(n)
+			}
 		}
 	case opBegin:
 		ev(results.EventPerturbBegin)
@@ -350,6 +365,26 @@ func (x *executor) end(n *testnet.Node, action string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown action %q", action)
+}
+
+// versionWait bounds how long an upgraded node's RPC is waited for.
+const versionWait = 20 * time.Second
+
+// reportVersion writes the version event of an upgraded node: what its
+// /status node_info.version says once its RPC answers (within
+// versionWait), or that it did not answer.
+func (x *executor) reportVersion(n *testnet.Node) {
+	ctx, cancel := context.WithTimeout(context.Background(), versionWait)
+	defer cancel()
+	detail := fmt.Sprintf("no /status answer within %s", versionWait)
+	for ctx.Err() == nil {
+		if st, err := n.RPC.Status(ctx); err == nil {
+			detail = "node_info.version " + st.NodeInfo.Version
+			break
+		}
+		sleepUntil(ctx, time.Now().Add(200*time.Millisecond))
+	}
+	x.events(results.Event{At: time.Now().UnixNano(), Node: n.Name, Kind: results.EventVersion, Detail: detail})
 }
 
 func (x *executor) isEnded() bool {

@@ -160,7 +160,8 @@ func (p *pipeline) fromNet(in runInput) {
 		p.hooks = append(p.hooks, sentinelHook(p, m.Sentinel))
 	}
 	if len(m.Perturbations) > 0 || m.Partition != nil {
-		x := &executor{steps: append(partitionSteps(m.Partition), schedule(m.Perturbations)...), tn: ln.tn, events: in.events.write, target: m.Load.Target}
+		x := &executor{steps: append(partitionSteps(m.Partition), schedule(m.Perturbations)...), tn: ln.tn, events: in.events.write, target: m.Load.Target,
+			upgrades: ln.spec.Upgrades}
 		if ln.links != nil {
 			x.links = ln.links
 		}

@@ -49,7 +49,7 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 	},
 	"upgrade_version": func(r *e2eReader, path []string, v any) {
 		if s, ok := r.str(path, v); ok && s != "" && !strings.HasSuffix(s, ":local-version") {
-			r.refuse(path, false, "cometlab does not upgrade nodes during a run (the upgrade perturbation)")
+			r.refuse(path, false, "an e2e upgrade_version is a Docker image; cometlab upgrades to a release: [perturb.NODE] action upgrade with to")
 		}
 	},
 	"load_tx_size_bytes": func(r *e2eReader, path []string, v any) {

@@ -115,7 +115,7 @@ func (r *e2eReader) readPerturb(node string, path []string, v any) {
 		switch p {
 		case ActionKill, ActionPause, ActionDisconnect, ActionRestart:
 		case "upgrade":
-			r.refuse(path, false, "cometlab does not upgrade a node during a run (the upgrade perturbation)")
+			r.refuse(path, false, "an e2e upgrade starts the upgrade_version Docker image; cometlab upgrades to a release: [perturb.NODE] action upgrade with to")
 			return
 		default:
 			r.refuse(path, false, "invalid perturbation %q (want kill, pause, disconnect, restart or upgrade)", p)

@@ -104,7 +104,7 @@ func TestE2ERefusals(t *testing.T) {
 		{"validator update", "[node.v]\n[validator_update.10]\nv = 5\n", "x.toml:2:2: validator_update.10: cometlab's validator set is the genesis one for the whole run; it does not drive the e2e app's validator updates", false},
 		{"start_at", "[node.v]\n[node.w]\nstart_at = 10\n", "x.toml:3:1: node.w.start_at: cometlab starts every node with the testnet; a node that joins at a height is not supported yet", false},
 		{"mixed perturbations", "[node.v]\nperturb = [\"kill\", \"pause\"]\n", "x.toml:2:1: node.v.perturb: cometlab perturbs a node with one action (repeated); v lists kill, pause", false},
-		{"upgrade", "[node.v]\nperturb = [\"upgrade\"]\n", "x.toml:2:1: node.v.perturb: cometlab does not upgrade a node during a run (the upgrade perturbation)", false},
+		{"upgrade", "[node.v]\nperturb = [\"upgrade\"]\n", "x.toml:2:1: node.v.perturb: an e2e upgrade starts the upgrade_version Docker image; cometlab upgrades to a release: [perturb.NODE] action upgrade with to", false},
 		{"docker image", "[node.v]\nversion = \"cometbft/v0.38.x\"\n", "x.toml:2:1: node.v.version: the Docker image \"cometbft/v0.38.x\" names no release cometlab can build (want an image tag such as cometbft/e2e-node:v1.0.1)", false},
 		{"database", "[node.v]\ndatabase = \"rocksdb\"\n", "x.toml:2:1: node.v.database: cometlab builds releases without the build tags (and C libraries) rocksdb needs; it runs goleveldb, and pebbledb on v1.0", false},
 		{"per-node app setting", "[node.v]\n[node.w]\npersist_interval = 3\n", "x.toml:3:1: node.w.persist_interval: differs between nodes (1 on v; 3 on w): cometlab's e2e app settings are one for every node", false},

@@ -43,6 +43,7 @@ type encodedPerturb struct {
 	Down   string `toml:"down,omitempty"`
 	Every  string `toml:"every,omitempty"`
 	Count  int    `toml:"count"`
+	To     string `toml:"to,omitempty"`
 }
 
 type encodedNode struct {
@@ -134,11 +135,11 @@ func Encode(r Resolved) ([]byte, error) {
 		if e.Perturb == nil {
 			e.Perturb = map[string]encodedPerturb{}
 		}
-		ep := encodedPerturb{Action: p.Action, Height: p.Height, Count: p.Count}
+		ep := encodedPerturb{Action: p.Action, Height: p.Height, Count: p.Count, To: p.To}
 		if p.Height == 0 {
 			ep.At = p.At.String()
 		}
-		if p.Action != ActionRestart {
+		if p.Action != ActionRestart && p.Action != ActionUpgrade {
 			ep.Down = p.Down.String()
 		}
 		if p.Every > 0 {

@@ -84,7 +84,8 @@ func hasNaN(r Resolved) bool {
 // error naming the flag.
 func FuzzParsePerturb(f *testing.F) {
 	for _, s := range []string{"validator03:kill@20s,down=5s", "v2:pause@h50,down=10s,every=30s,count=3", "validator04:restart",
-		"validator01:wipe@1s,down=0s", "x:disconnect@1m,count=-1", "a:kill,every=1s"} {
+		"validator01:wipe@1s,down=0s", "x:disconnect@1m,count=-1", "a:kill,every=1s",
+		"validator01:upgrade@3s,to=v0.40.1", "validator02:upgrade@h5,to=v0.39.0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

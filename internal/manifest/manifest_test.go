@@ -148,17 +148,21 @@ func TestShapeExpectedTxs(t *testing.T) {
 }
 
 func init() {
+	goodManifests["perturb.good.toml"] = perturbed(2*time.Minute, "v0.40.0",
+		Perturbation{Node: "validator01", Action: ActionWipe, At: time.Minute, Count: 1},
+		Perturbation{Node: "validator02", Action: ActionPause, Height: 50, Down: 5 * time.Second, Count: 1},
+		Perturbation{Node: "validator03", Action: ActionKill, At: 20 * time.Second, Down: 5 * time.Second, Every: time.Minute, Count: 2},
+		Perturbation{Node: "validator04", Action: ActionRestart, At: 40 * time.Second, Count: 1})
+}
+
+// perturbed is the default testnet of release version with a load of
+// duration d and perturbations ps, resolved.
+func perturbed(d time.Duration, version string, ps ...Perturbation) Resolved {
 	l := defaultLoad
-	l.Duration = 2 * time.Minute
-	goodManifests["perturb.good.toml"] = Resolved{
-		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
-		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l,
-		Perturbations: []Perturbation{
-			{Node: "validator01", Action: ActionWipe, At: time.Minute, Count: 1},
-			{Node: "validator02", Action: ActionPause, Height: 50, Down: 5 * time.Second, Count: 1},
-			{Node: "validator03", Action: ActionKill, At: 20 * time.Second, Down: 5 * time.Second, Every: time.Minute, Count: 2},
-			{Node: "validator04", Action: ActionRestart, At: 40 * time.Second, Count: 1},
-		},
+	l.Duration = d
+	return Resolved{
+		Name: "default", CometBFTVersion: version, App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
+		Config: map[string]any{}, Nodes: validators(4, version), Load: l, Perturbations: ps,
 	}
 }
 

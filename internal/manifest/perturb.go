@@ -24,10 +24,13 @@ const (
 	// config kept), and starts it again after down: it rejoins by block
 	// sync.
 	ActionWipe = "wipe"
+	// ActionUpgrade sends SIGTERM, waits for the exit and starts the same
+	// home again with release To's binary (a rolling upgrade).
+	ActionUpgrade = "upgrade"
 )
 
 // Actions lists the perturbation actions.
-var Actions = []string{ActionKill, ActionRestart, ActionPause, ActionDisconnect, ActionWipe}
+var Actions = []string{ActionKill, ActionRestart, ActionPause, ActionDisconnect, ActionWipe, ActionUpgrade}
 
 // DefaultDown is how long a kill, pause or disconnect keeps a node down
 // when the manifest does not say.
@@ -44,8 +47,8 @@ const DefaultDown = "5s"
 //	every = "30s"
 //	count = 3
 type ManifestPerturb struct {
-	// Action is "kill", "restart", "pause", "disconnect" or "wipe".
-	// Required.
+	// Action is "kill", "restart", "pause", "disconnect", "wipe" or
+	// "upgrade". Required.
 	//
 	//	action = "pause"
 	Action string `toml:"action"`
@@ -77,10 +80,20 @@ type ManifestPerturb struct {
 	//	every = "30s"
 	Every string `toml:"every"`
 
-	// Count is how many times the perturbation happens (>= 1). Default 1.
+	// Count is how many times the perturbation happens (>= 1). Default 1;
+	// an upgrade happens once.
 	//
 	//	count = 3
 	Count *int `toml:"count"`
+
+	// To is the release an upgrade starts the node's home with: required
+	// for action = "upgrade", for no other action. It must be newer than
+	// the node's release, a patch release of its line, or of a line whose
+	// store and protocol the release facts say are compatible
+	// (cometbft.CheckUpgrade). Built before the run starts.
+	//
+	//	to = "v1.0.1"
+	To string `toml:"to"`
 }
 
 // count is the table's count, 1 when unset.
@@ -110,9 +123,12 @@ type Perturbation struct {
 	Every time.Duration
 	// Count is the number of occurrences, >= 1.
 	Count int
+	// From and To are an upgrade's releases: the node's and the one it is
+	// started with; "" for the other actions.
+	From, To string
 }
 
-func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Duration) []Perturbation {
+func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Duration, app string) []Perturbation {
 	var out []Perturbation
 	for _, name := range slices.Sorted(maps.Keys(m.Perturb)) {
 		mp := m.Perturb[name]
@@ -142,6 +158,9 @@ func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Du
 				ps.add(field("at"), "begins at %s, after the load ends (load.duration %s)", p.At, load)
 			}
 		}
+		if i >= 0 {
+			p.From, p.To = checkUpgrade(ps, field, mp, nodes[i].Version, app)
+		}
 		p.Down = resolveDown(ps, field("down"), mp)
 		if p.Count < 1 {
 			ps.add(field("count"), "must be >= 1, got %d", p.Count)
@@ -166,9 +185,13 @@ func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Du
 // resolveDown applies the action's default down time and checks it.
 func resolveDown(ps *problems, field []string, mp ManifestPerturb) time.Duration {
 	switch mp.Action {
-	case ActionRestart:
+	case ActionRestart, ActionUpgrade:
 		if mp.Down != "" {
-			ps.add(field, "a restart has no down time (it starts again as soon as the node exits)")
+			what := "a restart"
+			if mp.Action == ActionUpgrade {
+				what = "an upgrade"
+			}
+			ps.add(field, "%s has no down time (it starts again as soon as the node exits)", what)
 		}
 		return 0
 	case ActionWipe:
@@ -184,7 +207,7 @@ func resolveDown(ps *problems, field []string, mp ManifestPerturb) time.Duration
 }
 
 // perturbKey matches a settable perturbation key, perturb.NODE.FIELD.
-var perturbKey = regexp.MustCompile(`^perturb\.([a-z0-9_-]+)\.(action|at|height|down|every|count)$`)
+var perturbKey = regexp.MustCompile(`^perturb\.([a-z0-9_-]+)\.(action|at|height|down|every|count|to)$`)
 
 // setPerturb sets one field of [perturb.NODE] from its text; the table is
 // created (count 1) when the node has none. Tables are cloned before they
@@ -200,6 +223,8 @@ func (m *Manifest) setPerturb(node, key, v string) error {
 		p.Down = v
 	case "every":
 		p.Every = v
+	case "to":
+		p.To = v
 	case "height", "count":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -222,14 +247,16 @@ func (m *Manifest) setPerturb(node, key, v string) error {
 
 // ParsePerturb reads a --perturb flag value, NODE:ACTION[@WHEN][,KEY=V…]:
 // WHEN is a duration after the load starts ("20s") or a height ("h50"),
-// and the keys are down, every and count, as in a [perturb.NODE] table:
+// and the keys are down, every, count and to, as in a [perturb.NODE]
+// table:
 //
 //	validator03:kill@20s,down=5s
 //	validator02:pause@h50,down=10s,every=30s,count=3
 //	validator04:restart@40s
+//	validator01:upgrade@10s,to=v1.0.1
 func ParsePerturb(s string) (node string, p ManifestPerturb, err error) {
 	bad := func(format string, args ...any) (string, ManifestPerturb, error) {
-		return "", ManifestPerturb{}, fmt.Errorf("%q: %s (want NODE:ACTION[@WHEN][,down=D][,every=D][,count=N], e.g. validator03:kill@20s,down=5s)",
+		return "", ManifestPerturb{}, fmt.Errorf("%q: %s (want NODE:ACTION[@WHEN][,down=D][,every=D][,count=N][,to=RELEASE], e.g. validator03:kill@20s,down=5s)",
 			s, fmt.Sprintf(format, args...))
 	}
 	node, rest, ok := strings.Cut(s, ":")
@@ -274,6 +301,8 @@ func ParsePerturb(s string) (node string, p ManifestPerturb, err error) {
 				return bad("count %q is not an integer", v)
 			}
 			p.Count = &n
+		case "to":
+			p.To = v
 		default:
 			return bad("unknown key %q", k)
 		}
@@ -294,7 +323,7 @@ func (m *Manifest) AddPerturb(node string, p ManifestPerturb) {
 	if m.origin == nil {
 		m.origin = map[string]string{}
 	}
-	for _, k := range []string{"", ".action", ".at", ".height", ".down", ".every", ".count"} {
+	for _, k := range []string{"", ".action", ".at", ".height", ".down", ".every", ".count", ".to"} {
 		m.origin["perturb."+node+k] = "--perturb " + node
 	}
 }

@@ -17,6 +17,7 @@ func TestParsePerturb(t *testing.T) {
 		{in: "validator03:kill@20s,down=5s", node: "validator03", want: ManifestPerturb{Action: "kill", At: "20s", Down: "5s"}},
 		{in: "v2:pause@h50,down=10s,every=30s,count=3", node: "v2", want: ManifestPerturb{Action: "pause", Height: 50, Down: "10s", Every: "30s", Count: &three}},
 		{in: "v4:restart", node: "v4", want: ManifestPerturb{Action: "restart"}},
+		{in: "v1:upgrade@3s,to=v1.0.1", node: "v1", want: ManifestPerturb{Action: "upgrade", At: "3s", To: "v1.0.1"}},
 		{in: "kill@20s", err: "no node"},
 		{in: ":kill", err: "no node"},
 		{in: "V3:kill", err: "invalid node name"},
@@ -36,7 +37,7 @@ func TestParsePerturb(t *testing.T) {
 				return
 			}
 			if err != nil || node != tc.node || p.Action != tc.want.Action || p.At != tc.want.At || p.Height != tc.want.Height ||
-				p.Down != tc.want.Down || p.Every != tc.want.Every || p.count() != tc.want.count() {
+				p.Down != tc.want.Down || p.Every != tc.want.Every || p.count() != tc.want.count() || p.To != tc.want.To {
 				t.Errorf("got %s %+v, %v; want %s %+v", node, p, err, tc.node, tc.want)
 			}
 		})

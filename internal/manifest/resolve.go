@@ -228,7 +228,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Rotate = rot
 	r.Nodes = append(r.Nodes, ephemeral...)
 	r.Load = m.resolveLoad(ps, r.Nodes)
-	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration)
+	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration, r.App)
 	r.Partition = m.resolvePartition(ps, r.Nodes, r.Load.Duration)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)

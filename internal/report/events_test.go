@@ -114,7 +114,7 @@ func TestPerturbedRun(t *testing.T) {
 	checkPlots(t, dir)
 	// Every figure of perturbations and node events.
 	for _, m := range analysis.Dictionary() {
-		if m.Group != analysis.GroupEvents || strings.HasPrefix(m.ID, "partition_") { // TestPartitionSection
+		if m.Group != analysis.GroupEvents || strings.HasPrefix(m.ID, "partition_") || strings.HasPrefix(m.ID, "upgrade") { // TestPartitionSection, TestUpgradeSection
 			continue
 		}
 		found := false

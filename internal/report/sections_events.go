@@ -50,6 +50,7 @@ func (m mdWriter) events(s analysis.Summary, in *analysis.Input, run results.Run
 			"in brackets, the %.0f %% confidence interval of the difference from the window before (a cluster bootstrap of the mean, %d resamples, as `compare` computes it):\n\n", analysis.Confidence*100, analysis.Resamples)
 		m.perturbationTable(s, []string{"latency_before_ms", "latency_during_ms", "latency_after_ms", "tps_before", "tps_during", "tps_after"}, false)
 		m.partition(s)
+		m.upgrade(s)
 		for _, p := range s.Perturbations {
 			if p.Node != run.Target {
 				continue

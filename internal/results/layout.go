@@ -296,6 +296,10 @@ type Node struct {
 	// persistent peers when the topology is not the mesh (Run.Topology).
 	Seeds           []string `json:"seeds,omitempty"`
 	PersistentPeers []string `json:"persistent_peers,omitempty"`
+	// UpgradeTo is the release an upgrade perturbation starts the node's
+	// home with during the run (Version is the one it starts with); when
+	// is in events.csv (its perturb-begin and start events).
+	UpgradeTo string `json:"upgrade_to,omitempty"`
 }
 
 // Zones is the [zones] of a run's testnet: the latency matrix its relays

@@ -284,6 +284,7 @@ const (
 	EventPerturbBegin = "perturb-begin" // a perturbation began (Detail: what, e.g. "kill 1/2, down 5s")
 	EventPerturbEnd   = "perturb-end"   // a perturbation's down period ended
 	EventCaughtUp     = "caught-up"     // the node reported catching_up = false at the network's tip
+	EventVersion      = "version"       // after an upgrade, the node's /status node_info.version (Detail: "node_info.version 1.0.1")
 	EventEvidence     = "evidence"      // duplicate votes signed with the node's validator key were sent as evidence (Detail: height and the node sent to)
 )
 

@@ -126,6 +126,23 @@ func (n *Node) Restart() error {
 	return nil
 }
 
+// Upgrade makes the node's next start run release version's cometbft
+// binary on the same home (a rolling upgrade); the node must not be
+// running. Its start events then name the release and the binary: "pid
+// N, cometbft v1.0.1 /path/to/cometbft".
+func (n *Node) Upgrade(version, binary string) error {
+	if _, _, err := n.running(); err == nil {
+		return fmt.Errorf("%s: upgrade a running node", n.Name)
+	}
+	if binary == "" {
+		return fmt.Errorf("%s: upgrade to %s: no binary", n.Name, version)
+	}
+	n.mu.Lock()
+	n.release, n.Binary = version, binary
+	n.mu.Unlock()
+	return nil
+}
+
 // Wipe deletes the node's data directory (blocks, state, WAL, address
 // book) but keeps its keys, its config and its validator's last-signed
 // state (data/priv_validator_state.json, so that a validator never signs

@@ -35,6 +35,7 @@ type Node struct {
 	expected bool        // cometlab itself stopped or killed it
 	paused   bool        // stopped by SIGSTOP, not yet continued
 	app      *appProcess // the external ABCI app, if any
+	release  string      // the release Upgrade gave it ("" before): starts name it
 }
 
 // Testnet is a set of node processes.
@@ -131,7 +132,13 @@ func (n *Node) start(opts Options) error {
 	if err != nil {
 		return err
 	}
+	n.mu.Lock()
 	args, env := n.Command()
+	release := ""
+	if n.release != "" {
+		release = fmt.Sprintf(", cometbft %s %s", n.release, n.Binary)
+	}
+	n.mu.Unlock()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Env = append(os.Environ(), env...)
@@ -153,7 +160,7 @@ func (n *Node) start(opts Options) error {
 	n.cmd, n.logf, n.opts = cmd, f, opts
 	n.done, n.err, n.exitAt, n.expected, n.paused = done, nil, time.Time{}, false, false
 	n.mu.Unlock()
-	n.event(results.EventStart, fmt.Sprintf("pid %d", cmd.Process.Pid))
+	n.event(results.EventStart, fmt.Sprintf("pid %d%s", cmd.Process.Pid, release))
 	go func() {
 		err := cmd.Wait()
 		at := time.Now()
