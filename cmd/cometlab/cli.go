@@ -298,9 +298,10 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 // registerPerturb adds --perturb (for the commands that run a testnet
 // under load).
 func (f *testnetFlags) registerPerturb(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.perturb.perturb, "perturb", nil, "perturb a node during the load, NODE:ACTION[@WHEN][,down=D][,every=D][,count=N]: "+
-		"ACTION is kill, restart, pause, disconnect or wipe, WHEN a time after the load starts (20s) or a height (h50); "+
-		"repeatable, one per node; replaces the manifest's [perturb.NODE] (e.g. validator03:kill@20s,down=5s)")
+	fs.StringArrayVar(&f.perturb.perturb, "perturb", nil, "perturb a node during the load, NODE:ACTION[@WHEN][,down=D][,every=D][,count=N][,to=RELEASE]: "+
+		"ACTION is kill, restart, pause, disconnect, wipe or upgrade (restart on the same home with release to=, a later one the release facts allow), "+
+		"WHEN a time after the load starts (20s) or a height (h50); "+
+		"repeatable, one per node; replaces the manifest's [perturb.NODE] (e.g. validator03:kill@20s,down=5s; validator02:upgrade@10s,to=v1.0.1)")
 	fs.StringVar(&f.perturb.partition, "partition", "", "cut the network in groups during the load, SPLIT[@AT][,duration=D]: SPLIT is stake shares (50/50, 75/25) "+
 		"or node names joined by + in groups separated by / (validator01+validator02/validator03+validator04), AT a time after the load starts; "+
 		"replaces the manifest's [partition] (e.g. 50/50@20s,duration=30s)")
