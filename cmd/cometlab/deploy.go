@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cometlab/cometlab/internal/collect"
-	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -62,7 +60,10 @@ inherited as Ansible does). Each node goes on the host of validators,
 validators2 or ephemeral whose name is the node's name (its inventory
 hostname without one), at its internal_ip, else its ansible_host (cometlab
 reaches the nodes, and ssh, there); loadrunners hosts are the load hosts
-unless [load] names its own; prometheus is noted and not used.`,
+unless [load] names its own; prometheus is noted and not used. A host's
+cometlab_workdir (an absolute path) and cometlab_firewall (an Ansible
+boolean), its own or its groups', set its workdir and firewall as a
+[host.NAME] table's do; another cometlab_ variable is refused by name.`,
 		Example: `  cometlab deploy --manifest hosts.toml --out qa-net --plan
   cometlab deploy --manifest qa.toml --inventory hosts.ini --ssh-user root --out qa-net --plan
   cometlab deploy --manifest qa.toml --inventory hosts.yml --out qa-net --plan
@@ -122,16 +123,7 @@ func applyInventory(st *state, m manifest.Resolved, file, sshUser string) (manif
 	if file == "" {
 		return m, nil
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
-	}
-	defer f.Close()
-	hosts, err := deploy.ParseInventory(f, file)
-	if err != nil {
-		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
-	}
-	m, notes, err := experiment.ApplyInventory(m, hosts, file, sshUser)
+	m, notes, err := experiment.LoadInventory(m, file, sshUser)
 	for _, n := range notes {
 		fmt.Fprintf(st.stderr, "note: %s\n", n)
 	}

@@ -3,8 +3,10 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -19,6 +21,23 @@ var (
 	promGroup  = "prometheus"                                       // noted, not used (cometlab writes prometheus.yml)
 )
 
+// LoadInventory puts m's nodes on the hosts of the Ansible inventory
+// file, INI or YAML, as `cometlab deploy --inventory` does:
+// deploy.ParseInventory, then ApplyInventory. It returns the notes of
+// ApplyInventory, and a usage error for a file it cannot open or read.
+func LoadInventory(m manifest.Resolved, file, sshUser string) (manifest.Resolved, []string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return m, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+	}
+	defer f.Close()
+	hosts, err := deploy.ParseInventory(f, file)
+	if err != nil {
+		return m, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+	}
+	return ApplyInventory(m, hosts, file, sshUser)
+}
+
 // ApplyInventory puts m's nodes on the hosts of an Ansible inventory, INI
 // or YAML (deploy.ParseInventory of file), as `cometlab deploy
 // --inventory` does: each node goes to the host of the validators,
@@ -30,12 +49,14 @@ var (
 // names none. ssh_user, ansible_port and ansible_ssh_private_key_file
 // come from the host's ansible_user, ansible_port and
 // ansible_ssh_private_key_file (its own or its groups'), else sshUser and
-// port 22. A host in two groups is one host: the node's and a load host,
-// or a node's listed again in validators2 (qa-infra's validators of
-// another version: noted, the version being the manifest's). It returns notes for what it does not use
-// (the prometheus group), and a usage error naming file:line for a node
-// without a host, a host naming no node, another group, or a manifest
-// with [host.*] tables of its own.
+// port 22; its workdir and firewall from cometlab_workdir and
+// cometlab_firewall, else /var/tmp/cometlab-TESTNET and off. A host in
+// two groups is one host: the node's and a load host, or a node's listed
+// again in validators2 (qa-infra's validators of another version: noted,
+// the version being the manifest's). It returns notes for what it does
+// not use (the prometheus group), and a usage error naming file:line for
+// a node without a host, a host naming no node, another group, or a
+// manifest with [host.*] tables of its own.
 func ApplyInventory(m manifest.Resolved, hosts []deploy.InventoryHost, file, sshUser string) (manifest.Resolved, []string, error) {
 	if len(m.Hosts) > 0 {
 		return m, nil, exitcode.With(fmt.Errorf("--inventory %s: the manifest has [host.*] tables of its own; give one or the other", file), exitcode.Usage)
@@ -98,12 +119,29 @@ func ApplyInventory(m manifest.Resolved, hosts []deploy.InventoryHost, file, ssh
 	return m, notes, nil
 }
 
-// inventoryHost is the manifest host of an inventory line.
+// inventoryHost is the manifest host of an inventory line: its
+// cometlab_workdir (else /var/tmp/cometlab-TESTNET, as a [host.*] table's
+// default) and cometlab_firewall (else false) as ParseInventory checked
+// them.
 func inventoryHost(ih deploy.InventoryHost, testnet, sshUser string) (manifest.Host, error) {
 	h := manifest.Host{Name: ih.Name(), Address: ih.NodeAddress(), SSHUser: sshUser, SSHPort: manifest.DefaultSSHPort,
 		SSHKey: ih.Vars["ansible_ssh_private_key_file"], Workdir: "/var/tmp/cometlab-" + testnet}
 	if u := ih.Vars["ansible_user"]; u != "" {
 		h.SSHUser = u
+	}
+	if w := ih.Written(); len(w) > 0 {
+		return h, fmt.Errorf("host %s: %s: cometlab writes these into its own inventory.json and does not read them (an inventory sets %s and %s)",
+			ih.Address, strings.Join(w, ", "), deploy.VarWorkdir, deploy.VarFirewall)
+	}
+	if w := ih.Vars[deploy.VarWorkdir]; w != "" {
+		h.Workdir = w
+	}
+	if f, ok := ih.Vars[deploy.VarFirewall]; ok {
+		on, err := deploy.AnsibleBool(f)
+		if err != nil {
+			return h, fmt.Errorf("host %s: %s=%q: %w", ih.Address, deploy.VarFirewall, f, err)
+		}
+		h.Firewall = on
 	}
 	if p := ih.Vars["ansible_port"]; p != "" {
 		port, err := strconv.Atoi(p)

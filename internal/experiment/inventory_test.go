@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -64,6 +65,7 @@ func TestApplyInventory(t *testing.T) {
 			"validator000 on validator000 root@10.10.0.2:22", "validator001 on validator001 root@10.10.0.3:22", "seed0 on seed0 root@10.10.0.4:22",
 			"load hosts [testnet-load-runner]",
 			"note: inv.ini:7: [prometheus] host testnet-prometheus not used",
+			"host validator000 /var/tmp/cometlab-qa firewall=false", "host testnet-load-runner /var/tmp/cometlab-qa firewall=false",
 		}},
 		{name: "qa-infra in YAML", manifest: qaNodes, inv: string(qaYAML), yaml: true, user: "root", want: []string{
 			"validator000 on validator000 root@10.10.0.2:22", "validator001 on validator001 root@10.10.0.3:22", "seed0 on seed0 root@10.10.0.4:22",
@@ -91,6 +93,22 @@ func TestApplyInventory(t *testing.T) {
 		{name: "YAML another group", manifest: "name = \"qa\"\n[node.validator000]\n", yaml: true, user: "root",
 			inv:  "all:\n  children:\n    cometbft:\n      hosts:\n        validator000:\n",
 			want: []string{"inv.yml:5: group [cometbft]: cometlab reads"}},
+		{name: "cometlab_workdir and cometlab_firewall", manifest: "name = \"qa\"\n[node.validator000]\n", user: "root",
+			inv:  "[validators]\n10.0.0.1 name=validator000 cometlab_workdir=/srv/v0 cometlab_firewall=yes\n[loadrunners]\n10.0.0.2 name=lr0 cometlab_firewall=False\n",
+			want: []string{"host validator000 /srv/v0 firewall=true\nhost lr0 /var/tmp/cometlab-qa firewall=false"}},
+		{name: "YAML cometlab_workdir and cometlab_firewall, a group's and a host's own", manifest: "name = \"qa\"\n[node.validator000]\n[node.validator001]\n", yaml: true, user: "root",
+			inv: "all:\n  vars: {cometlab_firewall: true}\n  children:\n    validators:\n      vars: {cometlab_workdir: /srv/all}\n      hosts:\n" +
+				"        validator000: {cometlab_workdir: /srv/v0}\n        validator001:\n    loadrunners:\n      hosts:\n        lr0: {cometlab_firewall: off}\n",
+			want: []string{"host validator000 /srv/v0 firewall=true\nhost validator001 /srv/all firewall=true\nhost lr0 /var/tmp/cometlab-qa firewall=false"}},
+		{name: "YAML cometlab_firewall not a boolean", manifest: qaNodes, yaml: true, user: "root", inv: "validators:\n  vars:\n    cometlab_firewall: sometimes\n",
+			want: []string{`inv.yml:3: validators.vars.cometlab_firewall: cometlab_firewall="sometimes": not a boolean (true/false, yes/no, on/off, 1/0)`}},
+		{name: "YAML a misspelt cometlab variable", manifest: qaNodes, yaml: true, user: "root", inv: "validators:\n  hosts:\n    validator000: {cometlab_wokdir: /srv}\n",
+			want: []string{"inv.yml:3: validators.hosts.validator000.cometlab_wokdir: cometlab_wokdir: unknown variable (cometlab reads cometlab_workdir and cometlab_firewall)"}},
+		{name: "cometlab_workdir relative", manifest: qaNodes, user: "root", inv: "[validators]\n10.0.0.1 name=validator000 cometlab_workdir=srv\n",
+			want: []string{`inv.ini:2: host 10.0.0.1: cometlab_workdir="srv" is not an absolute directory other than /`}},
+		{name: "a variable of cometlab's own inventory", manifest: "name = \"qa\"\n[node.validator000]\n", user: "root",
+			inv:  "[validators]\n10.0.0.1 name=validator000 cometlab_nodes=v cometlab_address=10.0.0.1\n",
+			want: []string{"inv.ini:2: host 10.0.0.1: cometlab_address, cometlab_nodes: cometlab writes these into its own inventory.json and does not read them"}},
 		{name: "ansible_user and ansible_port", manifest: "name = \"qa\"\n[node.validator000]\n",
 			inv: "[validators]\n10.0.0.1 name=validator000 ansible_user=qa ansible_port=2222\n", want: []string{"validator000 on validator000 qa@10.0.0.1:2222"}},
 		{name: "a node without a host", manifest: qaNodes + "[node.full00]\nmode = \"full\"\n", inv: string(qa), user: "root",
@@ -141,6 +159,9 @@ func TestApplyInventory(t *testing.T) {
 				}
 				b.WriteString("hosts [" + strings.Join(names, " ") + "]\n")
 				b.WriteString("load hosts [" + strings.Join(r.Load.Hosts, " ") + "]\n")
+				for _, h := range r.Hosts {
+					fmt.Fprintf(&b, "host %s %s firewall=%v\n", h.Name, h.Workdir, h.Firewall)
+				}
 				for _, n := range notes {
 					b.WriteString("note: " + n + "\n")
 				}
