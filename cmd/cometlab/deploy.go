@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -75,12 +76,8 @@ boolean), its own or its groups', set its workdir and firewall as a
 			if tf.manifest == "" {
 				return exitcode.With(fmt.Errorf("--manifest: required (a manifest with [host.NAME] tables)"), exitcode.Usage)
 			}
-			var lf loadFlags
-			m, err := resolve(&tf, &lf, cmd.Flags(), nil)
+			m, err := deployManifest(st, &tf, cmd.Flags(), inventory, sshUser)
 			if err != nil {
-				return err
-			}
-			if m, err = applyInventory(st, m, inventory, sshUser); err != nil {
 				return err
 			}
 			printWarnings(st.stderr, m)
@@ -117,17 +114,27 @@ boolean), its own or its groups', set its workdir and firewall as a
 	return cmd
 }
 
-// applyInventory puts m's nodes on the hosts of the inventory file, INI or YAML
-// (none: m as it is), printing what of it is not used.
-func applyInventory(st *state, m manifest.Resolved, file, sshUser string) (manifest.Resolved, error) {
-	if file == "" {
-		return m, nil
+// deployManifest is the manifest deploy starts: as resolve makes it, or,
+// with an inventory file, its nodes put on the inventory's hosts
+// (experiment.LoadInventory), printing what of it is not used.
+func deployManifest(st *state, tf *testnetFlags, fs *pflag.FlagSet, inventory, sshUser string) (manifest.Resolved, error) {
+	var lf loadFlags
+	if inventory == "" {
+		return resolve(tf, &lf, fs, nil)
 	}
-	m, notes, err := experiment.LoadInventory(m, file, sshUser)
+	o, err := flagOverrides(tf, &lf, fs, nil)
+	if err != nil {
+		return manifest.Resolved{}, err
+	}
+	m, err := applyFlags(tf.source(), tf.perturb, o)
+	if err != nil {
+		return manifest.Resolved{}, err
+	}
+	r, notes, err := experiment.LoadInventory(m, inventory, sshUser)
 	for _, n := range notes {
 		fmt.Fprintf(st.stderr, "note: %s\n", n)
 	}
-	return m, err
+	return r, err
 }
 
 // writePrometheusConfig writes dir/prometheus.yml for the testnet in dir,

@@ -3,7 +3,9 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,21 +23,60 @@ var (
 	promGroup  = "prometheus"                                       // noted, not used (cometlab writes prometheus.yml)
 )
 
-// LoadInventory puts m's nodes on the hosts of the Ansible inventory
-// file, INI or YAML, as `cometlab deploy --inventory` does:
-// deploy.ParseInventory, then ApplyInventory. It returns the notes of
-// ApplyInventory, and a usage error for a file it cannot open or read.
-func LoadInventory(m manifest.Resolved, file, sshUser string) (manifest.Resolved, []string, error) {
+// LoadInventory puts the nodes of m (the manifest as written, flags
+// applied, not resolved) on the hosts of the Ansible inventory file, INI
+// or YAML, as `cometlab deploy --inventory` does: deploy.ParseInventory,
+// then ApplyInventory on m resolved with links = "auto" (which places
+// the nodes; settings a local testnet refuses and hosts take, such as
+// zones with direct links, wait for the hosts), then m, with those hosts
+// as its [host.*] tables, each node's host and the load hosts, resolved
+// as a manifest with hosts is: its zones labels, its links direct, what
+// hosts cannot do refused, and what Deploy writes into DIR/manifest.toml
+// resolving the same. It returns ApplyInventory's notes; every error is
+// a usage error.
+func LoadInventory(m manifest.Manifest, file, sshUser string) (manifest.Resolved, []string, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return m, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+		return manifest.Resolved{}, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
 	}
 	defer f.Close()
 	hosts, err := deploy.ParseInventory(f, file)
 	if err != nil {
-		return m, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+		return manifest.Resolved{}, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
 	}
-	return ApplyInventory(m, hosts, file, sshUser)
+	probe := m
+	probe.Links = manifest.LinksAuto
+	local, err := probe.Resolve()
+	if err != nil {
+		return manifest.Resolved{}, nil, exitcode.With(err, exitcode.Usage)
+	}
+	placed, notes, err := ApplyInventory(local, hosts, file, sshUser)
+	if err != nil {
+		return placed, notes, err
+	}
+	m.Hosts, m.Nodes = map[string]manifest.ManifestHost{}, maps.Clone(m.Nodes)
+	if m.Nodes == nil {
+		m.Nodes = map[string]manifest.ManifestNode{} // the generated validators, made explicit
+	}
+	for _, h := range placed.Hosts {
+		if h.SSHKey != "" {
+			if h.SSHKey, err = filepath.Abs(h.SSHKey); err != nil { // as Ansible reads it: from the working directory
+				return manifest.Resolved{}, notes, err
+			}
+		}
+		m.Hosts[h.Name] = manifest.ManifestHost{Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir, Firewall: h.Firewall}
+	}
+	for _, n := range placed.Nodes {
+		mn := m.Nodes[n.Name]
+		mn.Host = n.Host
+		m.Nodes[n.Name] = mn
+	}
+	m.Load.Hosts = placed.Load.Hosts
+	r, err := m.Resolve()
+	if err != nil {
+		return r, notes, exitcode.With(fmt.Errorf("--inventory %s: the manifest on its hosts: %w", file, err), exitcode.Usage)
+	}
+	return r, notes, nil
 }
 
 // ApplyInventory puts m's nodes on the hosts of an Ansible inventory, INI

@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -199,4 +200,69 @@ func TestApplyInventoryTwins(t *testing.T) {
 	if len(got[0].Hosts) != 4 || !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("from INI:\n%+v\nfrom YAML:\n%+v", got[0], got[1])
 	}
+}
+
+// TestLoadInventory resolves manifests put on an inventory's hosts as
+// `cometlab deploy --inventory` does: zones (with direct links, which a
+// local testnet refuses) become labels on hosts, the hosts' workdirs and
+// firewalls are the inventory's, the loadrunners the load hosts; and what
+// hosts cannot do is refused as for [host.*] tables.
+func TestLoadInventory(t *testing.T) {
+	inv := "all:\n  vars: {ansible_user: qa, cometlab_firewall: yes}\n  children:\n    validators:\n      hosts:\n" +
+		"        validator01: {ansible_host: 10.0.0.1, cometlab_workdir: /w/1}\n        validator02: {ansible_host: 10.0.0.2, cometlab_workdir: /w/2}\n" +
+		"    loadrunners:\n      hosts:\n        lr: {ansible_host: 10.0.0.3, ansible_ssh_private_key_file: key}\n        validator02:\n"
+	nodes := "[load]\nconnections = 2\n[node.validator01]\nzone = \"Tokyo\"\n[node.validator02]\nzone = \"Sydney\"\n"
+	tests := []struct{ name, manifest, want string }{
+		{"zones with direct links", "links = \"direct\"\n[zones]\nmatrix = \"aws\"\n" + nodes,
+			"links direct; zones aws; load hosts [lr validator02]; validator01 in \"Tokyo\" on validator01 qa@10.0.0.1:22 /w/1 true; validator02 in \"Sydney\" on validator02 qa@10.0.0.2:22 /w/2 true; lr KEY"},
+		{"zones with links auto", "[zones]\nmatrix = \"aws\"\n" + nodes, "links direct; zones aws"},
+		{"generated validators", "validators = 2\n[load]\nconnections = 2\n", "links direct; zones none; load hosts [lr validator02]; validator01 in \"\" on validator01"},
+		{"relayed links", "links = \"relay\"\n[load]\nconnections = 2\n[node.validator01]\n[node.validator02]\n",
+			"m.toml:1:1: links: relayed links are local: [host.*] testnets need links = \"direct\""},
+		{"a connection for 2 load hosts", "validators = 2\n", "load.hosts: 2 load hosts share 1 connections"},
+		{"jitter", "[zones]\nmatrix = \"aws\"\njitter = 0.1\n" + nodes, "zones.jitter: jitter is emulated by local relays"},
+		{"a node without a host", "validators = 3\n", "--inventory hosts.yml: node validator03 has no host"},
+	}
+	dir := t.TempDir()
+	invPath := filepath.Join(dir, "hosts.yml")
+	if err := os.WriteFile(invPath, []byte(inv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _, err := experiment.LoadInventory(manifestFile(t, "m.toml", tt.manifest), "hosts.yml", "")
+			got := ""
+			if err != nil {
+				got = err.Error()
+				if code, _ := exitcode.Of(err); code != exitcode.Usage {
+					t.Errorf("exit code %d, want %d", code, exitcode.Usage)
+				}
+			} else {
+				got = describeOnHosts(r, dir)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("got %q\nwant %q in it", got, tt.want)
+			}
+		})
+	}
+}
+
+// describeOnHosts is r's links, zones, load hosts and each node's host
+// (its zone, user@address:port, workdir, firewall), then lr's key, KEY when it is
+// dir/key.
+func describeOnHosts(r manifest.Resolved, dir string) string {
+	zones := "none"
+	if r.Zones != nil {
+		zones = r.Zones.Source
+	}
+	s := fmt.Sprintf("links %s; zones %s; load hosts [%s]", r.Links, zones, strings.Join(r.Load.Hosts, " "))
+	for _, n := range r.Nodes {
+		h, _ := r.HostOf(n.Host)
+		s += fmt.Sprintf("; %s in %q on %s %s %s %v", n.Name, n.Zone, n.Host, h, h.Workdir, h.Firewall)
+	}
+	if h, ok := r.HostOf("lr"); ok {
+		s += "; lr " + strings.Replace(h.SSHKey, filepath.Join(dir, "key"), "KEY", 1)
+	}
+	return s
 }
