@@ -375,18 +375,27 @@ func loadManifest(src manifestSource, pf perturbFlags) (manifest.Manifest, error
 // the manifest so built and its resolution. Every error is bad input
 // (exit 2).
 func manifestFromFlags(src manifestSource, pf perturbFlags, o manifest.Overrides) (manifest.Manifest, manifest.Resolved, error) {
-	m, err := loadManifest(src, pf)
+	m, err := applyFlags(src, pf, o)
 	if err != nil {
 		return m, manifest.Resolved{}, err
-	}
-	if err := m.Apply(o); err != nil {
-		return m, manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
 	}
 	r, err := m.Resolve()
 	if err != nil {
 		return m, manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
 	}
 	return m, r, nil
+}
+
+// applyFlags is manifestFromFlags' manifest before its resolution.
+func applyFlags(src manifestSource, pf perturbFlags, o manifest.Overrides) (manifest.Manifest, error) {
+	m, err := loadManifest(src, pf)
+	if err != nil {
+		return m, err
+	}
+	if err := m.Apply(o); err != nil {
+		return m, exitcode.With(err, exitcode.Usage)
+	}
+	return m, nil
 }
 
 // overrides adds the testnet flags the user set to o.
@@ -408,16 +417,25 @@ func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) {
 // resolve loads the manifest (or the default), applies flag overrides and
 // resolves it.
 func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*manifest.Overrides)) (manifest.Resolved, error) {
+	o, err := flagOverrides(tf, lf, fs, extra)
+	if err != nil {
+		return manifest.Resolved{}, err
+	}
+	_, r, err := manifestFromFlags(tf.source(), tf.perturb, o)
+	return r, err
+}
+
+// flagOverrides is what the flags the user set override, extra's too.
+func flagOverrides(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*manifest.Overrides)) (manifest.Overrides, error) {
 	var o manifest.Overrides
 	if err := lf.overrides(fs, &o); err != nil {
-		return manifest.Resolved{}, err
+		return o, err
 	}
 	tf.overrides(fs, &o)
 	if extra != nil {
 		extra(&o)
 	}
-	_, r, err := manifestFromFlags(tf.source(), tf.perturb, o)
-	return r, err
+	return o, nil
 }
 
 func newLogger(w io.Writer, verbose bool) *slog.Logger {

@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/collect"
-	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -62,7 +61,10 @@ inherited as Ansible does). Each node goes on the host of validators,
 validators2 or ephemeral whose name is the node's name (its inventory
 hostname without one), at its internal_ip, else its ansible_host (cometlab
 reaches the nodes, and ssh, there); loadrunners hosts are the load hosts
-unless [load] names its own; prometheus is noted and not used.`,
+unless [load] names its own; prometheus is noted and not used. A host's
+cometlab_workdir (an absolute path) and cometlab_firewall (an Ansible
+boolean), its own or its groups', set its workdir and firewall as a
+[host.NAME] table's do; another cometlab_ variable is refused by name.`,
 		Example: `  cometlab deploy --manifest hosts.toml --out qa-net --plan
   cometlab deploy --manifest qa.toml --inventory hosts.ini --ssh-user root --out qa-net --plan
   cometlab deploy --manifest qa.toml --inventory hosts.yml --out qa-net --plan
@@ -74,12 +76,8 @@ unless [load] names its own; prometheus is noted and not used.`,
 			if tf.manifest == "" {
 				return exitcode.With(fmt.Errorf("--manifest: required (a manifest with [host.NAME] tables)"), exitcode.Usage)
 			}
-			var lf loadFlags
-			m, err := resolve(&tf, &lf, cmd.Flags(), nil)
+			m, err := deployManifest(st, &tf, cmd.Flags(), inventory, sshUser)
 			if err != nil {
-				return err
-			}
-			if m, err = applyInventory(st, m, inventory, sshUser); err != nil {
 				return err
 			}
 			printWarnings(st.stderr, m)
@@ -116,26 +114,27 @@ unless [load] names its own; prometheus is noted and not used.`,
 	return cmd
 }
 
-// applyInventory puts m's nodes on the hosts of the inventory file, INI or YAML
-// (none: m as it is), printing what of it is not used.
-func applyInventory(st *state, m manifest.Resolved, file, sshUser string) (manifest.Resolved, error) {
-	if file == "" {
-		return m, nil
+// deployManifest is the manifest deploy starts: as resolve makes it, or,
+// with an inventory file, its nodes put on the inventory's hosts
+// (experiment.LoadInventory), printing what of it is not used.
+func deployManifest(st *state, tf *testnetFlags, fs *pflag.FlagSet, inventory, sshUser string) (manifest.Resolved, error) {
+	var lf loadFlags
+	if inventory == "" {
+		return resolve(tf, &lf, fs, nil)
 	}
-	f, err := os.Open(file)
+	o, err := flagOverrides(tf, &lf, fs, nil)
 	if err != nil {
-		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+		return manifest.Resolved{}, err
 	}
-	defer f.Close()
-	hosts, err := deploy.ParseInventory(f, file)
+	m, err := applyFlags(tf.source(), tf.perturb, o)
 	if err != nil {
-		return m, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+		return manifest.Resolved{}, err
 	}
-	m, notes, err := experiment.ApplyInventory(m, hosts, file, sshUser)
+	r, notes, err := experiment.LoadInventory(m, inventory, sshUser)
 	for _, n := range notes {
 		fmt.Fprintf(st.stderr, "note: %s\n", n)
 	}
-	return m, err
+	return r, err
 }
 
 // writePrometheusConfig writes dir/prometheus.yml for the testnet in dir,

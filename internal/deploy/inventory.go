@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -102,8 +103,75 @@ func checkVar(k, v string) error {
 		}
 	case "ansible_ssh_host", "ansible_ssh_port", "ansible_ssh_user":
 		return fmt.Errorf("%s: cometlab reads ansible_%s; write that", k, strings.TrimPrefix(k, "ansible_ssh_"))
+	case VarWorkdir:
+		if strings.Contains(v, "{{") {
+			return fmt.Errorf("%s=%q: a template, which cometlab does not expand: give the directory", k, v)
+		}
+		if !path.IsAbs(v) || path.Clean(v) == "/" {
+			return fmt.Errorf("%s=%q is not an absolute directory other than /", k, v)
+		}
+	case VarFirewall:
+		if _, err := AnsibleBool(v); err != nil {
+			return fmt.Errorf("%s=%q: %w", k, v, err)
+		}
+	}
+	return checkVarName(k)
+}
+
+// VarWorkdir and VarFirewall are the host variables of cometlab's own an
+// inventory may set, a host's or its groups': the host's work directory
+// (manifest.Host.Workdir, an absolute path; default
+// /var/tmp/cometlab-TESTNET) and whether deploy.yml opens the ports of
+// its nodes in its firewall (manifest.Host.Firewall, an Ansible boolean;
+// default false).
+const (
+	VarWorkdir  = "cometlab_workdir"
+	VarFirewall = "cometlab_firewall"
+)
+
+// cometlabVars are VarWorkdir and VarFirewall; writtenVars the other
+// cometlab_… variables of the inventory cometlab writes for its
+// playbooks (inventory.json), which parses (TestParseYAMLOwn) but whose
+// hosts ApplyInventory refuses (InventoryHost.Written).
+var (
+	cometlabVars = []string{VarWorkdir, VarFirewall}
+	writtenVars  = []string{"cometlab_address", "cometlab_nodes", "cometlab_binaries", "cometlab_load", "cometlab_ports",
+		"cometlab_homes_archive", "cometlab_collect", "cometlab_start_timeout", "cometlab_grace_s", "cometlab_clean", "cometlab_binary"}
+)
+
+// checkVarName refuses a variable named cometlab_… (in any case) that is
+// none of cometlabVars and writtenVars: a misspelt setting is not
+// ignored.
+func checkVarName(k string) error {
+	if strings.HasPrefix(strings.ToLower(k), "cometlab_") && !slices.Contains(cometlabVars, k) && !slices.Contains(writtenVars, k) {
+		return fmt.Errorf("%s: unknown variable (cometlab reads %s)", k, strings.Join(cometlabVars, " and "))
 	}
 	return nil
+}
+
+// Written returns, sorted, the variables of h that cometlab writes into
+// its own inventory.json for its playbooks (cometlab_nodes, …) and does
+// not read from an inventory.
+func (h InventoryHost) Written() []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(h.Vars)) {
+		if slices.Contains(writtenVars, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// AnsibleBool reads a boolean as Ansible's bool filter does: true, yes,
+// on or 1, false, no, off or 0, in any case; anything else is an error.
+func AnsibleBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("not a boolean (true/false, yes/no, on/off, 1/0)")
 }
 
 // checkUnique refuses a host given twice in a group and two hosts with

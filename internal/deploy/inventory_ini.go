@@ -22,8 +22,8 @@ var (
 // or '); blank lines and comments (# or ;) are skipped. Host ranges
 // (web[1:3]), [GROUP:vars] and [GROUP:children] sections and hosts outside
 // a group are refused, as are a host given twice in a group, two hosts
-// with one name=, and a variable cometlab reads with a value it cannot
-// use (checkVar). A host on lines of several groups has the variables of
+// with one name=, a variable cometlab reads with a value it cannot use
+// (checkVar) and a cometlab_… variable it does not know. A host on lines of several groups has the variables of
 // all of them in each (a variable given two values is refused), as
 // Ansible gives them. Errors name file:line.
 func ParseINI(r io.Reader, file string) ([]InventoryHost, error) {

@@ -61,6 +61,11 @@ func TestParseINI(t *testing.T) {
 		{"bad ansible_port", "[validators]\n10.0.0.1 ansible_port=ssh\n", "x.ini:2: host 10.0.0.1: ansible_port=\"ssh\" is not a port number (1-65535)"},
 		{"bad ansible_host", "[validators]\nv0 ansible_host=a/b\n", "x.ini:2: host v0: ansible_host=\"a/b\" is not an IP address or a host name"},
 		{"an old ssh variable", "[validators]\n10.0.0.1 ansible_ssh_port=22\n", "x.ini:2: host 10.0.0.1: ansible_ssh_port: cometlab reads ansible_port; write that"},
+		{"cometlab_workdir relative", "[validators]\n10.0.0.1 cometlab_workdir=work\n", `x.ini:2: host 10.0.0.1: cometlab_workdir="work" is not an absolute directory other than /`},
+		{"cometlab_firewall not a boolean", "[validators]\n10.0.0.1 cometlab_firewall=enabled\n",
+			`x.ini:2: host 10.0.0.1: cometlab_firewall="enabled": not a boolean (true/false, yes/no, on/off, 1/0)`},
+		{"an unknown cometlab variable", "[loadrunners]\n10.0.0.1 cometlab_work_dir=/w\n",
+			"x.ini:2: host 10.0.0.1: cometlab_work_dir: unknown variable (cometlab reads cometlab_workdir and cometlab_firewall)"},
 		{"unterminated quote", "[validators]\n10.0.0.1 name=\"a\n", "x.ini:2: unterminated \" quote"},
 		{"a host twice in a group", "[validators]\n10.0.0.1 name=a\n10.0.0.1 name=b\n", "x.ini:3: host 10.0.0.1 again in [validators] (first on line 2)"},
 		{"a name twice", "[validators]\n10.0.0.1 name=a\n[ephemeral]\n10.0.0.2 name=a\n", "x.ini:4: name=a again (first on line 2)"},
@@ -95,6 +100,7 @@ func FuzzParseINI(f *testing.F) {
 	f.Add("[validators]\nh1 name=\"v 0\" ansible_user='qa user'\n")
 	f.Add("[a]\n[b]\nx k=v\n")
 	f.Add("[a]\nx k=v\n[b]\ny\nx j=w\n")
+	f.Add("[validators]\nv0 cometlab_workdir=\"/srv/v 0\" cometlab_firewall=True\n[loadrunners]\nv0 cometlab_firewall=yes\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		hosts, err := ParseINI(strings.NewReader(in), "fuzz.ini")
 		if err != nil {

@@ -104,6 +104,7 @@ func FuzzParseYAMLInventory(f *testing.F) {
 	f.Add("all:\n  vars: {ansible_user: qa}\n  children:\n    v:\n      hosts:\n        h1:2222: {name: a}\n        2001:db8::1:\n    w:\n      vars: {x: 1}\n      hosts: {h1: }\n")
 	f.Add("v:\n  hosts:\n    h: &x {a: 1}\n    g:\n      <<: *x\n      b: ''\n")
 	f.Add("a:\n  children:\n    b:\n      children: {a: }\n")
+	f.Add("all:\n  vars: {cometlab_firewall: yes}\n  children:\n    validators:\n      hosts:\n        v0: {cometlab_workdir: /srv/v0, cometlab_firewall: 0}\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		hosts, err := ParseYAML(strings.NewReader(in), "fuzz.yml")
 		if err != nil {

@@ -28,7 +28,7 @@ import (
 // twice, a host listed twice with different values of a variable, a host
 // in no group, a group that is its own child, host ranges (web[1:3]), a
 // value cometlab reads that it cannot use (checkVar, or not a plain
-// value), a host twice in a group and two hosts with one name, as
+// value), a cometlab_… variable it does not know, a host twice in a group and two hosts with one name, as
 // ParseINI refuses them, an empty inventory (as Ansible does) and a
 // second YAML document.
 func ParseYAML(r io.Reader, file string) ([]InventoryHost, error) {
@@ -376,6 +376,9 @@ func (inv *yamlInv) setVar(vars map[string]yamlVar, v yamlPair, path, owner stri
 	if !iniKey.MatchString(v.key) {
 		return inv.at(v.line, path, "a variable name is letters, digits and _")
 	}
+	if err := checkVarName(v.key); err != nil {
+		return inv.at(v.line, path, "%v", err)
+	}
 	val, ok := scalar(v.value)
 	if !ok {
 		if !slices.Contains(readVars, v.key) {
@@ -395,7 +398,7 @@ func (inv *yamlInv) setVar(vars map[string]yamlVar, v yamlPair, path, owner stri
 
 // readVars are the variables cometlab reads from an inventory.
 var readVars = []string{"name", "internal_ip", "ansible_host", "ansible_port", "ansible_user",
-	"ansible_ssh_private_key_file", "ansible_group_priority", "ansible_ssh_host", "ansible_ssh_port", "ansible_ssh_user"}
+	"ansible_ssh_private_key_file", "ansible_group_priority", "ansible_ssh_host", "ansible_ssh_port", "ansible_ssh_user", VarWorkdir, VarFirewall}
 
 // scalar returns a plain value as a string (null as ""); a mapping, a
 // sequence or a value with a tag of its own (!vault) is not one.

@@ -63,6 +63,9 @@ func TestParseYAML(t *testing.T) {
 		{"values as written; others' structured variables not read",
 			"v:\n  hosts:\n    h:\n      ansible_port: 22\n      flag: true\n      empty:\n      ratio: 1.50\n      packages: [a, b]\n      secret: !vault abc\n",
 			[]string{"v h name=h node=h ansible_port=22 empty= flag=true ratio=1.50:3"}},
+		{"cometlab's variables, a group's and a host's own",
+			"all:\n  vars: {cometlab_firewall: yes}\n  children:\n    v:\n      hosts:\n        h1: {cometlab_workdir: /srv/h1}\n        h2: {cometlab_firewall: Off}\n",
+			[]string{"v h1 name=h1 node=h1 cometlab_firewall=yes cometlab_workdir=/srv/h1:6", "v h2 name=h2 node=h2 cometlab_firewall=Off:7"}},
 	}
 	tests[11].in = strings.Replace(tests[11].in, "0x16", "22", 1)
 	tests[11].want = []string{"v h name=h node=h ansible_port=22 empty= flag=true ratio=1.50:3"}

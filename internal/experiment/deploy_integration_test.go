@@ -23,32 +23,53 @@ import (
 // awsZones are the zones of hostsManifest's validators on hosts.
 var awsZones = []string{"N_Virginia", "Frankfurt", "Tokyo", "Sydney"}
 
-// hostsManifest is 4 validators under 2 connections × 100 tx/s for 8 s:
-// on the first 4 namespace hosts of n (one node each, in 4 AWS zones,
-// which on hosts only label them; every host's firewall managed), the
-// load sent from the 5th host and the 4th (a validator's: one connection
-// each); or local, without zones, when n is nil.
-func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Resolved {
+// hostsManifest is 4 validators under 2 connections × 100 tx/s for 8 s,
+// in 4 AWS zones (which on hosts only label them) for hostsInventory's
+// hosts; or local, without zones, when n is nil.
+func hostsManifest(t *testing.T, n *nshoststest.Net) manifest.Manifest {
 	t.Helper()
 	text := "links = \"direct\"\n[load]\nconnections = 2\nrate = 100\nduration = \"8s\"\ndrain_timeout = \"30s\"\n"
 	if n != nil {
-		text += fmt.Sprintf("hosts = [%q, %q]\n[zones]\nmatrix = \"aws\"\n", n.Hosts[4].Name, n.Hosts[3].Name)
-		for _, h := range n.Hosts {
-			text += fmt.Sprintf("[host.%s]\naddress = %q\nssh_user = %q\nssh_key = %q\nworkdir = %q\nfirewall = true\n",
-				h.Name, h.Address, n.User, n.Key, h.Workdir)
-		}
+		text += "[zones]\nmatrix = \"aws\"\n"
 	}
 	for i := 1; i <= 4; i++ {
 		text += fmt.Sprintf("[node.validator%02d]\n", i)
 		if n != nil {
-			text += fmt.Sprintf("host = %q\nzone = %q\n", n.Hosts[i-1].Name, awsZones[i-1])
+			text += fmt.Sprintf("zone = %q\n", awsZones[i-1])
 		}
 	}
-	return loadManifest(t, "hosts.toml", text)
+	return manifestFile(t, "hosts.toml", text)
 }
 
-// loadManifest writes the manifest text to a file name and resolves it.
-func loadManifest(t *testing.T, name, text string) manifest.Resolved {
+// hostsInventory writes a YAML inventory of n's 5 hosts and returns its
+// path: validator01…04 on the first 4 (each its own workdir on the one
+// file system), the load sent from the 5th and the 4th (a validator's:
+// one connection each), every host's firewall managed; the ssh user, key
+// and firewall are all's, each host's address and workdir its own.
+func hostsInventory(t *testing.T, n *nshoststest.Net) string {
+	t.Helper()
+	text := fmt.Sprintf("all:\n  vars:\n    ansible_user: %s\n    ansible_ssh_private_key_file: %s\n    cometlab_firewall: yes\n  children:\n    validators:\n      hosts:\n", n.User, n.Key)
+	host := func(name string, h nshoststest.Host) string {
+		return fmt.Sprintf("        %s: {ansible_host: %s, cometlab_workdir: %q}\n", name, h.Address, h.Workdir)
+	}
+	for i, h := range n.Hosts[:4] {
+		text += host(fmt.Sprintf("validator%02d", i+1), h)
+	}
+	text += "    loadrunners:\n      hosts:\n" + host(n.Hosts[4].Name, n.Hosts[4]) + "        validator04:\n"
+	path := filepath.Join(t.TempDir(), "hosts.yml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// inventoryNames are the names hostsInventory gives n's hosts.
+func inventoryNames(n *nshoststest.Net) []string {
+	return []string{"validator01", "validator02", "validator03", "validator04", n.Hosts[4].Name}
+}
+
+// manifestFile writes the manifest text to a file name and reads it.
+func manifestFile(t *testing.T, name, text string) manifest.Manifest {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -58,6 +79,13 @@ func loadManifest(t *testing.T, name, text string) manifest.Resolved {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// loadManifest writes the manifest text to a file name and resolves it.
+func loadManifest(t *testing.T, name, text string) manifest.Resolved {
+	t.Helper()
+	m := manifestFile(t, name, text)
 	r, err := m.Resolve()
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +95,8 @@ func loadManifest(t *testing.T, name, text string) manifest.Resolved {
 
 // TestDeployHosts deploys 4 validators to 4 network-namespace hosts
 // through the real ansible-playbook over ssh, with cometlab on a 5th, the
-// load host. It loads them from the load host (cometlab load --testnet's
+// load host, the hosts taken from a YAML inventory as `cometlab deploy
+// --inventory` takes them (experiment.LoadInventory). It loads them from the load host (cometlab load --testnet's
 // path: load.yml starts `cometlab load` there at the start time, the
 // control host reads the chain and scrapes the metrics over the bridge
 // and merges the host's send log), checks that every transaction
@@ -86,9 +115,14 @@ func TestDeployHosts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "deployed")
 	var out bytes.Buffer
 	bin := buildCometlab(t)
+	onHosts, notes, err := experiment.LoadInventory(hostsManifest(t, n), hostsInventory(t, n), "")
+	if err != nil || len(notes) > 0 {
+		t.Fatalf("the inventory: %v (notes %q)", err, notes)
+	}
+	names := inventoryNames(n)
 	start := time.Now()
 	st, err := experiment.Deploy(context.Background(), experiment.DeployOptions{
-		Manifest: hostsManifest(t, n), Dir: dir, Fetcher: f, Out: &out, SSHArgs: n.SSHArgs, StartTimeout: 60 * time.Second,
+		Manifest: onHosts, Dir: dir, Fetcher: f, Out: &out, SSHArgs: n.SSHArgs, StartTimeout: 60 * time.Second,
 		Cometlab: bin})
 	if err != nil {
 		t.Log(out.String())
@@ -103,13 +137,13 @@ func TestDeployHosts(t *testing.T) {
 		}
 	})
 	checkFirewall(t, n, true)
-	if !slices.Equal(st.LoadHosts, []string{n.Hosts[4].Name, n.Hosts[3].Name}) || st.Roles[n.Hosts[4].Name] != "load" ||
-		st.Roles[n.Hosts[3].Name] != "load, validators" || st.Roles[n.Hosts[0].Name] != "validators" {
+	if !slices.Equal(st.LoadHosts, []string{names[4], names[3]}) || st.Roles[names[4]] != "load" ||
+		st.Roles[names[3]] != "load, validators" || st.Roles[names[0]] != "validators" {
 		t.Errorf("testnet.json: load hosts %v, roles %v", st.LoadHosts, st.Roles)
 	}
 	for i, node := range st.Nodes {
-		if want := n.Hosts[i].Address; !strings.Contains(node.RPC, want) || node.Host != n.Hosts[i].Name {
-			t.Errorf("node %s: rpc %s on host %s, want %s on %s", node.Name, node.RPC, node.Host, want, n.Hosts[i].Name)
+		if want := n.Hosts[i].Address; !strings.Contains(node.RPC, want) || node.Host != names[i] {
+			t.Errorf("node %s: rpc %s on host %s, want %s on %s", node.Name, node.RPC, node.Host, want, names[i])
 		}
 	}
 	tl, err := experiment.ReadTestnetLoad(dir)
@@ -141,7 +175,7 @@ func TestDeployHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAccounted(t, res, 1600)
-	checkLoadHosts(t, res, n)
+	checkLoadHosts(t, res, []string{names[4], names[3]})
 	// Every node followed over the bridge: a block reaches the last of 4
 	// nodes some time after the first (one node alone would give 0).
 	if mt := res.Summary.Metrics; res.Run.Target != "validator01" || len(res.Run.Nodes) != 4 || !(mt["adoption_blocks"] > 0 && mt["adoption_p100_ms"] > 0) {
@@ -174,6 +208,7 @@ func TestDeployHosts(t *testing.T) {
 	}
 	downTime := time.Since(downStart)
 	for i, h := range n.Hosts[:4] {
+		h.Name = names[i]
 		log := filepath.Join(dir, "collected", h.Name, "logs", fmt.Sprintf("validator%02d.log", i+1))
 		if fi, err := os.Stat(log); err != nil || fi.Size() == 0 {
 			t.Errorf("host %s: log not fetched back: %v", h.Name, err)
@@ -191,7 +226,12 @@ func TestDeployHosts(t *testing.T) {
 		}
 	}
 
-	local, err := experiment.Run(context.Background(), experiment.Options{Manifest: hostsManifest(t, nil), Dir: filepath.Join(t.TempDir(), "local"), Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
+	lm := hostsManifest(t, nil)
+	localManifest, err := lm.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := experiment.Run(context.Background(), experiment.Options{Manifest: localManifest, Dir: filepath.Join(t.TempDir(), "local"), Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
 	if err != nil {
 		t.Log(out.String())
 		t.Fatal(err)
@@ -211,20 +251,21 @@ func TestDeployHosts(t *testing.T) {
 	}
 }
 
-// checkLoadHosts checks a run's load from n's 5th and 4th hosts: their
-// shares in run.json (one connection each, numbered apart, every
-// transaction accounted for), their own send logs kept, and the clocks, all read
-// from one kernel's clock, within their bounds of zero.
-func checkLoadHosts(t *testing.T, res experiment.Result, n *nshoststest.Net) {
+// checkLoadHosts checks a run's load from the load hosts named (two of
+// 5 namespace hosts): their shares in run.json (one connection each,
+// numbered apart, every transaction accounted for), their own send logs
+// kept, and the clocks of the 5 hosts, all read from one kernel's clock,
+// within their bounds of zero.
+func checkLoadHosts(t *testing.T, res experiment.Result, names []string) {
 	t.Helper()
 	lh := res.Run.LoadHosts
-	for i, h := range []nshoststest.Host{n.Hosts[4], n.Hosts[3]} {
-		if len(lh) != 2 || lh[i].Name != h.Name || lh[i].FirstConn != i || lh[i].Connections != 1 || lh[i].Sent+lh[i].Unsent != 800 ||
+	for i, name := range names {
+		if len(lh) != 2 || lh[i].Name != name || lh[i].FirstConn != i || lh[i].Connections != 1 || lh[i].Sent+lh[i].Unsent != 800 ||
 			lh[i].Sent == 0 || lh[i].Error != "" {
-			t.Errorf("run.json load_hosts %+v, want %s: connection %d, 800 sent or unsent", lh, h.Name, i)
+			t.Errorf("run.json load_hosts %+v, want %s: connection %d, 800 sent or unsent", lh, name, i)
 		}
-		if _, err := os.Stat(filepath.Join(res.Dir, experiment.HostsDir, h.Name, "sent.csv")); err != nil {
-			t.Errorf("load host %s's own send log: %v", h.Name, err)
+		if _, err := os.Stat(filepath.Join(res.Dir, experiment.HostsDir, name, "sent.csv")); err != nil {
+			t.Errorf("load host %s's own send log: %v", name, err)
 		}
 	}
 	if len(res.Run.Clocks) != 5 {

@@ -3,8 +3,12 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -19,6 +23,62 @@ var (
 	promGroup  = "prometheus"                                       // noted, not used (cometlab writes prometheus.yml)
 )
 
+// LoadInventory puts the nodes of m (the manifest as written, flags
+// applied, not resolved) on the hosts of the Ansible inventory file, INI
+// or YAML, as `cometlab deploy --inventory` does: deploy.ParseInventory,
+// then ApplyInventory on m resolved with links = "auto" (which places
+// the nodes; settings a local testnet refuses and hosts take, such as
+// zones with direct links, wait for the hosts), then m, with those hosts
+// as its [host.*] tables, each node's host and the load hosts, resolved
+// as a manifest with hosts is: its zones labels, its links direct, what
+// hosts cannot do refused, and what Deploy writes into DIR/manifest.toml
+// resolving the same. It returns ApplyInventory's notes; every error is
+// a usage error.
+func LoadInventory(m manifest.Manifest, file, sshUser string) (manifest.Resolved, []string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return manifest.Resolved{}, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+	}
+	defer f.Close()
+	hosts, err := deploy.ParseInventory(f, file)
+	if err != nil {
+		return manifest.Resolved{}, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+	}
+	probe := m
+	probe.Links = manifest.LinksAuto
+	local, err := probe.Resolve()
+	if err != nil {
+		return manifest.Resolved{}, nil, exitcode.With(err, exitcode.Usage)
+	}
+	placed, notes, err := ApplyInventory(local, hosts, file, sshUser)
+	if err != nil {
+		return placed, notes, err
+	}
+	m.Hosts, m.Nodes = map[string]manifest.ManifestHost{}, maps.Clone(m.Nodes)
+	if m.Nodes == nil {
+		m.Nodes = map[string]manifest.ManifestNode{} // the generated validators, made explicit
+	}
+	for _, h := range placed.Hosts {
+		if h.SSHKey != "" {
+			if h.SSHKey, err = filepath.Abs(h.SSHKey); err != nil { // as Ansible reads it: from the working directory
+				return manifest.Resolved{}, notes, err
+			}
+		}
+		m.Hosts[h.Name] = manifest.ManifestHost{Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir, Firewall: h.Firewall}
+	}
+	for _, n := range placed.Nodes {
+		mn := m.Nodes[n.Name]
+		mn.Host = n.Host
+		m.Nodes[n.Name] = mn
+	}
+	m.Load.Hosts = placed.Load.Hosts
+	r, err := m.Resolve()
+	if err != nil {
+		return r, notes, exitcode.With(fmt.Errorf("--inventory %s: the manifest on its hosts: %w", file, err), exitcode.Usage)
+	}
+	return r, notes, nil
+}
+
 // ApplyInventory puts m's nodes on the hosts of an Ansible inventory, INI
 // or YAML (deploy.ParseInventory of file), as `cometlab deploy
 // --inventory` does: each node goes to the host of the validators,
@@ -30,12 +90,14 @@ var (
 // names none. ssh_user, ansible_port and ansible_ssh_private_key_file
 // come from the host's ansible_user, ansible_port and
 // ansible_ssh_private_key_file (its own or its groups'), else sshUser and
-// port 22. A host in two groups is one host: the node's and a load host,
-// or a node's listed again in validators2 (qa-infra's validators of
-// another version: noted, the version being the manifest's). It returns notes for what it does not use
-// (the prometheus group), and a usage error naming file:line for a node
-// without a host, a host naming no node, another group, or a manifest
-// with [host.*] tables of its own.
+// port 22; its workdir and firewall from cometlab_workdir and
+// cometlab_firewall, else /var/tmp/cometlab-TESTNET and off. A host in
+// two groups is one host: the node's and a load host, or a node's listed
+// again in validators2 (qa-infra's validators of another version: noted,
+// the version being the manifest's). It returns notes for what it does
+// not use (the prometheus group), and a usage error naming file:line for
+// a node without a host, a host naming no node, another group, or a
+// manifest with [host.*] tables of its own.
 func ApplyInventory(m manifest.Resolved, hosts []deploy.InventoryHost, file, sshUser string) (manifest.Resolved, []string, error) {
 	if len(m.Hosts) > 0 {
 		return m, nil, exitcode.With(fmt.Errorf("--inventory %s: the manifest has [host.*] tables of its own; give one or the other", file), exitcode.Usage)
@@ -98,12 +160,29 @@ func ApplyInventory(m manifest.Resolved, hosts []deploy.InventoryHost, file, ssh
 	return m, notes, nil
 }
 
-// inventoryHost is the manifest host of an inventory line.
+// inventoryHost is the manifest host of an inventory line: its
+// cometlab_workdir (else /var/tmp/cometlab-TESTNET, as a [host.*] table's
+// default) and cometlab_firewall (else false) as ParseInventory checked
+// them.
 func inventoryHost(ih deploy.InventoryHost, testnet, sshUser string) (manifest.Host, error) {
 	h := manifest.Host{Name: ih.Name(), Address: ih.NodeAddress(), SSHUser: sshUser, SSHPort: manifest.DefaultSSHPort,
 		SSHKey: ih.Vars["ansible_ssh_private_key_file"], Workdir: "/var/tmp/cometlab-" + testnet}
 	if u := ih.Vars["ansible_user"]; u != "" {
 		h.SSHUser = u
+	}
+	if w := ih.Written(); len(w) > 0 {
+		return h, fmt.Errorf("host %s: %s: cometlab writes these into its own inventory.json and does not read them (an inventory sets %s and %s)",
+			ih.Address, strings.Join(w, ", "), deploy.VarWorkdir, deploy.VarFirewall)
+	}
+	if w := ih.Vars[deploy.VarWorkdir]; w != "" {
+		h.Workdir = w
+	}
+	if f, ok := ih.Vars[deploy.VarFirewall]; ok {
+		on, err := deploy.AnsibleBool(f)
+		if err != nil {
+			return h, fmt.Errorf("host %s: %s=%q: %w", ih.Address, deploy.VarFirewall, f, err)
+		}
+		h.Firewall = on
 	}
 	if p := ih.Vars["ansible_port"]; p != "" {
 		port, err := strconv.Atoi(p)

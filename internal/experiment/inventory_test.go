@@ -1,7 +1,9 @@
 package experiment_test
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,6 +66,7 @@ func TestApplyInventory(t *testing.T) {
 			"validator000 on validator000 root@10.10.0.2:22", "validator001 on validator001 root@10.10.0.3:22", "seed0 on seed0 root@10.10.0.4:22",
 			"load hosts [testnet-load-runner]",
 			"note: inv.ini:7: [prometheus] host testnet-prometheus not used",
+			"host validator000 /var/tmp/cometlab-qa firewall=false", "host testnet-load-runner /var/tmp/cometlab-qa firewall=false",
 		}},
 		{name: "qa-infra in YAML", manifest: qaNodes, inv: string(qaYAML), yaml: true, user: "root", want: []string{
 			"validator000 on validator000 root@10.10.0.2:22", "validator001 on validator001 root@10.10.0.3:22", "seed0 on seed0 root@10.10.0.4:22",
@@ -91,6 +94,22 @@ func TestApplyInventory(t *testing.T) {
 		{name: "YAML another group", manifest: "name = \"qa\"\n[node.validator000]\n", yaml: true, user: "root",
 			inv:  "all:\n  children:\n    cometbft:\n      hosts:\n        validator000:\n",
 			want: []string{"inv.yml:5: group [cometbft]: cometlab reads"}},
+		{name: "cometlab_workdir and cometlab_firewall", manifest: "name = \"qa\"\n[node.validator000]\n", user: "root",
+			inv:  "[validators]\n10.0.0.1 name=validator000 cometlab_workdir=/srv/v0 cometlab_firewall=yes\n[loadrunners]\n10.0.0.2 name=lr0 cometlab_firewall=False\n",
+			want: []string{"host validator000 /srv/v0 firewall=true\nhost lr0 /var/tmp/cometlab-qa firewall=false"}},
+		{name: "YAML cometlab_workdir and cometlab_firewall, a group's and a host's own", manifest: "name = \"qa\"\n[node.validator000]\n[node.validator001]\n", yaml: true, user: "root",
+			inv: "all:\n  vars: {cometlab_firewall: true}\n  children:\n    validators:\n      vars: {cometlab_workdir: /srv/all}\n      hosts:\n" +
+				"        validator000: {cometlab_workdir: /srv/v0}\n        validator001:\n    loadrunners:\n      hosts:\n        lr0: {cometlab_firewall: off}\n",
+			want: []string{"host validator000 /srv/v0 firewall=true\nhost validator001 /srv/all firewall=true\nhost lr0 /var/tmp/cometlab-qa firewall=false"}},
+		{name: "YAML cometlab_firewall not a boolean", manifest: qaNodes, yaml: true, user: "root", inv: "validators:\n  vars:\n    cometlab_firewall: sometimes\n",
+			want: []string{`inv.yml:3: validators.vars.cometlab_firewall: cometlab_firewall="sometimes": not a boolean (true/false, yes/no, on/off, 1/0)`}},
+		{name: "YAML a misspelt cometlab variable", manifest: qaNodes, yaml: true, user: "root", inv: "validators:\n  hosts:\n    validator000: {cometlab_wokdir: /srv}\n",
+			want: []string{"inv.yml:3: validators.hosts.validator000.cometlab_wokdir: cometlab_wokdir: unknown variable (cometlab reads cometlab_workdir and cometlab_firewall)"}},
+		{name: "cometlab_workdir relative", manifest: qaNodes, user: "root", inv: "[validators]\n10.0.0.1 name=validator000 cometlab_workdir=srv\n",
+			want: []string{`inv.ini:2: host 10.0.0.1: cometlab_workdir="srv" is not an absolute directory other than /`}},
+		{name: "a variable of cometlab's own inventory", manifest: "name = \"qa\"\n[node.validator000]\n", user: "root",
+			inv:  "[validators]\n10.0.0.1 name=validator000 cometlab_nodes=v cometlab_address=10.0.0.1\n",
+			want: []string{"inv.ini:2: host 10.0.0.1: cometlab_address, cometlab_nodes: cometlab writes these into its own inventory.json and does not read them"}},
 		{name: "ansible_user and ansible_port", manifest: "name = \"qa\"\n[node.validator000]\n",
 			inv: "[validators]\n10.0.0.1 name=validator000 ansible_user=qa ansible_port=2222\n", want: []string{"validator000 on validator000 qa@10.0.0.1:2222"}},
 		{name: "a node without a host", manifest: qaNodes + "[node.full00]\nmode = \"full\"\n", inv: string(qa), user: "root",
@@ -141,6 +160,9 @@ func TestApplyInventory(t *testing.T) {
 				}
 				b.WriteString("hosts [" + strings.Join(names, " ") + "]\n")
 				b.WriteString("load hosts [" + strings.Join(r.Load.Hosts, " ") + "]\n")
+				for _, h := range r.Hosts {
+					fmt.Fprintf(&b, "host %s %s firewall=%v\n", h.Name, h.Workdir, h.Firewall)
+				}
 				for _, n := range notes {
 					b.WriteString("note: " + n + "\n")
 				}
@@ -178,4 +200,69 @@ func TestApplyInventoryTwins(t *testing.T) {
 	if len(got[0].Hosts) != 4 || !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("from INI:\n%+v\nfrom YAML:\n%+v", got[0], got[1])
 	}
+}
+
+// TestLoadInventory resolves manifests put on an inventory's hosts as
+// `cometlab deploy --inventory` does: zones (with direct links, which a
+// local testnet refuses) become labels on hosts, the hosts' workdirs and
+// firewalls are the inventory's, the loadrunners the load hosts; and what
+// hosts cannot do is refused as for [host.*] tables.
+func TestLoadInventory(t *testing.T) {
+	inv := "all:\n  vars: {ansible_user: qa, cometlab_firewall: yes}\n  children:\n    validators:\n      hosts:\n" +
+		"        validator01: {ansible_host: 10.0.0.1, cometlab_workdir: /w/1}\n        validator02: {ansible_host: 10.0.0.2, cometlab_workdir: /w/2}\n" +
+		"    loadrunners:\n      hosts:\n        lr: {ansible_host: 10.0.0.3, ansible_ssh_private_key_file: key}\n        validator02:\n"
+	nodes := "[load]\nconnections = 2\n[node.validator01]\nzone = \"Tokyo\"\n[node.validator02]\nzone = \"Sydney\"\n"
+	tests := []struct{ name, manifest, want string }{
+		{"zones with direct links", "links = \"direct\"\n[zones]\nmatrix = \"aws\"\n" + nodes,
+			"links direct; zones aws; load hosts [lr validator02]; validator01 in \"Tokyo\" on validator01 qa@10.0.0.1:22 /w/1 true; validator02 in \"Sydney\" on validator02 qa@10.0.0.2:22 /w/2 true; lr KEY"},
+		{"zones with links auto", "[zones]\nmatrix = \"aws\"\n" + nodes, "links direct; zones aws"},
+		{"generated validators", "validators = 2\n[load]\nconnections = 2\n", "links direct; zones none; load hosts [lr validator02]; validator01 in \"\" on validator01"},
+		{"relayed links", "links = \"relay\"\n[load]\nconnections = 2\n[node.validator01]\n[node.validator02]\n",
+			"m.toml:1:1: links: relayed links are local: [host.*] testnets need links = \"direct\""},
+		{"a connection for 2 load hosts", "validators = 2\n", "load.hosts: 2 load hosts share 1 connections"},
+		{"jitter", "[zones]\nmatrix = \"aws\"\njitter = 0.1\n" + nodes, "zones.jitter: jitter is emulated by local relays"},
+		{"a node without a host", "validators = 3\n", "--inventory hosts.yml: node validator03 has no host"},
+	}
+	dir := t.TempDir()
+	invPath := filepath.Join(dir, "hosts.yml")
+	if err := os.WriteFile(invPath, []byte(inv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _, err := experiment.LoadInventory(manifestFile(t, "m.toml", tt.manifest), "hosts.yml", "")
+			got := ""
+			if err != nil {
+				got = err.Error()
+				if code, _ := exitcode.Of(err); code != exitcode.Usage {
+					t.Errorf("exit code %d, want %d", code, exitcode.Usage)
+				}
+			} else {
+				got = describeOnHosts(r, dir)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("got %q\nwant %q in it", got, tt.want)
+			}
+		})
+	}
+}
+
+// describeOnHosts is r's links, zones, load hosts and each node's host
+// (its zone, user@address:port, workdir, firewall), then lr's key, KEY when it is
+// dir/key.
+func describeOnHosts(r manifest.Resolved, dir string) string {
+	zones := "none"
+	if r.Zones != nil {
+		zones = r.Zones.Source
+	}
+	s := fmt.Sprintf("links %s; zones %s; load hosts [%s]", r.Links, zones, strings.Join(r.Load.Hosts, " "))
+	for _, n := range r.Nodes {
+		h, _ := r.HostOf(n.Host)
+		s += fmt.Sprintf("; %s in %q on %s %s %s %v", n.Name, n.Zone, n.Host, h, h.Workdir, h.Firewall)
+	}
+	if h, ok := r.HostOf("lr"); ok {
+		s += "; lr " + strings.Replace(h.SSHKey, filepath.Join(dir, "key"), "KEY", 1)
+	}
+	return s
 }
