@@ -71,7 +71,8 @@ func (n *Node) Terminate(grace time.Duration) error {
 }
 
 // Pause stops the node's process with SIGSTOP: it stays alive but answers
-// nothing until Resume.
+// nothing until Resume. It returns once every thread of the process has
+// stopped (an error after 2 s if one has not).
 func (n *Node) Pause() error {
 	p, _, err := n.running()
 	if err != nil {
@@ -84,6 +85,9 @@ func (n *Node) Pause() error {
 	n.mu.Lock()
 	n.paused = true
 	n.mu.Unlock()
+	if err := waitStopped(procRoot, p.Pid, 2*time.Second); err != nil {
+		return fmt.Errorf("%s: pause: %w", n.Name, err)
+	}
 	return nil
 }
 
