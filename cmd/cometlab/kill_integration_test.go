@@ -17,18 +17,6 @@ import (
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
-// mainEnv makes the test binary run main() instead of the tests, so a test
-// can start cometlab as a process of its own and SIGKILL it.
-const mainEnv = "COMETLAB_TEST_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // startCometlab starts cometlab with args as a process of its own (the
 // test binary running main()); its output goes to the returned buffer.
 func startCometlab(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {

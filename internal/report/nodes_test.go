@@ -55,8 +55,8 @@ func checkPlots(t *testing.T, dir string) {
 			t.Errorf("decode %s: %v", sp.file, err)
 			continue
 		}
-		if b := img.Bounds(); b.Dx() != DefaultPlotWidth || b.Dy() != DefaultPlotHeight {
-			t.Errorf("%s is %d×%d", sp.file, b.Dx(), b.Dy())
+		if w, h := wantPlotSize(); img.Bounds().Dx() != w || img.Bounds().Dy() != h {
+			t.Errorf("%s is %d×%d, want %d×%d", sp.file, img.Bounds().Dx(), img.Bounds().Dy(), w, h)
 		}
 	}
 	page, err := os.ReadFile(filepath.Join(dir, results.ReportHTML))

@@ -37,6 +37,7 @@ func manyTxs(n int) (results.Run, []results.Tx) {
 }
 
 func TestLatencyPNG(t *testing.T) {
+	defaultPlots(t)
 	tests := []struct {
 		name          string
 		n             int

@@ -20,6 +20,7 @@ func copyRun(t *testing.T, src string) string {
 }
 
 func TestSmallRun(t *testing.T) {
+	defaultPlots(t) // one report drawn at the size users get
 	if resultstest.Updating() {
 		if err := os.RemoveAll(smallRun); err != nil {
 			t.Fatal(err)

@@ -125,8 +125,8 @@ func checkPlot(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() != DefaultPlotWidth || b.Dy() != DefaultPlotHeight {
-		t.Errorf("plot is %v", b)
+	if w, h := wantPlotSize(); img.Bounds().Dx() != w || img.Bounds().Dy() != h {
+		t.Errorf("plot is %v, want %d×%d", img.Bounds(), w, h)
 	}
 }
 

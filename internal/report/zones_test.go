@@ -87,7 +87,7 @@ func checkPNG(t *testing.T, b []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := img.Bounds(); r.Dx() != DefaultPlotWidth || r.Dy() != DefaultPlotHeight {
-		t.Errorf("plot is %v", r)
+	if w, h := wantPlotSize(); img.Bounds().Dx() != w || img.Bounds().Dy() != h {
+		t.Errorf("plot is %v, want %d×%d", img.Bounds(), w, h)
 	}
 }
