@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"syscall"
 )
 
 // cpuStat is the host's CPU time from the "cpu" line of /proc/stat (the
 // sum over every CPU), in 1/userHZ s, and its number of CPUs.
 type cpuStat struct {
-	busy  uint64 // user + nice + system
+	busy  uint64 // user + system
+	nice  uint64 // user time of processes at a positive nice level
 	steal uint64
 	cores int
 }
@@ -41,10 +43,20 @@ func parseCPUStat(b []byte) (cpuStat, error) {
 			}
 			v[i-1] = n
 		}
-		st.busy, st.steal, found = v[0]+v[1]+v[2], v[7], true
+		st.busy, st.nice, st.steal, found = v[0]+v[2], v[1], v[7], true
 	}
 	if !found {
 		return st, fmt.Errorf("/proc/stat: no cpu line")
 	}
 	return st, nil
+}
+
+// ownNice is this process's nice level (0 when it cannot be read).
+func ownNice() int {
+	// getpriority(2) returns 20 - nice on Linux (1 … 40).
+	p, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if err != nil {
+		return 0
+	}
+	return 20 - p
 }

@@ -12,9 +12,12 @@ import (
 
 // procStatText is a /proc/stat with two CPUs whose "cpu" line has the
 // given user, system and steal ticks (and idle filling the rest).
-func procStatText(user, system, steal uint64) string {
-	return fmt.Sprintf("cpu  %d 0 %d 90000 12 0 7 %d 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\ncpu1 1 0 1 1 0 0 0 0 0 0\nintr 1 2 3\nctxt 99\n",
-		user, system, steal)
+func procStatText(user, system, steal uint64) string { return procStatNice(user, 0, system, steal) }
+
+// procStatNice is procStatText with nice ticks too.
+func procStatNice(user, nice, system, steal uint64) string {
+	return fmt.Sprintf("cpu  %d %d %d 90000 12 0 7 %d 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\ncpu1 1 0 1 1 0 0 0 0 0 0\nintr 1 2 3\nctxt 99\n",
+		user, nice, system, steal)
 }
 
 func TestParseCPUStat(t *testing.T) {
@@ -24,7 +27,8 @@ func TestParseCPUStat(t *testing.T) {
 		err  bool
 	}{
 		{in: procStatText(100, 50, 9), want: cpuStat{busy: 150, steal: 9, cores: 2}},
-		{in: "cpu 1 2 3 4\ncpu0 1 2 3 4\n", want: cpuStat{busy: 6, cores: 1}}, // an old kernel: no steal
+		{in: procStatNice(100, 70, 50, 9), want: cpuStat{busy: 150, nice: 70, steal: 9, cores: 2}},
+		{in: "cpu 1 2 3 4\ncpu0 1 2 3 4\n", want: cpuStat{busy: 4, nice: 2, cores: 1}}, // an old kernel: no steal
 		{in: "intr 1\n", err: true},
 		{in: "cpu 1 x 3 4 5\n", err: true},
 		{in: "cpu 1 2\n", err: true},
@@ -85,6 +89,37 @@ func TestHostSamples(t *testing.T) {
 	rows, err := results.ReadResources(out)
 	if err != nil || len(rows) != 2 || rows[0].Node != "validator01" || rows[1].Node != "cometlab" || rows[1].CPU < 4.99 || rows[1].CPU > 5.01 {
 		t.Errorf("resources.csv %+v, %v: want validator01's row and cometlab's at 5 %% of a core", rows, err)
+	}
+}
+
+// TestHostNice: time at a positive nice level (a niced build beside the
+// testnet) is not other work when cometlab runs at nice 0: over 2 s the
+// host spent 400 nice ticks (2 cores' worth) and nothing else; busy 0,
+// other work 0. Niced itself, cometlab counts it: busy 2 cores.
+func TestHostNice(t *testing.T) {
+	for _, c := range []struct {
+		countNice bool
+		busy      float64
+	}{{false, 0}, {true, 2}} {
+		dir := t.TempDir()
+		hw, err := results.Create(filepath.Join(dir, results.HostFile), results.HostHeader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewResources(nil, ResourceConfig{Interval: time.Second, ProcDir: dir, Host: hw}, nil, nil)
+		r.countNice = c.countNice
+		t0 := time.Unix(1000, 0)
+		resultstest.WriteFile(t, filepath.Join(dir, "stat"), []byte(procStatNice(1000, 100, 500, 0)))
+		r.sampleHost(t0, 0, 0, 0)
+		resultstest.WriteFile(t, filepath.Join(dir, "stat"), []byte(procStatNice(1000, 500, 500, 0)))
+		r.sampleHost(t0.Add(2*time.Second), 0, 0, 0)
+		if err := hw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		hs, err := results.ReadHost(dir)
+		if err != nil || len(hs) != 1 || hs[0].Busy != c.busy {
+			t.Errorf("count nice %v: host rows %+v, %v; want busy %v cores", c.countNice, hs, err, c.busy)
+		}
 	}
 }
 

@@ -62,6 +62,12 @@ type Resources struct {
 	w      *results.Writer
 	logger *slog.Logger
 	page   int64
+	// countNice counts the host's time at a positive nice level as busy:
+	// only when cometlab (and so the nodes it starts) runs niced itself.
+	// Otherwise that time is other work that yields the CPU to the
+	// testnet (a nice-19 build gets ~1.5 % of a core against a node), and
+	// is not a disturbance.
+	countNice bool
 
 	mu    sync.Mutex
 	state []procState
@@ -100,7 +106,7 @@ func NewResources(procs []Proc, cfg ResourceConfig, w *results.Writer, logger *s
 	if cfg.ProcDir == "" {
 		cfg.ProcDir = "/proc"
 	}
-	r := &Resources{procs: procs, cfg: cfg, w: w, logger: logger, page: int64(os.Getpagesize())}
+	r := &Resources{procs: procs, cfg: cfg, w: w, logger: logger, page: int64(os.Getpagesize()), countNice: ownNice() > 0}
 	for _, p := range procs {
 		r.state = append(r.state, procState{ResourceStats: ResourceStats{Node: p.Name}})
 	}
@@ -193,11 +199,15 @@ func (r *Resources) sampleHost(now time.Time, testnet, harness, load1 float64) {
 	prev := r.host
 	r.host = hostState{cpu: cs, at: now, have: true}
 	dt := now.Sub(prev.at).Seconds()
-	if !prev.have || dt <= 0 || cs.busy < prev.cpu.busy || cs.steal < prev.cpu.steal {
+	if !prev.have || dt <= 0 || cs.busy < prev.cpu.busy || cs.nice < prev.cpu.nice || cs.steal < prev.cpu.steal {
 		return
 	}
 	cores := func(ticks uint64) float64 { return float64(ticks) / userHZ / dt }
-	row := results.HostSample{Time: now.UnixNano(), Cores: cs.cores, Busy: cores(cs.busy - prev.cpu.busy),
+	busy := cs.busy - prev.cpu.busy
+	if r.countNice {
+		busy += cs.nice - prev.cpu.nice
+	}
+	row := results.HostSample{Time: now.UnixNano(), Cores: cs.cores, Busy: cores(busy),
 		Steal: cores(cs.steal - prev.cpu.steal), Testnet: testnet, Harness: harness, Load1: load1}
 	if err := r.cfg.Host.Write(&row); err != nil {
 		r.logger.Debug("host sample not written", "err", err)

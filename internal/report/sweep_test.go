@@ -131,6 +131,7 @@ func checkPlot(t *testing.T, dir string) {
 }
 
 func TestWriteSweepGolden(t *testing.T) {
+	defaultPlots(t) // its -update writes the plot for a look: at the size users get
 	dir := t.TempDir()
 	rec := fixtureSweep()
 	if err := WriteSweep(dir, rec, Options{}); err != nil {
