@@ -54,23 +54,30 @@ func underLoad(t *testing.T, d time.Duration, lay func(m *manifest.Manifest) err
 // of a start blanked.
 func nodeEvents(t *testing.T, dir, node string) []string {
 	t.Helper()
+	return eventLines(t, dir, node, func(e results.Event) string {
+		switch e.Kind {
+		case results.EventStart:
+			return "pid"
+		case results.EventWipe:
+			return "data"
+		}
+		return e.Detail
+	})
+}
+
+// eventLines returns node's events in dir as "kind detail" lines, each
+// detail as detail rewrites it.
+func eventLines(t *testing.T, dir, node string, detail func(results.Event) string) []string {
+	t.Helper()
 	evs, err := results.ReadEvents(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, e := range evs {
-		if e.Node != node {
-			continue
+		if e.Node == node {
+			out = append(out, e.Kind+" "+detail(e))
 		}
-		d := e.Detail
-		if e.Kind == results.EventStart {
-			d = "pid"
-		}
-		if e.Kind == results.EventWipe {
-			d = "data"
-		}
-		out = append(out, e.Kind+" "+d)
 	}
 	return out
 }

@@ -93,26 +93,18 @@ func TestRollingUpgrade(t *testing.T) {
 // started again with v1.0.1's binary, then /status said 1.0.1.
 func checkUpgradeEvents(t *testing.T, dir, node string) {
 	t.Helper()
-	evs, err := results.ReadEvents(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range evs {
-		if e.Node != node {
-			continue
-		}
-		d := e.Detail
-		switch {
+	got := eventLines(t, dir, node, func(e results.Event) string {
+		switch d := e.Detail; {
 		case e.Kind == results.EventStart && strings.Contains(d, ", cometbft v1.0.1 ") && strings.Contains(d, filepath.Join("v1.0.1", "cometbft")):
-			d = "v1.0.1 binary"
+			return "v1.0.1 binary"
 		case e.Kind == results.EventStart:
-			d = "pid"
+			return "pid"
 		case d == "signal 15":
-			d = "exit code 0" // a SIGTERM'd node may exit either way
+			return "exit code 0" // a SIGTERM'd node may exit either way
+		default:
+			return d
 		}
-		got = append(got, e.Kind+" "+d)
-	}
+	})
 	up := "upgrade 1/1, v1.0.0 → v1.0.1"
 	want := []string{"start pid", "perturb-begin " + up, "term SIGTERM", "exit exit code 0", "start v1.0.1 binary",
 		"perturb-end " + up, "version node_info.version 1.0.1", "exit exit code 0"}
