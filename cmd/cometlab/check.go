@@ -112,6 +112,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		if n.Absent {
 			mode += " (absent)"
 		}
+		if n.StartAt > 0 {
+			mode += fmt.Sprintf(" (starts at height %d)", n.StartAt)
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, mode, n.Power, v, r.App, dash(n.Zone), dash(n.Host), dash(configText(n.Config, r.Config)))
 	}
 	_ = tw.Flush()

@@ -131,7 +131,7 @@ func peerAddrs(spec Spec, n NodeSpec, homes []Home, i int) (peers, seeds []strin
 	}
 	for j, o := range homes {
 		switch {
-		case j == i, o.Ephemeral, o.Absent:
+		case j == i, o.Ephemeral, o.Absent, o.StartAt > 0:
 		case o.Mode == ModeSeed:
 			a, err := addr(o)
 			if err != nil {

@@ -57,6 +57,10 @@ type NodeSpec struct {
 	// (an absent-stake testnet): its home is generated, and no other node
 	// lists it as a peer.
 	Absent bool
+	// StartAt is the height the testnet reaches before the node starts (a
+	// late node, as the e2e runner's start_at): it dials the others when
+	// it starts, and no other node lists it as a peer. 0 for the others.
+	StartAt int64
 	// AppBinary is the e2e app node binary of this node's version when
 	// the spec's App is [AppE2E]; the node runs it instead of Binary
 	// (Binary still generates the home).
@@ -131,6 +135,7 @@ type Home struct {
 	MetricsPort int
 	Ephemeral   bool   // see NodeSpec.Ephemeral
 	Absent      bool   // see NodeSpec.Absent
+	StartAt     int64  // see NodeSpec.StartAt
 	Address     string // see NodeSpec.Address; "" for loopback
 }
 
@@ -202,7 +207,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	onHost := map[string]int{} // nodes so far per host address
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
-			Ephemeral: n.Ephemeral, Absent: n.Absent, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+			Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
 		if n.Address != "" {
 			k := onHost[n.Address] * HostPortStride
 			onHost[n.Address]++

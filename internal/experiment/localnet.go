@@ -157,7 +157,7 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 		ln.links.SetDiallers(diallers(ln.tn))
 	}
 	logs := filepath.Join(opts.dir, results.LogsDir)
-	opts.out.Phase("testnet: starting %d nodes (logs in %s)", len(homes), logs)
+	opts.out.Phase("testnet: starting %d nodes (logs in %s)", len(homes)-len(m.LateNodes()), logs)
 	start := time.Now()
 	to := testnet.Options{LogDir: logs, Detach: opts.mode == netUp}
 	if opts.mode != netUp {
@@ -168,6 +168,10 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 		return nil, err
 	}
 	if err := waitStarted(ctx, ln.tn, opts.env.StartTimeout); err != nil {
+		ln.stop()
+		return nil, fmt.Errorf("testnet start: %w", err)
+	}
+	if err := startLate(ctx, ln.tn, opts.out); err != nil {
 		ln.stop()
 		return nil, fmt.Errorf("testnet start: %w", err)
 	}

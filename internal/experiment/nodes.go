@@ -51,7 +51,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			app = apps[v]
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent,
+			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers})
 	}
 	for _, p := range m.Perturbations {
@@ -139,7 +139,7 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 		}
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers,
-			UpgradeTo: upgradeTo(m, h.Name)})
+			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}
@@ -198,4 +198,19 @@ func waitStarted(ctx context.Context, tn *testnet.Testnet, timeout time.Duration
 		timeout = defaultStartTimeout
 	}
 	return tn.WaitHealthy(ctx, timeout)
+}
+
+// startLate starts tn's late nodes (start_at), each once the chain has
+// its height, and says so on out.
+func startLate(ctx context.Context, tn *testnet.Testnet, out *printer) error {
+	late := tn.Late()
+	if len(late) == 0 {
+		return nil
+	}
+	for _, n := range late {
+		out.Phase("testnet: %s starts when the chain reaches height %d", n.Name, n.StartAt)
+	}
+	return tn.StartLate(ctx, func(s testnet.LateStart) {
+		out.Phase("testnet: %s started at height %d, caught up to %d after %s", s.Node, s.NetworkHeight, s.StartAt, s.CaughtUp.Round(100*time.Millisecond))
+	})
 }

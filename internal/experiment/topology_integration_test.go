@@ -1,11 +1,15 @@
 package experiment_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -15,7 +19,9 @@ import (
 )
 
 // seedsManifest is 4 validators in zones z1 … z4 of zonesMatrix that know
-// only seed01 (topology = "seeds", the seed in z1), under 50 tx/s for 8 s.
+// only seed01 (topology = "seeds", the seed in z1), under 50 tx/s for 8 s;
+// validator04 starts late, once the chain is at height 4 (qa-infra's
+// example.toml has such a validator).
 const seedsManifest = `topology = "seeds"
 [zones]
 matrix = "m.csv"
@@ -27,6 +33,7 @@ zone = "z2"
 zone = "z3"
 [node.validator04]
 zone = "z4"
+start_at = 4
 [node.seed01]
 mode = "seed"
 zone = "z1"
@@ -45,6 +52,8 @@ duration = "8s"
 // all of them learned through the exchange, went through a relay that
 // named its dialler and delayed it by the matrix (round trip ≥ the
 // matrix's); run.json and the report's appendix record the topology.
+// The late validator04 started after the chain reached height 4 and
+// caught up (the logs' times say so), and run.json records its start_at.
 func TestSeedsTopology(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
@@ -96,12 +105,73 @@ func TestSeedsTopology(t *testing.T) {
 		}
 		t.Logf("node %s: up to %v peers", n.Name, maxPeers[n.Name])
 	}
+	checkLateStart(t, res.Run, dir, "validator04", 4)
 	report, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(report), "| validator01 | validator | seed01 | – |") {
 		t.Errorf("report.md has no topology table naming validator01's seed")
+	}
+}
+
+// logLine is a CometBFT log line's time and message: "I[2026-11-26|15:39:32.064] committed state … height=4 …".
+var logLine = regexp.MustCompile(`(?m)^[DIEW]\[(\d{4}-\d\d-\d\d\|\d\d:\d\d:\d\d\.\d{3})\] (.*)$`)
+
+// logTimes returns when node's log (in dir's logs) first says anything
+// and when it says "committed state" for each height.
+func logTimes(t *testing.T, dir, node string) (first time.Time, committed map[int64]time.Time) {
+	t.Helper()
+	log, err := os.ReadFile(filepath.Join(dir, results.LogsDir, node+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed = map[int64]time.Time{}
+	height := regexp.MustCompile(`\bheight=(\d+)`)
+	for _, m := range logLine.FindAllSubmatch(log, -1) {
+		at, err := time.Parse("2006-01-02|15:04:05.000", string(m[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.IsZero() {
+			first = at
+		}
+		if h := height.FindSubmatch(m[2]); h != nil && bytes.HasPrefix(m[2], []byte("committed state")) {
+			n, _ := strconv.ParseInt(string(h[1]), 10, 64)
+			if _, ok := committed[n]; !ok {
+				committed[n] = at
+			}
+		}
+	}
+	return first, committed
+}
+
+// checkLateStart checks that node of run started late: run.json records
+// its start_at, its log begins after the first validator's says it
+// committed height startAt, and it has committed heights 1 … startAt
+// itself (block sync).
+func checkLateStart(t *testing.T, run results.Run, dir, node string, startAt int64) {
+	t.Helper()
+	i := slices.IndexFunc(run.Nodes, func(n results.Node) bool { return n.Name == node })
+	if i < 0 || run.Nodes[i].StartAt != startAt {
+		t.Errorf("run.json has no node %s with start_at %d: %+v", node, startAt, run.Nodes)
+	}
+	_, early := logTimes(t, dir, run.Nodes[0].Name)
+	began, own := logTimes(t, dir, node)
+	reached, ok := early[startAt]
+	switch {
+	case !ok:
+		t.Errorf("%s's log does not say it committed height %d", run.Nodes[0].Name, startAt)
+	case !began.After(reached):
+		t.Errorf("%s's log begins at %s, before %s committed height %d (%s): it did not start late",
+			node, began.Format("15:04:05.000"), run.Nodes[0].Name, startAt, reached.Format("15:04:05.000"))
+	default:
+		t.Logf("%s started %s after %s committed height %d", node, began.Sub(reached), run.Nodes[0].Name, startAt)
+	}
+	for h := int64(1); h <= startAt; h++ {
+		if _, ok := own[h]; !ok {
+			t.Errorf("%s never committed height %d: it did not catch up", node, h)
+		}
 	}
 }
 

@@ -126,8 +126,9 @@ var e2eNodeKeys = map[string]func(r *e2eReader, node string, path []string, v an
 	"database":         (*e2eReader).readDatabase,
 	"privval_protocol": nodeOnly(kString, "", false, "cometlab's validators sign with their file key; a remote signer adds a hop to every vote", "file"),
 	"start_at": func(r *e2eReader, node string, path []string, v any) {
-		if n, ok := r.int(path, v); ok && n > 0 {
-			r.refuse(path, false, "cometlab starts every node with the testnet; a node that joins at a height is not supported yet")
+		if n, ok := r.int(path, v); ok {
+			r.node(node, func(mn *ManifestNode) { mn.StartAt = n })
+			r.from("node."+node+".start_at", path)
 		}
 	},
 	"block_sync_version":         nodeOnly(kString, "", false, "the only block sync there is, v0", "v0"),

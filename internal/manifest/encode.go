@@ -55,6 +55,7 @@ type encodedNode struct {
 	Host            string         `toml:"host,omitempty"`
 	Seeds           []string       `toml:"seeds,omitempty"`
 	PersistentPeers []string       `toml:"persistent_peers,omitempty"`
+	StartAt         int64          `toml:"start_at,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -113,7 +114,7 @@ func Encode(r Resolved) ([]byte, error) {
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
-		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host}
+		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt}
 		if r.Topology == TopologyAsWritten {
 			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers
 		}

@@ -293,6 +293,15 @@ type ManifestNode struct {
 	//
 	//	persistent_peers = ["validator01", "validator02"]
 	PersistentPeers []string `toml:"persistent_peers"`
+
+	// StartAt is the height the testnet reaches before this node starts,
+	// as CometBFT's e2e runner's start_at: cometlab starts the others,
+	// waits for the height, starts the node and waits until it has caught
+	// up (block sync) to that height, all before the load. Not for seeds,
+	// absent validators or hosts. Default 0 (starts with the testnet).
+	//
+	//	start_at = 10
+	StartAt int64 `toml:"start_at"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

@@ -97,6 +97,9 @@ type Node struct {
 	// Absent marks a validator of the absent key: in the genesis, never
 	// started, and no other node's peer.
 	Absent bool
+	// StartAt is the height the testnet reaches before the node starts
+	// (see [ManifestNode.StartAt]); 0 for a node that starts with it.
+	StartAt int64
 	// Zone is the node's zone of Resolved.Zones; "" without zones.
 	Zone string
 	// Host is the name of the node's host of Resolved.Hosts; "" for a
@@ -219,6 +222,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Config = flatConfig(ps, []string{"config"}, m.Config)
 	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
 	m.resolveAbsent(ps, r.Nodes)
+	m.resolveStartAt(ps, r.Nodes)
 	r.Evidence = m.resolveEvidence(ps, r.Nodes, r.CometBFTBinary)
 	r.App, r.AppConfig = m.resolveApp(ps, r.Nodes, r.CometBFTBinary)
 	rot, ephemeral := m.resolveRotate(ps, r.CometBFTVersion)

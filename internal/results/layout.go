@@ -300,6 +300,10 @@ type Node struct {
 	// home with during the run (Version is the one it starts with); when
 	// is in events.csv (its perturb-begin and start events).
 	UpgradeTo string `json:"upgrade_to,omitempty"`
+	// StartAt is the height the chain reached before the node started (a
+	// late node: the manifest's start_at); 0 for a node started with the
+	// testnet.
+	StartAt int64 `json:"start_at,omitempty"`
 }
 
 // Zones is the [zones] of a run's testnet: the latency matrix its relays

@@ -84,8 +84,8 @@ func (t *Testnet) Node(name string) *Node {
 }
 
 // Start starts every node but the ephemeral ones, which Node.Restart
-// starts when they are wanted. On error the nodes already started are
-// stopped.
+// starts when they are wanted, and the late ones (StartAt > 0), which
+// StartLate starts. On error the nodes already started are stopped.
 func (t *Testnet) Start(opts Options) error {
 	if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
 		return err
@@ -104,11 +104,11 @@ func (t *Testnet) Start(opts Options) error {
 	return t.startEach(rest, opts)
 }
 
-// startEach starts nodes in order (an ephemeral node only keeps opts);
-// on an error it stops every node started.
+// startEach starts nodes in order (an ephemeral or late node only keeps
+// opts); on an error it stops every node started.
 func (t *Testnet) startEach(nodes []*Node, opts Options) error {
 	for _, n := range nodes {
-		if n.Ephemeral {
+		if n.Ephemeral || n.StartAt > 0 {
 			n.mu.Lock()
 			n.opts = opts
 			n.mu.Unlock()
@@ -303,12 +303,12 @@ func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 	watched := make([]Watched, len(t.Nodes))
 	for i, n := range t.Nodes {
 		// Seeds do not run consensus (they only need to be up); ephemeral
-		// nodes are not started with the others.
-		watched[i] = Watched{Name: n.Name, RPC: n.RPC, Skip: n.Ephemeral || n.Mode == cometbft.ModeSeed}
+		// and late nodes are not started with the others.
+		watched[i] = Watched{Name: n.Name, RPC: n.RPC, Skip: n.Ephemeral || n.StartAt > 0 || n.Mode == cometbft.ModeSeed}
 	}
 	exited := func(i int) error {
 		n := t.Nodes[i]
-		if n.Ephemeral {
+		if n.Ephemeral || n.StartAt > 0 {
 			return nil
 		}
 		if exited, err := n.Exited(); exited {
