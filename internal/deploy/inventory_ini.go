@@ -17,18 +17,23 @@ var (
 	iniHostName = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$`)
 )
 
-// ParseINI reads an Ansible INI inventory of plain groups: "[GROUP]"
-// headers and host lines "HOST key=value …" (values may be quoted with "
-// or '); blank lines and comments (# or ;) are skipped. Host ranges
-// (web[1:3]), [GROUP:vars] and [GROUP:children] sections and hosts outside
-// a group are refused, as are a host given twice in a group, two hosts
-// with one name=, a variable cometlab reads with a value it cannot use
-// (checkVar) and a cometlab_… variable it does not know. A host on lines of several groups has the variables of
-// all of them in each (a variable given two values is refused), as
-// Ansible gives them. Errors name file:line.
+// ParseINI reads an Ansible INI inventory: "[GROUP]" headers and host
+// lines "HOST key=value …" (values may be quoted with " or '),
+// "[GROUP:vars]" sections of "key=value" lines and "[GROUP:children]"
+// sections of group names; blank lines and comments (# or ;) are
+// skipped. A host's variables are those of its groups, from all down (a
+// child group's over its parent's, as ParseYAML orders them), and those
+// of its own lines over them; a host on lines of several groups has the
+// variables of all of them in each (a variable given two values is
+// refused), as Ansible gives them. Host ranges (web[1:3]), other
+// sections and hosts outside a group are refused, as are a host given
+// twice in a group, two hosts with one name=, a group that is its own
+// child, a variable cometlab reads with a value it cannot use (checkVar)
+// and a cometlab_… variable it does not know. Errors name file:line.
 func ParseINI(r io.Reader, file string) ([]InventoryHost, error) {
 	var out []InventoryHost
-	group := ""
+	groups := newINIGroups(file)
+	group, kind := "", ""
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -40,22 +45,31 @@ func ParseINI(r io.Reader, file string) ([]InventoryHost, error) {
 			return fmt.Errorf("%s:%d: %s", file, n, fmt.Sprintf(format, a...))
 		}
 		if line[0] == '[' {
-			g, ok := strings.CutSuffix(line[1:], "]")
-			if !ok || !iniGroup.MatchString(g) {
-				return nil, at("%q: a group header is [NAME] (letters, digits, _ and -; :vars and :children sections are not supported)", line)
+			var err error
+			if group, kind, err = iniSection(line); err != nil {
+				return nil, at("%v", err)
 			}
-			group = g
+			groups.inv.group(group, "", "["+group+"]", n)
 			continue
 		}
-		if group == "" {
-			return nil, at("host line %q before any [GROUP]", line)
+		var err error
+		switch kind {
+		case "":
+			err = fmt.Errorf("host line %q before any [GROUP]", line)
+		case iniVars:
+			err = groups.addVar(group, line, n)
+		case iniChildren:
+			err = groups.addChild(group, line, n)
+		default:
+			var h InventoryHost
+			if h, err = parseINIHost(line); err == nil {
+				h.Group, h.Line = group, n
+				out = append(out, h)
+			}
 		}
-		h, err := parseINIHost(line)
 		if err != nil {
 			return nil, at("%v", err)
 		}
-		h.Group, h.Line = group, n
-		out = append(out, h)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -66,7 +80,7 @@ func ParseINI(r io.Reader, file string) ([]InventoryHost, error) {
 	if err := mergeVars(out, file); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out, groups.apply(out)
 }
 
 // parseINIHost reads "HOST key=value …".

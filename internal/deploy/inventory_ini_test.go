@@ -47,8 +47,25 @@ func TestParseINI(t *testing.T) {
 		{"IPv6 host", "[validators]\n2001:db8::1 name=v0\n", "validators v0 2001:db8::1 2001:db8::1"},
 		{"named host at its ansible_host", "[validators]\nv0 ansible_host=203.0.113.1\n", "validators v0 v0 203.0.113.1"},
 		{"host before a group", "10.0.0.1 name=v0\n", "x.ini:1: host line \"10.0.0.1 name=v0\" before any [GROUP]"},
-		{"vars section", "[validators:vars]\nansible_user=qa\n", "x.ini:1: \"[validators:vars]\": a group header is [NAME]"},
-		{"unclosed header", "[validators\n", "x.ini:1: \"[validators\": a group header is [NAME]"},
+		{"group variables", "[validators]\n10.0.0.1 name=v0\n[validators:vars]\nansible_user=qa\ninternal_ip = \"10.1.0.1\"\n", "validators v0 10.0.0.1 10.1.0.1"},
+		{"a host's own variable over its group's", "[validators:vars]\ninternal_ip=10.1.0.1\n[validators]\n10.0.0.1 internal_ip=10.2.0.1\n10.0.0.2\n",
+			"validators 10.0.0.1 10.0.0.1 10.2.0.1; validators 10.0.0.2 10.0.0.2 10.1.0.1"},
+		{"a parent group's variables", "[nodes:children]\nvalidators\n[nodes:vars]\ninternal_ip=10.1.0.1\n[validators]\n10.0.0.1\n", "validators 10.0.0.1 10.0.0.1 10.1.0.1"},
+		{"the child group's over the parent's", "[nodes:children]\nvalidators\n[nodes:vars]\nansible_host=a\n[validators:vars]\nansible_host=b\n[validators]\nv0\n",
+			"validators v0 v0 b"},
+		{"the higher ansible_group_priority wins", "[validators]\nv0\n[validators:vars]\nansible_host=a\nansible_group_priority=5\n[zone]\nv0\n[zone:vars]\nansible_host=b\n",
+			"validators v0 v0 a; zone v0 v0 a"},
+		{"all's variables", "[all:vars]\ninternal_ip=10.9.0.1\n[validators]\nv0\n", "validators v0 v0 10.9.0.1"},
+		{"a group that is its own child", "[a:children]\nb\n[b:children]\na\n[a]\nh\n", "x.ini:1: [a]: group a is its own child"},
+		{"all as a child", "[a:children]\nall\n", "x.ini:2: [a:children]: all is every group's parent, not a child"},
+		{"children of all", "[all:children]\na\n", "x.ini:1: \"[all:children]\": every group is a child of all already"},
+		{"an unknown section", "[validators:hosts]\n", "x.ini:1: \"[validators:hosts]\": unknown section :hosts"},
+		{"a group variable not key=value", "[validators:vars]\nansible_user\n", "x.ini:2: [validators:vars]: \"ansible_user\" is not key=value"},
+		{"a group variable twice", "[v:vars]\nansible_user=a\nansible_user=b\n", "x.ini:3: [v:vars]: ansible_user given twice (first on line 2)"},
+		{"a bad group variable", "[v:vars]\ninternal_ip=x\n", "x.ini:2: [v:vars]: internal_ip=\"x\" is not an IP address"},
+		{"an unknown cometlab group variable", "[v:vars]\ncometlab_dir=/w\n", "x.ini:2: [v:vars]: cometlab_dir: unknown variable"},
+		{"a bad child name", "[v:children]\nweb[1:3]\n", "x.ini:2: [v:children]: \"web[1:3]\" is not a group name"},
+		{"unclosed header", "[validators\n", "x.ini:1: \"[validators\": a section header is [GROUP]"},
 		{"host range", "[validators]\nweb[1:3] name=v\n", "x.ini:2: host \"web[1:3]\": a host is an IP address or a name"},
 		{"not key=value", "[validators]\n10.0.0.1 name\n", "x.ini:2: host 10.0.0.1: \"name\" is not key=value"},
 		{"a key twice", "[validators]\n10.0.0.1 name=a name=b\n", "x.ini:2: host 10.0.0.1: name given twice"},
@@ -100,6 +117,7 @@ func FuzzParseINI(f *testing.F) {
 	f.Add("[validators]\nh1 name=\"v 0\" ansible_user='qa user'\n")
 	f.Add("[a]\n[b]\nx k=v\n")
 	f.Add("[a]\nx k=v\n[b]\ny\nx j=w\n")
+	f.Add("[n:children]\na\n[n:vars]\ninternal_ip=10.0.0.1\n[a]\nx\n[a:vars]\nansible_group_priority=2\n")
 	f.Add("[validators]\nv0 cometlab_workdir=\"/srv/v 0\" cometlab_firewall=True\n[loadrunners]\nv0 cometlab_firewall=yes\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		hosts, err := ParseINI(strings.NewReader(in), "fuzz.ini")
