@@ -72,6 +72,9 @@ type Node struct {
 	// P2PPort and MetricsPort (0: none) are opened with RPCPort when the
 	// host's Firewall is on.
 	P2PPort, MetricsPort int
+	// Seed marks a seed node: deploy.yml starts the seeds of every host,
+	// and waits until their p2p ports listen, before the other nodes.
+	Seed bool
 }
 
 // Plan is what Write writes.
@@ -108,7 +111,8 @@ func Inventory(p Plan, dir string) ([]byte, error) {
 		seen := map[string]bool{}
 		ports := []string{}
 		for _, n := range h.Nodes {
-			nodes = append(nodes, map[string]any{"name": n.Name, "binary_src": n.BinarySrc, "binary": n.Binary, "rpc_port": n.RPCPort})
+			nodes = append(nodes, map[string]any{"name": n.Name, "binary_src": n.BinarySrc, "binary": n.Binary, "rpc_port": n.RPCPort,
+				"p2p_port": n.P2PPort, "seed": n.Seed})
 			if !seen[n.Binary] {
 				seen[n.Binary] = true
 				binaries = append(binaries, map[string]any{"src": n.BinarySrc, "name": n.Binary})

@@ -153,7 +153,7 @@ func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, 
 				bin += "-" + spec.Nodes[i].Version
 			}
 			dh.Nodes = append(dh.Nodes, deploy.Node{Name: n.Name, BinarySrc: spec.Nodes[i].Binary, Binary: bin,
-				RPCPort: homes[i].RPCPort, P2PPort: homes[i].P2PPort, MetricsPort: homes[i].MetricsPort})
+				RPCPort: homes[i].RPCPort, P2PPort: homes[i].P2PPort, MetricsPort: homes[i].MetricsPort, Seed: n.Mode == manifest.ModeSeed})
 		}
 		p.Hosts = append(p.Hosts, dh)
 	}
