@@ -17,7 +17,10 @@
 #   flock /tmp/cometlab-nodes.lock bench/scale.sh [cometlab run flags…]
 #
 # SIZES, RATE and DURATION come from the environment, e.g.
-# `SIZES="4 8" DURATION=30s bench/scale.sh`. Each run takes the load's
+# `SIZES="4 8" DURATION=30s bench/scale.sh`. SEEDS=K runs the N validators
+# with K seeds in the seeds topology (each validator knows one seed, the
+# peer exchange finds the rest), as qa-infra's networks are built, instead
+# of the full mesh. Each run takes the load's
 # duration plus start-up and read-back (about 2 min at 32 validators on 2
 # cores). Run it under the shared lock.
 set -euo pipefail
@@ -46,7 +49,15 @@ volumes=()
 for n in $SIZES; do
 	dir="$WORK/v$n"
 	s=$(date +%s)
-	"$WORK/cometlab" run --validators "$n" -r "$RATE" -T "$DURATION" --start-timeout 5m "$@" --out "$dir" \
+	net=(--validators "$n")
+	if [ "${SEEDS:-0}" -gt 0 ]; then
+		m="$WORK/seeds$n.toml"
+		echo 'topology = "seeds"' > "$m"
+		for i in $(seq 1 "$SEEDS"); do printf '[node.seed%02d]\nmode = "seed"\n' "$i" >> "$m"; done
+		for i in $(seq 1 "$n"); do printf '[node.validator%02d]\n' "$i" >> "$m"; done
+		net=(--manifest "$m")
+	fi
+	"$WORK/cometlab" run "${net[@]}" -r "$RATE" -T "$DURATION" --start-timeout 5m "$@" --out "$dir" \
 		> "$dir.out" 2> "$dir.err" || true
 	wall=$(( $(date +%s) - s ))
 	if [ ! -f "$dir/summary.json" ]; then
@@ -61,6 +72,7 @@ for n in $SIZES; do
 		"$(fmt "$(figure "$dir" block_latency_p99_ms)" '%.0f')" "$(figure "$dir" blocks_multi_round)" "$(figure "$dir" rounds_max)" \
 		"$(fmt "$(figure "$dir" cpu_mean_pct)" '%.1f')" "$(fmt "$(figure "$dir" rss_mean_mib)" '%.0fMiB')" \
 		"$(fmt "$(figure "$dir" load1_mean)" '%.1f')" "${wall}s"
+	[ "${SEEDS:-0}" -gt 0 ] && echo "     peers per node, fewest during the load: $(figure "$dir" peers_min)"
 	mins=$(awk -v s="$(seconds "$dir")" 'BEGIN{print s/60}')
 	per() { awk -v b="$1" -v n="$n" -v m="$mins" 'BEGIN{printf "%.0f", b/n/m/1024}'; }
 	volumes+=("$(printf '%-4s %-7s %-12s %-12s %-12s %-12s' "$n" "$(fmt "$mins" '%.1f')" \
