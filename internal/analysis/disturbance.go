@@ -18,7 +18,7 @@ func hostDictionary() []Metric {
 	src := "host.csv"
 	return []Metric{
 		{ID: "host_other_cpu_mean_pct", Title: "Host busy with other work", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
-			Definition: "Disturbance: the mean, over the load, of the host's CPU that went to neither the testnet's processes (nodes, apps) nor cometlab, in % of all the host's cores. Each 1-s sample is max(0, busy − testnet − cometlab) ÷ cores, busy being user + system time of every CPU (/proc/stat; nice time only when cometlab itself runs niced: work at a positive nice level yields the CPU to the testnet) and the others their processes' utime + stime (/proc/<pid>/stat) over the same interval. Above " +
+			Definition: "Disturbance: the mean, over the load, of the host's CPU that went to neither the testnet's processes (nodes, apps) nor cometlab, in % of all the host's cores. Each 1-s sample is max(0, busy − testnet − cometlab) ÷ cores, busy being user + system time of every CPU (/proc/stat; niced work only when cometlab itself runs niced: work at a positive nice level yields the CPU to the testnet; the kernel does not split system time by nice level, so niced work is given the share of it it had of user time) and the others their processes' utime + stime (/proc/<pid>/stat) over the same interval. Above " +
 				"10 % (analysis.DisturbedPct) the run is marked disturbed: its figures may be slower than on a quiet host."},
 		{ID: "host_other_cpu_max_pct", Title: "Host busy with other work, max", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
 			Definition: "The largest 1-s sample of the disturbance (see host_other_cpu_mean_pct) during the load, in % of all the host's cores."},

@@ -10,10 +10,26 @@ import (
 // cpuStat is the host's CPU time from the "cpu" line of /proc/stat (the
 // sum over every CPU), in 1/userHZ s, and its number of CPUs.
 type cpuStat struct {
-	busy  uint64 // user + system
-	nice  uint64 // user time of processes at a positive nice level
-	steal uint64
-	cores int
+	user   uint64 // user time at nice ≤ 0
+	nice   uint64 // user time of processes at a positive nice level
+	system uint64 // system time, whatever the nice level
+	steal  uint64
+	cores  int
+}
+
+// busyTicks is the busy time from prev to st. With countNice it is all of
+// user, nice and system time; without, niced work is left out: its user
+// time (nice) and, since the kernel does not split system time by nice
+// level, the share of system time niced work had of user time.
+func busyTicks(prev, st cpuStat, countNice bool) float64 {
+	user, nice, system := float64(st.user-prev.user), float64(st.nice-prev.nice), float64(st.system-prev.system)
+	switch {
+	case countNice:
+		return user + nice + system
+	case user+nice > 0:
+		return user + system*user/(user+nice)
+	}
+	return system
 }
 
 // parseCPUStat decodes /proc/stat (proc(5)): the first line is "cpu user
@@ -43,7 +59,7 @@ func parseCPUStat(b []byte) (cpuStat, error) {
 			}
 			v[i-1] = n
 		}
-		st.busy, st.nice, st.steal, found = v[0]+v[2], v[1], v[7], true
+		st.user, st.nice, st.system, st.steal, found = v[0], v[1], v[2], v[7], true
 	}
 	if !found {
 		return st, fmt.Errorf("/proc/stat: no cpu line")

@@ -26,9 +26,9 @@ func TestParseCPUStat(t *testing.T) {
 		want cpuStat
 		err  bool
 	}{
-		{in: procStatText(100, 50, 9), want: cpuStat{busy: 150, steal: 9, cores: 2}},
-		{in: procStatNice(100, 70, 50, 9), want: cpuStat{busy: 150, nice: 70, steal: 9, cores: 2}},
-		{in: "cpu 1 2 3 4\ncpu0 1 2 3 4\n", want: cpuStat{busy: 4, nice: 2, cores: 1}}, // an old kernel: no steal
+		{in: procStatText(100, 50, 9), want: cpuStat{user: 100, system: 50, steal: 9, cores: 2}},
+		{in: procStatNice(100, 70, 50, 9), want: cpuStat{user: 100, nice: 70, system: 50, steal: 9, cores: 2}},
+		{in: "cpu 1 2 3 4\ncpu0 1 2 3 4\n", want: cpuStat{user: 1, nice: 2, system: 3, cores: 1}}, // an old kernel: no steal
 		{in: "intr 1\n", err: true},
 		{in: "cpu 1 x 3 4 5\n", err: true},
 		{in: "cpu 1 2\n", err: true},
@@ -93,14 +93,16 @@ func TestHostSamples(t *testing.T) {
 }
 
 // TestHostNice: time at a positive nice level (a niced build beside the
-// testnet) is not other work when cometlab runs at nice 0: over 2 s the
-// host spent 400 nice ticks (2 cores' worth) and nothing else; busy 0,
-// other work 0. Niced itself, cometlab counts it: busy 2 cores.
+// testnet) is not other work when cometlab runs at nice 0. Over 2 s the
+// host spent 300 nice ticks, 100 user ticks (nice 0) and 100 system
+// ticks: the niced work had 3/4 of the user time, so 3/4 of the system
+// time is taken as its too; busy 100 + 25 ticks, 0.625 core. Niced
+// itself, cometlab counts it all: busy 500 ticks, 2.5 cores.
 func TestHostNice(t *testing.T) {
 	for _, c := range []struct {
 		countNice bool
 		busy      float64
-	}{{false, 0}, {true, 2}} {
+	}{{false, 0.625}, {true, 2.5}} {
 		dir := t.TempDir()
 		hw, err := results.Create(filepath.Join(dir, results.HostFile), results.HostHeader)
 		if err != nil {
@@ -111,7 +113,7 @@ func TestHostNice(t *testing.T) {
 		t0 := time.Unix(1000, 0)
 		resultstest.WriteFile(t, filepath.Join(dir, "stat"), []byte(procStatNice(1000, 100, 500, 0)))
 		r.sampleHost(t0, 0, 0, 0)
-		resultstest.WriteFile(t, filepath.Join(dir, "stat"), []byte(procStatNice(1000, 500, 500, 0)))
+		resultstest.WriteFile(t, filepath.Join(dir, "stat"), []byte(procStatNice(1100, 400, 600, 0)))
 		r.sampleHost(t0.Add(2*time.Second), 0, 0, 0)
 		if err := hw.Close(); err != nil {
 			t.Fatal(err)
@@ -132,4 +134,26 @@ func FuzzParseCPUStat(f *testing.F) {
 			t.Fatalf("%q: %d cores", b, st.cores)
 		}
 	})
+}
+
+// TestBusyTicks: niced work's share of system time follows its share of
+// user time; without niced work every tick counts.
+func TestBusyTicks(t *testing.T) {
+	zero := cpuStat{}
+	for _, c := range []struct {
+		name      string
+		st        cpuStat
+		countNice bool
+		want      float64
+	}{
+		{"no niced work", cpuStat{user: 100, system: 50}, false, 150},
+		{"only niced work", cpuStat{nice: 400, system: 100}, false, 0},
+		{"half niced", cpuStat{user: 100, nice: 100, system: 100}, false, 150},
+		{"system time alone", cpuStat{system: 30}, false, 30},
+		{"niced itself: all of it", cpuStat{user: 100, nice: 100, system: 100}, true, 300},
+	} {
+		if got := busyTicks(zero, c.st, c.countNice); got != c.want {
+			t.Errorf("%s: busyTicks = %v, want %v", c.name, got, c.want)
+		}
+	}
 }

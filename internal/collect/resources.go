@@ -66,7 +66,7 @@ type Resources struct {
 	// only when cometlab (and so the nodes it starts) runs niced itself.
 	// Otherwise that time is other work that yields the CPU to the
 	// testnet (a nice-19 build gets ~1.5 % of a core against a node), and
-	// is not a disturbance.
+	// is not a disturbance (busyTicks).
 	countNice bool
 
 	mu    sync.Mutex
@@ -199,16 +199,12 @@ func (r *Resources) sampleHost(now time.Time, testnet, harness, load1 float64) {
 	prev := r.host
 	r.host = hostState{cpu: cs, at: now, have: true}
 	dt := now.Sub(prev.at).Seconds()
-	if !prev.have || dt <= 0 || cs.busy < prev.cpu.busy || cs.nice < prev.cpu.nice || cs.steal < prev.cpu.steal {
+	if !prev.have || dt <= 0 || cs.user < prev.cpu.user || cs.system < prev.cpu.system || cs.nice < prev.cpu.nice || cs.steal < prev.cpu.steal {
 		return
 	}
-	cores := func(ticks uint64) float64 { return float64(ticks) / userHZ / dt }
-	busy := cs.busy - prev.cpu.busy
-	if r.countNice {
-		busy += cs.nice - prev.cpu.nice
-	}
-	row := results.HostSample{Time: now.UnixNano(), Cores: cs.cores, Busy: cores(busy),
-		Steal: cores(cs.steal - prev.cpu.steal), Testnet: testnet, Harness: harness, Load1: load1}
+	cores := func(ticks float64) float64 { return ticks / userHZ / dt }
+	row := results.HostSample{Time: now.UnixNano(), Cores: cs.cores, Busy: cores(busyTicks(prev.cpu, cs, r.countNice)),
+		Steal: cores(float64(cs.steal - prev.cpu.steal)), Testnet: testnet, Harness: harness, Load1: load1}
 	if err := r.cfg.Host.Write(&row); err != nil {
 		r.logger.Debug("host sample not written", "err", err)
 	}
