@@ -73,6 +73,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "-s", "1023"}, []string{"--size", "even"}},
 		{[]string{"run", "--cometbft-version", "v9.9.9"}, []string{"v9.9.9"}},
 		{[]string{"run", "--frobnicate"}, []string{"unknown flag"}},
+		{[]string{"versions", "--apps"}, []string{"--apps builds the apps of the --build releases"}},
 		{[]string{"load", "-r", "10"}, []string{"endpoint"}},
 		{[]string{"run", "--shape", "zigzag"}, []string{`--shape: invalid shape "zigzag"`}},
 		{[]string{"run", "--shape", "square", "--on", "1s"}, []string{`--shape: shape "square" needs off`}},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,6 +18,7 @@ func newVersionsCmd(st *state) *cobra.Command {
 	var (
 		pre   bool
 		build []string
+		apps  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "versions",
@@ -38,10 +40,14 @@ with their status on this machine:
 runs in CI. --build builds releases now (once: they are cached), so that a
 long run does not start with a build; --build default builds the default
 release, --build matrix the default release and every "matrix" release (CI
-does, while its first tests run).`,
+does, while its first tests run). --apps builds, for each release of
+--build, the apps runs of it may use too: CometBFT's e2e app node
+([app] kind = "e2e", and the e2e manifests) and abci-cli, whose kvstore
+is the external app of the examples.`,
 		Example: `  cometlab versions
   cometlab versions --build v0.34.33,v1.0.1
-  cometlab versions --build matrix`,
+  cometlab versions --build matrix
+  cometlab versions --build default --apps`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			build = expandBuild(build)
@@ -54,9 +60,17 @@ does, while its first tests run).`,
 			if err != nil {
 				return err
 			}
+			if apps && len(build) == 0 {
+				return exitcode.With(errors.New("--apps builds the apps of the --build releases: name them with --build"), exitcode.Usage)
+			}
 			for _, v := range build {
 				if _, err := f.Binary(cmd.Context(), v); err != nil {
 					return err
+				}
+				for _, p := range buildApps(apps) {
+					if _, err := f.Program(cmd.Context(), v, p); err != nil {
+						return err
+					}
 				}
 			}
 			rs, err := f.Releases(cmd.Context(), cometbft.ReleasesOptions{Pre: pre})
@@ -69,7 +83,16 @@ does, while its first tests run).`,
 	}
 	cmd.Flags().BoolVar(&pre, "pre", false, "list pre-releases (alpha, rc) too")
 	cmd.Flags().StringSliceVar(&build, "build", nil, "build these releases first (comma-separated), e.g. v0.34.33,v1.0.1; \"matrix\": the default release and every line's proven one")
+	cmd.Flags().BoolVar(&apps, "apps", false, "with --build: build each release's e2e app node and abci-cli too")
 	return cmd
+}
+
+// buildApps are the programs --apps builds beside each release's node.
+func buildApps(apps bool) []cometbft.Program {
+	if !apps {
+		return nil
+	}
+	return []cometbft.Program{cometbft.E2ENodeProgram, cometbft.ABCICLIProgram}
 }
 
 // expandBuild replaces "default" in build with the default release and
