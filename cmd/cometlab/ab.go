@@ -89,11 +89,13 @@ aside the runs of an unfinished round (DIR.interrupted) and goes on.`,
   cometlab ab --base base.toml --cand cand.toml --order random --seed 7
   cometlab ab --aa -T 30s --out ab/aa-default          # then: compare --noise ab/aa-default/noise.json …
   cometlab ab --base v0.38.26 --cand v0.40.0 --repeat auto --stop worse --judge block_latency_p50_ms,committed_tps
+  cometlab ab --base v0.38.26 --cand v0.40.0 --partition 50/50@10s,duration=10s -T 40s   # both under the same partition
   cometlab ab --resume ab/20250101-120000                # after a crash or Ctrl-C`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAB(st, cmd, &tf, &lf, &cf, f) },
 	}
 	tf.register(cmd.Flags())
+	tf.registerPerturb(cmd.Flags())
 	lf.register(cmd.Flags())
 	fs := cmd.Flags()
 	cf.registerWithout(fs, "metrics") // ab's --metrics is also the old name of --judge: see abMetricsFlag

@@ -74,6 +74,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--cometbft-version", "v9.9.9"}, []string{"v9.9.9"}},
 		{[]string{"run", "--frobnicate"}, []string{"unknown flag"}},
 		{[]string{"versions", "--apps"}, []string{"--apps builds the apps of the --build releases"}},
+		{[]string{"ab", "--aa", "--partition", "50-50"}, []string{`--partition "50-50": want two groups or more`}},
 		{[]string{"load", "-r", "10"}, []string{"endpoint"}},
 		{[]string{"run", "--shape", "zigzag"}, []string{`--shape: invalid shape "zigzag"`}},
 		{[]string{"run", "--shape", "square", "--on", "1s"}, []string{`--shape: shape "square" needs off`}},
