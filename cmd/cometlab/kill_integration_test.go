@@ -144,13 +144,13 @@ func TestSweepKilledResumes(t *testing.T) {
 
 // TestSaturateKilledResumes SIGKILLs `cometlab saturate` during its second
 // run and resumes the search: the first run is kept, the killed one set
-// aside and the search goes on to its budget of 3 runs; the path is
+// aside and the search goes on to its budget of 2 runs; the path is
 // recorded (each step's decision, run directory, evidence and verdict, and
 // the outcome) in saturate.json and saturate.md.
 func TestSaturateKilledResumes(t *testing.T) {
 	killTest(t)
 	dir := filepath.Join(t.TempDir(), "search")
-	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "6s", "--max-runs", "3", "--validators", "3", "--out", dir)
+	cmd, out := startCometlab(t, "saturate", "--start", "100", "-T", "6s", "--max-runs", "2", "--validators", "3", "--out", dir)
 	killWhen(t, cmd, out, 3*time.Minute, func() bool {
 		rec, err := saturation.ReadSearch(dir)
 		if err != nil || len(rec.Steps) != 2 {
@@ -183,8 +183,8 @@ func TestSaturateKilledResumes(t *testing.T) {
 	}
 	// A step the host disturbed (other packages' tests share the machine
 	// in CI) is measured again outside the budget.
-	if n := len(rec.Observations()); n != 3 {
-		t.Fatalf("%d steps after resume (%d measured again), want the budget of 3", n, len(rec.Steps)-n)
+	if n := len(rec.Observations()); n != 2 {
+		t.Fatalf("%d steps after resume (%d measured again), want the budget of 2", n, len(rec.Steps)-n)
 	}
 	if rec.Steps[0].Rate != 100 || rec.Steps[0].Phase != saturation.PhaseGrow || rec.Steps[0].Reason == "" {
 		t.Errorf("first step %+v", rec.Steps[0].Step)
@@ -201,7 +201,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"## Path", "| 1 | grow | 100 |", "| 3 |", "### Evidence", "## Saturation criterion", "## Latency–throughput curve"} {
+	for _, w := range []string{"## Path", "| 1 | grow | 100 |", "| 2 |", "### Evidence", "## Saturation criterion", "## Latency–throughput curve"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("saturate.md lacks %q", w)
 		}
