@@ -16,6 +16,7 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 )
 
 // HostsDir is the directory of a run from load hosts that holds each
@@ -59,16 +60,15 @@ const clockParallel = 16
 func measureClocks(ctx context.Context, hosts []deploy.SSH, roles map[string]string) ([]results.Clock, map[string]time.Duration, error) {
 	clocks := make([]deploy.Clock, len(hosts))
 	errs := make([]error, len(hosts))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, clockParallel)
+	var g errgroup.Group
+	g.SetLimit(clockParallel)
 	for i, h := range hosts {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
+		g.Go(func() error {
 			clocks[i], errs[i] = deploy.MeasureClock(ctx, h, clockSamples)
+			return nil // every host's error, joined below
 		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}

@@ -157,7 +157,7 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 		ln.links.SetDiallers(diallers(ln.tn))
 	}
 	logs := filepath.Join(opts.dir, results.LogsDir)
-	opts.out.Phase("testnet: starting %d nodes (logs in %s)", len(homes)-len(m.LateNodes()), logs)
+	opts.out.Phase("testnet: starting %d nodes (logs in %s)", len(homes)-len(ln.tn.Late()), logs)
 	start := time.Now()
 	to := testnet.Options{LogDir: logs, Detach: opts.mode == netUp}
 	if opts.mode != netUp {

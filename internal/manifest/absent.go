@@ -53,17 +53,26 @@ func (m *Manifest) resolveAbsent(ps *problems, nodes []Node) {
 // checkQuorum refuses absent validators that leave the chain unable to
 // commit: the present ones must hold more than 2/3 of the voting power.
 func checkQuorum(ps *problems, nodes []Node) {
-	var total, absent int64
-	for _, n := range nodes {
-		total += n.Power
-		if n.Absent {
-			absent += n.Power
-		}
-	}
-	if absent > 0 && 3*(total-absent) <= 2*total {
-		ps.add(f("absent"), "the validators left hold %d of the %d voting power, not more than 2/3: the chain could not commit", total-absent, total)
+	starting, total := startingPower(nodes)
+	if starting < total && !hasQuorum(starting, total) {
+		ps.add(f("absent"), "the validators left hold %d of the %d voting power, not more than 2/3: the chain could not commit", starting, total)
 	}
 }
+
+// startingPower is the voting power of the validators that start with
+// the testnet (neither absent nor late) and the total.
+func startingPower(nodes []Node) (starting, total int64) {
+	for _, n := range nodes {
+		total += n.Power
+		if !n.Absent && n.StartAt == 0 {
+			starting += n.Power
+		}
+	}
+	return starting, total
+}
+
+// hasQuorum reports whether power is more than 2/3 of total.
+func hasQuorum(power, total int64) bool { return 3*power > 2*total }
 
 // absentValue reads the absent key: nil (none), a list of names, or a
 // share "N%" (0 ≤ N < 100; 0 means none). ok is false for anything else.

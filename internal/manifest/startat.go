@@ -1,10 +1,6 @@
 package manifest
 
 import (
-	"cmp"
-	"fmt"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -44,34 +40,9 @@ func (m *Manifest) resolveStartAt(ps *problems, nodes []Node) {
 	if len(late) == 0 {
 		return
 	}
-	var total, first int64
-	for _, n := range nodes {
-		total += n.Power
-		if !n.Absent && n.StartAt == 0 {
-			first += n.Power
-		}
-	}
-	if 3*first <= 2*total {
+	first, total := startingPower(nodes)
+	if !hasQuorum(first, total) {
 		ps.add(f("node", late[0], "start_at"), "the validators that start with the testnet hold %d of the %d voting power, not more than 2/3: "+
 			"the chain could not reach the heights %s wait for", first, total, strings.Join(late, ", "))
 	}
-}
-
-// LateNodes returns the nodes of r that start at a height, by start_at
-// then name, each "NAME@HEIGHT".
-func (r Resolved) LateNodes() []string {
-	byName := map[string]int64{}
-	for _, n := range r.Nodes {
-		if n.StartAt > 0 {
-			byName[n.Name] = n.StartAt
-		}
-	}
-	names := slices.SortedFunc(maps.Keys(byName), func(a, b string) int {
-		return cmp.Or(cmp.Compare(byName[a], byName[b]), strings.Compare(a, b))
-	})
-	out := make([]string, len(names))
-	for i, name := range names {
-		out[i] = fmt.Sprintf("%s@%d", name, byName[name])
-	}
-	return out
 }

@@ -1,10 +1,5 @@
 package manifest
 
-import (
-	"slices"
-	"testing"
-)
-
 func init() {
 	nodes := validators(4, "v0.40.0")
 	nodes[3].StartAt = 10
@@ -23,13 +18,5 @@ func init() {
 	}
 	badManifests["startat-hosts.bad.toml"] = []string{
 		"startat-hosts.bad.toml:11:1: node.validator02.start_at: `cometlab deploy` starts every host's nodes at once",
-	}
-}
-
-// TestLateNodes: LateNodes lists the late nodes by start_at, then name.
-func TestLateNodes(t *testing.T) {
-	r := Resolved{Nodes: []Node{{Name: "b", StartAt: 5}, {Name: "a"}, {Name: "c", StartAt: 3}, {Name: "a2", StartAt: 5}}}
-	if got, want := r.LateNodes(), []string{"c@3", "a2@5", "b@5"}; !slices.Equal(got, want) {
-		t.Errorf("LateNodes = %v, want %v", got, want)
 	}
 }

@@ -53,7 +53,7 @@ type LateStart struct {
 func (t *Testnet) StartLate(ctx context.Context, started func(LateStart)) error {
 	var running []HeightReader
 	for _, n := range t.Nodes {
-		if n.StartAt == 0 && !n.Ephemeral && n.Mode != cometbft.ModeSeed {
+		if !n.startsLater() && n.Mode != cometbft.ModeSeed {
 			running = append(running, n.RPC)
 		}
 	}

@@ -108,7 +108,7 @@ func (t *Testnet) Start(opts Options) error {
 // opts); on an error it stops every node started.
 func (t *Testnet) startEach(nodes []*Node, opts Options) error {
 	for _, n := range nodes {
-		if n.Ephemeral || n.StartAt > 0 {
+		if n.startsLater() {
 			n.mu.Lock()
 			n.opts = opts
 			n.mu.Unlock()
@@ -122,6 +122,10 @@ func (t *Testnet) startEach(nodes []*Node, opts Options) error {
 	}
 	return nil
 }
+
+// startsLater reports whether Start leaves n to be started later: an
+// ephemeral node (Node.Restart starts it) or a late one (StartLate).
+func (n *Node) startsLater() bool { return n.Ephemeral || n.StartAt > 0 }
 
 func (n *Node) start(opts Options) error {
 	if err := n.startApp(opts); err != nil {
@@ -304,11 +308,11 @@ func (t *Testnet) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 	for i, n := range t.Nodes {
 		// Seeds do not run consensus (they only need to be up); ephemeral
 		// and late nodes are not started with the others.
-		watched[i] = Watched{Name: n.Name, RPC: n.RPC, Skip: n.Ephemeral || n.StartAt > 0 || n.Mode == cometbft.ModeSeed}
+		watched[i] = Watched{Name: n.Name, RPC: n.RPC, Skip: n.startsLater() || n.Mode == cometbft.ModeSeed}
 	}
 	exited := func(i int) error {
 		n := t.Nodes[i]
-		if n.Ephemeral || n.StartAt > 0 {
+		if n.startsLater() {
 			return nil
 		}
 		if exited, err := n.Exited(); exited {
