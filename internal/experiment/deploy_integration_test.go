@@ -318,7 +318,9 @@ func interruptLoad(t *testing.T, opts experiment.LoadOptions, host nshoststest.H
 		done <- res
 	}()
 	sentLog := filepath.Join(host.Workdir, "load", id, results.SentFile)
-	deadline := time.Now().Add(lh.StartLead + 2*time.Minute)
+	// The host's send log is flushed every second while its minute of
+	// load runs: a row within 30 s of the start, or it was not.
+	deadline := time.Now().Add(lh.StartLead + 30*time.Second)
 	for !hasRow(sentLog) {
 		select {
 		case res := <-done:
@@ -328,7 +330,7 @@ func interruptLoad(t *testing.T, opts experiment.LoadOptions, host nshoststest.H
 		if time.Now().After(deadline) {
 			cancel()
 			<-done
-			t.Fatalf("host %s's load sent nothing within 2 minutes (%s)", host.Name, sentLog)
+			t.Fatalf("host %s's send log had no row 30 s into its load (%s): not flushed while the load runs", host.Name, sentLog)
 		}
 	}
 	cancel()

@@ -23,7 +23,8 @@ var errStoppedOnPurpose = errors.New("load stopped on purpose")
 //
 //  1. start: the hooks that change what the load goes to (a sentinel);
 //  2. collect: heights on every node, metrics, resources, flushed every second;
-//  3. send: the load, with the hooks that act while it runs;
+//  3. send: the load, with the hooks that act while it runs, its send
+//     logs flushed every second;
 //  4. drain: until every mempool is empty (recorded in run.json);
 //  5. read back: the chain from the run's first height to its last;
 //  6. end: the hooks that act after the read-back, then every hook's stop.
@@ -282,6 +283,11 @@ func (p *pipeline) sendLoad(ctx, hard context.Context, logs sendLogs) error {
 	p.live = live
 	lctx, stopLoad := context.WithCancelCause(ctx)
 	var during errgroup.Group
+	// The send logs are flushed every second as the collectors' files
+	// are: a crash loses at most a second of them, and a load host's log
+	// can be read while its load runs. A failed flush sticks: the flush
+	// after the load returns it.
+	during.Go(func() error { every(lctx, time.Second, func() { _ = logs.flush() }); return nil })
 	for _, h := range p.hooks {
 		if h.whileLoad != nil {
 			during.Go(func() error { h.whileLoad(lctx, loadStart, gen, stopLoad); return nil })
