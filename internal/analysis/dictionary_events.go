@@ -123,7 +123,7 @@ func upgradeDictionary() []Metric {
 		m("upgrade_downtime_max_s", "Upgrade downtime max", UnitS, LowerIsBetter, "Longest upgrade_downtime_s over the run's upgrades."),
 		m("upgrade_catch_up_max_s", "Upgrade catch-up max", UnitS, LowerIsBetter, "Longest upgrade_catch_up_s over the run's upgrades."),
 		m("upgrade_network_stalls", "Upgrades the network stalled in", UnitEvents, LowerIsBetter,
-			"Upgrades during whose downtime the other nodes committed no new height (upgrade_network_heights = 0): 0 when the network kept committing through every upgrade."),
+			"Upgrades during whose downtime (SIGTERM to the node's first commit) the other nodes committed no new height (upgrade_network_heights = 0) although the downtime lasted at least 2 of their median intervals between new heights (a shorter downtime without one is an ordinary gap between blocks): 0 when the network kept committing through every upgrade."),
 		m("upgrade_mixed_version_s", "Mixed-version period", UnitS, Neutral,
 			"Time from the first upgrade's perturb-begin to the last upgrade's perturb-end: how long validators of both releases shared the network while the upgrade rolled (a release not every node was upgraded to stays mixed after it). Absent when an upgrade did not end."),
 	}

@@ -26,8 +26,11 @@ var upgradeReleases = regexp.MustCompile(`(\S+) → (\S+)$`)
 //     the highest the other nodes had committed by then; CatchUpS =
 //     CaughtUp − Start (-1 without one);
 //   - NetworkHeights: the heights the other nodes committed from Term to
-//     FirstCommit (to their last row without one): 0 is a network that
-//     stopped committing while the node was down.
+//     FirstCommit (to their last row without one);
+//   - Stalled: NetworkHeights is 0 over a window at least twice the other
+//     nodes' median interval between new heights: a network that stopped
+//     committing while the node was down (a shorter window without a new
+//     height is an ordinary gap between blocks).
 type Upgrade struct {
 	Perturbation
 	From, To              string
@@ -35,6 +38,31 @@ type Upgrade struct {
 	FirstCommit, CaughtUp int64
 	DowntimeS, CatchUpS   float64
 	NetworkHeights        int64
+	Stalled               bool
+}
+
+// stallFactor is how many median intervals without a new height make a
+// stall.
+const stallFactor = 2
+
+// medianStep returns the median time between the tip's new heights (0
+// with fewer than two).
+func (tf tipFunc) medianStep() int64 {
+	var steps []int64
+	last, prevH := int64(0), int64(0)
+	for i, t := range tf.t {
+		if tf.h[i] > prevH {
+			if prevH > 0 {
+				steps = append(steps, t-last)
+			}
+			last, prevH = t, tf.h[i]
+		}
+	}
+	if len(steps) == 0 {
+		return 0
+	}
+	slices.Sort(steps)
+	return steps[len(steps)/2]
 }
 
 // UpgradesOf returns the upgrades of ev, in order of begin.
@@ -58,6 +86,7 @@ func UpgradesOf(ev []results.Event, adoption []results.Adoption) []Upgrade {
 			to = tip.t[len(tip.t)-1]
 		}
 		u.NetworkHeights = max(0, tip.at(to)-tip.at(u.Term))
+		u.Stalled = u.NetworkHeights == 0 && to-u.Term >= stallFactor*tip.medianStep()
 		out = append(out, u)
 	}
 	return out
@@ -141,7 +170,7 @@ func upgradeFigures(in Input, b *builder) {
 		put("upgrade_downtime_s", u.DowntimeS)
 		put("upgrade_catch_up_s", u.CatchUpS)
 		put("upgrade_network_heights", float64(u.NetworkHeights))
-		if u.NetworkHeights == 0 {
+		if u.Stalled {
 			stalls++
 		}
 		if u.DowntimeS >= 0 && !(u.DowntimeS <= down) {

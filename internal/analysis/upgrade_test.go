@@ -103,6 +103,26 @@ func TestUpgradeFigures(t *testing.T) {
 	}
 }
 
+// TestUpgradeShortGap: an upgrade whose downtime (1.4 s, b's) saw no new
+// height from the others, with blocks 1 s apart, is an ordinary gap
+// between blocks, not a stall; 2 intervals without one would be.
+func TestUpgradeShortGap(t *testing.T) {
+	ev, ad := upgradeRun(false)
+	for i := range ad {
+		if a := &ad[i]; a.Height == 11 && a.Node != "b" {
+			a.At += 600e6 // the others commit 11 at 11.6 s, after b's first commit
+		}
+	}
+	ups := UpgradesOf(ev, ad)
+	if len(ups) != 2 || ups[1].NetworkHeights != 0 || ups[1].Stalled {
+		t.Fatalf("b's upgrade: %d heights, stalled %v: want 0 heights, not a stall (%d upgrades)", ups[1].NetworkHeights, ups[1].Stalled, len(ups))
+	}
+	ev, ad = upgradeRun(true)
+	if ups := UpgradesOf(ev, ad); !ups[0].Stalled {
+		t.Errorf("a's upgrade: 2.5 s without a new height, blocks 1 s apart: want a stall")
+	}
+}
+
 // TestMixedVersionOpen: an upgrade that never ended leaves the
 // mixed-version period unknown, with a note.
 func TestMixedVersionOpen(t *testing.T) {

@@ -23,9 +23,9 @@ func (m mdWriter) upgrade(s analysis.Summary) {
 		"validators of both releases shared the network for %s (mixed-version period: the first upgrade's begin to the last one's end).\n\n",
 		bareValue(s, "upgrades"), metricValue(s, "upgrade_mixed_version_s"))
 	if s.Metrics["upgrade_network_stalls"] == 0 {
-		m.f("- The network **kept committing** through every upgrade: the other nodes committed new heights while each upgraded node was down.\n")
+		m.f("- The network **kept committing** through every upgrade: no upgraded node's downtime went 2 median block intervals without a new height from the others.\n")
 	} else {
-		m.f("- **The network stopped committing** during %s upgrade(s): the other nodes committed no new height while the node was down.\n",
+		m.f("- **The network stopped committing** during %s upgrade(s): the other nodes committed no new height while the node was down, for 2 median block intervals or more.\n",
 			bareValue(s, "upgrade_network_stalls"))
 	}
 	m.f("- Longest downtime (SIGTERM to the first commit with the new release) %s; longest catch-up (start to the tip) %s.\n\n",
