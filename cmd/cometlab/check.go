@@ -112,6 +112,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		if n.Absent {
 			mode += " (absent)"
 		}
+		if n.TwinOf != "" {
+			mode += fmt.Sprintf(" (twin of %s: signs with its key)", n.TwinOf)
+		}
 		if n.StartAt > 0 {
 			mode += fmt.Sprintf(" (starts at height %d)", n.StartAt)
 		}

@@ -118,11 +118,11 @@ func PartitionOf(p Perturbation, adoption []results.Adoption, series *SeriesSet,
 }
 
 // powerOf matches the groups' voting power in a partition's detail.
-var powerOf = regexp.MustCompile(`\bpower ([0-9]+(?:/[0-9]+)+)\b`)
+var powerOf = regexp.MustCompile(`\bpower ([0-9]+(?:/[0-9]+)+)(?: of ([0-9]+))?\b`)
 
 // quorumSide reports whether a group of the partition described by
 // detail held more than 2/3 of the voting power, and whether the detail
-// says ("power 3/1").
+// says ("power 3/1", or "power 20/30 of 40" with the testnet's total).
 func quorumSide(detail string) (quorum, known bool) {
 	m := powerOf.FindStringSubmatch(detail)
 	if m == nil {
@@ -137,6 +137,13 @@ func quorumSide(detail string) (quorum, known bool) {
 		}
 		powers = append(powers, v)
 		total += v
+	}
+	// "power 20/30 of 40": a twin's validator's power is in two groups,
+	// and the testnet's total is given.
+	if m[2] != "" {
+		if v, err := strconv.ParseInt(m[2], 10, 64); err == nil && v > 0 {
+			total = v
+		}
 	}
 	for _, v := range powers {
 		if 3*v > 2*total {

@@ -114,6 +114,10 @@ func TestQuorumSide(t *testing.T) {
 		{"partition 75/25 power 3/1, down 6s: a b c | d", true, true},
 		{"partition power 2/1, down 6s: a b | c", false, true}, // exactly 2/3 is not more
 		{"partition power 11/3/2, down 1s: a | b | c", true, true},
+		// A twin of validator a beside c and d: the groups' sum is 50, the
+		// testnet's power 40, and 30 of 40 is more than 2/3 (30 of 50 is not).
+		{"partition power 20/30 of 40, down 4s: a b | twin c d", true, true},
+		{"partition power 20/20 of 40, down 4s: a b | twin c", false, true},
 		{"partition 50/50, down 6s: a b | c d", false, false},
 		{"kill 1/1, down 5s", false, false},
 	} {

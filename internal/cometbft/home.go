@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -73,6 +74,10 @@ type NodeSpec struct {
 	// Seeds and PersistentPeers name (by node name) the node's seeds and
 	// persistent peers when the spec's Listed is set.
 	Seeds, PersistentPeers []string
+	// TwinOf names the validator whose priv_validator_key.json the node
+	// gets (a twin: two processes sign with one key); "" for the others.
+	// The node keeps its own priv_validator_state.json.
+	TwinOf string
 }
 
 // Spec is a testnet to generate.
@@ -226,6 +231,9 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 		}
 		homes[i] = h
 	}
+	if err := copyTwinKeys(spec, homes); err != nil {
+		return nil, err
+	}
 	if spec.Relay != nil {
 		for _, n := range spec.Nodes {
 			if n.Mode == ModeSeed {
@@ -250,6 +258,28 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 		}
 	}
 	return homes, nil
+}
+
+// copyTwinKeys gives each twin its validator's signing key
+// (config/priv_validator_key.json), replacing its own.
+func copyTwinKeys(spec Spec, homes []Home) error {
+	for i, n := range spec.Nodes {
+		if n.TwinOf == "" {
+			continue
+		}
+		j := slices.IndexFunc(spec.Nodes, func(v NodeSpec) bool { return v.Name == n.TwinOf })
+		if j < 0 || spec.Nodes[j].Mode != ModeValidator {
+			return fmt.Errorf("node %s: a twin of %q, which is no validator of the testnet", n.Name, n.TwinOf)
+		}
+		b, err := os.ReadFile(PrivValidatorKeyFile(homes[j].Dir))
+		if err != nil {
+			return fmt.Errorf("node %s: the key of its twin %s: %w", n.Name, n.TwinOf, err)
+		}
+		if err := os.WriteFile(PrivValidatorKeyFile(homes[i].Dir), b, 0o600); err != nil {
+			return fmt.Errorf("node %s: %w", n.Name, err)
+		}
+	}
+	return nil
 }
 
 // freePorts reserves n distinct free loopback TCP ports. They are free

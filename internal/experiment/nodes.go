@@ -52,7 +52,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
 			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
-			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers})
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf})
 	}
 	for _, p := range m.Perturbations {
 		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.To] != "" {
@@ -139,7 +139,7 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 		}
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers,
-			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt})
+			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt, TwinOf: m.Nodes[i].TwinOf})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}

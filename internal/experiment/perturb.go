@@ -113,16 +113,13 @@ func schedule(ps []manifest.Perturbation) []step {
 // without one): node "", so that analysis reads it as the testnet's, not
 // a node's. Its split in words is the manifest's split and the groups'
 // voting power, which analysis reads to know whether a side held more
-// than 2/3 of it ("50/50 power 2/2", or "power 3/2" for named groups).
+// than 2/3 of it ("50/50 power 2/2", "power 3/2" for named groups, or
+// "power 20/30 of 40" when a twin's validator's power is in two groups).
 func partitionSteps(p *manifest.Partition) []step {
 	if p == nil {
 		return nil
 	}
-	powers := make([]string, len(p.Power))
-	for i, w := range p.Power {
-		powers[i] = fmt.Sprint(w)
-	}
-	split := strings.TrimSpace(p.Split + " power " + strings.Join(powers, "/"))
+	split := strings.TrimSpace(p.Split + " power " + p.PowerText())
 	s := step{At: p.At, Action: analysis.PartitionAction, I: 1, N: 1, Down: p.Duration, Groups: p.Groups, Split: split, Op: opBegin}
 	end := s
 	end.Op, end.At = opEnd, p.At+p.Duration

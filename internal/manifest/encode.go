@@ -56,6 +56,7 @@ type encodedNode struct {
 	Seeds           []string       `toml:"seeds,omitempty"`
 	PersistentPeers []string       `toml:"persistent_peers,omitempty"`
 	StartAt         int64          `toml:"start_at,omitempty"`
+	TwinOf          string         `toml:"twin_of,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -114,7 +115,7 @@ func Encode(r Resolved) ([]byte, error) {
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
-		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt}
+		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, TwinOf: n.TwinOf}
 		if r.Topology == TopologyAsWritten {
 			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers
 		}

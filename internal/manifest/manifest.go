@@ -302,6 +302,17 @@ type ManifestNode struct {
 	//
 	//	start_at = 10
 	StartAt int64 `toml:"start_at"`
+
+	// TwinOf makes the node a twin of a validator: it holds that
+	// validator's signing key too, so that two processes sign for it (the
+	// Twins method: a byzantine validator that equivocates). The twin is
+	// not in the genesis; leave its mode and power unset. The other nodes
+	// must turn its conflicting votes into DuplicateVoteEvidence, and the
+	// safety check must find no fork while the twins' validators hold less
+	// than 1/3 of the voting power. Local testnets only. Default "" (none).
+	//
+	//	twin_of = "validator01"
+	TwinOf string `toml:"twin_of"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -64,8 +65,12 @@ type Partition struct {
 	Split string
 	// Groups are the nodes of each group, in the manifest's order.
 	Groups [][]string
-	// Power is each group's voting power.
+	// Power is each group's voting power: its validators' and its twins'
+	// validators' (a twin signs with its validator's key).
 	Power []int64
+	// Total is the testnet's voting power: the sum of Power, unless a
+	// twin's validator is in another group (its power is then in both).
+	Total int64
 	// At is when the links are cut after the load starts; Duration how
 	// long until they are healed.
 	At, Duration time.Duration
@@ -74,17 +79,32 @@ type Partition struct {
 // Describe is the partition in words, as its events and reports give it:
 // "50/50 (power 2/2): validator01 validator02 | validator03 validator04".
 func (p Partition) Describe() string {
-	powers := make([]string, len(p.Power))
 	var groups []string
-	for i, g := range p.Groups {
-		powers[i] = strconv.FormatInt(p.Power[i], 10)
+	for _, g := range p.Groups {
 		groups = append(groups, strings.Join(g, " "))
 	}
 	what := "named groups"
 	if p.Split != "" {
 		what = p.Split
 	}
-	return fmt.Sprintf("%s (power %s): %s", what, strings.Join(powers, "/"), strings.Join(groups, " | "))
+	return fmt.Sprintf("%s (power %s): %s", what, p.PowerText(), strings.Join(groups, " | "))
+}
+
+// PowerText is the groups' voting power as the partition's event gives
+// it: "2/2", or "20/30 of 40" when a twin's validator's power is in two
+// groups (their sum is then more than the testnet's).
+func (p Partition) PowerText() string {
+	powers := make([]string, len(p.Power))
+	var sum int64
+	for i, w := range p.Power {
+		powers[i] = strconv.FormatInt(w, 10)
+		sum += w
+	}
+	text := strings.Join(powers, "/")
+	if p.Total != 0 && p.Total != sum {
+		text += " of " + strconv.FormatInt(p.Total, 10)
+	}
+	return text
 }
 
 // resolvePartition checks the [partition] table against the nodes and the
@@ -108,14 +128,24 @@ func (m *Manifest) resolvePartition(ps *problems, nodes []Node, load time.Durati
 	default:
 		ps.add(f("partition"), "needs split (e.g. \"50/50\") or groups")
 	}
+	// A group's power is its validators' and its twins' validators', each
+	// validator counted once: a twin votes with its validator's key, so a
+	// side holding the twin but not the validator holds that power too.
 	power := map[string]int64{}
+	signs := map[string]string{} // node → the validator it signs for
 	for _, n := range nodes {
 		power[n.Name] = n.Power
+		p.Total += n.Power
+		signs[n.Name] = cmp.Or(n.TwinOf, n.Name)
 	}
 	for _, g := range p.Groups {
 		var sum int64
+		counted := map[string]bool{}
 		for _, n := range g {
-			sum += power[n]
+			if v := signs[n]; !counted[v] {
+				counted[v] = true
+				sum += power[v]
+			}
 		}
 		p.Power = append(p.Power, sum)
 	}

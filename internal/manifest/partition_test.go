@@ -13,7 +13,7 @@ func init() {
 	split := shaped(200, 30*time.Second, 1, shape.Spec{})
 	split.Links = LinksRelay
 	split.Partition = &Partition{Split: "50/50", Groups: [][]string{{"validator01", "validator02"}, {"validator03", "validator04"}},
-		Power: []int64{2, 2}, At: 5 * time.Second, Duration: 6 * time.Second}
+		Power: []int64{2, 2}, Total: 4, At: 5 * time.Second, Duration: 6 * time.Second}
 	goodManifests["partition.good.toml"] = split
 	node := func(name, mode string, power int64) Node {
 		return Node{Name: name, Mode: mode, Power: power, Version: "v0.40.0", Config: map[string]any{}}
@@ -24,7 +24,20 @@ func init() {
 		Nodes: []Node{node("validator01", ModeValidator, 3), node("validator02", ModeValidator, 1), node("validator03", ModeValidator, 1),
 			node("full01", ModeFull, 0)},
 		Partition: &Partition{Groups: [][]string{{"validator01", "full01"}, {"validator02", "validator03"}},
-			Power: []int64{3, 2}, Duration: 20 * time.Second},
+			Power: []int64{3, 2}, Total: 5, Duration: 20 * time.Second},
+	}
+	// A twin of validator01 on the other side: that side holds
+	// validator01's power too (a twin signs with its key), and the event
+	// gives the testnet's total, 40, beside the groups' 20/30.
+	twins := node("twin01", ModeFull, 0)
+	twins.TwinOf = "validator01"
+	goodManifests["partition-twins.good.toml"] = Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "relay", Topology: "mesh",
+		Config: map[string]any{}, Load: defaultLoad,
+		Nodes: []Node{node("validator01", ModeValidator, 10), node("validator02", ModeValidator, 10), node("validator03", ModeValidator, 10),
+			node("validator04", ModeValidator, 10), twins},
+		Partition: &Partition{Groups: [][]string{{"validator01", "validator02"}, {"twin01", "validator03", "validator04"}},
+			Power: []int64{20, 30}, Total: 40, At: 3 * time.Second, Duration: 5 * time.Second},
 	}
 	for name, errs := range map[string][]string{
 		"partition.bad.toml": {

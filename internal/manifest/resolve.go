@@ -100,6 +100,10 @@ type Node struct {
 	// StartAt is the height the testnet reaches before the node starts
 	// (see [ManifestNode.StartAt]); 0 for a node that starts with it.
 	StartAt int64
+	// TwinOf is the validator whose signing key the node holds too (see
+	// [ManifestNode.TwinOf]); "" for a node that is no twin. A twin's Mode
+	// is "full": it is not in the genesis.
+	TwinOf string
 	// Zone is the node's zone of Resolved.Zones; "" without zones.
 	Zone string
 	// Host is the name of the node's host of Resolved.Hosts; "" for a
@@ -223,6 +227,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
 	m.resolveAbsent(ps, r.Nodes)
 	m.resolveStartAt(ps, r.Nodes)
+	m.resolveTwins(ps, r.Nodes)
 	r.Evidence = m.resolveEvidence(ps, r.Nodes, r.CometBFTBinary)
 	r.App, r.AppConfig = m.resolveApp(ps, r.Nodes, r.CometBFTBinary)
 	rot, ephemeral := m.resolveRotate(ps, r.CometBFTVersion)
@@ -284,6 +289,9 @@ func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version str
 		}
 		if n.Mode == "" {
 			n.Mode = ModeValidator
+			if mn.TwinOf != "" {
+				n.Mode = ModeFull // not in the genesis: its validator is
+			}
 		}
 		if _, ok := modeRank[n.Mode]; !ok {
 			badModes++
@@ -299,6 +307,8 @@ func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version str
 					ps.add(f("node", name, "power"), "must be >= 1 for a validator, got %d", n.Power)
 				}
 			}
+		case mn.Power != nil && mn.TwinOf != "":
+			ps.add(f("node", name, "power"), "a twin signs with %s's key and power: leave power unset", mn.TwinOf)
 		case mn.Power != nil:
 			ps.add(f("node", name, "power"), "only validators have voting power (mode is %q)", n.Mode)
 		}

@@ -223,7 +223,11 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 			if metrics == "" {
 				metrics = "—"
 			}
-			rows = append(rows, []string{n.Name, n.Mode, n.Version, n.RPC, codeSpan(n.P2P), metrics})
+			mode := n.Mode
+			if n.TwinOf != "" {
+				mode += " (twin of " + n.TwinOf + ")"
+			}
+			rows = append(rows, []string{n.Name, mode, n.Version, n.RPC, codeSpan(n.P2P), metrics})
 		}
 		m.f("### Nodes\n\n")
 		m.table([]string{"node", "mode", "version", "RPC", "P2P", "metrics"}, "llllll", rows)

@@ -304,6 +304,9 @@ type Node struct {
 	// late node: the manifest's start_at); 0 for a node started with the
 	// testnet.
 	StartAt int64 `json:"start_at,omitempty"`
+	// TwinOf is the validator whose signing key the node holds too (a
+	// twin: the manifest's twin_of); "" for a node that is no twin.
+	TwinOf string `json:"twin_of,omitempty"`
 }
 
 // Zones is the [zones] of a run's testnet: the latency matrix its relays

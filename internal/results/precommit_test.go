@@ -48,6 +48,24 @@ func TestValidatorNames(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, %v; want %v", got, err, want)
 	}
+	// A twin holds validator01's key ("zz" sorts after it, "a-twin"
+	// before): the genesis names the validator, whatever the order.
+	for _, twin := range []string{"zz-twin", "a-twin"} {
+		cfg := filepath.Join(dir, NodesDir, twin, "config")
+		if err := os.MkdirAll(cfg, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cfg, "priv_validator_key.json"), []byte(`{"address":"ab12"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		gen := `{"validators":[{"address":"AB12","name":"validator01"},{"address":"CD34","name":"validator02"}]}`
+		if err := os.WriteFile(filepath.Join(cfg, "genesis.json"), []byte(gen), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ValidatorNames(dir); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("with %s, a twin of validator01: got %v, %v; want %v", twin, got, err, want)
+		}
+	}
 	bad := filepath.Join(dir, NodesDir, "validator01", "config", "priv_validator_key.json")
 	if err := os.WriteFile(bad, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)

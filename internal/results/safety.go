@@ -135,13 +135,16 @@ func ReadEvidence(dir string) ([]Evidence, error) {
 
 // ValidatorNames maps each validator address (upper-case hex) of the run
 // directory dir's node homes (nodes/NAME/config/priv_validator_key.json)
-// to NAME; a run without homes (a load of another chain) has none.
+// to NAME; a run without homes (a load of another chain) has none. A key
+// held by two homes (a twin and its validator) is named as the genesis
+// names its validator.
 func ValidatorNames(dir string) (map[string]string, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, NodesDir, "*", "config", "priv_validator_key.json"))
 	if err != nil {
 		return nil, err
 	}
 	names := map[string]string{}
+	shared := false
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -153,7 +156,35 @@ func ValidatorNames(dir string) (map[string]string, error) {
 		if err := json.Unmarshal(b, &k); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		names[strings.ToUpper(k.Address)] = filepath.Base(filepath.Dir(filepath.Dir(p)))
+		addr := strings.ToUpper(k.Address)
+		_, twice := names[addr]
+		shared = shared || twice
+		names[addr] = filepath.Base(filepath.Dir(filepath.Dir(p)))
+	}
+	if !shared {
+		return names, nil
+	}
+	gens, err := filepath.Glob(filepath.Join(dir, NodesDir, "*", "config", "genesis.json"))
+	if err != nil || len(gens) == 0 {
+		return nil, fmt.Errorf("two homes hold one validator key and no home has a genesis to name it (%v)", err)
+	}
+	gen, err := os.ReadFile(gens[0])
+	if err != nil {
+		return nil, err
+	}
+	var g struct {
+		Validators []struct {
+			Address string `json:"address"`
+			Name    string `json:"name"`
+		} `json:"validators"`
+	}
+	if err := json.Unmarshal(gen, &g); err != nil {
+		return nil, fmt.Errorf("%s: %w", gens[0], err)
+	}
+	for _, v := range g.Validators {
+		if v.Name != "" {
+			names[strings.ToUpper(v.Address)] = v.Name
+		}
 	}
 	return names, nil
 }
