@@ -19,6 +19,9 @@ type autopsyContext struct {
 	mempool  map[int64]map[string]int64
 	maxPool  int64
 	cycle    []string // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
+	// equivocated names, per height, the validators that evidence
+	// committed in the run accuses of conflicting votes at that height.
+	equivocated map[int64][]string
 }
 
 func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
@@ -40,6 +43,23 @@ func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
 		}
 		c.mempool[m.Height][m.Node] = m.Txs
 		c.maxPool = max(c.maxPool, m.Txs)
+	}
+	// Evidence the run injected (forged votes for random blocks, not
+	// votes of the consensus) says nothing about its height.
+	injected := map[int64][]string{}
+	for _, x := range InjectedEvidence(in.Events, nil, nil) {
+		injected[x.Height] = append(injected[x.Height], x.Node)
+	}
+	c.equivocated = map[int64][]string{}
+	for _, ev := range in.Evidence {
+		name := c.name(ev.Validator)
+		if i := slices.Index(injected[ev.EvidenceHeight], name); i >= 0 {
+			injected[ev.EvidenceHeight] = slices.Delete(injected[ev.EvidenceHeight], i, i+1)
+			continue
+		}
+		if ev.Type == "DuplicateVoteEvidence" && !slices.Contains(c.equivocated[ev.EvidenceHeight], name) {
+			c.equivocated[ev.EvidenceHeight] = append(c.equivocated[ev.EvidenceHeight], name)
+		}
 	}
 	c.cycle = proposerCycle(in.Blocks, c.validators())
 	if c.cycle == nil {
@@ -156,12 +176,15 @@ type heightEvidence struct {
 	gcMs       map[string]float64 // node → GC pause seconds summed in the window, in ms
 	pool       map[string]int64   // node → mempool txs right after committing the height
 	maxPool    int64
+	// equivocated are the validators that committed evidence accuses of
+	// conflicting votes at the height.
+	equivocated []string
 }
 
 // evidence gathers the figures of block b (interval ms).
 func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence {
 	e := &heightEvidence{b: b, ms: ms, median: c.medianMs, proposer: c.name(b.Proposer),
-		votes: c.votes[b.Height], pool: c.mempool[b.Height], maxPool: c.maxPool}
+		votes: c.votes[b.Height], pool: c.mempool[b.Height], maxPool: c.maxPool, equivocated: c.equivocated[b.Height]}
 	if c.cycle != nil {
 		n := int64(len(c.cycle))
 		for r := int64(0); r < int64(b.Round); r++ {

@@ -10,6 +10,7 @@ import (
 // The causes of a slow height (docs/autopsy.md): autopsy.csv's cause
 // column and the suffix of the slow_heights_<cause> metrics.
 const (
+	CauseEquivocation   = "equivocation"    // evidence committed later shows a validator signed conflicting votes at the height
 	CauseProposerAbsent = "proposer_absent" // a proposer of a failed round was down, or absent from the commit
 	CausePerturbation   = "perturbation"    // a perturbation was under way, and no rule above named its effect
 	CauseNodeLagging    = "node_lagging"    // a proposer of a failed round committed the previous height late
@@ -43,6 +44,8 @@ type Rule struct {
 // first that matches gives the verdict.
 func Rules() []Rule {
 	return []Rule{
+		{CauseEquivocation, "evidence of misbehaviour committed in the run (evidence.csv) names a validator that signed conflicting votes at the height " +
+			"(a byzantine validator, or a twin: two processes holding one key)", equivocation},
 		{CauseProposerAbsent, "a proposer of a failed round (inferred from the proposer rotation) was down per events.csv " +
 			"(kill, term, pause, cut, exit) or absent from the height's commit", proposerAbsent},
 		{CauseNodeLagging, "a proposer of a failed round committed the previous height ≥ 50 % of the median interval after the first node", nodeLagging},
@@ -53,6 +56,14 @@ func Rules() []Rule {
 		{CauseMempoolFull, "a node's mempool after the commit held ≥ 95 % of the largest any node held in the run", mempoolFull},
 		{CauseVotesLate, "validators' precommits were nil, absent (validators absent by design not counted), or ≥ 500 ms after the median precommit", votesLate},
 	}
+}
+
+func equivocation(e *heightEvidence) (string, string, bool) {
+	if len(e.equivocated) == 0 {
+		return "", "", false
+	}
+	n := joinNodes(slices.Clone(e.equivocated))
+	return n, "evidence of conflicting votes at this height by " + n, true
 }
 
 func proposerAbsent(e *heightEvidence) (string, string, bool) {

@@ -71,6 +71,19 @@ func TestAutopsyRules(t *testing.T) {
 		wantSlow int
 	}{
 		{"healthy", func(in *Input) {}, "", "", "", 0},
+		{"equivocation", func(in *Input) {
+			// A twin of v2 signed conflicting votes at height 20; a later
+			// block committed the evidence.
+			slowAt(in, 20, 1, 3*s)
+			in.Evidence = []results.Evidence{{Height: 23, Type: "DuplicateVoteEvidence", EvidenceHeight: 20, Validator: "A2"}}
+		}, CauseEquivocation, "v2", "evidence of conflicting votes at this height by v2", 1},
+		{"injected evidence is no equivocation", func(in *Input) {
+			// The same evidence, forged and sent by the run (evidence = 1):
+			// it says nothing about height 20, which stays unexplained.
+			slowAt(in, 20, 1, 3*s)
+			in.Evidence = []results.Evidence{{Height: 23, Type: "DuplicateVoteEvidence", EvidenceHeight: 20, Validator: "A2"}}
+			in.Events = []results.Event{{At: blockAt(*in, 21).Time, Node: "v2", Kind: results.EventEvidence, Detail: EvidenceDetail(20, "v1")}}
+		}, CauseUnexplained, "", "", 1},
 		{"proposer killed", func(in *Input) {
 			// Height 20's round-0 proposer is v1 (20 mod 4 = 0 → A1); it was killed before.
 			slowAt(in, 20, 1, 3*s)
