@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -118,5 +119,30 @@ func TestSafetySummary(t *testing.T) {
 	}
 	if s.Metrics["evidence_committed"] != 1 || s.Safety.Evidence[0].Node != "validator02" {
 		t.Errorf("evidence %v: %+v", s.Metrics["evidence_committed"], s.Safety.Evidence)
+	}
+}
+
+// BenchmarkAgreement is the safety check's hash comparison on an hour of
+// 1-s blocks: 4 nodes (the default testnet) and 200 (qa-infra's largest),
+// every node agreeing at every height. Its figures are in
+// docs/analysis.md ("the safety check's cost").
+func BenchmarkAgreement(b *testing.B) {
+	for _, nodes := range []int{4, 200} {
+		const heights = 3600
+		rows := make([]results.HashRow, 0, nodes*heights)
+		for h := range int64(heights) {
+			block := fmt.Sprintf("%064X", h)
+			app := fmt.Sprintf("%064X", h+1)
+			for n := range nodes {
+				rows = append(rows, results.HashRow{Height: h + 1, Node: fmt.Sprintf("validator%03d", n), BlockHash: block, AppHash: app, Source: results.HashFromHeader})
+			}
+		}
+		b.Run(fmt.Sprintf("%d-nodes", nodes), func(b *testing.B) {
+			for b.Loop() {
+				if heights, _, dis := Agreement(rows); heights != 3600 || len(dis) != 0 {
+					b.Fatalf("%d heights, %d disagreements", heights, len(dis))
+				}
+			}
+		})
 	}
 }
