@@ -10,7 +10,9 @@ func safetyDictionary() []Metric {
 	violation := func(x Metric) Metric { x.Violation = true; return x }
 	return []Metric{
 		violation(m("safety_violations", "Safety violations", UnitEvents, LowerIsBetter, "hashes.csv, txs.csv, sent.csv, replies.csv, run.json, events.csv",
-			"Violations of the safety check: disagreeing_heights + duplicate_txs (transactions committed more than once) + unexplained_lost_txs. Any is a violation: the report and the terminal summary open with it and the run exits 5.")),
+			"Violations of the safety check: disagreeing_heights + unexplained_duplicate_txs + unexplained_lost_txs. Any is a violation: the report and the terminal summary open with it and the run exits 5.")),
+		violation(m("unexplained_duplicate_txs", "Committed twice, unexplained", UnitTxs, LowerIsBetter, "txs.csv, events.csv",
+			"duplicate_txs (extra commits of a transaction) when nothing in the run explains them, else 0. Explained means a node started again after a kill, stop (term), wipe or death: its mempool cache was empty, so a transaction already committed could enter its mempool from a lagging peer and be proposed again, which CometBFT leaves to the app to refuse (the kvstore does not). The explanation is in summary.json safety.twice_explained.")),
 		violation(m("disagreeing_heights", "Disagreeing heights", UnitBlocks, LowerIsBetter, "hashes.csv",
 			"Heights at which two nodes (of those that reported the height) committed different block hashes or different app hashes (after executing the block), from each node's new-block headers (block H's hash and app hash from header H+1) and, at the run's end, each node's /status (latest block hash) and /abci_info (its app's last app hash). Absent without hashes.csv.")),
 		m("agreed_heights", "Agreed heights", UnitBlocks, Neutral, "hashes.csv",

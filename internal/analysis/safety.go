@@ -31,7 +31,11 @@ type Safety struct {
 	Disagreements      []Disagreement `json:"disagreements,omitempty"`
 	DisagreeingHeights int64          `json:"disagreeing_heights"`
 	// CommittedTwice counts extra commits of a transaction (duplicate_txs).
-	CommittedTwice int64 `json:"committed_twice"`
+	// TwiceExplained says what in the run lets CometBFT commit a
+	// transaction again (a node restarted with an empty mempool cache), ""
+	// when nothing: then they are violations.
+	CommittedTwice int64  `json:"committed_twice"`
+	TwiceExplained string `json:"twice_explained,omitempty"`
 	// LostAcked counts transactions a reply accepted (code 0, from the
 	// node or the sentinel) that the chain never committed; -1 when
 	// unknown (no replies.csv). Explained says what in the run can drop
@@ -73,7 +77,10 @@ func (s *Safety) Violations() int64 {
 	if s == nil {
 		return 0
 	}
-	n := s.DisagreeingHeights + s.CommittedTwice
+	n := s.DisagreeingHeights
+	if s.TwiceExplained == "" {
+		n += s.CommittedTwice
+	}
 	if s.Explained == "" && s.LostAcked > 0 {
 		n += s.LostAcked
 	}
@@ -195,10 +202,37 @@ func lossExplanation(run results.Run, events []results.Event) string {
 	return ""
 }
 
+// twiceExplanation says what in the run lets CometBFT commit a
+// transaction twice, "" when nothing does: a node that started again
+// (killed, stopped, wiped or dead, then started) has an empty mempool
+// cache, so a transaction already committed can enter its mempool again
+// from a peer that has not yet committed it, and be proposed again.
+// CometBFT leaves replay protection to the app, and the kvstore has none.
+func twiceExplanation(events []results.Event) string {
+	stopped := map[string]string{}
+	for _, e := range sortedEvents(events) {
+		switch e.Kind {
+		case results.EventKill, results.EventTerm, results.EventWipe, results.EventExit:
+			if _, ok := stopped[e.Node]; !ok {
+				stopped[e.Node] = e.Kind
+			}
+		case results.EventStart:
+			if kind, ok := stopped[e.Node]; ok {
+				return fmt.Sprintf("%s started again after a %s: its mempool cache was empty, so a transaction already committed "+
+					"could enter its mempool from a lagging peer and be proposed again (CometBFT leaves replay protection to the app; the kvstore has none)", e.Node, kind)
+			}
+		}
+	}
+	return ""
+}
+
 // safety puts the safety figures and returns the check; lostAcked is -1
 // when unknown.
 func safety(in Input, b *builder, lostAcked int64, noHashes bool) *Safety {
 	s := &Safety{Checked: !noHashes, LostAcked: lostAcked, CommittedTwice: int64(b.s.Metrics["duplicate_txs"])}
+	if s.CommittedTwice > 0 {
+		s.TwiceExplained = twiceExplanation(in.Events)
+	}
 	if s.Checked {
 		var dis []Disagreement
 		s.Heights, s.Nodes, dis = Agreement(in.Hashes)
@@ -225,6 +259,11 @@ func safety(in Input, b *builder, lostAcked int64, noHashes bool) *Safety {
 	for _, e := range in.Evidence {
 		s.Evidence = append(s.Evidence, EvidenceItem{Evidence: e, Node: in.Validators[e.Validator]})
 	}
+	unexplained := s.CommittedTwice
+	if s.TwiceExplained != "" {
+		unexplained = 0
+	}
+	b.put("unexplained_duplicate_txs", float64(unexplained), "")
 	b.put("evidence_committed", float64(len(s.Evidence)), "")
 	b.put("safety_violations", float64(s.Violations()), "")
 	return s

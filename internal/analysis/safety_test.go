@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +145,39 @@ func BenchmarkAgreement(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestTwiceExplanation: transactions committed twice are explained by a
+// node that started again after a stop (its mempool cache was empty), and
+// by nothing else: a node only killed, or only started, explains nothing.
+func TestTwiceExplanation(t *testing.T) {
+	ev := func(at int64, node, kind string) results.Event { return results.Event{At: at, Node: node, Kind: kind} }
+	for _, tc := range []struct {
+		name   string
+		events []results.Event
+		want   string
+	}{
+		{"wiped and started again", []results.Event{ev(1, "v5", results.EventStart), ev(5, "v5", results.EventWipe), ev(6, "v5", results.EventStart)},
+			"v5 started again after a wipe"},
+		{"restarted", []results.Event{ev(1, "v6", results.EventStart), ev(5, "v6", results.EventTerm), ev(6, "v6", results.EventStart)},
+			"v6 started again after a term"},
+		{"killed, never back", []results.Event{ev(1, "v2", results.EventStart), ev(5, "v2", results.EventKill)}, ""},
+		{"started once", []results.Event{ev(1, "v2", results.EventStart)}, ""},
+		{"no events", nil, ""},
+	} {
+		got := twiceExplanation(tc.events)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// Explained, duplicates are no violation; unexplained, they are.
+	s := &Safety{CommittedTwice: 3, TwiceExplained: "x"}
+	if s.Violations() != 0 {
+		t.Errorf("explained duplicates: %d violations, want 0", s.Violations())
+	}
+	s.TwiceExplained = ""
+	if s.Violations() != 3 {
+		t.Errorf("unexplained duplicates: %d violations, want 3", s.Violations())
 	}
 }

@@ -27,7 +27,7 @@ func SafetyLine(s analysis.Summary) (line string, violation bool) {
 		parts = append(parts, fmt.Sprintf("the nodes disagreed at %d height(s), first at height %d: %s committed %s hash %s, %s a different one",
 			sf.DisagreeingHeights, d.Height, strings.Join(d.Agreed, ", "), d.Hash, short(d.Majority), strings.Join(differ, ", ")))
 	}
-	if sf.CommittedTwice > 0 {
+	if sf.CommittedTwice > 0 && sf.TwiceExplained == "" {
 		parts = append(parts, fmt.Sprintf("%d transaction(s) committed more than once (duplicate rows of txs.csv)", sf.CommittedTwice))
 	}
 	if sf.LostAcked > 0 && sf.Explained == "" {
@@ -43,6 +43,9 @@ func SafetyLine(s analysis.Summary) (line string, violation bool) {
 		}
 		if sf.LostAcked > 0 {
 			parts = append(parts, fmt.Sprintf("%d accepted transaction(s) not committed, explained: %s", sf.LostAcked, sf.Explained))
+		}
+		if sf.CommittedTwice > 0 {
+			parts = append(parts, fmt.Sprintf("%d transaction(s) committed more than once, explained: %s", sf.CommittedTwice, sf.TwiceExplained))
 		}
 	}
 	parts = append(parts, evidenceText(sf.Evidence))
