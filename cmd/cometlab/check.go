@@ -115,6 +115,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		if n.TwinOf != "" {
 			mode += fmt.Sprintf(" (twin of %s: signs with its key)", n.TwinOf)
 		}
+		if n.ClockSkew != 0 {
+			mode += fmt.Sprintf(" (clock skewed by %s)", n.ClockSkew)
+		}
 		if n.StartAt > 0 {
 			mode += fmt.Sprintf(" (starts at height %d)", n.StartAt)
 		}

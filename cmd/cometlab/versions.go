@@ -19,6 +19,7 @@ func newVersionsCmd(st *state) *cobra.Command {
 		pre   bool
 		build []string
 		apps  bool
+		skew  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "versions",
@@ -43,11 +44,14 @@ release, --build matrix the default release and every "matrix" release (CI
 does, while its first tests run). --apps builds, for each release of
 --build, the apps runs of it may use too: CometBFT's e2e app node
 ([app] kind = "e2e", and the e2e manifests) and abci-cli, whose kvstore
-is the external app of the examples.`,
+is the external app of the examples. --clock-skew builds, for each
+release of --build that has the clock_skew build tag (v1.0), its
+cometbft with that tag: the binary a node with a clock_skew runs.`,
 		Example: `  cometlab versions
   cometlab versions --build v0.34.33,v1.0.1
   cometlab versions --build matrix
-  cometlab versions --build default --apps`,
+  cometlab versions --build default --apps
+  cometlab versions --build v1.0.1 --clock-skew`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			build = expandBuild(build)
@@ -63,6 +67,9 @@ is the external app of the examples.`,
 			if apps && len(build) == 0 {
 				return exitcode.With(errors.New("--apps builds the apps of the --build releases: name them with --build"), exitcode.Usage)
 			}
+			if skew && len(build) == 0 {
+				return exitcode.With(errors.New("--clock-skew builds the clock_skew binaries of the --build releases: name them with --build"), exitcode.Usage)
+			}
 			for _, v := range build {
 				if _, err := f.Binary(cmd.Context(), v); err != nil {
 					return err
@@ -71,6 +78,13 @@ is the external app of the examples.`,
 					if _, err := f.Program(cmd.Context(), v, p); err != nil {
 						return err
 					}
+				}
+				if line, _ := cometbft.LineOf(v); skew && line.ClockSkew {
+					if _, err := f.Program(cmd.Context(), v, cometbft.ClockSkewProgram); err != nil {
+						return err
+					}
+				} else if skew {
+					fmt.Fprintf(st.stderr, "cometlab: %s has no clock_skew build tag (v1.0 has): no clock_skew binary built\n", v)
 				}
 			}
 			rs, err := f.Releases(cmd.Context(), cometbft.ReleasesOptions{Pre: pre})
@@ -84,6 +98,7 @@ is the external app of the examples.`,
 	cmd.Flags().BoolVar(&pre, "pre", false, "list pre-releases (alpha, rc) too")
 	cmd.Flags().StringSliceVar(&build, "build", nil, "build these releases first (comma-separated), e.g. v0.34.33,v1.0.1; \"matrix\": the default release and every line's proven one")
 	cmd.Flags().BoolVar(&apps, "apps", false, "with --build: build each release's e2e app node and abci-cli too")
+	cmd.Flags().BoolVar(&skew, "clock-skew", false, "with --build: build each release's cometbft with the clock_skew tag too (v1.0), for nodes with a clock_skew")
 	return cmd
 }
 

@@ -200,3 +200,34 @@ func TestPruningFigures(t *testing.T) {
 		})
 	}
 }
+
+// TestProposalTimeFigures: v1.0's proposal timestamp difference, a
+// histogram by is_timely, gives the mean over every proposal and the
+// untimely ones; a release without it gives neither.
+func TestProposalTimeFigures(t *testing.T) {
+	m := func(node, name, timely string, at int64, v float64) results.Metric {
+		return results.Metric{Time: at, Node: node, Name: "cometbft_consensus_proposal_timestamp_difference_" + name,
+			Labels: "chain_id=c;is_timely=" + timely, Value: v}
+	}
+	rows := []results.Metric{
+		// v1: 10 timely proposals in the run, 0.3 s late in all (30 ms each).
+		m("v1", "sum", "true", 1, 0.1), m("v1", "count", "true", 1, 2), m("v1", "sum", "true", 2, 0.4), m("v1", "count", "true", 2, 12),
+		// v2: 4 timely (0.2 s in all) and 2 untimely (1.8 s in all).
+		m("v2", "sum", "true", 1, 0), m("v2", "count", "true", 1, 0), m("v2", "sum", "true", 2, 0.2), m("v2", "count", "true", 2, 4),
+		m("v2", "sum", "false", 1, 0), m("v2", "count", "false", 1, 0), m("v2", "sum", "false", 2, 1.8), m("v2", "count", "false", 2, 2),
+	}
+	b := &builder{s: &Summary{Metrics: map[string]float64{}}}
+	proposalTimeFigures(NewSeriesSet(rows), b, []string{"v1", "v2"})
+	// (0.3 + 0.2 + 1.8) s over 16 proposals.
+	want := map[string]float64{"untimely_proposals": 2, "proposal_timestamp_diff_mean_ms": 2300.0 / 16}
+	for id, v := range want {
+		if got, ok := b.s.Metrics[id]; !ok || math.Abs(got-v) > 1e-9 {
+			t.Errorf("%s = %v (%v), want %v", id, got, ok, v)
+		}
+	}
+	b = &builder{s: &Summary{Metrics: map[string]float64{}}}
+	proposalTimeFigures(NewSeriesSet(nil), b, []string{"v1"})
+	if len(b.s.Metrics) != 0 {
+		t.Errorf("a release without the series: %v, want no figure", b.s.Metrics)
+	}
+}

@@ -44,6 +44,7 @@ func keptSeries() []string {
 		"state_store_access_duration_seconds_sum", "state_store_access_duration_seconds_count",
 		"store_block_store_access_duration_seconds_sum", "store_block_store_access_duration_seconds_count",
 		"blocksync_syncing",
+		"consensus_proposal_timestamp_difference_sum", "consensus_proposal_timestamp_difference_count",
 		"process_resident_memory_bytes", "process_cpu_seconds_total", "go_gc_duration_seconds_sum",
 	}
 }

@@ -25,8 +25,9 @@ var nodeFamilies = []string{
 	"consensus_late_votes",         // v0.38+: votes that arrived for an earlier height or round, by vote type
 	"consensus_missing_validators", // validators whose signature is missing from the last commit
 	"consensus_num_txs",
-	"consensus_quorum_prevote_delay",   // by proposer_address: proposal time to +2/3 of prevotes
-	"consensus_round_duration_seconds", // histogram
+	"consensus_proposal_timestamp_difference", // v1.0 histogram, by is_timely: a proposal's receive time − its timestamp (PBTS)
+	"consensus_quorum_prevote_delay",          // by proposer_address: proposal time to +2/3 of prevotes
+	"consensus_round_duration_seconds",        // histogram
 	"consensus_rounds",
 	"consensus_step_duration_seconds", // histogram, by step
 	"consensus_total_txs",

@@ -35,6 +35,7 @@ func DefaultCacheDir() (string, error) {
 type Program struct {
 	Name string // the file name in the version's cache directory
 	Pkg  string // the package path inside the release's module, e.g. "cmd/cometbft"
+	Tags string // build tags, comma-separated; "" for none
 }
 
 var (
@@ -46,7 +47,18 @@ var (
 	// ABCICLIProgram is abci-cli, whose `kvstore` command serves the
 	// release's kvstore as an external ABCI app (socket or grpc).
 	ABCICLIProgram = Program{Name: "abci-cli", Pkg: "abci/cmd/abci-cli"}
+	// ClockSkewProgram is the cometbft node binary built with the
+	// clock_skew tag (releases whose Line has ClockSkew): its clock is
+	// offset by COMETBFT_CLOCK_SKEW, as the e2e runner skews a node's.
+	ClockSkewProgram = Program{Name: "cometbft-clock-skew", Pkg: "cmd/cometbft", Tags: "clock_skew"}
+	// ClockSkewE2EProgram is the e2e app node built with the clock_skew
+	// tag, for a skewed node of the e2e app.
+	ClockSkewE2EProgram = Program{Name: "e2e-node-clock-skew", Pkg: "test/e2e/node", Tags: "clock_skew"}
 )
+
+// ClockSkewEnv is the environment variable a [ClockSkewProgram] node
+// reads its clock's offset from (a Go duration).
+const ClockSkewEnv = "COMETBFT_CLOCK_SKEW"
 
 // recordFile is the program's build record in the version's cache
 // directory.

@@ -245,7 +245,7 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 	case MethodInstall:
 		pkg := Module + "/" + prog.Pkg + "@" + p.Version
 		f.say("building %s %s (go install %s); the first build takes a couple of minutes", prog.Name, p.Version, pkg)
-		_, out, err = g.run(ctx, "", label, []string{"GOBIN=" + tmp, "CGO_ENABLED=0"}, "install", pkg)
+		_, out, err = g.run(ctx, "", label, []string{"GOBIN=" + tmp, "CGO_ENABLED=0"}, slices.Concat([]string{"install"}, prog.tagArgs(), []string{pkg})...)
 		bin = filepath.Join(tmp, path.Base(prog.Pkg)) // go install names it after the package's directory
 	case MethodMainModule:
 		f.say("building %s %s as the main module (go install cannot: %s); the first build takes a minute or two",
@@ -255,7 +255,7 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 			return err
 		}
 		_, out, err = g.run(ctx, src, label, []string{"CGO_ENABLED=0"},
-			"build", "-mod=readonly", "-trimpath", "-buildvcs=false", "-o", bin, "./"+prog.Pkg)
+			slices.Concat([]string{"build", "-mod=readonly", "-trimpath", "-buildvcs=false"}, prog.tagArgs(), []string{"-o", bin, "./" + prog.Pkg})...)
 	default:
 		return fmt.Errorf("cometbft %s: unknown build method %q", p.Version, p.Method)
 	}
@@ -282,6 +282,14 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 		return err
 	}
 	return os.Rename(bin, filepath.Join(dir, prog.Name))
+}
+
+// tagArgs is the program's -tags flag, none without tags.
+func (p Program) tagArgs() []string {
+	if p.Tags == "" {
+		return nil
+	}
+	return []string{"-tags", p.Tags}
 }
 
 // copySource downloads the release's module source and copies it out of

@@ -78,6 +78,9 @@ type NodeSpec struct {
 	// gets (a twin: two processes sign with one key); "" for the others.
 	// The node keeps its own priv_validator_state.json.
 	TwinOf string
+	// ClockSkew offsets the node's clock (Binary must be a
+	// [ClockSkewProgram] build); 0 for none.
+	ClockSkew time.Duration
 }
 
 // Spec is a testnet to generate.
@@ -142,6 +145,9 @@ type Home struct {
 	Absent      bool   // see NodeSpec.Absent
 	StartAt     int64  // see NodeSpec.StartAt
 	Address     string // see NodeSpec.Address; "" for loopback
+	// ClockSkew is the node's clock offset (NodeSpec.ClockSkew), given to
+	// it in [ClockSkewEnv]; 0 for none.
+	ClockSkew time.Duration
 }
 
 // Fixed ports of a node on a host (NodeSpec.Address): CometBFT's
@@ -166,10 +172,13 @@ func (h Home) host() string {
 // `cometbft start --home DIR`, or for the e2e app node `e2e-node
 // DIR/config/app.toml` with CMTHOME=DIR (where it reads config.toml).
 func (h Home) Command() (args, env []string) {
-	if h.AppBinary != "" {
-		return []string{h.AppBinary, AppConfigFile(h.Dir)}, []string{"CMTHOME=" + h.Dir}
+	if h.ClockSkew != 0 {
+		env = []string{ClockSkewEnv + "=" + h.ClockSkew.String()}
 	}
-	return []string{h.Binary, "start", "--home", h.Dir}, nil
+	if h.AppBinary != "" {
+		return []string{h.AppBinary, AppConfigFile(h.Dir)}, append(env, "CMTHOME="+h.Dir)
+	}
+	return []string{h.Binary, "start", "--home", h.Dir}, env
 }
 
 // AppAddr returns the external app's address (tcp://127.0.0.1:port).
@@ -212,7 +221,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	onHost := map[string]int{} // nodes so far per host address
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
-			Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+			Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, ClockSkew: n.ClockSkew, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
 		if n.Address != "" {
 			k := onHost[n.Address] * HostPortStride
 			onHost[n.Address]++

@@ -80,6 +80,11 @@ type Line struct {
 	// E2EAppKeys are the keys of the config file of CometBFT's e2e app node
 	// (test/e2e/node/config.go), sorted.
 	E2EAppKeys []string
+	// ClockSkew: the release's types/time has a clock_skew build tag
+	// (now_skew.go) under which every clock reading of the node is offset
+	// by the COMETBFT_CLOCK_SKEW environment variable: how CometBFT's e2e
+	// runner gives a node a skewed clock (the manifest's clock_skew).
+	ClockSkew bool
 }
 
 // Lines returns the release lines cometlab knows, oldest first (a fresh
@@ -90,9 +95,10 @@ func Lines() []Line {
 		"privval_key", "privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval",
 		"validator_update", "vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"}
 	// storageMetricsAbsent: v1.0's storage series (pruning, store access
-	// times), which the lines before it do not expose.
+	// times) and its proposal timestamp difference (PBTS), which the lines
+	// before it do not expose.
 	storageMetricsAbsent := map[string]string{"state_block_store_base_height": "", "state_store_access_duration_seconds": "",
-		"store_block_store_access_duration_seconds": ""}
+		"store_block_store_access_duration_seconds": "", "consensus_proposal_timestamp_difference": ""}
 	return []Line{
 		{
 			Prefix: "v0.34", Proven: "v0.34.33", ModulePath: "github.com/tendermint/tendermint", Reports: "0.34.33",
@@ -103,6 +109,7 @@ func Lines() []Line {
 				"blocksync_syncing":                         "consensus_fast_syncing",
 				"consensus_full_prevote_delay":              "",
 				"consensus_late_votes":                      "",
+				"consensus_proposal_timestamp_difference":   "",
 				"consensus_quorum_prevote_delay":            "",
 				"consensus_round_duration_seconds":          "",
 				"state_block_store_base_height":             "",
@@ -119,7 +126,8 @@ func Lines() []Line {
 			P2PProtocol: 8, BlockProtocol: 11, ABCI: "1.0.0",
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
 			MetricsAbsent: map[string]string{"blocksync_syncing": "consensus_block_syncing",
-				"state_block_store_base_height": "", "state_store_access_duration_seconds": "", "store_block_store_access_duration_seconds": ""},
+				"state_block_store_base_height": "", "state_store_access_duration_seconds": "", "store_block_store_access_duration_seconds": "",
+				"consensus_proposal_timestamp_difference": ""},
 			ConfigAdded:   []string{"block_sync", "blocksync.version", "mempool.type", "statesync.max_snapshot_chunks"},
 			ConfigRemoved: []string{"fast_sync", "fastsync.version", "p2p.upnp"},
 			GenesisAdded:  []string{"version.app"}, GenesisRemoved: []string{"block.time_iota_ms"},
@@ -172,7 +180,7 @@ func Lines() []Line {
 		{
 			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
 			P2PProtocol: 9, BlockProtocol: 11, ABCI: "2.1.0",
-			NewConsensusMessages: []string{"HasProposalBlockPart"}, EvidenceSnakeKeys: true,
+			NewConsensusMessages: []string{"HasProposalBlockPart"}, EvidenceSnakeKeys: true, ClockSkew: true,
 			DBBackend: "pebbledb", MetricsNamespace: "cometbft",
 			MetricsAbsent: map[string]string{
 				"p2p_peer_receive_bytes_total": "p2p_message_receive_bytes_total",

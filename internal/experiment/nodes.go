@@ -36,23 +36,39 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 				binaries[v] = b
 			}
 			bin = binaries[v]
+			if n.ClockSkew != 0 { // the manifest allows it on releases with the clock_skew build tag only
+				skewed := v + "+" + cometbft.ClockSkewProgram.Tags
+				if binaries[skewed] == "" {
+					b, err := f.Program(ctx, v, cometbft.ClockSkewProgram)
+					if err != nil {
+						return spec, err
+					}
+					binaries[skewed] = b
+				}
+				bin = binaries[skewed]
+			}
 		} else if err := cometbft.CheckBinary(bin); err != nil {
 			return spec, err
 		}
 		var app string
 		if m.App == cometbft.AppE2E && v != "" {
-			if apps[v] == "" {
-				b, err := f.Program(ctx, v, cometbft.E2ENodeProgram)
+			prog, key := cometbft.E2ENodeProgram, v
+			if n.ClockSkew != 0 {
+				prog = cometbft.ClockSkewE2EProgram
+				key = v + "+" + prog.Tags
+			}
+			if apps[key] == "" {
+				b, err := f.Program(ctx, v, prog)
 				if err != nil {
 					return spec, err
 				}
-				apps[v] = b
+				apps[key] = b
 			}
-			app = apps[v]
+			app = apps[key]
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
 			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
-			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf})
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew})
 	}
 	for _, p := range m.Perturbations {
 		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.To] != "" {
@@ -139,7 +155,7 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 		}
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers,
-			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt, TwinOf: m.Nodes[i].TwinOf})
+			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt, TwinOf: m.Nodes[i].TwinOf, ClockSkewS: h.ClockSkew.Seconds()})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}

@@ -131,17 +131,22 @@ var e2eNodeKeys = map[string]func(r *e2eReader, node string, path []string, v an
 			r.from("node."+node+".start_at", path)
 		}
 	},
-	"block_sync_version":         nodeOnly(kString, "", false, "the only block sync there is, v0", "v0"),
-	"fast_sync":                  nodeOnly(kString, "", false, "the only fast sync cometlab runs is v0", "v0"),
-	"block_sync":                 nodeOnly(kString, "", false, "the only block sync there is, v0", "v0"),
-	"state_sync":                 nodeOnly(kBool, false, false, "cometlab's nodes start together from genesis; state sync needs a trusted height and hash from a running chain"),
-	"persist_interval":           nodeApp(),
-	"snapshot_interval":          nodeApp(),
-	"retain_blocks":              nodeApp(),
-	"perturb":                    (*e2eReader).readPerturb,
-	"send_no_load":               (*e2eReader).readSendNoLoad,
-	"misbehaviors":               (*e2eReader).readMisbehaviors,
-	"clock_skew":                 nodeOnly(kDuration, "", false, "cometlab runs every node on this host's clock", "0s"),
+	"block_sync_version": nodeOnly(kString, "", false, "the only block sync there is, v0", "v0"),
+	"fast_sync":          nodeOnly(kString, "", false, "the only fast sync cometlab runs is v0", "v0"),
+	"block_sync":         nodeOnly(kString, "", false, "the only block sync there is, v0", "v0"),
+	"state_sync":         nodeOnly(kBool, false, false, "cometlab's nodes start together from genesis; state sync needs a trusted height and hash from a running chain"),
+	"persist_interval":   nodeApp(),
+	"snapshot_interval":  nodeApp(),
+	"retain_blocks":      nodeApp(),
+	"perturb":            (*e2eReader).readPerturb,
+	"send_no_load":       (*e2eReader).readSendNoLoad,
+	"misbehaviors":       (*e2eReader).readMisbehaviors,
+	"clock_skew": func(r *e2eReader, node string, path []string, v any) {
+		if x, ok := r.value(path, kDuration, v); ok {
+			r.node(node, func(mn *ManifestNode) { mn.ClockSkew = x.(string) })
+			r.from("node."+node+".clock_skew", path)
+		}
+	},
 	"enable_companion_pruning":   nodeOnly(kBool, false, false, "cometlab runs no data companion, which this pruning waits for"),
 	"use_libp2p":                 nodeOnly(kBool, false, false, "cometlab's links (relays, peer addresses) are for CometBFT's own p2p transport, not libp2p"),
 	"block_sync_adaptive_sync":   nodeConfig("blocksync.adaptive_sync", kBool),

@@ -57,6 +57,7 @@ type encodedNode struct {
 	PersistentPeers []string       `toml:"persistent_peers,omitempty"`
 	StartAt         int64          `toml:"start_at,omitempty"`
 	TwinOf          string         `toml:"twin_of,omitempty"`
+	ClockSkew       string         `toml:"clock_skew,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -116,6 +117,9 @@ func Encode(r Resolved) ([]byte, error) {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
 		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, TwinOf: n.TwinOf}
+		if n.ClockSkew != 0 {
+			en.ClockSkew = n.ClockSkew.String()
+		}
 		if r.Topology == TopologyAsWritten {
 			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers
 		}

@@ -313,6 +313,16 @@ type ManifestNode struct {
 	//
 	//	twin_of = "validator01"
 	TwinOf string `toml:"twin_of"`
+
+	// ClockSkew offsets the node's clock, as a Go duration string (may be
+	// negative), as CometBFT's e2e runner does: the node runs its
+	// release's cometbft built with the clock_skew tag, which adds
+	// COMETBFT_CLOCK_SKEW to every clock reading (the e2e app's node
+	// likewise). Releases with that tag only (v1.0), on a local testnet;
+	// not with an upgrade of the node. Default "" (none).
+	//
+	//	clock_skew = "2s"
+	ClockSkew string `toml:"clock_skew"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

@@ -104,6 +104,9 @@ type Node struct {
 	// [ManifestNode.TwinOf]); "" for a node that is no twin. A twin's Mode
 	// is "full": it is not in the genesis.
 	TwinOf string
+	// ClockSkew is the offset of the node's clock (see
+	// [ManifestNode.ClockSkew]); 0 for none.
+	ClockSkew time.Duration
 	// Zone is the node's zone of Resolved.Zones; "" without zones.
 	Zone string
 	// Host is the name of the node's host of Resolved.Hosts; "" for a
@@ -239,6 +242,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Load = m.resolveLoad(ps, r.Nodes)
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration, r.App)
 	r.Partition = m.resolvePartition(ps, r.Nodes, r.Load.Duration)
+	m.resolveClockSkew(ps, r.Nodes, r.Perturbations)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	r.Topology = m.resolveTopology(ps, r.Nodes)

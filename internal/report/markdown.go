@@ -227,6 +227,9 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 			if n.TwinOf != "" {
 				mode += " (twin of " + n.TwinOf + ")"
 			}
+			if n.ClockSkewS != 0 {
+				mode += fmt.Sprintf(" (clock %+gs)", n.ClockSkewS)
+			}
 			rows = append(rows, []string{n.Name, mode, n.Version, n.RPC, codeSpan(n.P2P), metrics})
 		}
 		m.f("### Nodes\n\n")

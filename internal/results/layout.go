@@ -307,6 +307,10 @@ type Node struct {
 	// TwinOf is the validator whose signing key the node holds too (a
 	// twin: the manifest's twin_of); "" for a node that is no twin.
 	TwinOf string `json:"twin_of,omitempty"`
+	// ClockSkewS is the offset of the node's clock in seconds (the
+	// manifest's clock_skew: a clock_skew build of its release); 0 for
+	// none.
+	ClockSkewS float64 `json:"clock_skew_s,omitempty"`
 }
 
 // Zones is the [zones] of a run's testnet: the latency matrix its relays

@@ -344,6 +344,10 @@ func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error
 		{ns + "_store_block_store_access_duration_seconds_count", chain + ";method=load_block", 2 * float64(s.committed)},
 		{ns + "_state_store_access_duration_seconds_sum", chain + ";method=save", 0.0009 * float64(s.committed)},
 		{ns + "_state_store_access_duration_seconds_count", chain + ";method=save", float64(s.committed)},
+		// v1.0's proposal timestamp difference: one timely proposal per
+		// height, received 1.02 s after its timestamp (the block's time).
+		{ns + "_consensus_proposal_timestamp_difference_sum", chain + ";is_timely=true", 1.02 * float64(s.committed)},
+		{ns + "_consensus_proposal_timestamp_difference_count", chain + ";is_timely=true", float64(s.committed)},
 		{"process_resident_memory_bytes", "", s.rss},
 		{"process_cpu_seconds_total", "", s.cpuSec},
 		{"go_goroutines", "", 40 + 12*s.peers},
