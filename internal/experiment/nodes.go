@@ -21,50 +21,45 @@ import (
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
 		Listed: m.Topology != manifest.TopologyMesh}
-	binaries, apps := map[string]string{}, map[string]string{}
+	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
+	program := func(v string, prog cometbft.Program) (string, error) {
+		if built[prog][v] == "" {
+			b, err := f.Program(ctx, v, prog)
+			if err != nil {
+				return "", err
+			}
+			if built[prog] == nil {
+				built[prog] = map[string]string{}
+			}
+			built[prog][v] = b
+		}
+		return built[prog][v], nil
+	}
 	for _, n := range m.Nodes {
 		v, bin := n.Version, m.CometBFTBinary
 		if v == "" && bin == "" {
 			v = m.CometBFTVersion
 		}
+		// A skewed node runs its release built with the clock_skew tag
+		// (the manifest allows it on releases that have it only).
+		node, e2e := cometbft.NodeProgram, cometbft.E2ENodeProgram
+		if n.ClockSkew != 0 {
+			node, e2e = cometbft.ClockSkewProgram, cometbft.ClockSkewE2EProgram
+		}
 		if v != "" {
-			if binaries[v] == "" {
-				b, err := f.Binary(ctx, v)
-				if err != nil {
-					return spec, err
-				}
-				binaries[v] = b
-			}
-			bin = binaries[v]
-			if n.ClockSkew != 0 { // the manifest allows it on releases with the clock_skew build tag only
-				skewed := v + "+" + cometbft.ClockSkewProgram.Tags
-				if binaries[skewed] == "" {
-					b, err := f.Program(ctx, v, cometbft.ClockSkewProgram)
-					if err != nil {
-						return spec, err
-					}
-					binaries[skewed] = b
-				}
-				bin = binaries[skewed]
+			var err error
+			if bin, err = program(v, node); err != nil {
+				return spec, err
 			}
 		} else if err := cometbft.CheckBinary(bin); err != nil {
 			return spec, err
 		}
 		var app string
 		if m.App == cometbft.AppE2E && v != "" {
-			prog, key := cometbft.E2ENodeProgram, v
-			if n.ClockSkew != 0 {
-				prog = cometbft.ClockSkewE2EProgram
-				key = v + "+" + prog.Tags
+			var err error
+			if app, err = program(v, e2e); err != nil {
+				return spec, err
 			}
-			if apps[key] == "" {
-				b, err := f.Program(ctx, v, prog)
-				if err != nil {
-					return spec, err
-				}
-				apps[key] = b
-			}
-			app = apps[key]
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
 			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,

@@ -1,5 +1,7 @@
 package manifest
 
+import "slices"
+
 // resolveTwins sets each twin's TwinOf from its twin_of key: a node that
 // holds a validator's signing key as well as that validator's own
 // process (the Twins method of testing BFT protocols: a validator that
@@ -18,12 +20,7 @@ func (m *Manifest) resolveTwins(ps *problems, nodes []Node) {
 			continue
 		}
 		field := f("node", n.Name, "twin_of")
-		j := -1
-		for k := range nodes {
-			if nodes[k].Name == mn.TwinOf {
-				j = k
-			}
-		}
+		j := slices.IndexFunc(nodes, func(v Node) bool { return v.Name == mn.TwinOf })
 		switch {
 		case mn.Mode != "" && mn.Mode != ModeFull:
 			ps.add(f("node", n.Name, "mode"), "a twin is not in the genesis (its validator is): leave mode unset, got %q", mn.Mode)
