@@ -35,6 +35,10 @@ const (
 	DownBook      = "down.yml"
 	// LoadBook runs `cometlab load` on the load hosts (see [LoadRun]).
 	LoadBook = "load.yml"
+	// LoadStopBook stops an interrupted LoadBook's loads on the load
+	// hosts and fetches their send logs (its extra variables are the
+	// same LoadRun).
+	LoadStopBook = "load-stop.yml"
 	// LoadGroup is the inventory group of the load hosts.
 	LoadGroup = "cometlab_load_hosts"
 	// CollectDir is where down.yml fetches each host's logs and homes
@@ -184,20 +188,27 @@ func Write(p Plan, dir string) error {
 			}
 		}
 	}
-	for _, b := range []string{DeployBook, DownBook, LoadBook} {
-		data, err := books.ReadFile("playbooks/" + b)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, b), data, 0o644); err != nil {
+	for _, b := range []string{DeployBook, DownBook, LoadBook, LoadStopBook} {
+		if err := WriteBook(dir, b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// WriteBook writes the playbook book (DeployBook, …) into the deployment
+// directory dir, as Write does: also for a directory an older cometlab
+// wrote, which lacks a playbook added since.
+func WriteBook(dir, book string) error {
+	data, err := books.ReadFile("playbooks/" + book)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, book), data, 0o644)
+}
+
 // Playbook runs ansible-playbook on dir's inventory and the playbook book
-// (DeployBook, DownBook or LoadBook), its output going to dir/BOOK.log and
+// (DeployBook, DownBook, LoadBook or LoadStopBook), its output going to dir/BOOK.log and
 // to out; vars, when not "", is a JSON file of extra variables (-e @vars).
 // A failed run's error names each host that failed and why, as the
 // playbook's own output says (see [Failures]).

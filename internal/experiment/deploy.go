@@ -107,8 +107,8 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 		if err != nil {
 			return UpState{}, err
 		}
-		out.Phase("plan: %d nodes on %d hosts in %s: homes, %s, %s, %s and %s written; %d peer addresses resolve to a node of the plan, no host has two listeners on one port; ansible-playbook not run",
-			len(homes), len(m.Hosts), opts.Dir, deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, links)
+		out.Phase("plan: %d nodes on %d hosts in %s: homes, %s, %s, %s, %s and %s written; %d peer addresses resolve to a node of the plan, no host has two listeners on one port; ansible-playbook not run",
+			len(homes), len(m.Hosts), opts.Dir, deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, deploy.LoadStopBook, links)
 		return st, nil
 	}
 	start := time.Now()

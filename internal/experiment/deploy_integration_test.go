@@ -187,7 +187,7 @@ func TestDeployHosts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(res.Dir, "metrics.csv")); err != nil {
 		t.Errorf("no metrics scraped over the bridge: %v", err)
 	}
-	interruptedID := interruptLoad(t, opts, n.Hosts[4])
+	interruptedID := interruptLoad(t, opts, n, n.Hosts[4])
 	downStart := time.Now()
 	if err := experiment.DownHosts(context.Background(), dir, &out); err != nil {
 		t.Log(out.String())
@@ -296,15 +296,14 @@ func checkFirewall(t *testing.T, n *nshoststest.Net, open bool) {
 
 // interruptLoad starts a 60-s load from the load hosts and interrupts it
 // once host's own load is sending (its send log, in its workdir on the
-// shared file system, holds a row): the run is partial, and the hosts'
-// loads go on, for down.yml to stop (the caller checks that no process is
-// left and that host's send log came back). How long ansible-playbook
-// takes to start `cometlab load` on the hosts depends on the machine (a
-// fixed 3 s after the start time was too short on a slow one: the
-// interrupt came before the load had started there, so there was no log
-// to fetch), so the test waits for the load itself, up to 2 minutes past
-// the start lead opts gives. It returns the run's id.
-func interruptLoad(t *testing.T, opts experiment.LoadOptions, host nshoststest.Host) string {
+// shared file system, holds a row): the run is partial, the hosts' loads
+// are stopped (load-stop.yml: no `cometlab load` of the run is left on
+// any host) and their send logs fetched and merged into the run's (host
+// sent something). How long ansible-playbook takes to start `cometlab
+// load` on the hosts depends on the machine, so the test waits for the
+// load itself, up to 30 s past the start lead opts gives. It returns the
+// run's id.
+func interruptLoad(t *testing.T, opts experiment.LoadOptions, n *nshoststest.Net, host nshoststest.Host) string {
 	t.Helper()
 	lh := *opts.LoadHosts
 	id := uuid.NewString()
@@ -337,6 +336,15 @@ func interruptLoad(t *testing.T, opts experiment.LoadOptions, host nshoststest.H
 	res := <-done
 	if res.Run.Status != results.StatusPartial {
 		t.Errorf("interrupted load from the hosts: status %q, want partial (errors %v)", res.Run.Status, res.Run.Errors)
+	}
+	for _, p := range n.Processes() {
+		if strings.Contains(p, "--run-id="+id) {
+			t.Errorf("the interrupted load is still running on a host: %s", p)
+		}
+	}
+	i := slices.IndexFunc(res.Run.LoadHosts, func(h results.LoadHost) bool { return h.Name == host.Name })
+	if i < 0 || res.Run.LoadHosts[i].Sent == 0 {
+		t.Errorf("run.json load_hosts %+v: want %s's sends, fetched and merged after the interrupt", res.Run.LoadHosts, host.Name)
 	}
 	return res.Run.ID
 }

@@ -45,7 +45,7 @@ func TestDeployPlan(t *testing.T) {
 		t.Skip("runs cometbft init for 200 homes")
 	}
 	dir := planChecked(t, plan200Manifest(t), 200, 50, 39800)
-	for _, f := range []string{deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, "homes-host49.tgz", "manifest.toml"} {
+	for _, f := range []string{deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, deploy.LoadStopBook, "homes-host49.tgz", "manifest.toml"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("plan: %v", err)
 		}

@@ -95,6 +95,9 @@ type remoteLoad struct {
 	mu       sync.Mutex
 	stats    load.Stats
 	hostRecs []results.LoadHost
+	// hard is the run's context for what follows an interrupt (a second
+	// interrupt ends it): the stop of the hosts' loads runs under it.
+	hard context.Context
 }
 
 // newRemoteLoad prepares the load of w from the load hosts: the hosts'
@@ -145,10 +148,42 @@ func (r *remoteLoad) Run(ctx context.Context) error {
 		return err
 	}
 	runErr := deploy.Playbook(ctx, r.cfg.Dir, deploy.LoadBook, vars, nil)
-	if log, err := os.ReadFile(filepath.Join(r.cfg.Dir, strings.TrimSuffix(deploy.LoadBook, ".yml")+".log")); err == nil {
-		_ = os.WriteFile(r.rd.path(filepath.Join(HostsDir, "ansible-playbook.log")), log, 0o644)
+	r.keepLog(deploy.LoadBook, "ansible-playbook.log")
+	if ctx.Err() != nil {
+		// Interrupted: ending ansible-playbook does not end the loads it
+		// started, which would send until their duration is over (and
+		// keep the drain waiting); stop them and fetch their send logs.
+		if err := r.stop(vars); err != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("stopping the load hosts' loads (testnet down --hosts stops them): %w", err))
+		}
 	}
 	return errors.Join(runErr, r.merge(runErr))
+}
+
+// stop runs load-stop.yml for an interrupted load: each host's load is
+// interrupted (it writes its send log and ends) and the logs fetched.
+func (r *remoteLoad) stop(vars string) error {
+	ctx := r.hard
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	// A deployment an older cometlab wrote lacks the playbook.
+	if err := deploy.WriteBook(r.cfg.Dir, deploy.LoadStopBook); err != nil {
+		return err
+	}
+	err := deploy.Playbook(ctx, r.cfg.Dir, deploy.LoadStopBook, vars, nil)
+	r.keepLog(deploy.LoadStopBook, "ansible-playbook-stop.log")
+	return err
+}
+
+// keepLog copies the deployment's log of book into the run's hosts
+// directory as name.
+func (r *remoteLoad) keepLog(book, name string) {
+	if log, err := os.ReadFile(filepath.Join(r.cfg.Dir, strings.TrimSuffix(book, ".yml")+".log")); err == nil {
+		_ = os.WriteFile(r.rd.path(filepath.Join(HostsDir, name)), log, 0o644)
+	}
 }
 
 // merge appends each host's sent.csv and replies.csv to the run's, and

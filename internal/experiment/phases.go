@@ -258,6 +258,9 @@ func (p *pipeline) sendLoad(ctx, hard context.Context, logs sendLogs) error {
 		p.first = h + 1
 	}
 	gen, remote, err := p.generator(ctx, logs)
+	if remote != nil {
+		remote.hard = hard
+	}
 	if err != nil {
 		return err
 	}
