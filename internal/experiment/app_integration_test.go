@@ -42,7 +42,7 @@ func TestRunE2EApp(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Env: experiment.Env{Fetcher: fetcherFor(t, r), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -91,11 +91,12 @@ func TestRunExternalApp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet with external apps")
 	}
-	f := fetcher(t)
+	f := buildFetcher(t) // abci-cli built outside the node lock
 	cli, err := f.Program(context.Background(), manifest.DefaultCometBFTVersion, cometbft.ABCICLIProgram)
 	if err != nil {
 		t.Fatal(err)
 	}
+	testnettest.LockForTest(t)
 	res, dir := runText(t, f, "external.toml", `
 [app]
 command = ["`+cli+`", "kvstore", "--address", "{addr}", "--persist", "{home}/data/app"]

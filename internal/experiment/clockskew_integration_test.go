@@ -37,8 +37,9 @@ func TestClockSkew(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: loadManifest(t, "skew.toml", clockSkewManifest),
-		Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	m := loadManifest(t, "skew.toml", clockSkewManifest)
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m,
+		Dir: dir, Env: experiment.Env{Fetcher: fetcherFor(t, m), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

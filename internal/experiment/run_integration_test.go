@@ -26,6 +26,20 @@ func fetcher(t *testing.T) *cometbft.Fetcher {
 	return buildFetcher(t)
 }
 
+// fetcherFor builds every program m's testnet runs before it takes the
+// node lock (a release with a build tag, the e2e app, an upgrade's
+// release: on a fresh machine CI's background build may still be at it),
+// then is fetcher.
+func fetcherFor(t *testing.T, m manifest.Resolved) *cometbft.Fetcher {
+	t.Helper()
+	f := buildFetcher(t)
+	if err := experiment.BuildPrograms(t.Context(), m, f); err != nil {
+		t.Fatal(err)
+	}
+	testnettest.LockForTest(t)
+	return f
+}
+
 // buildFetcher is a fetcher without the node lock, for building releases
 // (each behind its own build lock) while other packages' tests run nodes.
 func buildFetcher(t *testing.T) *cometbft.Fetcher {

@@ -46,7 +46,7 @@ func TestRollingUpgrade(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir,
-		Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+		Env: experiment.Env{Fetcher: fetcherFor(t, m), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
