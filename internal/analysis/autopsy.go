@@ -25,11 +25,12 @@ const (
 	madToSigma    = 1.4826
 	lateVoteMs    = 500.0 // a precommit this much after the median precommit is late
 	lagFraction   = 0.5   // a proposer that committed H−1 this fraction of the median interval after the first node lagged
+	lateProposal  = 0.5   // a first precommit later than the run's median by this fraction of the height's extra interval (and ≥ lateVoteMs): the proposal came late
 	busyFraction  = 0.9   // the host's busy cores over its cores that make it contended
 	nodeCPUPct    = 90.0  // a node's CPU (% of one core) that makes it contended
 	execFactor    = 3.0   // block processing this many times the run's median is slow execution
 	gcPauseMs     = 50.0  // GC pauses summed within a height's window
-	mempoolFullPc = 0.95  // a mempool this full (of the largest seen) at the commit is full
+	mempoolFullPc = 0.95  // a mempool this full (of its capacity) at the commit is full
 )
 
 // slowCut returns the interval (ms) above which a height is slow, and the

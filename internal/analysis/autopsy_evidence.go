@@ -2,10 +2,12 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/stats"
 )
 
 // autopsyContext indexes a run's records by height and node for the
@@ -17,11 +19,15 @@ type autopsyContext struct {
 	votes    map[int64][]results.Precommit
 	adopt    map[int64]map[string]int64
 	mempool  map[int64]map[string]int64
-	maxPool  int64
-	cycle    []string // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
+	capacity map[string]int64 // node → its mempool's capacity in the run's transactions (run.json)
+	cycle    []string         // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
 	// equivocated names, per height, the validators that evidence
 	// committed in the run accuses of conflicting votes at that height.
 	equivocated map[int64][]string
+	// firstMedian is the median over the run's round-0 heights of their
+	// first precommit's offset from the header time (NaN without
+	// precommits).
+	firstMedian float64
 }
 
 func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
@@ -42,7 +48,10 @@ func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
 			c.mempool[m.Height] = map[string]int64{}
 		}
 		c.mempool[m.Height][m.Node] = m.Txs
-		c.maxPool = max(c.maxPool, m.Txs)
+	}
+	c.capacity = map[string]int64{}
+	for _, n := range in.Run.Nodes {
+		c.capacity[n.Name] = n.MempoolCapacity
 	}
 	// Evidence the run injected (forged votes for random blocks, not
 	// votes of the consensus) says nothing about its height.
@@ -60,6 +69,17 @@ func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
 		if ev.Type == "DuplicateVoteEvidence" && !slices.Contains(c.equivocated[ev.EvidenceHeight], name) {
 			c.equivocated[ev.EvidenceHeight] = append(c.equivocated[ev.EvidenceHeight], name)
 		}
+	}
+	var firsts []float64
+	for _, b := range in.RunBlocks() {
+		if f := firstPrecommit(c.votes[b.Height]); b.Round == 0 && !math.IsNaN(f) {
+			firsts = append(firsts, f)
+		}
+	}
+	c.firstMedian = math.NaN()
+	if len(firsts) > 0 {
+		slices.Sort(firsts)
+		c.firstMedian = stats.Percentile(firsts, 50)
 	}
 	c.cycle = proposerCycle(in.Blocks, c.validators())
 	if c.cycle == nil {
@@ -175,16 +195,20 @@ type heightEvidence struct {
 	busy       float64            // the host's highest busy cores over cores in the window
 	gcMs       map[string]float64 // node → GC pause seconds summed in the window, in ms
 	pool       map[string]int64   // node → mempool txs right after committing the height
-	maxPool    int64
+	capacity   map[string]int64   // node → its mempool's capacity (0: unknown, CometBFT's default assumed)
 	// equivocated are the validators that committed evidence accuses of
 	// conflicting votes at the height.
 	equivocated []string
+	// firstMs is the height's first precommit (for the block or nil) after
+	// its header time, and firstMedian the run's median of it (NaN when
+	// unknown).
+	firstMs, firstMedian float64
 }
 
 // evidence gathers the figures of block b (interval ms).
 func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence {
 	e := &heightEvidence{b: b, ms: ms, median: c.medianMs, proposer: c.name(b.Proposer),
-		votes: c.votes[b.Height], pool: c.mempool[b.Height], maxPool: c.maxPool, equivocated: c.equivocated[b.Height]}
+		votes: c.votes[b.Height], pool: c.mempool[b.Height], capacity: c.capacity, equivocated: c.equivocated[b.Height]}
 	if c.cycle != nil {
 		n := int64(len(c.cycle))
 		for r := int64(0); r < int64(b.Round); r++ {
@@ -192,6 +216,7 @@ func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence 
 		}
 	}
 	e.lateVotes, e.absent = lateVoters(e.votes, c), absentVoters(e.votes, c)
+	e.firstMs, e.firstMedian = firstPrecommit(e.votes), c.firstMedian
 	if a := c.in.Run.Absent; a != nil {
 		e.declared = a.Validators
 	}
@@ -207,6 +232,18 @@ func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence 
 // basics is the evidence every verdict starts with.
 func (e *heightEvidence) basics() string {
 	return fmt.Sprintf("round %d, interval %.0f ms (median %.0f)", e.b.Round, e.ms, e.median)
+}
+
+// firstPrecommit returns the earliest signed precommit's offset from the
+// header time (the first stage of Stages), NaN when none was signed.
+func firstPrecommit(votes []results.Precommit) float64 {
+	first := math.NaN()
+	for _, v := range votes {
+		if (v.Flag == "commit" || v.Flag == "nil") && (math.IsNaN(first) || v.OffsetMs < first) {
+			first = v.OffsetMs
+		}
+	}
+	return first
 }
 
 // lateVoters returns the validators whose precommit is nil, or later than

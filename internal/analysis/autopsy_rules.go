@@ -3,8 +3,11 @@ package analysis
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // The causes of a slow height (docs/autopsy.md): autopsy.csv's cause
@@ -17,6 +20,7 @@ const (
 	CauseVotesLate      = "votes_late"      // validators' precommits were nil, absent or late
 	CauseExecution      = "execution"       // block processing took far longer than the run's median
 	CauseGCPause        = "gc_pause"        // a node's GC paused it for long within the height
+	CauseProposalLate   = "proposal_late"   // round 0, and the first precommit came late: the proposer's proposal did
 	CauseHostContention = "host_contention" // the host's CPUs, or a node's, were saturated
 	CauseMempoolFull    = "mempool_full"    // a node's mempool was (nearly) at its run's largest
 	CauseUnexplained    = "unexplained"     // no rule matched: no guess is made
@@ -52,8 +56,12 @@ func Rules() []Rule {
 		{CausePerturbation, "a perturbation (perturb-begin … perturb-end, and two median intervals after it: a restarted node catches up) overlapped the height", perturbation},
 		{CauseExecution, "a node's block processing in the height's scrapes was ≥ 3 × the run's median", execution},
 		{CauseGCPause, "a node's GC pauses summed ≥ 50 ms within the height (go_gc_duration_seconds_sum, scraped by default)", gcPause},
+		{CauseProposalLate, "the height committed in round 0 and its first precommit came ≥ 500 ms, and ≥ half the height's extra interval, " +
+			"later after the header time than the run's median: no validator could vote for the block until the proposer's proposal arrived " +
+			"(unless a mempool was full: then mempool_full)", proposalLate},
 		{CauseHostContention, "the host's busy cores ≥ 90 % of its cores, or a node ≥ 90 % of a core, within the height", hostContention},
-		{CauseMempoolFull, "a node's mempool after the commit held ≥ 95 % of the largest any node held in the run", mempoolFull},
+		{CauseMempoolFull, "a node's mempool after the commit held ≥ 95 % of its capacity (mempool.size, or max_txs_bytes over the load's transaction size; " +
+			"CometBFT's default 5000 for a run that did not record it)", mempoolFull},
 		{CauseVotesLate, "validators' precommits were nil, absent (validators absent by design not counted), or ≥ 500 ms after the median precommit", votesLate},
 	}
 }
@@ -127,6 +135,31 @@ func gcPause(e *heightEvidence) (string, string, bool) {
 	return n, fmt.Sprintf("GC paused %s %.0f ms", n, v), ok
 }
 
+func proposalLate(e *heightEvidence) (string, string, bool) {
+	if e.b.Round != 0 || math.IsNaN(e.firstMs) || math.IsNaN(e.firstMedian) {
+		return "", "", false
+	}
+	excess := e.firstMs - e.firstMedian
+	if excess < lateVoteMs || excess < lateProposal*(e.ms-e.median) {
+		return "", "", false
+	}
+	if _, _, full := mempoolFull(e); full {
+		return "", "", false // an overload: the proposal of a full mempool's block comes late, and mempool_full says why
+	}
+	p := e.proposer
+	why := fmt.Sprintf("first precommit %.0f ms after the header time (run median %.0f): %s's proposal came late", e.firstMs, e.firstMedian, p)
+	if l, ok := e.lagMs[p]; ok && l >= lateVoteMs {
+		why += fmt.Sprintf("; it committed the previous height %.0f ms after the first node", l)
+	}
+	if c, ok := e.cpu[p]; ok {
+		why += fmt.Sprintf("; its CPU %.0f %% of a core", c)
+	}
+	if e.busy >= busyFraction {
+		why += fmt.Sprintf("; the host busy %.0f %% of its cores", 100*e.busy)
+	}
+	return p, why, true
+}
+
 func hostContention(e *heightEvidence) (string, string, bool) {
 	if n, v, ok := worst(e.cpu, nodeCPUPct); ok {
 		return n, fmt.Sprintf("%s CPU %.0f %% of a core, host busy %.0f %%", n, v, 100*e.busy), true
@@ -138,15 +171,17 @@ func hostContention(e *heightEvidence) (string, string, bool) {
 }
 
 func mempoolFull(e *heightEvidence) (string, string, bool) {
-	pool := map[string]float64{}
-	for n, v := range e.pool {
-		pool[n] = float64(v)
+	best, v, c := "", int64(0), int64(0)
+	for _, n := range slices.Sorted(maps.Keys(e.pool)) {
+		capacity := e.capacity[n]
+		if capacity <= 0 {
+			capacity = results.DefaultMempoolSize
+		}
+		if txs := e.pool[n]; float64(txs) >= mempoolFullPc*float64(capacity) && txs > v {
+			best, v, c = n, txs, capacity
+		}
 	}
-	if e.maxPool <= 0 {
-		return "", "", false
-	}
-	n, v, ok := worst(pool, mempoolFullPc*float64(e.maxPool))
-	return n, fmt.Sprintf("mempool of %s %.0f txs (run's largest %d)", n, v, e.maxPool), ok
+	return best, fmt.Sprintf("mempool of %s %d txs (capacity %d)", best, v, c), best != ""
 }
 
 func votesLate(e *heightEvidence) (string, string, bool) {

@@ -137,7 +137,18 @@ func TestAutopsyRules(t *testing.T) {
 		{"mempool full", func(in *Input) {
 			slowAt(in, 26, 0, 2*s)
 			in.Mempool = []results.MempoolSample{{Height: 10, Node: "v1", Txs: 5000}, {Height: 26, Node: "v4", Txs: 4990}, {Height: 26, Node: "v1", Txs: 100}}
-		}, CauseMempoolFull, "v4", "mempool of v4 4990 txs (run's largest 5000)", 1},
+		}, CauseMempoolFull, "v4", "mempool of v4 4990 txs (capacity 5000)", 1},
+		{"mempool at the run's largest, far from full: not full", func(in *Input) {
+			// A slow height leaves its transactions waiting: the run's
+			// largest mempool, but a small one.
+			slowAt(in, 26, 0, 2*s)
+			in.Mempool = []results.MempoolSample{{Height: 10, Node: "v1", Txs: 150}, {Height: 26, Node: "v4", Txs: 182}}
+		}, CauseUnexplained, "", "", 1},
+		{"mempool full at a smaller recorded capacity", func(in *Input) {
+			slowAt(in, 26, 0, 2*s)
+			in.Run.Nodes = []results.Node{{Name: "v2", MempoolCapacity: 1000}}
+			in.Mempool = []results.MempoolSample{{Height: 26, Node: "v2", Txs: 990}, {Height: 26, Node: "v4", Txs: 990}}
+		}, CauseMempoolFull, "v2", "mempool of v2 990 txs (capacity 1000)", 1},
 		{"execution", func(in *Input) {
 			slowAt(in, 27, 0, 2*s)
 			b := blockAt(*in, 27)
@@ -150,6 +161,41 @@ func TestAutopsyRules(t *testing.T) {
 				{Time: b.Time - 500e6, Node: "v3", Name: "go_gc_duration_seconds_sum", Value: 1.0},
 				{Time: b.CommitTime + 500e6, Node: "v3", Name: "go_gc_duration_seconds_sum", Value: 1.3}})
 		}, CauseGCPause, "v3", "GC paused v3 300 ms", 1},
+		{"proposal late", func(in *Input) {
+			// Height 30's proposer, v3 ((30 mod 4)+1), proposed 2 s late (a
+			// slow PrepareProposal): every precommit moved with it.
+			slowAt(in, 30, 0, 2*s)
+			for _, v := range []string{"v1", "v2", "v3", "v4"} {
+				setVote(in, 30, v, "commit", 2900)
+			}
+			in.Resources = []results.Resource{{Time: blockAt(*in, 30).Time + s, Node: "v3", CPU: 35}}
+		}, CauseProposalLate, "v3", "first precommit 2900 ms after the header time (run median 900): v3's proposal came late; its CPU 35 % of a core", 1},
+		{"proposal late on a busy host: the proposer, with the host", func(in *Input) {
+			slowAt(in, 30, 0, 2*s)
+			for _, v := range []string{"v1", "v2", "v3", "v4"} {
+				setVote(in, 30, v, "commit", 2900)
+			}
+			in.Host = []results.HostSample{{Time: blockAt(*in, 30).Time + s, Cores: 2, Busy: 1.94}}
+		}, CauseProposalLate, "v3", "v3's proposal came late; the host busy 97 % of its cores", 1},
+		{"proposal late from a full mempool: the mempool", func(in *Input) {
+			slowAt(in, 30, 0, 2*s)
+			for _, v := range []string{"v1", "v2", "v3", "v4"} {
+				setVote(in, 30, v, "commit", 2900)
+			}
+			in.Mempool = []results.MempoolSample{{Height: 10, Node: "v1", Txs: 5000}, {Height: 30, Node: "v3", Txs: 4990}}
+		}, CauseMempoolFull, "v3", "mempool of v3 4990 txs", 1},
+		{"first precommit late by less than half the extra time", func(in *Input) {
+			slowAt(in, 30, 0, 2*s)
+			for _, v := range []string{"v1", "v2", "v3", "v4"} {
+				setVote(in, 30, v, "commit", 1500)
+			}
+		}, CauseUnexplained, "", "", 1},
+		{"late first precommit in a later round is no late proposal", func(in *Input) {
+			slowAt(in, 31, 1, 3*s)
+			for _, v := range []string{"v1", "v2", "v3", "v4"} {
+				setVote(in, 31, v, "commit", 3900)
+			}
+		}, CauseUnexplained, "", "", 1},
 		{"unexplained", func(in *Input) { slowAt(in, 29, 0, 2*s) }, CauseUnexplained, "", "round 0, interval 3006 ms (median 1003)", 1},
 	}
 	for _, c := range cases {

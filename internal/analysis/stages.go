@@ -43,21 +43,15 @@ func Stages(in Input) []results.Stage {
 func stageOf(b results.Block, ps []results.Precommit, heard [2]int64) results.Stage {
 	nan := math.NaN()
 	s := results.Stage{Height: b.Height, Round: b.Round, FirstPrecommitMs: nan, QuorumMs: nan, CommitMs: nan, SpreadMs: nan}
-	var signed, forBlock []float64
+	var forBlock []float64
 	for _, p := range ps {
-		switch p.Flag {
-		case "commit":
+		if p.Flag == "commit" {
 			forBlock = append(forBlock, p.OffsetMs)
-			signed = append(signed, p.OffsetMs)
-		case "nil":
-			signed = append(signed, p.OffsetMs)
 		}
 	}
 	s.Precommits = len(forBlock)
 	quorumAt := nan
-	if len(signed) > 0 {
-		s.FirstPrecommitMs = slices.Min(signed)
-	}
+	s.FirstPrecommitMs = firstPrecommit(ps)
 	if need := 2*len(ps)/3 + 1; len(ps) > 0 && len(forBlock) >= need {
 		slices.Sort(forBlock)
 		quorumAt = forBlock[need-1]

@@ -87,10 +87,14 @@ func HasVoteExtensions(version string) bool {
 
 // writeAppConfig writes the e2e app node's config/app.toml for node n: the
 // keys cometlab owns (chain id, mode, the app's data directory, the app
-// built into the node process) and the spec's app settings.
+// built into the node process), the spec's app settings and the node's
+// own over them.
 func writeAppConfig(spec Spec, n NodeSpec, h Home) error {
 	cfg := map[string]any{}
 	for k, v := range spec.AppConfig {
+		cfg[k] = v
+	}
+	for k, v := range n.App {
 		cfg[k] = v
 	}
 	cfg["chain_id"] = spec.ChainID

@@ -81,6 +81,9 @@ type NodeSpec struct {
 	// ClockSkew offsets the node's clock (Binary must be a
 	// [ClockSkewProgram] build); 0 for none.
 	ClockSkew time.Duration
+	// App holds the node's own e2e app settings, written over the
+	// Spec's AppConfig into its app.toml; nil for none.
+	App map[string]any
 }
 
 // Spec is a testnet to generate.

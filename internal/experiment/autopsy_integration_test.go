@@ -1,6 +1,8 @@
 package experiment_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -87,5 +89,54 @@ func fewSlow(t *testing.T, dir string, sum analysis.Summary) {
 	}
 	if blocks := sum.Metrics["blocks"]; float64(len(vs)) > 0.01*blocks {
 		t.Errorf("%d of %v heights slow on a healthy run, want ≤ 1 %%", len(vs), blocks)
+	}
+}
+
+// TestAutopsyLateProposal is the autopsy's known answer for a slow
+// proposer: v1.0.1's e2e app on validator03 alone sleeps 1.5 s in every
+// PrepareProposal (its own app.toml: [node.validator03] app), so each
+// height validator03 proposes waits for its proposal, in round 0 (the
+// timeout to propose is 3 s). At least 90 % of the slow heights must be
+// proposal_late naming validator03, and run.json and the report must
+// show the node's own app setting.
+func TestAutopsyLateProposal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet of the e2e app")
+	}
+	m := loadManifest(t, "late-proposal.toml", `cometbft_version = "v1.0.1"
+app = "e2e"
+[node.validator01]
+[node.validator02]
+[node.validator03]
+app = { prepare_proposal_delay = "1500ms" }
+[node.validator04]
+[load]
+rate = 100
+duration = "20s"
+`)
+	res, dir := runBuilt(t, m)
+	checkAccounted(t, res, 2000)
+	vs, err := results.ReadAutopsy(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for _, v := range vs {
+		ok := v.Cause == analysis.CauseProposalLate && v.Node == "validator03"
+		if ok {
+			right++
+		}
+		t.Logf("autopsy: height %d (proposer %s): %s on %s (right: %v): %s", v.Height, v.Proposer, v.Cause, v.Node, ok, v.Evidence)
+	}
+	if len(vs) < 2 || float64(right) < 0.9*float64(len(vs)) {
+		t.Errorf("%d of %d slow heights blamed on validator03's late proposal, want ≥ 2 and ≥ 90 %%", right, len(vs))
+	}
+	i := slices.IndexFunc(res.Run.Nodes, func(n results.Node) bool { return n.Name == "validator03" })
+	if i < 0 || res.Run.Nodes[i].App["prepare_proposal_delay"] != "1500ms" {
+		t.Errorf("run.json nodes %+v: want validator03 with its app's prepare_proposal_delay", res.Run.Nodes)
+	}
+	rep, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil || !strings.Contains(string(rep), "validator (app: prepare_proposal_delay = 1500ms)") {
+		t.Errorf("the report's node table does not show validator03's own app setting (%v)", err)
 	}
 }

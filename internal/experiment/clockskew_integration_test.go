@@ -1,12 +1,7 @@
 package experiment_test
 
 import (
-	"bytes"
-	"context"
-	"path/filepath"
 	"testing"
-
-	"github.com/cometlab/cometlab/internal/experiment"
 )
 
 // clockSkewManifest is 4 validators of v1.0.1, validator04's clock 2 s
@@ -35,15 +30,7 @@ func TestClockSkew(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	dir := filepath.Join(t.TempDir(), "run")
-	var out bytes.Buffer
-	m := loadManifest(t, "skew.toml", clockSkewManifest)
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m,
-		Dir: dir, Env: experiment.Env{Fetcher: fetcherFor(t, m), Out: &out, Version: "test"}})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := runBuilt(t, loadManifest(t, "skew.toml", clockSkewManifest))
 	checkAccounted(t, res, 800)
 	diff := map[string]float64{}
 	for _, n := range []string{"validator01", "validator02", "validator03", "validator04"} {

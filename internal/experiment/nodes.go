@@ -63,7 +63,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
 			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
-			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew})
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: n.App})
 	}
 	for _, p := range m.Perturbations {
 		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.To] != "" {
@@ -150,7 +150,8 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 		}
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers,
-			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt, TwinOf: m.Nodes[i].TwinOf, ClockSkewS: h.ClockSkew.Seconds()})
+			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt, TwinOf: m.Nodes[i].TwinOf, ClockSkewS: h.ClockSkew.Seconds(),
+			App: m.Nodes[i].App, MempoolCapacity: mempoolCapacity(m.Nodes[i].Config, m.Load.Size)})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}
@@ -160,6 +161,23 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 
 // upgradeTo is the release an upgrade perturbation of m starts node with,
 // "" when none does.
+// mempoolCapacity is how many transactions of size bytes a node of
+// config cfg holds in its mempool: mempool.size, or max_txs_bytes / size
+// when fewer (CometBFT's defaults where unset).
+func mempoolCapacity(cfg map[string]any, size int) int64 {
+	n, max := int64(results.DefaultMempoolSize), int64(results.DefaultMempoolMaxTxsBytes)
+	if v, ok := cfg["mempool.size"].(int64); ok {
+		n = v
+	}
+	if v, ok := cfg["mempool.max_txs_bytes"].(int64); ok {
+		max = v
+	}
+	if size > 0 {
+		n = min(n, max/int64(size))
+	}
+	return n
+}
+
 func upgradeTo(m manifest.Resolved, node string) string {
 	for _, p := range m.Perturbations {
 		if p.Node == node && p.Action == manifest.ActionUpgrade {

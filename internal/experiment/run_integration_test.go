@@ -40,6 +40,21 @@ func fetcherFor(t *testing.T, m manifest.Resolved) *cometbft.Fetcher {
 	return f
 }
 
+// runBuilt runs m's testnet with its programs built before the node lock
+// (fetcherFor), and returns the result and the run directory.
+func runBuilt(t *testing.T, m manifest.Resolved) (experiment.Result, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir,
+		Env: experiment.Env{Fetcher: fetcherFor(t, m), Out: &out, Version: "test"}})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, dir
+}
+
 // buildFetcher is a fetcher without the node lock, for building releases
 // (each behind its own build lock) while other packages' tests run nodes.
 func buildFetcher(t *testing.T) *cometbft.Fetcher {

@@ -2,7 +2,6 @@ package experiment_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -43,14 +41,7 @@ func TestRollingUpgrade(t *testing.T) {
 		}
 		return nil
 	})
-	dir := filepath.Join(t.TempDir(), "run")
-	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir,
-		Env: experiment.Env{Fetcher: fetcherFor(t, m), Out: &out, Version: "test"}})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, dir := runBuilt(t, m)
 	checkAccounted(t, res, 1200)
 	s := res.Summary
 	if s.Metrics["upgrades"] != 3 || s.Metrics["upgrade_network_stalls"] != 0 || s.Metrics["upgrade_mixed_version_s"] <= 0 {

@@ -178,38 +178,34 @@ func (r *e2eReader) applyPowers() {
 }
 
 // applyNodeApp turns the per-node e2e app settings into the testnet's
-// [app] settings when every node has the same value (the e2e defaults
-// filled in), and refuses them otherwise: cometlab's e2e app settings are
-// one for every node.
+// [app] when every node has the same value (the runner's default where a
+// node sets none), else into each node's own app settings ([node.X] app)
+// where the node sets one (the others keep the app's default, which is
+// the runner's).
 func (r *e2eReader) applyNodeApp() {
 	for _, key := range slices.Sorted(maps.Keys(r.nodeApp)) {
 		set := r.nodeApp[key]
-		values := map[string][]string{}
+		values := map[string]bool{}
 		for name := range r.m.Nodes {
 			v, ok := set[name]
 			if !ok {
 				v = e2eNodeAppDefault[key]
 			}
-			s := fmt.Sprint(v)
-			values[s] = append(values[s], name)
+			values[fmt.Sprint(v)] = true
 		}
-		if len(values) == 1 {
-			for _, name := range slices.Sorted(maps.Keys(set)) {
+		for _, name := range slices.Sorted(maps.Keys(set)) {
+			if len(values) == 1 {
 				r.app[key] = set[name]
 				r.from("app."+key, f("node", name, key))
 				break
 			}
-			continue
-		}
-		var parts []string
-		for _, v := range slices.Sorted(maps.Keys(values)) {
-			names := values[v]
-			slices.Sort(names)
-			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(names, ", ")))
-		}
-		for _, name := range slices.Sorted(maps.Keys(set)) {
-			r.refuse(f("node", name, key), false, "differs between nodes (%s): cometlab's e2e app settings are one for every node",
-				strings.Join(parts, "; "))
+			n := r.m.Nodes[name]
+			if n.App == nil {
+				n.App = map[string]any{}
+			}
+			n.App[key] = set[name]
+			r.m.Nodes[name] = n
+			r.from("node."+name+".app."+key, f("node", name, key))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -91,6 +92,45 @@ func e2eOutcome(t *testing.T, path string) (string, string) {
 }
 
 // TestE2ERefusals checks each kind of refusal, with its file:line:key.
+func TestE2ENodeApp(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml string
+		app        map[string]any            // the testnet's [app], less what the e2e reader always sets
+		nodes      map[string]map[string]any // each node's own app settings
+	}{
+		{"differs: the node's own", "[node.v]\n[node.w]\npersist_interval = 3\nretain_blocks = 20\n", map[string]any{},
+			map[string]map[string]any{"w": {"persist_interval": int64(3), "retain_blocks": int64(20)}}},
+		{"one for all: the testnet's", "[node.v]\nsnapshot_interval = 5\n[node.w]\nsnapshot_interval = 5\n", map[string]any{"snapshot_interval": int64(5)}, nil},
+		{"the runner's default everywhere: the testnet's", "[node.v]\npersist_interval = 1\n[node.w]\n", map[string]any{"persist_interval": int64(1)}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, err := Read("x.toml", []byte(tc.toml), ReadOptions{Format: FormatE2E})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tc.app {
+				if r.AppConfig[k] != v {
+					t.Errorf("[app] %s = %v, want %v (app %v)", k, r.AppConfig[k], v, r.AppConfig)
+				}
+			}
+			for _, k := range []string{"persist_interval", "retain_blocks", "snapshot_interval"} {
+				if _, set := r.AppConfig[k]; set && tc.app[k] == nil {
+					t.Errorf("[app] has %s = %v, want it per node", k, r.AppConfig[k])
+				}
+			}
+			for _, n := range r.Nodes {
+				if !reflect.DeepEqual(n.App, tc.nodes[n.Name]) {
+					t.Errorf("node %s app %v, want %v", n.Name, n.App, tc.nodes[n.Name])
+				}
+			}
+		})
+	}
+}
+
 func TestE2ERefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, toml, want string
@@ -108,7 +148,6 @@ func TestE2ERefusals(t *testing.T) {
 		{"upgrade", "[node.v]\nperturb = [\"upgrade\"]\n", "x.toml:2:1: node.v.perturb: an e2e upgrade starts the upgrade_version Docker image; cometlab upgrades to a release: [perturb.NODE] action upgrade with to", false},
 		{"docker image", "[node.v]\nversion = \"cometbft/v0.38.x\"\n", "x.toml:2:1: node.v.version: the Docker image \"cometbft/v0.38.x\" names no release cometlab can build (want an image tag such as cometbft/e2e-node:v1.0.1)", false},
 		{"database", "[node.v]\ndatabase = \"rocksdb\"\n", "x.toml:2:1: node.v.database: cometlab builds releases without the build tags (and C libraries) rocksdb needs; it runs goleveldb, and pebbledb on v1.0", false},
-		{"per-node app setting", "[node.v]\n[node.w]\npersist_interval = 3\n", "x.toml:3:1: node.w.persist_interval: differs between nodes (1 on v; 3 on w): cometlab's e2e app settings are one for every node", false},
 		{"not in validators", "[validators]\nv = 5\n[node.v]\n[node.w]\n", "x.toml:4:2: node.w: validator w is not in [validators]: the e2e runner starts it without voting power (it may join through [validator_update]), while cometlab makes every validator a genesis validator", false},
 		{"unknown validator", "[validators]\nv = 5\nx = 1\n[node.v]\n", "x.toml:3:1: validators.x: no node named \"x\"", false},
 		{"abci protocol", "abci_protocol = \"tcp\"\n[node.v]\n", "x.toml:1:1: abci_protocol: cometlab runs the e2e app inside the node process (builtin); \"tcp\" puts a connection between node and app that changes the latencies measured", false},

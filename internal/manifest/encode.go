@@ -58,6 +58,7 @@ type encodedNode struct {
 	StartAt         int64          `toml:"start_at,omitempty"`
 	TwinOf          string         `toml:"twin_of,omitempty"`
 	ClockSkew       string         `toml:"clock_skew,omitempty"`
+	App             map[string]any `toml:"app,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -116,7 +117,7 @@ func Encode(r Resolved) ([]byte, error) {
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
-		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, TwinOf: n.TwinOf}
+		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, TwinOf: n.TwinOf, App: n.App}
 		if n.ClockSkew != 0 {
 			en.ClockSkew = n.ClockSkew.String()
 		}

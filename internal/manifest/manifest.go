@@ -323,6 +323,17 @@ type ManifestNode struct {
 	//
 	//	clock_skew = "2s"
 	ClockSkew string `toml:"clock_skew"`
+
+	// App sets some of the e2e app's settings for this node alone, over
+	// the testnet's [app]: its artificial delays (check_tx_delay,
+	// finalize_block_delay, prepare_proposal_delay, process_proposal_delay,
+	// vote_extension_delay, as Go durations), so that one node's app is
+	// slow, and the storage settings CometBFT's e2e manifests give per node
+	// (persist_interval, retain_blocks, snapshot_interval). The others are
+	// the network's. The e2e app only. Default none.
+	//
+	//	app = { prepare_proposal_delay = "1500ms" }
+	App map[string]any `toml:"app"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

@@ -107,6 +107,9 @@ type Node struct {
 	// ClockSkew is the offset of the node's clock (see
 	// [ManifestNode.ClockSkew]); 0 for none.
 	ClockSkew time.Duration
+	// App holds the node's own e2e app settings (see [ManifestNode.App]),
+	// which override the testnet's AppConfig in its app.toml; nil for none.
+	App map[string]any
 	// Zone is the node's zone of Resolved.Zones; "" without zones.
 	Zone string
 	// Host is the name of the node's host of Resolved.Hosts; "" for a
@@ -233,6 +236,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	m.resolveTwins(ps, r.Nodes)
 	r.Evidence = m.resolveEvidence(ps, r.Nodes, r.CometBFTBinary)
 	r.App, r.AppConfig = m.resolveApp(ps, r.Nodes, r.CometBFTBinary)
+	m.resolveNodeApp(ps, r.Nodes, r.App)
 	rot, ephemeral := m.resolveRotate(ps, r.CometBFTVersion)
 	for i := range ephemeral {
 		ephemeral[i].Config = maps.Clone(r.Config)

@@ -230,6 +230,9 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 			if n.ClockSkewS != 0 {
 				mode += fmt.Sprintf(" (clock %+gs)", n.ClockSkewS)
 			}
+			if len(n.App) > 0 {
+				mode += " (app: " + settingsText(n.App) + ")"
+			}
 			rows = append(rows, []string{n.Name, mode, n.Version, n.RPC, codeSpan(n.P2P), metrics})
 		}
 		m.f("### Nodes\n\n")
@@ -403,6 +406,11 @@ func appText(app string, settings map[string]any) string {
 	if len(settings) == 0 {
 		return app
 	}
+	return app + " (" + settingsText(settings) + ")"
+}
+
+// settingsText lists settings sorted by key: "a = 1, b = 2s".
+func settingsText(settings map[string]any) string {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
 		keys = append(keys, k)
@@ -412,5 +420,5 @@ func appText(app string, settings map[string]any) string {
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s = %v", k, settings[k])
 	}
-	return app + " (" + strings.Join(parts, ", ") + ")"
+	return strings.Join(parts, ", ")
 }

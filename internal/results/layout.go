@@ -311,7 +311,25 @@ type Node struct {
 	// manifest's clock_skew: a clock_skew build of its release); 0 for
 	// none.
 	ClockSkewS float64 `json:"clock_skew_s,omitempty"`
+	// App holds the node's own e2e app settings (the manifest's [node.X]
+	// app: a delay of one node's app), over the run's app_config; nil for
+	// none.
+	App map[string]any `json:"app,omitempty"`
+	// MempoolCapacity is how many of the run's transactions the node's
+	// mempool holds: its mempool.size, or mempool.max_txs_bytes over the
+	// load's transaction size when that is fewer (CometBFT's defaults
+	// where the config sets neither); 0 in runs before it was recorded.
+	MempoolCapacity int64 `json:"mempool_capacity_txs,omitempty"`
 }
+
+// DefaultMempoolSize is CometBFT's default mempool.size (every release
+// v0.34–v1.x), the capacity analysis assumes for a node whose run did not
+// record one.
+const DefaultMempoolSize = 5000
+
+// DefaultMempoolMaxTxsBytes is CometBFT's default mempool.max_txs_bytes
+// (1 GiB, every release v0.34–v1.x).
+const DefaultMempoolMaxTxsBytes = 1 << 30
 
 // Zones is the [zones] of a run's testnet: the latency matrix its relays
 // applied between the zones of its nodes, and the round trips they
