@@ -3,16 +3,20 @@
 # cause of a slow height when the cause is known. For each perturbation
 # of validator03 (kill, pause, disconnect, restart, wipe), N runs (default
 # 3) of the default testnet at 100 tx/s for 45 s, each perturbing
-# validator03 three times (at 5 s, then every 12 s, down 4 s); and N
-# healthy runs. Prints, per action, the slow heights (autopsy.csv) and the
-# share blamed on validator03: its perturbation or an effect of it
-# (proposer_absent, votes_late, node_lagging naming it; the goal: ≥ 90 %
-# over tens of slow heights), and for the healthy runs the share of
-# heights that were slow (the goal: ≤ 1 %).
+# validator03 three times (at 5 s, then every 12 s, down 4 s); N runs in
+# which validator03 is slow to propose without being perturbed: its e2e
+# app (v1.0.1) sleeps 1.5 s in PrepareProposal (slowapp), or it is 1 s
+# away from the others, one way (far, zones); and N healthy runs. Prints,
+# per case, the slow heights (autopsy.csv) and the share blamed on
+# validator03 with a right cause (perturbations: the perturbation,
+# proposer_absent, votes_late or node_lagging; slowapp: proposal_late;
+# far: proposal_late, votes_late or node_lagging; the goal: ≥ 90 % over
+# tens of slow heights), and for the healthy runs the share of heights
+# that were slow (the goal: ≤ 1 %).
 #
 #   flock /tmp/cometlab-nodes.lock bench/autopsy.sh [N] [cometlab run flags…]
 #
-# About 1 minute per run (N × 6 runs). Run it on a quiet machine: a busy
+# About 1 minute per run (N × 8 runs). Run it on a quiet machine: a busy
 # host makes healthy heights slow too (the autopsy then says
 # host_contention, which counts as wrong here).
 set -euo pipefail
@@ -23,31 +27,64 @@ WORK=$(mktemp -d /tmp/cometlab-autopsy.XXXXXX)
 go build -o "$WORK/cometlab" ./cmd/cometlab
 echo "work directory: $WORK"
 
-# tally DIR...: slow heights, right ones, host_contention ones, heights
-# (blocks) over the runs.
+# tally CAUSES DIR...: slow heights, those blamed on validator03 with one
+# of CAUSES (an awk regex), host_contention ones, heights (blocks) over
+# the runs.
 tally() {
-	local slow=0 right=0 host=0 heights=0 d
+	local causes=$1 slow=0 right=0 host=0 heights=0 d
+	shift
 	for d in "$@"; do
 		[ -f "$d/autopsy.csv" ] || continue
 		slow=$(( slow + $(tail -n +2 "$d/autopsy.csv" | wc -l) ))
-		right=$(( right + $(tail -n +2 "$d/autopsy.csv" | awk -F, '($5=="proposer_absent"||$5=="perturbation"||$5=="votes_late"||$5=="node_lagging") && $6 ~ /validator03/' | wc -l) ))
+		right=$(( right + $(tail -n +2 "$d/autopsy.csv" | awk -F, -v c="^($causes)\$" '$5 ~ c && $6 ~ /validator03/' | wc -l) ))
 		host=$(( host + $(tail -n +2 "$d/autopsy.csv" | awk -F, '$5=="host_contention"' | wc -l) ))
 		heights=$(( heights + $(tail -n +2 "$d/blocks.csv" | wc -l) ))
 	done
 	echo "$slow $right $host $heights"
 }
 
-for action in kill pause disconnect restart wipe healthy; do
+# The slow proposers' manifests: validator03's own e2e app delay, and
+# validator03 alone in a zone 1 s (one way) from the others'.
+cat > "$WORK/slowapp.toml" <<'TOML'
+cometbft_version = "v1.0.1"
+app = "e2e"
+[node.validator01]
+[node.validator02]
+[node.validator03]
+app = { prepare_proposal_delay = "1500ms" }
+[node.validator04]
+TOML
+printf 'From/to,near,far\nnear,0,1000\nfar,1000,0\n' > "$WORK/far.csv"
+cat > "$WORK/far.toml" <<'TOML'
+[zones]
+matrix = "far.csv"
+[node.validator01]
+zone = "near"
+[node.validator02]
+zone = "near"
+[node.validator03]
+zone = "far"
+[node.validator04]
+zone = "near"
+TOML
+
+for action in kill pause disconnect restart wipe slowapp far healthy; do
 	dirs=()
+	causes="perturbation|proposer_absent|votes_late|node_lagging"
 	for i in $(seq 1 "$N"); do
 		d="$WORK/$action-$i"
 		flags=()
-		[ "$action" = healthy ] || flags=(--perturb "validator03:$action@5s,down=4s,every=12s,count=3")
-		[ "$action" = restart ] && flags=(--perturb "validator03:restart@5s,every=12s,count=3")
+		case "$action" in
+		healthy) ;;
+		restart) flags=(--perturb "validator03:restart@5s,every=12s,count=3") ;;
+		slowapp) flags=(--manifest "$WORK/slowapp.toml"); causes="proposal_late" ;;
+		far) flags=(--manifest "$WORK/far.toml"); causes="proposal_late|votes_late|node_lagging" ;;
+		*) flags=(--perturb "validator03:$action@5s,down=4s,every=12s,count=3") ;;
+		esac
 		"$WORK/cometlab" run -r 100 -T 45s "${flags[@]}" "$@" --out "$d" > "$d.out" 2>&1 || true
 		dirs+=("$d")
 	done
-	read -r slow right host heights <<< "$(tally "${dirs[@]}")"
+	read -r slow right host heights <<< "$(tally "$causes" "${dirs[@]}")"
 	if [ "$action" = healthy ]; then
 		printf '%-10s %3d runs: %d of %d heights slow (%.1f %%)\n' "$action" "$N" "$slow" "$heights" \
 			"$(awk -v a="$slow" -v b="$heights" 'BEGIN{print b ? 100*a/b : 0}')"

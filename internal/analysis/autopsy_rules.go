@@ -51,7 +51,7 @@ func Rules() []Rule {
 		{CauseEquivocation, "evidence of misbehaviour committed in the run (evidence.csv) names a validator that signed conflicting votes at the height " +
 			"(a byzantine validator, or a twin: two processes holding one key)", equivocation},
 		{CauseProposerAbsent, "a proposer of a failed round (inferred from the proposer rotation) was down per events.csv " +
-			"(kill, term, pause, cut, exit) or absent from the height's commit", proposerAbsent},
+			"(kill, term, pause, cut, exit) or absent from the height's commit without having lagged (a node that lagged is node_lagging)", proposerAbsent},
 		{CauseNodeLagging, "a proposer of a failed round committed the previous height ≥ 50 % of the median interval after the first node", nodeLagging},
 		{CausePerturbation, "a perturbation (perturb-begin … perturb-end, and two median intervals after it: a restarted node catches up) overlapped the height", perturbation},
 		{CauseExecution, "a node's block processing in the height's scrapes was ≥ 3 × the run's median", execution},
@@ -83,7 +83,7 @@ func proposerAbsent(e *heightEvidence) (string, string, bool) {
 		if slices.Contains(e.declared, p) {
 			return p, fmt.Sprintf("%s proposer of a failed round, absent by design (in the genesis, never started)", p), true
 		}
-		if slices.Contains(absent, p) {
+		if slices.Contains(absent, p) && !e.lagged(p) { // a node that lagged missed the commit: node_lagging names it
 			return p, fmt.Sprintf("%s proposer of a failed round, precommit absent", p), true
 		}
 	}
@@ -92,11 +92,22 @@ func proposerAbsent(e *heightEvidence) (string, string, bool) {
 
 func nodeLagging(e *heightEvidence) (string, string, bool) {
 	for _, p := range e.failed {
-		if l, ok := e.lagMs[p]; ok && e.median > 0 && l >= lagFraction*e.median {
-			return p, fmt.Sprintf("%s proposer of a failed round, committed the previous height %.0f ms after the first node", p, l), true
+		if e.lagged(p) {
+			why := fmt.Sprintf("%s proposer of a failed round, committed the previous height %.0f ms after the first node", p, e.lagMs[p])
+			if slices.Contains(e.absent, p) {
+				why += ", precommit absent"
+			}
+			return p, why, true
 		}
 	}
 	return "", "", false
+}
+
+// lagged reports whether node committed the previous height at least
+// lagFraction of the median interval after the first node.
+func (e *heightEvidence) lagged(node string) bool {
+	l, ok := e.lagMs[node]
+	return ok && e.median > 0 && l >= lagFraction*e.median
 }
 
 func perturbation(e *heightEvidence) (string, string, bool) {

@@ -93,6 +93,18 @@ func TestAutopsyRules(t *testing.T) {
 			slowAt(in, 21, 1, 3*s)
 			setVote(in, 21, "v2", "absent", 0)
 		}, CauseProposerAbsent, "v2", "precommit absent", 1},
+		{"proposer absent from the commit because it lagged: lagging", func(in *Input) {
+			// A far validator: it committed height 20 5 s after the others,
+			// so its proposal of 21 came too late and its precommit missed
+			// the commit.
+			slowAt(in, 21, 1, 3*s)
+			setVote(in, 21, "v2", "absent", 0)
+			for i := range in.Adoption {
+				if a := &in.Adoption[i]; a.Height == 20 && a.Node == "v2" {
+					a.At += 5 * s
+				}
+			}
+		}, CauseNodeLagging, "v2", "v2 proposer of a failed round, committed the previous height 5001 ms after the first node, precommit absent", 1},
 		{"proposer restarted before: not down", func(in *Input) {
 			slowAt(in, 20, 1, 3*s)
 			at := blockAt(*in, 20).Time
