@@ -22,7 +22,7 @@ const (
 	CauseGCPause        = "gc_pause"        // a node's GC paused it for long within the height
 	CauseProposalLate   = "proposal_late"   // round 0, and the first precommit came late: the proposer's proposal did
 	CauseHostContention = "host_contention" // the host's CPUs, or a node's, were saturated
-	CauseMempoolFull    = "mempool_full"    // a node's mempool was (nearly) at its run's largest
+	CauseMempoolFull    = "mempool_full"    // a node's mempool was (nearly) at its capacity
 	CauseUnexplained    = "unexplained"     // no rule matched: no guess is made
 )
 

@@ -1,7 +1,6 @@
 package experiment_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
-	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -40,13 +38,7 @@ func TestRunE2EApp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "run")
-	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir, Env: experiment.Env{Fetcher: fetcherFor(t, r), Out: &out, Version: "test"}})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, dir := runBuilt(t, r)
 	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)
 	}

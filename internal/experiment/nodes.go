@@ -159,25 +159,25 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 	return nodes, endpoints
 }
 
-// upgradeTo is the release an upgrade perturbation of m starts node with,
-// "" when none does.
 // mempoolCapacity is how many transactions of size bytes a node of
 // config cfg holds in its mempool: mempool.size, or max_txs_bytes / size
 // when fewer (CometBFT's defaults where unset).
 func mempoolCapacity(cfg map[string]any, size int) int64 {
-	n, max := int64(results.DefaultMempoolSize), int64(results.DefaultMempoolMaxTxsBytes)
+	n, maxBytes := int64(results.DefaultMempoolSize), int64(results.DefaultMempoolMaxTxsBytes)
 	if v, ok := cfg["mempool.size"].(int64); ok {
 		n = v
 	}
 	if v, ok := cfg["mempool.max_txs_bytes"].(int64); ok {
-		max = v
+		maxBytes = v
 	}
 	if size > 0 {
-		n = min(n, max/int64(size))
+		n = min(n, maxBytes/int64(size))
 	}
 	return n
 }
 
+// upgradeTo is the release an upgrade perturbation of m starts node with,
+// "" when none does.
 func upgradeTo(m manifest.Resolved, node string) string {
 	for _, p := range m.Perturbations {
 		if p.Node == node && p.Action == manifest.ActionUpgrade {

@@ -193,12 +193,13 @@ func (r *e2eReader) applyNodeApp() {
 			}
 			values[fmt.Sprint(v)] = true
 		}
-		for _, name := range slices.Sorted(maps.Keys(set)) {
-			if len(values) == 1 {
-				r.app[key] = set[name]
-				r.from("app."+key, f("node", name, key))
-				break
-			}
+		names := slices.Sorted(maps.Keys(set))
+		if len(values) == 1 {
+			r.app[key] = set[names[0]]
+			r.from("app."+key, f("node", names[0], key))
+			continue
+		}
+		for _, name := range names {
 			n := r.m.Nodes[name]
 			if n.App == nil {
 				n.App = map[string]any{}
