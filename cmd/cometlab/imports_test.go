@@ -23,7 +23,7 @@ var allowedImports = map[string][]string{
 	"results":             {},
 	"results/resultstest": {"results"},
 	"rpc":                 {},
-	"sentinel":            {"rpc"},
+	"sentinel":            {"results", "rpc"},
 	"payload":             {},
 	"shape":               {},
 	"cometbft":            {"exitcode"},

@@ -3,6 +3,8 @@ package sentinel
 import (
 	"math"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // PaceConfig sets the pacing controller (see Pacer).
@@ -55,7 +57,7 @@ type PaceConfig struct {
 // when a concurrent one takes the last place, so the sentinel also holds
 // its sends at Target (Sentinel.gated).
 func DefaultPaceConfig() PaceConfig {
-	return PaceConfig{Target: 4750, Blocks: 2, Min: 10, Max: 100_000, Initial: 1000,
+	return PaceConfig{Target: results.DefaultMempoolSize * 95 / 100, Blocks: 2, Min: 10, Max: 100_000, Initial: 1000,
 		Increase: 100, Decrease: 0.95, Alpha: 0.3, Cooldown: time.Second}
 }
 
