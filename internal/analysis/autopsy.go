@@ -28,7 +28,8 @@ const (
 	lateProposal  = 0.5   // a first precommit later than the run's median by this fraction of the height's extra interval (and ≥ lateVoteMs): the proposal came late
 	busyFraction  = 0.9   // the host's busy cores over its cores that make it contended
 	nodeCPUPct    = 90.0  // a node's CPU (% of one core) that makes it contended
-	execFactor    = 3.0   // block processing this many times the run's median is slow execution
+	execFactor    = 3.0   // block processing this many times the run's median is slow execution…
+	execShare     = 0.5   // …when it exceeds the median by this fraction of the height's extra interval
 	gcPauseMs     = 50.0  // GC pauses summed within a height's window
 	mempoolFullPc = 0.95  // a mempool this full (of its capacity) at the commit is full
 )
@@ -106,6 +107,7 @@ func autopsyFigures(in Input, b *builder, noBlocks bool) {
 	vs := Autopsy(in)
 	b.s.Autopsy = vs
 	b.put("slow_heights", float64(len(vs)), "")
+	b.put("mempool_full_heights", float64(FullMempoolHeights(in)), "")
 	for _, c := range Causes() {
 		n := 0
 		for _, v := range vs {
@@ -117,11 +119,28 @@ func autopsyFigures(in Input, b *builder, noBlocks bool) {
 	}
 }
 
+// FullMempoolHeights counts the run's heights within which, or right
+// after whose commit, some node's mempool held ≥ 95 % of its capacity
+// (mempool_full's measure, slow or not): an overload throughout a run raises every interval, and
+// the run's own median with them, so it shows here, not as slow heights.
+func FullMempoolHeights(in Input) int {
+	c := newAutopsyContext(in, 0)
+	n := 0
+	for _, b := range in.RunBlocks() {
+		if node, _, _ := fullest(c.poolIn(&b), c.capacity); node != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // autopsyDictionary returns the entries of the block autopsy.
 func autopsyDictionary() []Metric {
 	src := "blocks.csv, precommits.csv, events.csv, adoption.csv, metrics.csv, resources.csv, host.csv, mempool.csv"
 	out := []Metric{{ID: "slow_heights", Title: "Slow heights", Unit: UnitBlocks, Better: LowerIsBetter, Group: GroupBlocks, Source: src,
-		Definition: "Heights of the run that needed a round > 0, or whose interval (header time of H+1 − header time of H) exceeded both 1.5 × the run's median interval and the median + 6 × 1.4826 × the intervals' median absolute deviation (with ≥ 10 intervals); each gets a verdict in autopsy.csv (docs/autopsy.md)."}}
+		Definition: "Heights of the run that needed a round > 0, or whose interval (header time of H+1 − header time of H) exceeded both 1.5 × the run's median interval and the median + 6 × 1.4826 × the intervals' median absolute deviation (with ≥ 10 intervals); each gets a verdict in autopsy.csv (docs/autopsy.md)."},
+		{ID: "mempool_full_heights", Title: "Heights with a full mempool", Unit: UnitBlocks, Better: LowerIsBetter, Group: GroupBlocks, Source: "mempool.csv, metrics.csv, run.json",
+			Definition: "Heights of the run, slow or not, within which (metrics.csv mempool_size) or right after whose commit (mempool.csv) some node's mempool held ≥ 95 % of its capacity (mempool_capacity_txs, else 5000): the offered load exceeded what the chain committed. An overload throughout a run lengthens every interval, the median too, so it shows here rather than as slow heights."}}
 	for _, r := range append(Rules(), Rule{Cause: CauseUnexplained, Doc: "no rule matched"}) {
 		out = append(out, Metric{ID: "slow_heights_" + r.Cause, Title: "Slow heights: " + strings.ReplaceAll(r.Cause, "_", " "), Unit: UnitBlocks,
 			Better: LowerIsBetter, Group: GroupBlocks, Source: src, Definition: "Slow heights (slow_heights) whose verdict is " + r.Cause + ": " + r.Doc + "."})

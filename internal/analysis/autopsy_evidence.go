@@ -194,7 +194,7 @@ type heightEvidence struct {
 	cpu        map[string]float64 // node → highest CPU % of one core in the window
 	busy       float64            // the host's highest busy cores over cores in the window
 	gcMs       map[string]float64 // node → GC pause seconds summed in the window, in ms
-	pool       map[string]int64   // node → mempool txs right after committing the height
+	pool       map[string]int64   // node → its largest mempool within the height or right after committing it
 	capacity   map[string]int64   // node → its mempool's capacity (0: unknown, CometBFT's default assumed)
 	// equivocated are the validators that committed evidence accuses of
 	// conflicting votes at the height.
@@ -208,7 +208,7 @@ type heightEvidence struct {
 // evidence gathers the figures of block b (interval ms).
 func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence {
 	e := &heightEvidence{b: b, ms: ms, median: c.medianMs, proposer: c.name(b.Proposer),
-		votes: c.votes[b.Height], pool: c.mempool[b.Height], capacity: c.capacity, equivocated: c.equivocated[b.Height]}
+		votes: c.votes[b.Height], pool: c.poolIn(b), capacity: c.capacity, equivocated: c.equivocated[b.Height]}
 	if c.cycle != nil {
 		n := int64(len(c.cycle))
 		for r := int64(0); r < int64(b.Round); r++ {

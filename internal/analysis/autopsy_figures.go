@@ -1,8 +1,11 @@
 package analysis
 
 import (
+	"maps"
 	"slices"
 	"sort"
+
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // sampleSlack widens a height's window at its end: a resources.csv or
@@ -87,4 +90,46 @@ func (c *autopsyContext) gcIn(lo, hi int64) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// poolIn returns each node's largest mempool (transactions) over block
+// b's window: the scrapes of mempool_size within [header time of b,
+// header time of b+1], and mempool.csv's sample right after the node
+// committed b. The scrapes see what the sample after the commit does not:
+// a proposer's block takes most of a full mempool, which the load fills
+// again before the next commit.
+func (c *autopsyContext) poolIn(b *results.Block) map[string]int64 {
+	out := maps.Clone(c.mempool[b.Height])
+	if out == nil {
+		out = map[string]int64{}
+	}
+	if c.in.Metrics == nil || b.CommitTime == 0 {
+		return out
+	}
+	for _, n := range c.in.Metrics.Nodes() {
+		s := c.in.Metrics.One(n, "mempool_size")
+		if s == nil {
+			continue
+		}
+		for i := sort.Search(len(s.T), func(k int) bool { return s.T[k] >= b.Time }); i < len(s.T) && s.T[i] <= b.CommitTime; i++ {
+			out[n] = max(out[n], int64(s.V[i]))
+		}
+	}
+	return out
+}
+
+// fullest returns the node whose mempool in pool is fullest at or above
+// mempoolFullPc of its capacity (CometBFT's default when unknown), its
+// transactions and capacity; "" when none is.
+func fullest(pool, capacity map[string]int64) (node string, txs, limit int64) {
+	for _, n := range slices.Sorted(maps.Keys(pool)) {
+		k := capacity[n]
+		if k <= 0 {
+			k = results.DefaultMempoolSize
+		}
+		if t := pool[n]; float64(t) >= mempoolFullPc*float64(k) && t > txs {
+			node, txs, limit = n, t, k
+		}
+	}
+	return node, txs, limit
 }

@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/cometlab/cometlab/internal/results"
 )
 
 // The causes of a slow height (docs/autopsy.md): autopsy.csv's cause
@@ -54,14 +52,14 @@ func Rules() []Rule {
 			"(kill, term, pause, cut, exit) or absent from the height's commit without having lagged (a node that lagged is node_lagging)", proposerAbsent},
 		{CauseNodeLagging, "a proposer of a failed round committed the previous height ≥ 50 % of the median interval after the first node", nodeLagging},
 		{CausePerturbation, "a perturbation (perturb-begin … perturb-end, and two median intervals after it: a restarted node catches up) overlapped the height", perturbation},
-		{CauseExecution, "a node's block processing in the height's scrapes was ≥ 3 × the run's median", execution},
+		{CauseMempoolFull, "a node's mempool within the height (scrapes of mempool_size) or right after its commit held ≥ 95 % of its capacity (mempool.size, or max_txs_bytes over the load's transaction size; " +
+			"CometBFT's default 5000 for a run that did not record it): the offered load exceeded what the chain committed, " +
+			"and the big blocks' processing, GC and CPU that follow are its effects", mempoolFull},
+		{CauseExecution, "a node's block processing in the height's scrapes was ≥ 3 × the run's median, and longer than it by ≥ half the height's extra interval (interval − median)", execution},
 		{CauseGCPause, "a node's GC pauses summed ≥ 50 ms within the height (go_gc_duration_seconds_sum, scraped by default)", gcPause},
 		{CauseProposalLate, "the height committed in round 0 and its first precommit came ≥ 500 ms, and ≥ half the height's extra interval, " +
-			"later after the header time than the run's median: no validator could vote for the block until the proposer's proposal arrived " +
-			"(unless a mempool was full: then mempool_full)", proposalLate},
+			"later after the header time than the run's median: no validator could vote for the block until the proposer's proposal arrived", proposalLate},
 		{CauseHostContention, "the host's busy cores ≥ 90 % of its cores, or a node ≥ 90 % of a core, within the height", hostContention},
-		{CauseMempoolFull, "a node's mempool after the commit held ≥ 95 % of its capacity (mempool.size, or max_txs_bytes over the load's transaction size; " +
-			"CometBFT's default 5000 for a run that did not record it)", mempoolFull},
 		{CauseVotesLate, "validators' precommits were nil, absent (validators absent by design not counted), or ≥ 500 ms after the median precommit", votesLate},
 	}
 }
@@ -138,7 +136,10 @@ func execution(e *heightEvidence) (string, string, bool) {
 		return "", "", false
 	}
 	n, v, ok := worst(e.execMs, execFactor*e.execMedian)
-	return n, fmt.Sprintf("block processing %.0f ms on %s (run median %.0f ms)", v, n, e.execMedian), ok
+	if !ok || v-e.execMedian < execShare*(e.ms-e.median) {
+		return "", "", false // slower than usual, but too little to explain the height: a big block's 24 ms against a median of 7
+	}
+	return n, fmt.Sprintf("block processing %.0f ms on %s (run median %.0f ms)", v, n, e.execMedian), true
 }
 
 func gcPause(e *heightEvidence) (string, string, bool) {
@@ -153,9 +154,6 @@ func proposalLate(e *heightEvidence) (string, string, bool) {
 	excess := e.firstMs - e.firstMedian
 	if excess < lateVoteMs || excess < lateProposal*(e.ms-e.median) {
 		return "", "", false
-	}
-	if _, _, full := mempoolFull(e); full {
-		return "", "", false // an overload: the proposal of a full mempool's block comes late, and mempool_full says why
 	}
 	p := e.proposer
 	why := fmt.Sprintf("first precommit %.0f ms after the header time (run median %.0f): %s's proposal came late", e.firstMs, e.firstMedian, p)
@@ -182,17 +180,21 @@ func hostContention(e *heightEvidence) (string, string, bool) {
 }
 
 func mempoolFull(e *heightEvidence) (string, string, bool) {
-	best, v, c := "", int64(0), int64(0)
-	for _, n := range slices.Sorted(maps.Keys(e.pool)) {
-		capacity := e.capacity[n]
-		if capacity <= 0 {
-			capacity = results.DefaultMempoolSize
-		}
-		if txs := e.pool[n]; float64(txs) >= mempoolFullPc*float64(capacity) && txs > v {
-			best, v, c = n, txs, capacity
-		}
+	best, v, c := fullest(e.pool, e.capacity)
+	if best == "" {
+		return "", "", false
 	}
-	return best, fmt.Sprintf("mempool of %s %d txs (capacity %d)", best, v, c), best != ""
+	why := fmt.Sprintf("mempool of %s %d txs (capacity %d)", best, v, c)
+	if n, ms, ok := worst(e.execMs, 0); ok && e.execMedian > 0 && ms >= execFactor*e.execMedian {
+		why += fmt.Sprintf("; block processing %.0f ms on %s (run median %.0f ms)", ms, n, e.execMedian)
+	}
+	if n, ms, ok := worst(e.gcMs, gcPauseMs); ok {
+		why += fmt.Sprintf("; GC paused %s %.0f ms", n, ms)
+	}
+	if e.busy >= busyFraction {
+		why += fmt.Sprintf("; the host busy %.0f %% of its cores", 100*e.busy)
+	}
+	return best, why, true
 }
 
 func votesLate(e *heightEvidence) (string, string, bool) {

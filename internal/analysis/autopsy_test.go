@@ -150,6 +150,26 @@ func TestAutopsyRules(t *testing.T) {
 			slowAt(in, 26, 0, 2*s)
 			in.Mempool = []results.MempoolSample{{Height: 10, Node: "v1", Txs: 5000}, {Height: 26, Node: "v4", Txs: 4990}, {Height: 26, Node: "v1", Txs: 100}}
 		}, CauseMempoolFull, "v4", "mempool of v4 4990 txs (capacity 5000)", 1},
+		{"mempool full within the height, emptied by its commit", func(in *Input) {
+			// The proposer's block took the whole mempool: the sample
+			// after the commit is small, the scrape within the height
+			// saw it full.
+			slowAt(in, 26, 0, 2*s)
+			b := blockAt(*in, 26)
+			in.Mempool = []results.MempoolSample{{Height: 26, Node: "v3", Txs: 300}}
+			in.Metrics = NewSeriesSet([]results.Metric{
+				{Time: b.Time - 500e6, Node: "v3", Name: "cometbft_mempool_size", Value: 5000},
+				{Time: b.Time + s, Node: "v3", Name: "cometbft_mempool_size", Value: 4800},
+				{Time: b.CommitTime + 500e6, Node: "v3", Name: "cometbft_mempool_size", Value: 5000}})
+		}, CauseMempoolFull, "v3", "mempool of v3 4800 txs (capacity 5000)", 1},
+		{"mempool full before and after the height only: not full", func(in *Input) {
+			slowAt(in, 26, 0, 2*s)
+			b := blockAt(*in, 26)
+			in.Metrics = NewSeriesSet([]results.Metric{
+				{Time: b.Time - 500e6, Node: "v3", Name: "cometbft_mempool_size", Value: 5000},
+				{Time: b.Time + s, Node: "v3", Name: "cometbft_mempool_size", Value: 1000},
+				{Time: b.CommitTime + 500e6, Node: "v3", Name: "cometbft_mempool_size", Value: 5000}})
+		}, CauseUnexplained, "", "", 1},
 		{"mempool at the run's largest, far from full: not full", func(in *Input) {
 			// A slow height leaves its transactions waiting: the run's
 			// largest mempool, but a small one.
@@ -161,11 +181,25 @@ func TestAutopsyRules(t *testing.T) {
 			in.Run.Nodes = []results.Node{{Name: "v2", MempoolCapacity: 1000}}
 			in.Mempool = []results.MempoolSample{{Height: 26, Node: "v2", Txs: 990}, {Height: 26, Node: "v4", Txs: 990}}
 		}, CauseMempoolFull, "v2", "mempool of v2 990 txs (capacity 1000)", 1},
+		{"mempool full, with its big blocks' processing: the mempool", func(in *Input) {
+			// An overload: the full mempool's blocks take long to
+			// execute, which is its effect, named in the evidence.
+			slowAt(in, 27, 0, 2*s)
+			b := blockAt(*in, 27)
+			in.Metrics = execSeries(in.Blocks[0].Time, b, 40, 1500)
+			in.Mempool = []results.MempoolSample{{Height: 27, Node: "v2", Txs: 5000}}
+		}, CauseMempoolFull, "v2", "mempool of v2 5000 txs (capacity 5000); block processing 1500 ms on v1 (run median 58 ms)", 1},
 		{"execution", func(in *Input) {
 			slowAt(in, 27, 0, 2*s)
 			b := blockAt(*in, 27)
 			in.Metrics = execSeries(in.Blocks[0].Time, b, 40, 1500)
 		}, CauseExecution, "v1", "block processing 1500 ms on v1 (run median 58 ms)", 1},
+		{"execution slower than usual, too little to explain the height", func(in *Input) {
+			// 3 × the median, but 0.1 s of a height 2 s longer than usual.
+			slowAt(in, 27, 0, 2*s)
+			b := blockAt(*in, 27)
+			in.Metrics = execSeries(in.Blocks[0].Time, b, 40, 200)
+		}, CauseUnexplained, "", "", 1},
 		{"gc pause", func(in *Input) {
 			slowAt(in, 28, 0, 2*s)
 			b := blockAt(*in, 28)

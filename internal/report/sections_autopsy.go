@@ -26,6 +26,7 @@ func (m mdWriter) autopsy(s analysis.Summary) {
 		return
 	}
 	m.f("## Why these blocks were slow\n\n")
+	m.overload(s)
 	if n == 0 {
 		m.f("No slow height: every height committed in round 0 within the run's own bound on its interval " +
 			"(docs/autopsy.md). `autopsy.csv` has no row.\n\n")
@@ -57,6 +58,20 @@ func (m mdWriter) autopsy(s analysis.Summary) {
 	m.table([]string{"height", "round", "interval, ms", "proposer", "cause", "node", "evidence"}, "rrrllll", rows)
 	m.stages(s, worst)
 	m.plot("autopsy.png", "")
+}
+
+// overload says, before the slow heights, at how many heights a mempool
+// was full: an overload throughout the run raises the median interval
+// that slow heights are judged against.
+func (m mdWriter) overload(s analysis.Summary) {
+	f, _ := s.Metric("mempool_full_heights")
+	if f == 0 {
+		return
+	}
+	blocks, _ := s.Metric("blocks")
+	m.f("**Overloaded: a mempool was full at %s of %s heights** (≥ 95 %% of its capacity after the commit): the offered load "+
+		"exceeded what the chain committed. Those heights' intervals are longer, and so is the run's median that slow heights are "+
+		"judged against; `compare` with a run below saturation shows the whole effect.\n\n", groupDigits(f), groupDigits(blocks))
 }
 
 func dash(s string) string {
