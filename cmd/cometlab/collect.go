@@ -39,7 +39,7 @@ func (f *collectFlags) registerWithout(fs *pflag.FlagSet, skip ...string) {
 
 // collectNames are the flags of collectFlags: a resumed sweep or search
 // takes them anew, as they are not part of what it measures.
-var collectNames = []string{"scrape-interval", "metrics", "prometheus", "no-resources", "read-during-load", "min-free-disk"}
+var collectNames = []string{"scrape-interval", "metrics", "prometheus", "no-resources", "commit-samples", "read-during-load", "min-free-disk"}
 
 // collect checks the flags and returns the collection options.
 func (f *collectFlags) collect() (experiment.Collect, error) {
@@ -54,7 +54,7 @@ func (f *collectFlags) collect() (experiment.Collect, error) {
 		free = -1 // 0 turns the guard off
 	}
 	return experiment.Collect{ScrapeInterval: f.mf.interval, Metrics: f.mf.metrics, NoResources: f.mf.noResources,
-		Prometheus: f.mf.prometheus, MinFreeDisk: free, ReadAfterLoad: !f.readLive}, nil
+		NoCommitSamples: !f.mf.commitSamples, Prometheus: f.mf.prometheus, MinFreeDisk: free, ReadAfterLoad: !f.readLive}, nil
 }
 
 // env is the environment of every command that runs a testnet.
@@ -69,10 +69,11 @@ func (st *state) env(tf *testnetFlags) (experiment.Env, error) {
 
 // metricsFlags select how node metrics are gathered.
 type metricsFlags struct {
-	interval    time.Duration
-	metrics     string
-	prometheus  string
-	noResources bool
+	interval      time.Duration
+	metrics       string
+	prometheus    string
+	noResources   bool
+	commitSamples bool
 }
 
 func (f *metricsFlags) register(fs *pflag.FlagSet, run bool) {
@@ -82,6 +83,8 @@ func (f *metricsFlags) register(fs *pflag.FlagSet, run bool) {
 		fs.StringVar(&f.prometheus, "prometheus", "", "read the node series from this Prometheus server (http://127.0.0.1:9090) after the run instead of scraping them")
 		fs.BoolVar(&f.noResources, "no-resources", false, "do not sample node processes from /proc (for benchmarks)")
 		_ = fs.MarkHidden("no-resources")
+		fs.BoolVar(&f.commitSamples, "commit-samples", true, "ask every node's mempool and sample its CPU at each of its commits (mempool.csv, commit_cpu.csv: "+
+			"the block autopsy's per-height evidence); false saves one RPC request per node and height, and the autopsy's mempool_full reads the scrapes alone")
 		return
 	}
 	fs.StringVar(&f.prometheus, "prometheus", "", "first rewrite metrics.csv from this Prometheus server (http://127.0.0.1:9090)")

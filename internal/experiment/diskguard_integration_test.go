@@ -17,7 +17,9 @@ import (
 // TestRunDiskGuard runs a real testnet with a disk guard that wants more
 // free space than any disk has: the load stops at the first check (after
 // 5 s), the run is partial with the guard's reason, what was sent is read
-// back and accounted for, and no node is left running.
+// back and accounted for, and no node is left running. It runs without
+// the samples at commits (Collect.NoCommitSamples), which it checks too:
+// no mempool.csv or commit_cpu.csv, the heights followed all the same.
 func TestRunDiskGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
@@ -28,7 +30,7 @@ func TestRunDiskGuard(t *testing.T) {
 	start := time.Now()
 	res, err := experiment.Run(context.Background(), experiment.Options{
 		Manifest: resolved(t, 200, 60*time.Second), Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"},
-		Collect: experiment.Collect{MinFreeDisk: 1 << 62}, // 4 EiB
+		Collect: experiment.Collect{MinFreeDisk: 1 << 62, NoCommitSamples: true}, // 4 EiB
 	})
 	t.Log(out.String())
 	if err != nil {
@@ -57,6 +59,14 @@ func TestRunDiskGuard(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run directory lacks %s", f)
 		}
+	}
+	for _, f := range []string{results.MempoolFile, results.CommitCPUFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s written without the samples at commits", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.AdoptionFile)); err != nil {
+		t.Errorf("no %s without the samples at commits: %v", results.AdoptionFile, err)
 	}
 	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
 		t.Errorf("node processes left behind: %v", left)

@@ -41,6 +41,11 @@ type Collect struct {
 	Metrics string
 	// NoResources turns /proc sampling (resources.csv) off.
 	NoResources bool
+	// NoCommitSamples turns off what is asked of every node at each of its
+	// commits: its mempool (mempool.csv, one RPC request per node and
+	// height) and its process's CPU (commit_cpu.csv). The autopsy's
+	// mempool_full then reads the scrapes alone.
+	NoCommitSamples bool
 	// Prometheus, when set, is the URL of a Prometheus server that scrapes
 	// the nodes: metrics.csv is read from it after the read-back instead of
 	// scraped.

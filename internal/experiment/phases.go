@@ -116,9 +116,10 @@ type runningCollectors struct {
 }
 
 // startCollectors is the phase collect: it follows heights on every node
-// (adoption.csv) with the hashes each committed (hashes.csv) and asks each
-// node's mempool at each of its commits (mempool.csv), scrapes metrics and samples resources when the plan has
-// targets for them, and flushes every file every second, so that a crash
+// (adoption.csv) with the hashes each committed (hashes.csv), asks each
+// node's mempool and samples its CPU at each of its commits (mempool.csv,
+// commit_cpu.csv; unless Collect.NoCommitSamples), scrapes metrics and
+// samples resources when the plan has targets for them, and flushes every file every second, so that a crash
 // loses at most a second. They run until stop, after the read-back.
 func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, error) {
 	c := &runningCollectors{}
@@ -136,17 +137,19 @@ func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, er
 		return nil, err
 	}
 	p.heights = collect.NewHeights(p.chain.nodes, adoption, p.logger)
-	mempool, err := create(results.MempoolFile, results.MempoolHeader)
-	if err != nil {
-		return nil, err
+	if !p.col.noCommitSamples {
+		mempool, err := create(results.MempoolFile, results.MempoolHeader)
+		if err != nil {
+			return nil, err
+		}
+		p.heights.SampleMempools(mempool, 0)
 	}
-	p.heights.SampleMempools(mempool, 0)
 	hashes, err := create(results.HashesFile, results.HashesHeader)
 	if err != nil {
 		return nil, err
 	}
 	p.heights.RecordHashes(hashes)
-	if len(p.col.procs) > 0 {
+	if len(p.col.procs) > 0 && !p.col.noCommitSamples {
 		cpu, err := create(results.CommitCPUFile, results.CommitCPUHeader)
 		if err != nil {
 			return nil, err

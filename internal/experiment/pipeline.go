@@ -68,10 +68,12 @@ type sendPlan struct {
 // collectPlan is what the collectors gather beside the heights: node
 // metrics into metrics.csv (scrape), processes into resources.csv (procs).
 type collectPlan struct {
-	scrape    []collect.Target
-	scrapeCfg collect.ScrapeConfig
-	procs     []collect.Proc
-	resCfg    collect.ResourceConfig
+	// noCommitSamples: no mempool.csv or commit_cpu.csv (Collect).
+	noCommitSamples bool
+	scrape          []collect.Target
+	scrapeCfg       collect.ScrapeConfig
+	procs           []collect.Proc
+	resCfg          collect.ResourceConfig
 }
 
 // readPlan is how the chain is read back.
@@ -119,6 +121,7 @@ func newPipeline(in runInput) *pipeline {
 	} else {
 		p.fromChain(in)
 	}
+	p.col.noCommitSamples = in.collect.NoCommitSamples
 	p.hooks = append(p.hooks, diskGuardHook(p, in.collect.MinFreeDisk), progressHook(p))
 	return p
 }
