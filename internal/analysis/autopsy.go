@@ -32,6 +32,7 @@ const (
 	execShare     = 0.5   // …when it exceeds the median by this fraction of the height's extra interval
 	gcPauseMs     = 50.0  // GC pauses summed within a height's window
 	mempoolFullPc = 0.95  // a mempool this full (of its capacity) at the commit is full
+	lateSendShare = 0.01  // this share of the sends late in a span: the load path held transactions
 )
 
 // slowCut returns the interval (ms) above which a height is slow, and the
@@ -57,7 +58,10 @@ func slowCut(iv []float64) (cut, median float64) {
 
 // Autopsy returns a verdict for every slow height of the run's blocks
 // (those with a commit time), in height order, each from the first rule
-// of Rules that explains it (else "unexplained").
+// of Rules that explains it (else "unexplained"). A height is slow by
+// its interval (or round), or by its transactions' latency alone
+// (see slowCut; not the height after one slow by its interval, whose
+// transactions waited through it), judged by LatencyRules.
 func Autopsy(in Input) []Verdict {
 	blocks := in.RunBlocks()
 	var iv []float64
@@ -68,26 +72,75 @@ func Autopsy(in Input) []Verdict {
 	}
 	cut, median := slowCut(iv)
 	ctx := newAutopsyContext(in, median)
+	slow := map[int64]bool{}
+	for _, b := range blocks {
+		ms := float64(b.CommitTime-b.Time) / results.NsPerMs
+		slow[b.Height] = b.CommitTime > 0 && (b.Round > 0 || (cut > 0 && ms > cut))
+	}
+	agg := in.Aggregates()
+	lat := heightLatencies(agg, blocks)
+	var lats []float64
+	for _, l := range lat {
+		lats = append(lats, l)
+	}
+	latCut, latMedian := slowCut(lats)
 	var out []Verdict
 	for i := range blocks {
 		b := &blocks[i]
 		if b.CommitTime == 0 {
 			continue
 		}
-		ms := float64(b.CommitTime-b.Time) / results.NsPerMs
-		if b.Round == 0 && (cut == 0 || ms <= cut) {
+		l, hasLat := lat[b.Height]
+		byLatency := !slow[b.Height] && !slow[b.Height-1] && latCut > 0 && hasLat && l > latCut
+		if !slow[b.Height] && !byLatency {
 			continue
 		}
+		ms := float64(b.CommitTime-b.Time) / results.NsPerMs
 		e := ctx.evidence(b, ms)
+		if byLatency {
+			e.latMs, e.latMedian = l, latMedian
+			e.path = loadPathIn(agg, b.CommitTime-int64(l*results.NsPerMs), b.Time)
+		}
 		v := Verdict{Height: b.Height, Time: b.Time, Round: b.Round, Proposer: ctx.name(b.Proposer), IntervalMs: ms,
 			Cause: CauseUnexplained, Evidence: e.basics()}
-		for _, r := range Rules() {
+		rules := Rules()
+		if byLatency {
+			rules = LatencyRules()
+		}
+		for _, r := range rules {
 			if node, why, ok := r.Match(e); ok {
 				v.Cause, v.Node, v.Evidence = r.Cause, node, e.basics()+"; "+why
 				break
 			}
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// heightLatencies returns the mean block latency (ms) of the committed
+// transactions of each of blocks' heights that has at least half the
+// median height's number: a height the load began or ended within holds
+// only the transactions sent in part of its span, whose mean is biased
+// (the last height of a run at 100 tx/s: 36 transactions, a mean of
+// 1,090 ms against a median of 701).
+func heightLatencies(agg *TxAggregates, blocks []results.Block) map[int64]float64 {
+	var counts []float64
+	for _, b := range blocks {
+		if h := agg.Heights[b.Height]; h != nil && h.N > 0 {
+			counts = append(counts, float64(h.N))
+		}
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	slices.Sort(counts)
+	least := stats.Percentile(counts, 50) / 2
+	out := map[int64]float64{}
+	for _, b := range blocks {
+		if h := agg.Heights[b.Height]; h != nil && float64(h.N) >= least {
+			out[b.Height] = h.Sum / float64(h.N) / results.NsPerMs
+		}
 	}
 	return out
 }
@@ -136,12 +189,12 @@ func FullMempoolHeights(in Input) int {
 
 // autopsyDictionary returns the entries of the block autopsy.
 func autopsyDictionary() []Metric {
-	src := "blocks.csv, precommits.csv, events.csv, adoption.csv, metrics.csv, resources.csv, host.csv, mempool.csv"
+	src := "blocks.csv, precommits.csv, events.csv, adoption.csv, metrics.csv, resources.csv, host.csv, mempool.csv, txs.csv, sent.csv, replies.csv"
 	out := []Metric{{ID: "slow_heights", Title: "Slow heights", Unit: UnitBlocks, Better: LowerIsBetter, Group: GroupBlocks, Source: src,
-		Definition: "Heights of the run that needed a round > 0, or whose interval (header time of H+1 − header time of H) exceeded both 1.5 × the run's median interval and the median + 6 × 1.4826 × the intervals' median absolute deviation (with ≥ 10 intervals); each gets a verdict in autopsy.csv (docs/autopsy.md)."},
+		Definition: "Heights of the run that needed a round > 0, or whose interval (header time of H+1 − header time of H) exceeded both 1.5 × the run's median interval and the median + 6 × 1.4826 × the intervals' median absolute deviation (with ≥ 10 intervals), or, the height before being none of these, whose transactions' mean block latency exceeded the same bound over the heights' mean latencies; each gets a verdict in autopsy.csv (docs/autopsy.md)."},
 		{ID: "mempool_full_heights", Title: "Heights with a full mempool", Unit: UnitBlocks, Better: LowerIsBetter, Group: GroupBlocks, Source: "mempool.csv, metrics.csv, run.json",
 			Definition: "Heights of the run, slow or not, within which (metrics.csv mempool_size) or right after whose commit (mempool.csv) some node's mempool held ≥ 95 % of its capacity (mempool_capacity_txs, else 5000): the offered load exceeded what the chain committed. An overload throughout a run lengthens every interval, the median too, so it shows here rather than as slow heights."}}
-	for _, r := range append(Rules(), Rule{Cause: CauseUnexplained, Doc: "no rule matched"}) {
+	for _, r := range append(allRules(), Rule{Cause: CauseUnexplained, Doc: "no rule matched"}) {
 		out = append(out, Metric{ID: "slow_heights_" + r.Cause, Title: "Slow heights: " + strings.ReplaceAll(r.Cause, "_", " "), Unit: UnitBlocks,
 			Better: LowerIsBetter, Group: GroupBlocks, Source: src, Definition: "Slow heights (slow_heights) whose verdict is " + r.Cause + ": " + r.Doc + "."})
 	}

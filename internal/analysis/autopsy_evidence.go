@@ -20,6 +20,7 @@ type autopsyContext struct {
 	adopt    map[int64]map[string]int64
 	mempool  map[int64]map[string]int64
 	capacity map[string]int64 // node → its mempool's capacity in the run's transactions (run.json)
+	zone     map[string]string // node → its zone (run.json), for the nodes that have one
 	cycle    []string         // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
 	// equivocated names, per height, the validators that evidence
 	// committed in the run accuses of conflicting votes at that height.
@@ -49,9 +50,12 @@ func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
 		}
 		c.mempool[m.Height][m.Node] = m.Txs
 	}
-	c.capacity = map[string]int64{}
+	c.capacity, c.zone = map[string]int64{}, map[string]string{}
 	for _, n := range in.Run.Nodes {
 		c.capacity[n.Name] = n.MempoolCapacity
+		if n.Zone != "" {
+			c.zone[n.Name] = n.Zone
+		}
 	}
 	// Evidence the run injected (forged votes for random blocks, not
 	// votes of the consensus) says nothing about its height.
@@ -196,9 +200,17 @@ type heightEvidence struct {
 	gcMs       map[string]float64 // node → GC pause seconds summed in the window, in ms
 	pool       map[string]int64   // node → its largest mempool within the height or right after committing it
 	capacity   map[string]int64   // node → its mempool's capacity (0: unknown, CometBFT's default assumed)
+	zone       map[string]string  // node → its zone, when the run has zones
 	// equivocated are the validators that committed evidence accuses of
 	// conflicting votes at the height.
 	equivocated []string
+	// latMs is the mean block latency of the height's transactions and
+	// latMedian the run's median of it, for a height slow by latency
+	// alone (0 otherwise); path is the load path's record of the span its
+	// transactions waited, and target the node the load went to.
+	latMs, latMedian float64
+	path             loadPathWindow
+	target           string
 	// firstMs is the height's first precommit (for the block or nil) after
 	// its header time, and firstMedian the run's median of it (NaN when
 	// unknown).
@@ -208,7 +220,7 @@ type heightEvidence struct {
 // evidence gathers the figures of block b (interval ms).
 func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence {
 	e := &heightEvidence{b: b, ms: ms, median: c.medianMs, proposer: c.name(b.Proposer),
-		votes: c.votes[b.Height], pool: c.poolIn(b), capacity: c.capacity, equivocated: c.equivocated[b.Height]}
+		votes: c.votes[b.Height], pool: c.poolIn(b), capacity: c.capacity, zone: c.zone, target: c.in.Run.Target, equivocated: c.equivocated[b.Height]}
 	if c.cycle != nil {
 		n := int64(len(c.cycle))
 		for r := int64(0); r < int64(b.Round); r++ {
@@ -231,7 +243,30 @@ func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence 
 
 // basics is the evidence every verdict starts with.
 func (e *heightEvidence) basics() string {
-	return fmt.Sprintf("round %d, interval %.0f ms (median %.0f)", e.b.Round, e.ms, e.median)
+	s := fmt.Sprintf("round %d, interval %.0f ms (median %.0f)", e.b.Round, e.ms, e.median)
+	if e.latMs > 0 {
+		s += fmt.Sprintf(", its transactions' block latency %.0f ms (median %.0f)", e.latMs, e.latMedian)
+	}
+	return s
+}
+
+// loadPathWindow is the load path over a span: sends made, late ones,
+// the largest lag (ms) and replies refusing or rejecting a transaction.
+type loadPathWindow struct {
+	sends, late, errors int64
+	maxLagMs            float64
+}
+
+// loadPathIn sums agg's LoadPath over the seconds of [lo, hi] (Unix ns).
+func loadPathIn(agg *TxAggregates, lo, hi int64) loadPathWindow {
+	var w loadPathWindow
+	for k := lo / int64(results.NsPerS); k <= hi/int64(results.NsPerS); k++ {
+		if p := agg.LoadPath[k]; p != nil {
+			w.sends, w.late, w.errors = w.sends+p.Sends, w.late+p.Late, w.errors+p.Errors
+			w.maxLagMs = max(w.maxLagMs, float64(p.MaxLagNs)/results.NsPerMs)
+		}
+	}
+	return w
 }
 
 // firstPrecommit returns the earliest signed precommit's offset from the

@@ -21,16 +21,43 @@ const (
 	CauseProposalLate   = "proposal_late"   // round 0, and the first precommit came late: the proposer's proposal did
 	CauseHostContention = "host_contention" // the host's CPUs, or a node's, were saturated
 	CauseMempoolFull    = "mempool_full"    // a node's mempool was (nearly) at its capacity
+	CauseLoadPath       = "load_path"       // slow by latency alone: the transactions were held on their way to the node
 	CauseUnexplained    = "unexplained"     // no rule matched: no guess is made
 )
 
 // Causes returns the cause vocabulary, in the order of the rules.
 func Causes() []string {
-	out := make([]string, 0, len(Rules())+1)
-	for _, r := range Rules() {
+	var out []string
+	for _, r := range allRules() {
 		out = append(out, r.Cause)
 	}
 	return append(out, CauseUnexplained)
+}
+
+// allRules returns Rules, then the rules of LatencyRules not among them.
+func allRules() []Rule {
+	out := Rules()
+	for _, r := range LatencyRules() {
+		if !slices.ContainsFunc(out, func(x Rule) bool { return x.Cause == r.Cause }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// LatencyRules returns the rules tried, in order, on a height slow by its
+// transactions' latency alone: its interval and round were usual, so the
+// rules of failed rounds and long intervals do not apply.
+func LatencyRules() []Rule {
+	var out []Rule
+	for _, r := range Rules() {
+		if r.Cause == CausePerturbation || r.Cause == CauseMempoolFull {
+			out = append(out, r)
+		}
+	}
+	return append(out, Rule{CauseLoadPath, "(a height slow by its transactions' latency alone) in the span its transactions waited before the height, " +
+		"≥ 1 % of the load's sends were late by more than the late threshold, the latest by ≥ half the height's extra latency (the generator behind its schedule: a write to the node blocked, or its host was busy), " +
+		"or replies refused or rejected transactions (a sentinel's refusals, a full mempool's rejections)", loadPath})
 }
 
 // Rule is one row of the autopsy's rule table: a cause and the test of a
@@ -197,6 +224,24 @@ func mempoolFull(e *heightEvidence) (string, string, bool) {
 	return best, why, true
 }
 
+func loadPath(e *heightEvidence) (string, string, bool) {
+	p := e.path
+	var parts []string
+	// The sends after a write that blocked are late by about as long as
+	// it blocked, which the transaction it wrote waited: a lag far below
+	// the extra latency does not explain it.
+	if p.late > 0 && float64(p.late) >= lateSendShare*float64(p.sends) && p.maxLagMs >= execShare*(e.latMs-e.latMedian) {
+		parts = append(parts, fmt.Sprintf("%d of %d sends late, up to %.0f ms behind schedule", p.late, p.sends, p.maxLagMs))
+	}
+	if p.errors > 0 {
+		parts = append(parts, fmt.Sprintf("%d replies refused or rejected transactions", p.errors))
+	}
+	if len(parts) == 0 {
+		return "", "", false
+	}
+	return e.target, "on the way to " + e.target + " while its transactions waited: " + strings.Join(parts, "; "), true
+}
+
 func votesLate(e *heightEvidence) (string, string, bool) {
 	late := slices.Clone(e.lateVotes)
 	for _, v := range e.absent {
@@ -208,5 +253,28 @@ func votesLate(e *heightEvidence) (string, string, bool) {
 		return "", "", false
 	}
 	n := joinNodes(late)
-	return n, "precommits late, nil or absent: " + n, true
+	return n, "precommits late, nil or absent: " + n + e.zonesOf(strings.Split(n, "+")), true
+}
+
+// zonesOf names the zones of nodes, " (zone far: validator03; zone near:
+// validator01)", in the order of the nodes; "" in a run without zones.
+func (e *heightEvidence) zonesOf(nodes []string) string {
+	var zones []string
+	by := map[string][]string{}
+	for _, n := range nodes {
+		if z, ok := e.zone[n]; ok {
+			if by[z] == nil {
+				zones = append(zones, z)
+			}
+			by[z] = append(by[z], n)
+		}
+	}
+	if len(zones) == 0 {
+		return ""
+	}
+	parts := make([]string, len(zones))
+	for i, z := range zones {
+		parts[i] = "zone " + z + ": " + strings.Join(by[z], ", ")
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

@@ -140,6 +140,11 @@ func TestAutopsyRules(t *testing.T) {
 			setVote(in, 24, "v3", "commit", 2900)
 			setVote(in, 24, "v4", "nil", 100)
 		}, CauseVotesLate, "v3+v4", "precommits late, nil or absent: v3+v4", 1},
+		{"votes late, from a far zone", func(in *Input) {
+			slowAt(in, 24, 0, 2*s)
+			setVote(in, 24, "v3", "commit", 2900)
+			in.Run.Nodes = []results.Node{{Name: "v1", Zone: "near"}, {Name: "v2", Zone: "near"}, {Name: "v3", Zone: "far"}, {Name: "v4", Zone: "near"}}
+		}, CauseVotesLate, "v3", "precommits late, nil or absent: v3 (zone far: v3)", 1},
 		{"host contention", func(in *Input) {
 			slowAt(in, 25, 0, 2*s)
 			b := blockAt(*in, 25)
@@ -315,5 +320,93 @@ func TestProposerCycle(t *testing.T) {
 	in.Blocks[5].Proposer = "A9"
 	if got := proposerCycle(in.Blocks, 4); got != nil {
 		t.Errorf("inconsistent blocks: cycle %v, want nil", got)
+	}
+}
+
+// withTxs gives every height of in 10 transactions sent in the second
+// before it, on time (sent.csv and txs.csv), to node v1.
+func withTxs(in *Input) {
+	in.Run.Target, in.Run.Load.LateThreshold = "v1", 0.5
+	seq := uint64(0)
+	for _, b := range in.Blocks {
+		for k := range int64(10) {
+			sent := b.Time - 900e6 + k*80e6
+			in.Sent = append(in.Sent, results.Sent{Seq: seq, Intended: sent, Actual: sent, Size: 100})
+			in.Txs = append(in.Txs, results.Tx{Seq: seq, Sent: sent, Height: b.Height, Index: int(k), BlockTime: b.Time, CommitTime: b.CommitTime})
+			seq++
+		}
+	}
+}
+
+// holdTxs makes height h's transactions sent wait before them: sent by
+// ms earlier (their latency grows), lag ms behind their schedule.
+func holdTxs(in *Input, h int64, ms, lag int64) {
+	for i := range in.Txs {
+		if t := &in.Txs[i]; t.Height == h {
+			t.Sent -= ms * 1e6
+			s := &in.Sent[i]
+			s.Actual, s.Intended = t.Sent, t.Sent-lag*1e6
+		}
+	}
+}
+
+// TestAutopsyLatency checks the heights slow by their transactions'
+// latency alone and the rules tried on them.
+func TestAutopsyLatency(t *testing.T) {
+	const s = int64(1e9)
+	cases := []struct {
+		name     string
+		edit     func(in *Input)
+		height   int64
+		cause    string
+		node     string
+		evidence string
+	}{
+		{"healthy: none", func(in *Input) {}, 0, "", "", ""},
+		{"held on the way, the generator behind", func(in *Input) {
+			holdTxs(in, 20, 3000, 2000)
+		}, 20, CauseLoadPath, "v1", "its transactions' block latency 4546 ms (median 1543); on the way to v1 while its transactions waited: 10 of 50 sends late, up to 2000 ms behind schedule"},
+		{"held, the generator behind by far less than the wait: unexplained", func(in *Input) {
+			holdTxs(in, 20, 3000, 600)
+		}, 20, CauseUnexplained, "", "its transactions' block latency 4546 ms"},
+		{"held, refused on the way", func(in *Input) {
+			holdTxs(in, 20, 3000, 0)
+			in.Replies = []results.Reply{{Seq: 195, At: blockAt(*in, 20).Time - 2*s, Code: -32603, Message: "mempool is full"}}
+		}, 20, CauseLoadPath, "v1", "1 replies refused or rejected transactions"},
+		{"held, nothing on the way: unexplained", func(in *Input) {
+			holdTxs(in, 20, 3000, 0)
+		}, 20, CauseUnexplained, "", "its transactions' block latency 4546 ms"},
+		{"held behind a full mempool", func(in *Input) {
+			holdTxs(in, 20, 3000, 2000)
+			in.Mempool = []results.MempoolSample{{Height: 20, Node: "v2", Txs: 4900}}
+		}, 20, CauseMempoolFull, "v2", "mempool of v2 4900 txs"},
+		{"after a slow height: its echo, not slow", func(in *Input) {
+			// Height 20's transactions waited through height 19.
+			in.Sent, in.Txs = nil, nil
+			slowAt(in, 19, 1, 3*s)
+			withTxs(in)
+			holdTxs(in, 20, 3000, 2000)
+		}, 19, CauseUnexplained, "", "round 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := autopsyChain()
+			withTxs(&in)
+			c.edit(&in)
+			vs := Autopsy(in)
+			if c.height == 0 {
+				if len(vs) != 0 {
+					t.Fatalf("slow heights %+v, want none", vs)
+				}
+				return
+			}
+			if len(vs) != 1 {
+				t.Fatalf("%d slow heights, want 1 (%d): %+v", len(vs), c.height, vs)
+			}
+			v := vs[0]
+			if v.Height != c.height || v.Cause != c.cause || v.Node != c.node || !strings.Contains(v.Evidence, c.evidence) {
+				t.Errorf("height %d: %s on %q (%s), want height %d: %s on %q with %q", v.Height, v.Cause, v.Node, v.Evidence, c.height, c.cause, c.node, c.evidence)
+			}
+		})
 	}
 }

@@ -161,6 +161,7 @@ func Summarize(in Input) Summary {
 // written from the same computation (AnalyzeInput).
 func summarize(in Input) (Summary, []results.Stage) {
 	agg := in.Aggregates()
+	in.Tx = agg // the autopsy reads it too
 	s := Summary{RunID: in.Run.ID, Status: in.Run.Status, Metrics: map[string]float64{}}
 	b := &builder{s: &s}
 	missing := map[string]bool{}

@@ -53,6 +53,12 @@ type TxAggregates struct {
 	offered             []int64 // scheduled sends per second from loadStart
 	early               Sketch  // block latencies (ns) of the txs sent before earlyEnd
 
+	// LoadPath holds, per Unix second, the sends made in it, those late
+	// by more than the late threshold, the largest lag, and the replies
+	// read in it that refused or rejected a tx: the block autopsy's
+	// evidence of the load path (one entry per second of the load).
+	LoadPath map[int64]*LoadPathSecond
+
 	// The load's clients (run.json load.clients) and each one's latencies;
 	// nil for a load of one client.
 	load    results.Load
@@ -82,10 +88,29 @@ type HeightLatency struct {
 	N   int64
 }
 
+// LoadPathSecond is one second of TxAggregates.LoadPath.
+type LoadPathSecond struct {
+	Sends, Late int64
+	MaxLagNs    int64
+	Errors      int64 // replies refusing or rejecting a tx
+}
+
+// pathSecond returns the LoadPath entry of the second of t (Unix ns).
+func (a *TxAggregates) pathSecond(t int64) *LoadPathSecond {
+	k := t / int64(results.NsPerS)
+	p := a.LoadPath[k]
+	if p == nil {
+		p = &LoadPathSecond{}
+		a.LoadPath[k] = p
+	}
+	return p
+}
+
 // NewTxAggregates returns empty aggregates for the run, whose target's
 // adoption rows (from adoption) give the observed latency.
 func NewTxAggregates(run results.Run, adoption []results.Adoption) *TxAggregates {
-	a := &TxAggregates{lateNs: int64(run.Load.LateThreshold * results.NsPerS), Heights: map[int64]*HeightLatency{}}
+	a := &TxAggregates{lateNs: int64(run.Load.LateThreshold * results.NsPerS), Heights: map[int64]*HeightLatency{},
+		LoadPath: map[int64]*LoadPathSecond{}}
 	a.Scatter.init(run)
 	if len(run.Load.Clients) > 0 {
 		a.load, a.clients = run.Load, make([]clientLatency, len(run.Load.Clients))
@@ -161,8 +186,12 @@ func (a *TxAggregates) AddSent(r *results.Sent) {
 	a.sent++
 	lag := r.Actual - r.Intended
 	a.lag.Add(float64(lag))
+	p := a.pathSecond(r.Actual)
+	p.Sends++
+	p.MaxLagNs = max(p.MaxLagNs, lag)
 	if lag > a.lateNs {
 		a.late++
+		p.Late++
 	}
 }
 
@@ -181,6 +210,9 @@ func (a *TxAggregates) AddReply(r *results.Reply) {
 		return
 	}
 	*st |= stReplyErr
+	if r.At > 0 {
+		a.pathSecond(r.At).Errors++
+	}
 	if results.IsRefusal(r.Code) {
 		*st |= stRefused
 	}

@@ -35,7 +35,7 @@ func (m mdWriter) autopsy(s analysis.Summary) {
 		return
 	}
 	blocks, _ := s.Metric("blocks")
-	m.f("**%s of %s heights** were slow (a round > 0, or an interval far above the run's median; docs/autopsy.md); "+
+	m.f("**%s of %s heights** were slow (a round > 0, an interval far above the run's median, or its transactions' latency far above theirs; docs/autopsy.md); "+
 		"each has a verdict in `autopsy.csv`.\n\n", groupDigits(n), groupDigits(blocks))
 	var rows [][]string
 	for _, c := range analysis.Causes() {
@@ -69,7 +69,7 @@ func (m mdWriter) overload(s analysis.Summary) {
 		return
 	}
 	blocks, _ := s.Metric("blocks")
-	m.f("**Overloaded: a mempool was full at %s of %s heights** (≥ 95 %% of its capacity after the commit): the offered load "+
+	m.f("**Overloaded: a mempool was full at %s of %s heights** (≥ 95 %% of its capacity within the height or right after its commit): the offered load "+
 		"exceeded what the chain committed. Those heights' intervals are longer, and so is the run's median that slow heights are "+
 		"judged against; `compare` with a run below saturation shows the whole effect.\n\n", groupDigits(f), groupDigits(blocks))
 }
