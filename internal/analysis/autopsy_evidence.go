@@ -19,9 +19,9 @@ type autopsyContext struct {
 	votes    map[int64][]results.Precommit
 	adopt    map[int64]map[string]int64
 	mempool  map[int64]map[string]int64
-	capacity map[string]int64 // node → its mempool's capacity in the run's transactions (run.json)
+	capacity map[string]int64  // node → its mempool's capacity in the run's transactions (run.json)
 	zone     map[string]string // node → its zone (run.json), for the nodes that have one
-	cycle    []string         // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
+	cycle    []string          // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
 	// equivocated names, per height, the validators that evidence
 	// committed in the run accuses of conflicting votes at that height.
 	equivocated map[int64][]string

@@ -140,3 +140,48 @@ duration = "20s"
 		t.Errorf("the report's node table does not show validator03's own app setting (%v)", err)
 	}
 }
+
+// TestAutopsyFullMempool overloads real nodes whose mempools hold 300
+// transactions (mempool.size) with 500 tx/s, about twice what they
+// commit (~250 tx/s): the mempools are full within most heights of the load,
+// which mempool_full_heights counts (from the scrapes of mempool_size,
+// against the capacity run.json records), the report opens its autopsy
+// with it, and a slow height, if any, is mempool_full.
+func TestAutopsyFullMempool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet")
+	}
+	m := loadManifest(t, "full-mempool.toml", `[config]
+mempool.size = 300
+[load]
+rate = 500
+duration = "15s"
+`)
+	res, dir := runBuilt(t, m)
+	for _, n := range res.Run.Nodes {
+		if n.MempoolCapacity != 300 {
+			t.Errorf("run.json: %s mempool_capacity_txs %d, want 300", n.Name, n.MempoolCapacity)
+		}
+	}
+	full, blocks := res.Summary.Metrics["mempool_full_heights"], res.Summary.Metrics["blocks"]
+	t.Logf("full mempool at %v of %v heights; rejected %v of %v sent", full, blocks, res.Summary.Metrics["rejected_txs"], res.Summary.Metrics["sent_txs"])
+	// 8 of 14 in the first run: the first heights fill the mempools, the
+	// last ones drain them.
+	if blocks == 0 || full < blocks/3 {
+		t.Errorf("a mempool full at %v of %v heights, want at least a third", full, blocks)
+	}
+	rep, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil || !strings.Contains(string(rep), "**Overloaded: a mempool was full at") {
+		t.Errorf("the report's autopsy does not say the run was overloaded (%v)", err)
+	}
+	vs, err := results.ReadAutopsy(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		t.Logf("autopsy: height %d: %s on %s: %s", v.Height, v.Cause, v.Node, v.Evidence)
+		if v.Cause != analysis.CauseMempoolFull && v.Cause != analysis.CauseHostContention {
+			t.Errorf("height %d: %s, want mempool_full (or a busy host's contention)", v.Height, v.Cause)
+		}
+	}
+}
