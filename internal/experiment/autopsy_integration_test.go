@@ -154,8 +154,8 @@ func TestAutopsyFullMempool(t *testing.T) {
 	m := loadManifest(t, "full-mempool.toml", `[config]
 mempool.size = 300
 [load]
-rate = 500
-duration = "15s"
+rate = 800
+duration = "10s"
 `)
 	res, dir := runBuilt(t, m)
 	for _, n := range res.Run.Nodes {

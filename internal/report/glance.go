@@ -59,8 +59,9 @@ func DisturbanceLine(s analysis.Summary) string {
 }
 
 // glance writes the title and the run's answer: what was committed, the
-// throughput, the latency, the saturation verdict and the anomalies (the
-// worst named), then the run's errors and its setup in one line.
+// throughput, the latency, the saturation verdict, the anomalies (the
+// worst named) and the slow heights' causes (SlowLine), then the run's
+// errors and its setup in one line.
 func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
 	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
 	safety, unsafe := SafetyLine(s)
@@ -109,6 +110,9 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 		m.f("- **Anomalies**: 1: %s (see [Anomalies](#anomalies)).\n", strings.TrimSuffix(s.Anomalies[0], "."))
 	default:
 		m.f("- **Anomalies**: %d; the worst: %s (see [Anomalies](#anomalies)).\n", n, strings.TrimSuffix(s.Anomalies[0], "."))
+	}
+	if line := SlowLine(s); line != "" {
+		m.f("- **Slow heights**: %s See [Why these blocks were slow](#why-these-blocks-were-slow).\n", upperFirst(line))
 	}
 	m.f("\n")
 	if len(run.Errors) > 0 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -114,6 +115,16 @@ func TestGlance(t *testing.T) {
 			"- **Anomalies**: none.",
 			"Setup: CometBFT v0.38.26, 2 nodes, 1 connection × 20 tx/s for 30 s, to validator00.",
 			"[appendix](#appendix-experiment)"}},
+		{"slow heights", analysis.Summary{Metrics: slowFigures(kept), Autopsy: []results.Verdict{
+			{Height: 7, Round: 1, IntervalMs: 4210.4, Cause: "proposer_absent", Node: "validator01"},
+			{Height: 9, IntervalMs: 2503, Cause: "mempool_full", Node: "validator00"}}}, pass, []string{
+			"- **Slow heights**: Overloaded, a mempool full at 5 of 25 heights; 3 of 25 heights slow: 2 mempool_full, 1 proposer_absent; " +
+				"the slowest, height 7 (4,210 ms, round 1), proposer_absent on validator01. See [Why these blocks were slow](#why-these-blocks-were-slow)."}},
+		{"no slow height", analysis.Summary{Metrics: func() map[string]float64 {
+			m := slowFigures(kept)
+			m["slow_heights"], m["mempool_full_heights"] = 0, 0
+			return m
+		}()}, pass, []string{"- **Slow heights**: None of 25 heights slow. See"}},
 		{"failed", analysis.Summary{Metrics: kept, Anomalies: []string{"v1 exited.", "3 txs missing"}}, fail, []string{
 			"- **Saturation**: did not keep up by the default saturation criterion: throughput (ratio 0.5000 < 0.98); drain (mempools not empty after 10.0 s (x)) failed",
 			"- **Anomalies**: 2; the worst: v1 exited (see [Anomalies](#anomalies))."}},
@@ -129,4 +140,13 @@ func TestGlance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// slowFigures is kept with the autopsy's figures of 25 heights: 3 slow
+// (2 mempool_full, 1 proposer_absent), a mempool full at 5.
+func slowFigures(kept map[string]float64) map[string]float64 {
+	m := maps.Clone(kept)
+	m["blocks"], m["slow_heights"], m["mempool_full_heights"] = 25, 3, 5
+	m["slow_heights_mempool_full"], m["slow_heights_proposer_absent"] = 2, 1
+	return m
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -16,6 +17,46 @@ import (
 
 // autopsyWorst is how many of the slowest heights the section lists.
 const autopsyWorst = 10
+
+// SlowLine sums up the block autopsy in one line, for the report's opening
+// and the terminal: an overload, the slow heights counted per cause (most
+// first) and the slowest one's verdict; "" for a run without verdicts.
+func SlowLine(s analysis.Summary) string {
+	n, ok := s.Metric("slow_heights")
+	if !ok {
+		return ""
+	}
+	blocks, _ := s.Metric("blocks")
+	line := ""
+	if f, _ := s.Metric("mempool_full_heights"); f > 0 {
+		line = fmt.Sprintf("overloaded, a mempool full at %s of %s heights; ", groupDigits(f), groupDigits(blocks))
+	}
+	if n == 0 || len(s.Autopsy) == 0 {
+		return line + fmt.Sprintf("none of %s heights slow.", groupDigits(blocks))
+	}
+	type count struct {
+		cause string
+		k     float64
+	}
+	var counts []count
+	for _, c := range analysis.Causes() {
+		if k, _ := s.Metric("slow_heights_" + c); k > 0 {
+			counts = append(counts, count{c, k})
+		}
+	}
+	slices.SortStableFunc(counts, func(a, b count) int { return cmp.Compare(b.k, a.k) })
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = groupDigits(c.k) + " " + c.cause
+	}
+	w := slices.MaxFunc(s.Autopsy, func(a, b results.Verdict) int { return cmp.Compare(a.IntervalMs, b.IntervalMs) })
+	on := ""
+	if w.Node != "" {
+		on = " on " + w.Node
+	}
+	return line + fmt.Sprintf("%s of %s heights slow: %s; the slowest, height %d (%s ms, round %d), %s%s.",
+		groupDigits(n), groupDigits(blocks), strings.Join(parts, ", "), w.Height, groupDigits(math.Round(w.IntervalMs)), w.Round, w.Cause, on)
+}
 
 // autopsy writes "Why these blocks were slow": the slow heights counted
 // per cause, the worst ones with their verdict and evidence, and the plot

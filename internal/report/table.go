@@ -72,8 +72,12 @@ func Table(w io.Writer, s analysis.Summary) {
 		b.WriteString(strings.TrimRight(line, " "))
 		b.WriteByte('\n')
 	}
-	if len(s.Notes)+len(s.Anomalies) > 0 {
+	slow := SlowLine(s)
+	if len(s.Notes)+len(s.Anomalies) > 0 || slow != "" {
 		b.WriteByte('\n')
+	}
+	if slow != "" {
+		fmt.Fprintf(&b, "slow heights: %s\n", slow)
 	}
 	for _, a := range s.Anomalies {
 		fmt.Fprintf(&b, "anomaly: %s\n", a)
