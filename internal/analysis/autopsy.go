@@ -19,20 +19,23 @@ type Verdict = results.Verdict
 // run whose intervals hardly vary (MAD of a few ms under timeout_commit)
 // from flagging jitter, the MAD term a run whose intervals vary a lot.
 const (
-	slowFactor    = 1.5
-	slowMADs      = 6.0
-	minIntervals  = 10 // fewer intervals: only rounds > 0 mark a height slow
-	madToSigma    = 1.4826
-	lateVoteMs    = 500.0 // a precommit this much after the median precommit is late
-	lagFraction   = 0.5   // a proposer that committed H−1 this fraction of the median interval after the first node lagged
-	lateProposal  = 0.5   // a first precommit later than the run's median by this fraction of the height's extra interval (and ≥ lateVoteMs): the proposal came late
-	busyFraction  = 0.9   // the host's busy cores over its cores that make it contended
-	nodeCPUPct    = 90.0  // a node's CPU (% of one core) that makes it contended
-	execFactor    = 3.0   // block processing this many times the run's median is slow execution…
-	execShare     = 0.5   // …when it exceeds the median by this fraction of the height's extra interval
-	gcPauseMs     = 50.0  // GC pauses summed within a height's window
-	mempoolFullPc = 0.95  // a mempool this full (of its capacity) at the commit is full
-	lateSendShare = 0.01  // this share of the sends late in a span: the load path held transactions
+	slowFactor   = 1.5
+	slowMADs     = 6.0
+	minIntervals = 10 // fewer intervals: only rounds > 0 mark a height slow
+	madToSigma   = 1.4826
+	lateVoteMs   = 500.0 // a precommit this much after the median precommit is late
+	lagFraction  = 0.5   // a proposer that committed H−1 this fraction of the median interval after the first node lagged
+	// explainShare is how much of a slow height's extra time (interval or
+	// latency over the run's median) a figure must account for to be its
+	// cause: a first precommit's delay (proposal_late), block processing
+	// (execution), the generator's lag (load_path).
+	explainShare  = 0.5
+	busyFraction  = 0.9  // the host's busy cores over its cores that make it contended
+	nodeCPUPct    = 90.0 // a node's CPU (% of one core) that makes it contended
+	execFactor    = 3.0  // block processing this many times the run's median is slow execution
+	gcPauseMs     = 50.0 // GC pauses summed within a height's window
+	mempoolFullPc = 0.95 // a mempool this full (of its capacity) at the commit is full
+	lateSendShare = 0.01 // this share of the sends late in a span: the load path held transactions
 )
 
 // slowCut returns the interval (ms) above which a height is slow, and the
@@ -63,6 +66,16 @@ func slowCut(iv []float64) (cut, median float64) {
 // (see slowCut; not the height after one slow by its interval, whose
 // transactions waited through it), judged by LatencyRules.
 func Autopsy(in Input) []Verdict {
+	vs, _ := autopsy(in)
+	return vs
+}
+
+// autopsy is Autopsy, also counting the run's heights within which, or
+// right after whose commit, some node's mempool held ≥ 95 % of its
+// capacity (mempool_full's measure, slow or not): an overload throughout
+// a run raises every interval, and the run's own median with them, so it
+// shows there, not as slow heights.
+func autopsy(in Input) (out []Verdict, fullHeights int) {
 	blocks := in.RunBlocks()
 	var iv []float64
 	for _, b := range blocks {
@@ -84,9 +97,12 @@ func Autopsy(in Input) []Verdict {
 		lats = append(lats, l)
 	}
 	latCut, latMedian := slowCut(lats)
-	var out []Verdict
 	for i := range blocks {
 		b := &blocks[i]
+		pool := ctx.poolIn(b)
+		if node, _, _ := fullest(pool, ctx.capacity); node != "" {
+			fullHeights++
+		}
 		if b.CommitTime == 0 {
 			continue
 		}
@@ -96,7 +112,7 @@ func Autopsy(in Input) []Verdict {
 			continue
 		}
 		ms := float64(b.CommitTime-b.Time) / results.NsPerMs
-		e := ctx.evidence(b, ms)
+		e := ctx.evidence(b, ms, pool)
 		if byLatency {
 			e.latMs, e.latMedian = l, latMedian
 			e.path = loadPathIn(agg, b.CommitTime-int64(l*results.NsPerMs), b.Time)
@@ -115,7 +131,7 @@ func Autopsy(in Input) []Verdict {
 		}
 		out = append(out, v)
 	}
-	return out
+	return out, fullHeights
 }
 
 // heightLatencies returns the mean block latency (ms) of the committed
@@ -157,10 +173,10 @@ func autopsyFigures(in Input, b *builder, noBlocks bool) {
 	if noBlocks || len(in.RunBlocks()) == 0 {
 		return
 	}
-	vs := Autopsy(in)
+	vs, full := autopsy(in)
 	b.s.Autopsy = vs
 	b.put("slow_heights", float64(len(vs)), "")
-	b.put("mempool_full_heights", float64(FullMempoolHeights(in)), "")
+	b.put("mempool_full_heights", float64(full), "")
 	for _, c := range Causes() {
 		n := 0
 		for _, v := range vs {
@@ -170,21 +186,6 @@ func autopsyFigures(in Input, b *builder, noBlocks bool) {
 		}
 		b.put("slow_heights_"+c, float64(n), "")
 	}
-}
-
-// FullMempoolHeights counts the run's heights within which, or right
-// after whose commit, some node's mempool held ≥ 95 % of its capacity
-// (mempool_full's measure, slow or not): an overload throughout a run raises every interval, and
-// the run's own median with them, so it shows here, not as slow heights.
-func FullMempoolHeights(in Input) int {
-	c := newAutopsyContext(in, 0)
-	n := 0
-	for _, b := range in.RunBlocks() {
-		if node, _, _ := fullest(c.poolIn(&b), c.capacity); node != "" {
-			n++
-		}
-	}
-	return n
 }
 
 // autopsyDictionary returns the entries of the block autopsy.

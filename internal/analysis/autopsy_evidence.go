@@ -19,9 +19,10 @@ type autopsyContext struct {
 	votes    map[int64][]results.Precommit
 	adopt    map[int64]map[string]int64
 	mempool  map[int64]map[string]int64
-	capacity map[string]int64  // node → its mempool's capacity in the run's transactions (run.json)
-	zone     map[string]string // node → its zone (run.json), for the nodes that have one
-	cycle    []string          // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
+	capacity map[string]int64   // node → its mempool's capacity in the run's transactions (run.json)
+	poolSize map[string]*Series // node → its scraped mempool_size (metrics.csv)
+	zone     map[string]string  // node → its zone (run.json), for the nodes that have one
+	cycle    []string           // round-0 proposer of height H is cycle[H mod len]; nil when not a fixed rotation
 	// equivocated names, per height, the validators that evidence
 	// committed in the run accuses of conflicting votes at that height.
 	equivocated map[int64][]string
@@ -49,6 +50,14 @@ func newAutopsyContext(in Input, medianMs float64) *autopsyContext {
 			c.mempool[m.Height] = map[string]int64{}
 		}
 		c.mempool[m.Height][m.Node] = m.Txs
+	}
+	c.poolSize = map[string]*Series{}
+	if in.Metrics != nil {
+		for _, n := range in.Metrics.Nodes() {
+			if s := in.Metrics.One(n, "mempool_size"); s != nil {
+				c.poolSize[n] = s
+			}
+		}
 	}
 	c.capacity, c.zone = map[string]int64{}, map[string]string{}
 	for _, n := range in.Run.Nodes {
@@ -217,10 +226,10 @@ type heightEvidence struct {
 	firstMs, firstMedian float64
 }
 
-// evidence gathers the figures of block b (interval ms).
-func (c *autopsyContext) evidence(b *results.Block, ms float64) *heightEvidence {
+// evidence gathers the figures of block b (interval ms, pool from poolIn).
+func (c *autopsyContext) evidence(b *results.Block, ms float64, pool map[string]int64) *heightEvidence {
 	e := &heightEvidence{b: b, ms: ms, median: c.medianMs, proposer: c.name(b.Proposer),
-		votes: c.votes[b.Height], pool: c.poolIn(b), capacity: c.capacity, zone: c.zone, target: c.in.Run.Target, equivocated: c.equivocated[b.Height]}
+		votes: c.votes[b.Height], pool: pool, capacity: c.capacity, zone: c.zone, target: c.in.Run.Target, equivocated: c.equivocated[b.Height]}
 	if c.cycle != nil {
 		n := int64(len(c.cycle))
 		for r := int64(0); r < int64(b.Round); r++ {

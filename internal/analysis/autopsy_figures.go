@@ -103,14 +103,10 @@ func (c *autopsyContext) poolIn(b *results.Block) map[string]int64 {
 	if out == nil {
 		out = map[string]int64{}
 	}
-	if c.in.Metrics == nil || b.CommitTime == 0 {
+	if b.CommitTime == 0 {
 		return out
 	}
-	for _, n := range c.in.Metrics.Nodes() {
-		s := c.in.Metrics.One(n, "mempool_size")
-		if s == nil {
-			continue
-		}
+	for n, s := range c.poolSize {
 		for i := sort.Search(len(s.T), func(k int) bool { return s.T[k] >= b.Time }); i < len(s.T) && s.T[i] <= b.CommitTime; i++ {
 			out[n] = max(out[n], int64(s.V[i]))
 		}

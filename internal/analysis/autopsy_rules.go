@@ -163,7 +163,7 @@ func execution(e *heightEvidence) (string, string, bool) {
 		return "", "", false
 	}
 	n, v, ok := worst(e.execMs, execFactor*e.execMedian)
-	if !ok || v-e.execMedian < execShare*(e.ms-e.median) {
+	if !ok || v-e.execMedian < explainShare*(e.ms-e.median) {
 		return "", "", false // slower than usual, but too little to explain the height: a big block's 24 ms against a median of 7
 	}
 	return n, fmt.Sprintf("block processing %.0f ms on %s (run median %.0f ms)", v, n, e.execMedian), true
@@ -179,7 +179,7 @@ func proposalLate(e *heightEvidence) (string, string, bool) {
 		return "", "", false
 	}
 	excess := e.firstMs - e.firstMedian
-	if excess < lateVoteMs || excess < lateProposal*(e.ms-e.median) {
+	if excess < lateVoteMs || excess < explainShare*(e.ms-e.median) {
 		return "", "", false
 	}
 	p := e.proposer
@@ -212,7 +212,7 @@ func mempoolFull(e *heightEvidence) (string, string, bool) {
 		return "", "", false
 	}
 	why := fmt.Sprintf("mempool of %s %d txs (capacity %d)", best, v, c)
-	if n, ms, ok := worst(e.execMs, 0); ok && e.execMedian > 0 && ms >= execFactor*e.execMedian {
+	if n, ms, ok := worst(e.execMs, execFactor*e.execMedian); ok && e.execMedian > 0 {
 		why += fmt.Sprintf("; block processing %.0f ms on %s (run median %.0f ms)", ms, n, e.execMedian)
 	}
 	if n, ms, ok := worst(e.gcMs, gcPauseMs); ok {
@@ -230,7 +230,7 @@ func loadPath(e *heightEvidence) (string, string, bool) {
 	// The sends after a write that blocked are late by about as long as
 	// it blocked, which the transaction it wrote waited: a lag far below
 	// the extra latency does not explain it.
-	if p.late > 0 && float64(p.late) >= lateSendShare*float64(p.sends) && p.maxLagMs >= execShare*(e.latMs-e.latMedian) {
+	if p.late > 0 && float64(p.late) >= lateSendShare*float64(p.sends) && p.maxLagMs >= explainShare*(e.latMs-e.latMedian) {
 		parts = append(parts, fmt.Sprintf("%d of %d sends late, up to %.0f ms behind schedule", p.late, p.sends, p.maxLagMs))
 	}
 	if p.errors > 0 {

@@ -69,8 +69,8 @@ func (m mdWriter) autopsy(s analysis.Summary) {
 	m.f("## Why these blocks were slow\n\n")
 	m.overload(s)
 	if n == 0 {
-		m.f("No slow height: every height committed in round 0 within the run's own bound on its interval " +
-			"(docs/autopsy.md). `autopsy.csv` has no row.\n\n")
+		m.f("No slow height: every height committed in round 0 within the run's own bounds on its interval and on its " +
+			"transactions' latency (docs/autopsy.md). `autopsy.csv` has no row.\n\n")
 		m.stages(s, nil)
 		m.plot("autopsy.png", "")
 		return
