@@ -210,16 +210,11 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 // abSides resolves the manifests of the sides and their labels: the
 // manifest and the testnet and load flags, then each spec on top.
 func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]manifest.Resolved, []string, error) {
-	var o manifest.Overrides
-	if err := lf.overrides(cmd.Flags(), &o); err != nil {
-		return nil, nil, err
-	}
-	tf.overrides(cmd.Flags(), &o)
-	m, _, err := manifestFromFlags(tf.source(), tf.perturb, o)
+	src, err := manifestSource(tf, cmd.Flags(), lf)
 	if err != nil {
 		return nil, nil, err
 	}
-	return experiment.ABSides(m, o, f.base, f.cands, f.aa)
+	return experiment.ABSides(src, f.base, f.cands, f.aa)
 }
 
 // abResult prints what a finished experiment found (the A/A false alarms,

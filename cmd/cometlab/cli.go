@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -313,18 +312,6 @@ func registerFormat(fs *pflag.FlagSet, format *string, lenient *bool) {
 	fs.BoolVar(lenient, "lenient", false, "e2e manifests: take the file without the keys that do not change what is measured (ipv6, prometheus = false, constant_flip, initial_state, …), each printed as a warning; every other key cometlab does not take still stops it (exit 2)")
 }
 
-// manifestSource is a manifest file and how to read it; path "" is the
-// built-in default.
-type manifestSource struct {
-	path string
-	read manifest.ReadOptions
-}
-
-// source is the manifest the testnet flags name.
-func (f *testnetFlags) source() manifestSource {
-	return manifestSource{path: f.manifest, read: manifest.ReadOptions{Format: f.format, Lenient: f.lenient}}
-}
-
 // printWarnings prints what reading the manifest took leniently, before
 // anything starts.
 func printWarnings(w io.Writer, r manifest.Resolved) {
@@ -333,73 +320,57 @@ func printWarnings(w io.Writer, r manifest.Resolved) {
 	}
 }
 
-// loadManifest reads the manifest src names, or returns the built-in
-// default when its path is "", and lays the --perturb and --partition
-// flags over it.
-func loadManifest(src manifestSource, pf perturbFlags) (manifest.Manifest, error) {
-	m := manifest.Default()
-	if f := src.read.Format; f != "" && !slices.Contains(manifest.Formats, f) {
-		return m, exitcode.With(fmt.Errorf("--format: invalid manifest format %q (want %s)", f, strings.Join(manifest.Formats, ", ")), exitcode.Usage)
-	}
-	if src.path != "" {
-		var err error
-		if m, _, err = manifest.LoadFile(src.path, src.read); err != nil {
-			return m, exitcode.With(err, exitcode.Usage)
-		}
-	}
-	seen := map[string]bool{}
-	if pf.partition != "" {
-		p, err := manifest.ParsePartition(pf.partition)
-		if err != nil {
-			return m, exitcode.With(fmt.Errorf("--partition %w", err), exitcode.Usage)
-		}
-		m.SetPartition(p)
-	}
-	for _, s := range pf.perturb {
-		node, p, err := manifest.ParsePerturb(s)
-		if err != nil {
-			return m, exitcode.With(fmt.Errorf("--perturb %w", err), exitcode.Usage)
-		}
-		if seen[node] {
-			return m, exitcode.With(fmt.Errorf("--perturb: node %s given twice (one perturbation per node; use every and count to repeat it)", node), exitcode.Usage)
-		}
-		seen[node] = true
-		m.AddPerturb(node, p)
-	}
-	return m, nil
+// overrider is a group of flags that adds the ones the user set to a
+// manifest's overrides.
+type overrider interface {
+	overrides(fs *pflag.FlagSet, o *manifest.Overrides) error
 }
 
-// manifestFromFlags is the one way a command builds its manifest from
-// flags: the manifest at path (or the default) with the perturbation
-// flags laid over it, then o (the flags the user set) applied; it returns
-// the manifest so built and its resolution. Every error is bad input
-// (exit 2).
-func manifestFromFlags(src manifestSource, pf perturbFlags, o manifest.Overrides) (manifest.Manifest, manifest.Resolved, error) {
-	m, err := applyFlags(src, pf, o)
-	if err != nil {
-		return m, manifest.Resolved{}, err
+// overrideFunc is an overrider of a command's own flags.
+type overrideFunc func(fs *pflag.FlagSet, o *manifest.Overrides) error
+
+func (f overrideFunc) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error { return f(fs, o) }
+
+// manifestSource is the one way a command turns its flags into a
+// manifest: the file the testnet flags name (or the built-in default),
+// read as --format and --lenient say, with every flag the user set, the
+// testnet flags' and each group's, as overrides. A command resolves it
+// (resolveSource, or manifest.Source's methods); an A/B experiment gives
+// it to every side.
+func manifestSource(tf *testnetFlags, fs *pflag.FlagSet, groups ...overrider) (manifest.Source, error) {
+	src := manifest.Source{Path: tf.manifest, Read: manifest.ReadOptions{Format: tf.format, Lenient: tf.lenient}}
+	for _, g := range append([]overrider{tf}, groups...) {
+		if err := g.overrides(fs, &src.Overrides); err != nil {
+			return src, err
+		}
 	}
-	r, err := m.Resolve()
+	return src, nil
+}
+
+// resolveSource builds and resolves src's manifest; every error is bad
+// input (exit 2).
+func resolveSource(src manifest.Source) (manifest.Manifest, manifest.Resolved, error) {
+	m, r, err := src.Resolve()
 	if err != nil {
-		return m, manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
+		return m, r, exitcode.With(err, exitcode.Usage)
 	}
 	return m, r, nil
 }
 
-// applyFlags is manifestFromFlags' manifest before its resolution.
-func applyFlags(src manifestSource, pf perturbFlags, o manifest.Overrides) (manifest.Manifest, error) {
-	m, err := loadManifest(src, pf)
+// resolve is manifestSource then resolveSource: the resolved manifest of
+// a command's flags.
+func resolve(tf *testnetFlags, fs *pflag.FlagSet, groups ...overrider) (manifest.Resolved, error) {
+	src, err := manifestSource(tf, fs, groups...)
 	if err != nil {
-		return m, err
+		return manifest.Resolved{}, err
 	}
-	if err := m.Apply(o); err != nil {
-		return m, exitcode.With(err, exitcode.Usage)
-	}
-	return m, nil
+	_, r, err := resolveSource(src)
+	return r, err
 }
 
-// overrides adds the testnet flags the user set to o.
-func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) {
+// overrides adds the testnet flags the user set to o, --perturb and
+// --partition included.
+func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 	if fs.Changed("validators") {
 		o.Validators = &f.validators
 	}
@@ -412,30 +383,13 @@ func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) {
 	if fs.Changed("app") {
 		o.App = &f.app
 	}
-}
-
-// resolve loads the manifest (or the default), applies flag overrides and
-// resolves it.
-func resolve(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*manifest.Overrides)) (manifest.Resolved, error) {
-	o, err := flagOverrides(tf, lf, fs, extra)
-	if err != nil {
-		return manifest.Resolved{}, err
+	if fs.Changed("perturb") {
+		o.Perturb = f.perturb.perturb
 	}
-	_, r, err := manifestFromFlags(tf.source(), tf.perturb, o)
-	return r, err
-}
-
-// flagOverrides is what the flags the user set override, extra's too.
-func flagOverrides(tf *testnetFlags, lf *loadFlags, fs *pflag.FlagSet, extra func(*manifest.Overrides)) (manifest.Overrides, error) {
-	var o manifest.Overrides
-	if err := lf.overrides(fs, &o); err != nil {
-		return o, err
+	if fs.Changed("partition") {
+		o.Partition = &f.perturb.partition
 	}
-	tf.overrides(fs, &o)
-	if extra != nil {
-		extra(&o)
-	}
-	return o, nil
+	return nil
 }
 
 func newLogger(w io.Writer, verbose bool) *slog.Logger {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -48,11 +49,12 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
   cometlab run --manifest testnet.toml --out runs/baseline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := resolve(&tf, &lf, cmd.Flags(), func(o *manifest.Overrides) {
-				if cmd.Flags().Changed("target") {
+			m, err := resolve(&tf, cmd.Flags(), &lf, overrideFunc(func(fs *pflag.FlagSet, o *manifest.Overrides) error {
+				if fs.Changed("target") {
 					o.Target = &target
 				}
-			})
+				return nil
+			}))
 			if err != nil {
 				return err
 			}
@@ -170,11 +172,7 @@ gateways that are not CometBFT nodes).`,
 			} else if endpoint == "" {
 				return exitcode.With(fmt.Errorf("--endpoint or --testnet: one is required"), exitcode.Usage)
 			}
-			var o manifest.Overrides
-			if err := lf.overrides(cmd.Flags(), &o); err != nil {
-				return err
-			}
-			_, r, err := manifestFromFlags(manifestSource{path: manPath}, perturbFlags{}, o)
+			r, err := resolve(&testnetFlags{manifest: manPath}, cmd.Flags(), &lf)
 			if err != nil {
 				return err
 			}
@@ -317,8 +315,7 @@ cometlab exits. Its homes and logs go to --dir; 'cometlab testnet down DIR'
 stops it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var lf loadFlags
-			m, err := resolve(&tf, &lf, cmd.Flags(), nil)
+			m, err := resolve(&tf, cmd.Flags())
 			if err != nil {
 				return err
 			}

@@ -118,17 +118,16 @@ boolean), its own or its groups', set its workdir and firewall as a
 // with an inventory file, its nodes put on the inventory's hosts
 // (experiment.LoadInventory), printing what of it is not used.
 func deployManifest(st *state, tf *testnetFlags, fs *pflag.FlagSet, inventory, sshUser string) (manifest.Resolved, error) {
-	var lf loadFlags
 	if inventory == "" {
-		return resolve(tf, &lf, fs, nil)
+		return resolve(tf, fs)
 	}
-	o, err := flagOverrides(tf, &lf, fs, nil)
+	src, err := manifestSource(tf, fs)
 	if err != nil {
 		return manifest.Resolved{}, err
 	}
-	m, err := applyFlags(tf.source(), tf.perturb, o)
+	m, err := src.Manifest()
 	if err != nil {
-		return manifest.Resolved{}, err
+		return manifest.Resolved{}, exitcode.With(err, exitcode.Usage)
 	}
 	r, notes, err := experiment.LoadInventory(m, inventory, sshUser)
 	for _, n := range notes {

@@ -67,20 +67,29 @@ func (f *seriesFlags) register(fs *pflag.FlagSet, what string) {
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted "+map[string]string{"cell": "sweep", "run": "search"}[what]+" in this directory (other flags but --verbose are taken from it)")
 }
 
-// baseManifest loads the manifest (or the default) and applies the
-// testnet flags and size, duration and pacing.
-func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, o manifest.Overrides) (manifest.Manifest, error) {
-	tf.overrides(fs, &o)
+// overrides adds the size, duration and pacing the user set to o.
+func (f *seriesFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 	if fs.Changed("size") {
-		o.Size = &sf.size
+		o.Size = &f.size
 	}
 	if fs.Changed("duration") {
-		o.Duration = &sf.duration
+		o.Duration = &f.duration
 	}
 	if fs.Changed("pacing") {
-		o.Pacing = &sf.pacing
+		o.Pacing = &f.pacing
 	}
-	m, r, err := manifestFromFlags(tf.source(), tf.perturb, o)
+	return nil
+}
+
+// baseManifest is the manifest of a sweep or search: the manifest (or the
+// default) with the testnet flags, size, duration and pacing and groups
+// laid over it; its load must be loadtime payloads at a constant rate.
+func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, groups ...overrider) (manifest.Manifest, error) {
+	src, err := manifestSource(tf, fs, append([]overrider{sf}, groups...)...)
+	if err != nil {
+		return manifest.Manifest{}, err
+	}
+	m, r, err := resolveSource(src)
 	if err != nil {
 		return m, err
 	}
@@ -183,7 +192,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			if err != nil {
 				return err
 			}
-			m, err := baseManifest(&tf, &sf, fs, manifest.Overrides{})
+			m, err := baseManifest(&tf, &sf, fs)
 			if err != nil {
 				return err
 			}
@@ -336,11 +345,12 @@ continues with --resume DIR.`,
 			if err != nil {
 				return err
 			}
-			var o manifest.Overrides
-			if fs.Changed("connections") {
-				o.Connections = &conns
-			}
-			m, err := baseManifest(&tf, &sf, fs, o)
+			m, err := baseManifest(&tf, &sf, fs, overrideFunc(func(fs *pflag.FlagSet, o *manifest.Overrides) error {
+				if fs.Changed("connections") {
+					o.Connections = &conns
+				}
+				return nil
+			}))
 			if err != nil {
 				return err
 			}

@@ -76,17 +76,18 @@ func ParseSpec(flag, text string) (Spec, error) {
 }
 
 // Manifest returns the manifest of the side: the manifest file itself,
-// or def with the version, the binary or the overrides laid over it. It
-// reads the manifest file and checks that a binary exists; errors name
-// the flag and carry the usage exit code.
-func (s Spec) Manifest(flag string, def manifest.Manifest) (manifest.Manifest, error) {
+// read as src says and with src's flags laid over it (src.WithPath), or
+// def (src's own manifest) with the version, the binary or the overrides
+// laid over it. It reads the manifest file and checks that a binary
+// exists; errors name the flag and carry the usage exit code.
+func (s Spec) Manifest(flag string, src manifest.Source, def manifest.Manifest) (manifest.Manifest, error) {
 	wrap := func(err error) error {
 		return exitcode.With(fmt.Errorf("%s %q: %w", flag, s.Text, err), exitcode.Usage)
 	}
 	m := def
 	switch s.Kind {
 	case SpecManifest:
-		loaded, err := manifest.Load(s.Value)
+		loaded, err := src.WithPath(s.Value).Manifest()
 		if err != nil {
 			return def, wrap(err)
 		}
@@ -170,13 +171,19 @@ func OrderText(order string, seed uint64) string {
 }
 
 // ABSides resolves the manifests of an A/B experiment's sides and their
-// labels: side 0 is the baseline (base, or m itself when base is ""), the
-// others the candidates. m is the manifest with the command line's
-// overrides o applied; a side that is a manifest file gets o too. A
+// labels: side 0 is the baseline (base, or src's manifest itself when
+// base is ""), the others the candidates. Every side is built from src,
+// the command line's manifest and flags: a spec that is a manifest file
+// is read as src reads its own and gets the same flags (perturbations and
+// partition included); the others are laid over src's manifest. A
 // version names its side (runs/NN-v0.40.0) unless an earlier side has
 // the same spec or aa is set; otherwise the labels are base, cand (or
 // cand1, cand2, … with several candidates).
-func ABSides(m manifest.Manifest, o manifest.Overrides, base string, cands []string, aa bool) ([]manifest.Resolved, []string, error) {
+func ABSides(src manifest.Source, base string, cands []string, aa bool) ([]manifest.Resolved, []string, error) {
+	m, err := src.Manifest()
+	if err != nil {
+		return nil, nil, exitcode.With(err, exitcode.Usage)
+	}
 	specs := append([]string{base}, cands...)
 	var sides []manifest.Resolved
 	var labels []string
@@ -194,16 +201,11 @@ func ABSides(m manifest.Manifest, o manifest.Overrides, base string, cands []str
 			if err != nil {
 				return nil, nil, err
 			}
-			if side, err = s.Manifest(flag, m); err != nil {
+			if side, err = s.Manifest(flag, src, m); err != nil {
 				return nil, nil, err
 			}
 			if s.Kind == SpecVersion && !aa && !slices.Contains(specs[:i], text) {
 				label = s.Value // a version names its side (runs/NN-v0.40.0)
-			}
-			if s.Kind == SpecManifest {
-				if err := side.Apply(o); err != nil {
-					return nil, nil, exitcode.With(err, exitcode.Usage)
-				}
 			}
 		}
 		r, err := side.Resolve()

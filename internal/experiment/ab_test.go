@@ -65,7 +65,7 @@ func TestSpecManifest(t *testing.T) {
 		if err != nil {
 			return def, err
 		}
-		return s.Manifest("--base", def)
+		return s.Manifest("--base", manifest.Source{}, def)
 	}
 	if m, err := get("v0.38.26"); err != nil || m.CometBFTVersion != "v0.38.26" {
 		t.Errorf("version: %+v, %v", m.CometBFTVersion, err)

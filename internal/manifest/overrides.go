@@ -54,6 +54,12 @@ type Overrides struct {
 	// App is --app, the app's name ("kvstore" or "e2e"); an [app] table's
 	// settings stay.
 	App *string
+	// Perturb is --perturb, each NODE:ACTION[@WHEN][,…] ([ParsePerturb]),
+	// one per node; each replaces the file's [perturb.NODE].
+	Perturb []string
+	// Partition is --partition, SPLIT[@AT][,duration=D]
+	// ([ParsePartition]); it replaces the file's [partition].
+	Partition *string
 }
 
 // Apply lays the flags in o over m: flags win over the file. It checks each
@@ -118,6 +124,8 @@ func (m *Manifest) Apply(o Overrides) error {
 	if _, _, ok := appOf(m.App); o.App != nil && !ok {
 		bad("--app", "the manifest's app is neither a name nor an [app] table")
 	}
+	perturbs, partition, perr := o.perturbations()
+	errs = append(errs, perr...)
 	if len(errs) > 0 {
 		return joinSorted(errs)
 	}
@@ -129,6 +137,12 @@ func (m *Manifest) Apply(o Overrides) error {
 		m.origin = map[string]string{}
 	}
 	set := func(key, flag string) { m.origin[key] = flag }
+	if partition != nil {
+		m.SetPartition(*partition)
+	}
+	for _, p := range perturbs {
+		m.AddPerturb(p.node, p.p)
+	}
 	if o.Validators != nil {
 		m.Validators = *o.Validators
 		set("validators", "--validators")
@@ -176,4 +190,40 @@ func (m *Manifest) Apply(o Overrides) error {
 		set("app.kind", "--app")
 	}
 	return nil
+}
+
+// nodePerturb is one --perturb flag, parsed.
+type nodePerturb struct {
+	node string
+	p    ManifestPerturb
+}
+
+// perturbations parses --perturb and --partition: one perturbation per
+// node, each error naming the flag.
+func (o Overrides) perturbations() ([]nodePerturb, *ManifestPartition, []*Error) {
+	var errs []*Error
+	var part *ManifestPartition
+	if o.Partition != nil {
+		p, err := ParsePartition(*o.Partition)
+		if err != nil {
+			errs = append(errs, &Error{Msg: "--partition " + err.Error()})
+		} else {
+			part = &p
+		}
+	}
+	var ps []nodePerturb
+	seen := map[string]bool{}
+	for _, s := range o.Perturb {
+		node, p, err := ParsePerturb(s)
+		switch {
+		case err != nil:
+			errs = append(errs, &Error{Msg: "--perturb " + err.Error()})
+		case seen[node]:
+			errs = append(errs, &Error{Flag: "--perturb", Msg: fmt.Sprintf("node %s given twice (one perturbation per node; use every and count to repeat it)", node)})
+		default:
+			seen[node] = true
+			ps = append(ps, nodePerturb{node, p})
+		}
+	}
+	return ps, part, errs
 }
