@@ -14,9 +14,9 @@ func TestSourceManifest(t *testing.T) {
 	}
 	part := "50/50@5s,duration=6s"
 	for _, tt := range []struct {
-		name string
-		src  Source
-		want string // an error's text; "" for none
+		name                string
+		src                 Source
+		want                string // an error's text; "" for none
 		perturbs, partition bool
 	}{
 		{name: "default", src: Source{}},
