@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
-	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -101,7 +100,7 @@ aside the runs of an unfinished round (DIR.interrupted) and goes on.`,
 	cf.registerWithout(fs, "metrics") // ab's --metrics is also the old name of --judge: see abMetricsFlag
 	fs.StringVar(&f.base, "base", "", "baseline SPEC (default: the manifest as given)")
 	fs.StringArrayVar(&f.cands, "cand", nil, "candidate SPEC (repeatable; at least one)")
-	fs.StringVar(&f.repeat, "repeat", "3", `rounds to run, or "auto" to stop when every metric is decided`)
+	fs.StringVar(&f.repeat, "repeat", experiment.ABDefaultRepeat(false), `rounds to run, or "auto" to stop when every metric is decided`)
 	fs.IntVar(&f.maxPairs, "max-pairs", 10, "--repeat auto: most rounds (the planned horizon of the alpha spending)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "--repeat auto: start no round after this much time (0: no limit)")
 	fs.StringVar(&f.order, "order", experiment.OrderCounterbalanced, `order of the sides in a round: "counterbalanced" (rotated round by round: AB, BA, …), "interleaved" (base first) or "random"`)
@@ -153,11 +152,11 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 		if len(f.cands) > 0 {
 			return usage(errors.New("--aa runs --base on both sides: give no --cand"))
 		}
-		f.cands = []string{f.base}
-		if !cmd.Flags().Changed("repeat") {
-			f.repeat = "10"
-		}
 	}
+	if !cmd.Flags().Changed("repeat") {
+		f.repeat = experiment.ABDefaultRepeat(f.aa)
+	}
+	f.cands = experiment.ABCandidates(f.base, f.cands, f.aa)
 	if f.stop != "all" && f.stop != "worse" {
 		return usage(fmt.Errorf("--stop %q: want all or worse", f.stop))
 	}
@@ -218,9 +217,9 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 }
 
 // abResult prints what a finished experiment found (the A/A false alarms,
-// the comparison table, the verdict) and returns the error that sets the
-// exit code: the experiment's own, else 4 when a candidate is worse
-// (never for an A/A calibration).
+// the comparison table, the verdict) and returns the experiment's error,
+// which carries its exit code (experiment.AB: 130, 1, 5 for a safety
+// violation, 4 for a worse candidate).
 func abResult(st *state, res experiment.ABResult, err error) error {
 	if !res.Finished {
 		return err
@@ -234,11 +233,5 @@ func abResult(st *state, res experiment.ABResult, err error) error {
 		report.CompareTable(st.stdout, *res.Compare)
 	}
 	fmt.Fprintf(st.stdout, "\nab: %d pairs, verdict %s; directory %s\n", rec.Pairs, report.VerdictText(rec.Verdict), res.Dir)
-	switch {
-	case err != nil:
-		return err
-	case rec.Verdict == compare.Worse && !rec.AA:
-		return errRegression
-	}
-	return nil
+	return err
 }

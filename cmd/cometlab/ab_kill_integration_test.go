@@ -53,7 +53,7 @@ func TestABAAKilledResumes(t *testing.T) {
 	}
 	// A round the host disturbed (other packages' tests share the machine
 	// in CI) is run again once: two more runs.
-	again := strings.Count(stderr, "): "+experiment.ABRunAgain+"\n")
+	again := strings.Count(stderr, "): "+results.ActionRunAgain+"\n")
 	if n := len(regexp.MustCompile(`ab: round \d+, (base|cand): `).FindAllString(stderr, -1)); n != 2+2*again || !strings.Contains(stderr, "ab: round 2, cand") {
 		t.Errorf("resume ran %d runs (%d rounds run again), want round 2:\n%s", n, again, stderr)
 	}

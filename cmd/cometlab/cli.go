@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,12 +26,6 @@ type state struct {
 	args           []string
 	hard           context.Context // a second interrupt
 }
-
-// errUnsafe marks a run whose safety check found a violation (exit 5).
-var errUnsafe = exitcode.With(errors.New("safety violation"), exitcode.Unsafe)
-
-// errPartial marks a run that ended partial (exit 3).
-var errPartial = exitcode.With(errors.New("the run is partial"), exitcode.Partial)
 
 // execute runs the command line in st and returns the exit code:
 // Interrupted once ctx is done, else the one the error carries (see package

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,14 +156,6 @@ func TestEndCodes(t *testing.T) {
 	unsafePartial := partial
 	unsafePartial.Summary.Safety = forked
 	healthy := experiment.Result{Dir: "d", Run: results.Run{Status: results.StatusComplete}, Summary: analysis.Summary{Safety: &analysis.Safety{Checked: true, Heights: 9}}}
-	sweepDir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(sweepDir, "cells", "c1-r1-1"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := results.WriteJSON(filepath.Join(sweepDir, "cells", "c1-r1-1", results.SummaryFile), analysis.Summary{Safety: forked}); err != nil {
-		t.Fatal(err)
-	}
-	cells := saturation.SweepRecord{Cells: []saturation.SweepCell{{SweepCell: results.SweepCell{Dir: "cells/c1-r1-1"}}, {SweepCell: results.SweepCell{Dir: "cells/none"}}}}
 	for _, c := range []struct {
 		name string
 		err  error
@@ -176,8 +167,7 @@ func TestEndCodes(t *testing.T) {
 		{"healthy", printResult(st, healthy, nil), 0, false},
 		{"unsafe", printResult(st, unsafe, nil), exitcode.Unsafe, true},
 		{"unsafe and partial", printResult(st, unsafePartial, nil), exitcode.Unsafe, true},
-		{"an unsafe cell", sweepResult(st, cells, sweepDir, nil), exitcode.Unsafe, true},
-		{"an unsafe step", saturateResult(st, saturation.SearchRecord{Steps: []saturation.SearchStep{{Dir: "cells/c1-r1-1"}}}, sweepDir, nil), exitcode.Unsafe, true},
+		{"an unsafe series", sweepResult(st, saturation.SweepRecord{}, "d", fmt.Errorf("sweep: %w", experiment.ErrUnsafe)), exitcode.Unsafe, true},
 		{"failed", printResult(st, partial, errors.New("testnet start: timeout")), 0, false},
 		{"some cells failed", sweepResult(st, saturation.SweepRecord{}, "d", fmt.Errorf("2 of 6: %w", experiment.ErrSomeFailed)), exitcode.Partial, true},
 		{"sweep failed", sweepResult(st, saturation.SweepRecord{}, "d", errors.New("fetch")), 0, false},

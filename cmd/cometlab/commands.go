@@ -102,9 +102,9 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// printResult prints the key figures and where the report is, and maps the
-// run's end to an error for the exit code: a safety violation (5) before
-// a partial run (3).
+// printResult prints the key figures and where the report is, and returns
+// the run's error, else its verdict (experiment.Result.Verdict: a safety
+// violation, exit 5, before a partial run, 3).
 func printResult(st *state, res experiment.Result, err error) error {
 	if res.Summary.Metrics != nil {
 		fmt.Fprintln(st.stdout)
@@ -116,13 +116,7 @@ func printResult(st *state, res experiment.Result, err error) error {
 	if err != nil {
 		return err
 	}
-	if line, bad := report.SafetyLine(res.Summary); bad {
-		return fmt.Errorf("%w: %s (see %s/%s)", errUnsafe, line, res.Dir, results.ReportFile)
-	}
-	if res.Run.Status == results.StatusPartial {
-		return fmt.Errorf("%w: %v (see %s/%s)", errPartial, res.Run.Errors, res.Dir, results.RunFile)
-	}
-	return nil
+	return res.Verdict()
 }
 
 func newLoadCmd(st *state) *cobra.Command {

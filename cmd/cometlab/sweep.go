@@ -3,15 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -247,47 +244,16 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 	return cmd
 }
 
-// sweepResult prints the saturation table and maps the sweep's end to an
-// error for the exit code.
+// sweepResult prints the saturation table and returns the sweep's error,
+// which carries its exit code (experiment.Sweep: 5 for a safety
+// violation, 3 for a failed cell).
 func sweepResult(st *state, rec saturation.SweepRecord, dir string, err error) error {
 	if rec.ID != "" {
 		fmt.Fprintln(st.stdout)
 		report.SweepText(st.stdout, rec)
 		fmt.Fprintf(st.stdout, "\nsweep directory: %s\nreport:          %s/%s\n", dir, dir, results.SweepReportFile)
 	}
-	var dirs []string
-	for _, c := range rec.Cells {
-		dirs = append(dirs, c.Dir)
-	}
-	if err == nil || errors.Is(err, experiment.ErrSomeFailed) {
-		if uerr := unsafeRuns(dir, dirs); uerr != nil {
-			return uerr
-		}
-	}
-	if errors.Is(err, experiment.ErrSomeFailed) {
-		return fmt.Errorf("%w: %v", errPartial, err)
-	}
 	return err
-}
-
-// unsafeRuns returns errUnsafe naming the run directories (under parent)
-// whose summary.json counts a safety violation, nil when none does; a
-// run without a summary is not judged.
-func unsafeRuns(parent string, dirs []string) error {
-	var bad []string
-	for _, d := range dirs {
-		var s analysis.Summary
-		if d == "" || results.ReadJSON(filepath.Join(parent, d, results.SummaryFile), &s) != nil {
-			continue
-		}
-		if line, v := report.SafetyLine(s); v {
-			bad = append(bad, d+": "+line)
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w in %d run(s): %s", errUnsafe, len(bad), strings.Join(bad, "; "))
 }
 
 func newSaturateCmd(st *state) *cobra.Command {
@@ -359,22 +325,15 @@ continues with --resume DIR.`,
 			if err != nil {
 				return exitcode.With(err, exitcode.Usage)
 			}
-			search := sc
-			search.Start, search.DurationS = r.Load.Rate, r.Load.Duration.Seconds()
-			if fs.Changed("start") {
+			search, given := sc, experiment.SearchGiven{Start: fs.Changed("start"), Probe: fs.Changed("probe-duration"), MinRate: fs.Changed("min-rate")}
+			if given.Start {
 				if search.Start, err = manifest.ParseRate(start); err != nil {
 					return exitcode.With(fmt.Errorf("--start: %w", err), exitcode.Usage)
 				}
 			}
-			search.ProbeDurationS = saturation.DefaultSearch(search.Start, search.DurationS).ProbeDurationS
-			if fs.Changed("probe-duration") {
-				search.ProbeDurationS = probe.Seconds()
-			}
-			if !fs.Changed("min-rate") {
-				search.MinRate = min(search.MinRate, search.Start)
-			}
-			if err := search.Validate(); err != nil {
-				return exitcode.With(fmt.Errorf("search: %w", err), exitcode.Usage)
+			search.ProbeDurationS = probe.Seconds()
+			if search, err = experiment.SearchFor(r, search, given); err != nil {
+				return err
 			}
 			rec, err := experiment.Saturate(cmd.Context(), experiment.SaturateOptions{Manifest: r, Search: search, Criterion: crit,
 				Reuse: sf.reuse, CoolDown: sf.coolDown, Dir: sf.out, Env: env})
@@ -415,12 +374,5 @@ func saturateResult(st *state, rec saturation.SearchRecord, dir string, err erro
 		report.SaturateText(st.stdout, rec)
 		fmt.Fprintf(st.stdout, "\nsearch directory: %s\nreport:           %s/%s\n", dir, dir, results.SaturateReportFile)
 	}
-	if err != nil {
-		return err
-	}
-	var dirs []string
-	for _, s := range rec.Steps {
-		dirs = append(dirs, s.Dir)
-	}
-	return unsafeRuns(dir, dirs)
+	return err
 }

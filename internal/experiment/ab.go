@@ -170,6 +170,25 @@ func OrderText(order string, seed uint64) string {
 	return "interleaved: the base first in every round; a position effect (see an A/A's) falls on the comparison"
 }
 
+// ABDefaultRepeat is --repeat when it is not given: 3 rounds, or 10 pairs
+// for an A/A calibration (aa), which measures the noise from them.
+func ABDefaultRepeat(aa bool) string {
+	if aa {
+		return "10"
+	}
+	return "3"
+}
+
+// ABCandidates are the candidates' specs of an experiment: cands, or for
+// an A/A calibration (aa) the base's spec again, so that both sides run
+// the same.
+func ABCandidates(base string, cands []string, aa bool) []string {
+	if aa {
+		return []string{base}
+	}
+	return cands
+}
+
 // ABSides resolves the manifests of an A/B experiment's sides and their
 // labels: side 0 is the baseline (base, or src's manifest itself when
 // base is ""), the others the candidates. Every side is built from src,

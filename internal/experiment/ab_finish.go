@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +15,10 @@ import (
 
 // finish compares the runs of the rounds done (when every side has one),
 // writes the comparison with the sequential decisions or the A/A noise at
-// its top, noise.json and the last ab.json, and returns runErr, the
-// error of the run that ended the rounds early.
+// its top, noise.json and the last ab.json. It returns runErr, the error
+// of the run that ended the rounds early; else the series' safety verdict
+// (exit code 5) when a run broke safety; else ErrWorse when a candidate
+// is worse.
 func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 	rec := l.rec
 	res := ABResult{Dir: l.dir}
@@ -80,8 +83,25 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 		return res, err
 	}
 	res.Record, res.Finished = *rec, true
-	return res, runErr
+	if runErr != nil {
+		return res, runErr
+	}
+	var all []string
+	for _, ds := range dirs {
+		all = append(all, ds...)
+	}
+	if err := seriesSafety("", all); err != nil {
+		return res, err // before any verdict
+	}
+	if rec.Verdict == compare.Worse && !rec.AA {
+		return res, ErrWorse
+	}
+	return res, nil
 }
+
+// ErrWorse marks an A/B experiment in which a candidate is worse than the
+// baseline (exit code 4); an A/A calibration never is.
+var ErrWorse = exitcode.With(errors.New("a candidate is worse than the baseline"), exitcode.Regression)
 
 // positions pairs the runs of each round of two sides by when they ran:
 // the first run of round i in firsts[i], the second in seconds[i] (rounds

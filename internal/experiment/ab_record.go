@@ -67,18 +67,12 @@ type ABRecord struct {
 	Disturbed []ABDisturbance `json:"disturbed,omitempty"`
 }
 
-// ABDisturbance is a round run while the host was busy with other work.
+// ABDisturbance is a round run while the host was busy with other work,
+// and what was done (series' policy).
 type ABDisturbance struct {
-	Round  int    `json:"round"` // from 1
-	Why    string `json:"why"`   // which runs, how busy
-	Action string `json:"action"`
+	Round int `json:"round"` // from 1
+	results.Disturbance
 }
-
-// Actions on a disturbed round.
-const (
-	ABRunAgain = "run again"
-	ABKept     = "kept: the host was busy again"
-)
 
 // Auto says whether the experiment adds rounds until its metrics are
 // decided (--repeat auto).

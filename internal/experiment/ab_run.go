@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/compare"
@@ -80,7 +79,8 @@ type abLoop struct {
 	th    compare.Thresholds
 	out   io.Writer
 	env   CellEnv
-	run   func(ctx context.Context, m manifest.Resolved, dir string) cellOutcome
+	run   func(ctx context.Context, m manifest.Resolved, dir string) cellOutcome // nil: the series runner's (a fake in tests)
+	s     *series
 	look  func(dirs [][]string) ([]sequential.Decision, bool, error)
 }
 
@@ -202,10 +202,11 @@ func resumeAB(dir string, env CellEnv) (*abLoop, error) {
 
 // do runs the rounds left and finishes the experiment.
 func (l *abLoop) do(ctx context.Context) (ABResult, error) {
-	if l.run == nil {
-		rn := &runner{env: l.env, out: newPrinter(l.out), crit: saturation.DefaultCriterion(), root: l.dir}
-		defer rn.closeShared()
-		l.run = rn.run
+	planned, _ := l.rec.PlannedRounds() // checked when the record was made
+	l.s = newSeries(l.env, l.dir, results.ModeFresh, 0, saturation.DefaultCriterion(), planned)
+	defer l.s.closeShared()
+	if l.run != nil {
+		l.s.exec = l.run
 	}
 	if l.look == nil {
 		l.look = func(dirs [][]string) ([]sequential.Decision, bool, error) {
@@ -252,35 +253,15 @@ func (l *abLoop) rounds(ctx context.Context) (dirs [][]string, runErr, err error
 			break
 		}
 		rec.Rounds = append(rec.Rounds[:round], nil)
-		ran := make([]string, len(l.sides))
-		outs := make([]cellOutcome, len(l.sides))
-		for _, i := range ABOrder(round, len(l.sides), cmp.Or(rec.Order, OrderCounterbalanced), rec.Seed) {
-			dir := abRunDir(l.dir, round, rec.Labels[i])
-			fmt.Fprintf(l.out, "ab: round %d, %s: %s\n", round+1, rec.Labels[i], dir)
-			rec.Rounds[round] = append(rec.Rounds[round], dir)
-			rec.ElapsedS = time.Since(start).Seconds()
-			if err := saveAB(l.dir, rec); err != nil {
-				return dirs, nil, err
-			}
-			o := l.run(ctx, l.sides[i], dir)
-			if runErr = abRunError(ctx, o); runErr != nil {
-				if _, err := os.Stat(dir); err != nil { // the run never began
-					rec.Rounds[round] = rec.Rounds[round][:len(rec.Rounds[round])-1]
-				}
-				rec.ElapsedS = time.Since(start).Seconds()
-				return dirs, runErr, nil
-			}
-			ran[i], outs[i] = dir, o
+		ran, outs, runErr, err := l.round(ctx, round, start)
+		if runErr != nil || err != nil {
+			return dirs, runErr, err
 		}
-		if why := disturbedRound(outs, rec.Labels); why != "" {
-			again := !slices.ContainsFunc(rec.Disturbed, func(d ABDisturbance) bool { return d.Round == round+1 })
-			action := ABKept
-			if again {
-				action = ABRunAgain
-			}
-			rec.Disturbed = append(rec.Disturbed, ABDisturbance{Round: round + 1, Why: why, Action: action})
-			fmt.Fprintf(l.out, "ab: round %d was disturbed (%s): %s\n", round+1, why, action)
-			if again {
+		again := slices.ContainsFunc(rec.Disturbed, func(d ABDisturbance) bool { return d.Round == round+1 })
+		if d := l.s.disturbed(outs, rec.Labels, again); d != nil {
+			rec.Disturbed = append(rec.Disturbed, ABDisturbance{Round: round + 1, Disturbance: *d})
+			fmt.Fprintf(l.out, "ab: round %d was disturbed (%s): %s\n", round+1, d.Why, d.Action)
+			if d.Action == results.ActionRunAgain {
 				for _, d := range ran {
 					if err := setAsideAs(d, ".disturbed"); err != nil {
 						return dirs, nil, err
@@ -315,20 +296,36 @@ func (l *abLoop) rounds(ctx context.Context) (dirs [][]string, runErr, err error
 	return dirs, nil, nil
 }
 
-// disturbedRound says which runs of a round ran while the host was busy
-// with other work ("base: 27 %, cand: 31 % of the host's CPU"), "" when
-// none did.
-func disturbedRound(outs []cellOutcome, labels []string) string {
-	var parts []string
-	for i, o := range outs {
-		if o.evidence != nil && o.evidence.Disturbed() {
-			parts = append(parts, fmt.Sprintf("%s: %.0f %%", labels[i], *o.evidence.HostBusyPct))
+// round runs round (from 0) of the experiment, every side once in the
+// round's order, each through the series' skeleton (ab.json saved before
+// each run). It returns the sides' run directories and outcomes; runErr
+// is the failed or interrupted run's error (with its exit code), err what
+// stopped the experiment itself.
+func (l *abLoop) round(ctx context.Context, round int, start time.Time) (ran []string, outs []cellOutcome, runErr, err error) {
+	rec := l.rec
+	ran, outs = make([]string, len(l.sides)), make([]cellOutcome, len(l.sides))
+	for _, i := range ABOrder(round, len(l.sides), cmp.Or(rec.Order, OrderCounterbalanced), rec.Seed) {
+		dir := abRunDir(l.dir, round, rec.Labels[i])
+		mark := func() error {
+			fmt.Fprintf(l.out, "ab: round %d, %s: %s\n", round+1, rec.Labels[i], dir)
+			rec.Rounds[round] = append(rec.Rounds[round], dir)
+			rec.ElapsedS = time.Since(start).Seconds()
+			return saveAB(l.dir, rec)
 		}
+		record := func(cellOutcome) error { rec.ElapsedS = time.Since(start).Seconds(); return nil }
+		o, err := l.s.step(ctx, l.sides[i], dir, mark, record, nil)
+		if err != nil {
+			return ran, outs, nil, err
+		}
+		if runErr = abRunError(ctx, o); runErr != nil {
+			if _, err := os.Stat(dir); err != nil { // the run never began
+				rec.Rounds[round] = rec.Rounds[round][:len(rec.Rounds[round])-1]
+			}
+			return ran, outs, runErr, nil
+		}
+		ran[i], outs[i] = dir, o
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, ", ") + " of the host's CPU went to other work"
+	return ran, outs, nil, nil
 }
 
 // abRunError is the error that ends an experiment after run o: an

@@ -224,8 +224,8 @@ func TestABAutoResume(t *testing.T) {
 	}
 	g := &fakeRounds{t: t}
 	res, err := resumeWith(t, dir, g, look)
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, ErrWorse) {
+		t.Fatalf("error %v, want ErrWorse (the verdict is worse: exit 4)", err)
 	}
 	if !slices.Equal(g.calls, []string{"03-base", "03-cand"}) || looks != 4 {
 		t.Errorf("resume ran %v after %d looks in all", g.calls, looks)
@@ -239,7 +239,7 @@ func TestABAutoResume(t *testing.T) {
 		t.Errorf("report: %v\n%.600s", err, md)
 	}
 	h := &fakeRounds{t: t}
-	if res, err = resumeWith(t, dir, h, look); err != nil || len(h.calls) > 0 || res.Record.Pairs != 3 {
+	if res, err = resumeWith(t, dir, h, look); !errors.Is(err, ErrWorse) || len(h.calls) > 0 || res.Record.Pairs != 3 {
 		t.Errorf("resuming a decided experiment ran %v (%v)", h.calls, err)
 	}
 }
@@ -321,8 +321,8 @@ func TestABDisturbedRound(t *testing.T) {
 		calls   string
 		actions []string
 	}{
-		{"busy once", map[int]bool{4: true}, "01-base 01-cand 02-cand 02-base 02-cand 02-base", []string{ABRunAgain}},
-		{"busy again", map[int]bool{3: true, 6: true}, "01-base 01-cand 02-cand 02-base 02-cand 02-base", []string{ABRunAgain, ABKept}},
+		{"busy once", map[int]bool{4: true}, "01-base 01-cand 02-cand 02-base 02-cand 02-base", []string{results.ActionRunAgain}},
+		{"busy again", map[int]bool{3: true, 6: true}, "01-base 01-cand 02-cand 02-base 02-cand 02-base", []string{results.ActionRunAgain, results.ActionKept}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ab")

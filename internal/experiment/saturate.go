@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
@@ -30,6 +31,36 @@ type SaturateOptions struct {
 	// Dir is the search directory; "" means saturations/<search-id>.
 	Dir string
 	Env CellEnv
+}
+
+// SearchGiven says which of a search's settings the user gave; the others
+// SearchFor takes from the manifest.
+type SearchGiven struct {
+	Start, Probe, MinRate bool
+}
+
+// SearchFor is the saturation search of manifest m: cfg as the user set
+// it, with what given says was not set taken from the manifest and the
+// method's defaults: the first rate is the manifest's rate per
+// connection, every run as long as its load (the search's DurationS),
+// the growth probes as long as saturation.DefaultSearch makes them for
+// those, and the lowest rate tried no higher than the first. An invalid
+// search is bad input (exit 2).
+func SearchFor(m manifest.Resolved, cfg saturation.SearchConfig, given SearchGiven) (saturation.SearchConfig, error) {
+	cfg.DurationS = m.Load.Duration.Seconds()
+	if !given.Start {
+		cfg.Start = m.Load.Rate
+	}
+	if !given.Probe {
+		cfg.ProbeDurationS = saturation.DefaultSearch(cfg.Start, cfg.DurationS).ProbeDurationS
+	}
+	if !given.MinRate {
+		cfg.MinRate = min(cfg.MinRate, cfg.Start)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, exitcode.With(fmt.Errorf("search: %w", err), exitcode.Usage)
+	}
+	return cfg, nil
 }
 
 // DefaultSaturateDir is saturations/<id> under the current directory.
@@ -119,62 +150,43 @@ func ResumeSaturate(ctx context.Context, dir string, env CellEnv) (saturation.Se
 	return runSearch(ctx, dir, rec, m, env)
 }
 
-// maxRemeasures is how many disturbed steps a search measures again (they
-// do not count against the search's MaxRuns).
-const maxRemeasures = 2
-
-// runSearch runs the stepper's runs until it is done or ctx ends. A
-// full-length step whose host was busy with other work (its evidence is
-// Disturbed) is measured again once, up to maxRemeasures times a search,
-// and the search takes the new measurement.
+// runSearch runs the stepper's runs until it is done or ctx ends. A step
+// whose host was busy with other work is measured again as the next step
+// (the series' policy; the disturbed step stays in the path, marked
+// remeasured, and the search takes the new measurement).
 func runSearch(ctx context.Context, dir string, rec saturation.SearchRecord, base manifest.Resolved, env CellEnv) (saturation.SearchRecord, error) {
-	out := newPrinter(env.Out)
-	rn := &runner{env: env, out: out, reuse: rec.Mode == results.ModeReuse, coolDown: results.Seconds(rec.CoolDownS), crit: rec.Criterion, root: dir}
-	defer rn.closeShared()
+	s := newSeries(env, dir, rec.Mode, results.Seconds(rec.CoolDownS), rec.Criterion, rec.Search.MaxRuns)
+	defer s.closeShared()
+	out := s.out
 	out.Phase("saturate %s → %s: c=%d, from %s tx/s per connection (%s)", rec.ID, dir, rec.Connections,
 		strconv.FormatFloat(rec.Search.Start, 'f', -1, 64), describeMode(rec.Mode))
-	made, remeasures := 0, 0
 	var redo *saturation.Step // a disturbed step to measure again
 	for ctx.Err() == nil {
 		step, done := rec.Search.Next(rec.Observations())
-		if redo != nil {
+		again := redo != nil
+		if again {
 			step, done, redo = *redo, false, nil
 		}
 		if done {
 			break
 		}
-		n := len(rec.Steps) + 1
-		st := saturation.SearchStep{N: n, Step: step, Status: results.StatusRunning, Started: time.Now(),
-			Dir: fmt.Sprintf("%s/s%02d-r%s-%ss", results.StepsDir, n, strconv.FormatFloat(step.Rate, 'f', -1, 64), strconv.FormatFloat(step.DurationS, 'f', -1, 64))}
-		out.Phase("saturate: step %d (%s): r = %s tx/s for %s s — %s", n, step.Phase, strconv.FormatFloat(step.Rate, 'f', -1, 64),
-			strconv.FormatFloat(step.DurationS, 'f', -1, 64), step.Reason)
-		rec.Steps = append(rec.Steps, st)
-		if err := saveSaturate(dir, &rec); err != nil {
+		o, err := searchStep(ctx, s, dir, &rec, base, step)
+		if err != nil {
 			return rec, err
 		}
-		m := base
-		m.Load.Rate, m.Load.Duration = step.Rate, results.Seconds(step.DurationS)
-		o := rn.run(ctx, m, filepath.Join(dir, filepath.FromSlash(st.Dir)))
-		s := &rec.Steps[len(rec.Steps)-1]
-		s.Status, s.Error, s.Evidence, s.Verdict, s.Ended = o.status, o.message(), o.evidence, o.verdict, time.Now()
-		out.Phase("saturate: step %d %s", n, describeOutcome(o))
-		if ev := o.evidence; ev != nil && ev.Disturbed() && step.DurationS >= rec.Search.DurationS && remeasures < maxRemeasures {
-			// A full-length step decides the bracket: a busy host must not.
-			remeasures++
-			s.Remeasured = true
-			again := step
-			again.Reason = fmt.Sprintf("step %d again: the host was busy with other work for %.0f %% of its CPU during it", n, *ev.HostBusyPct)
-			redo = &again
-			out.Phase("saturate: step %d was disturbed (other work took %.0f %% of the host's CPU): measuring it again", n, *ev.HostBusyPct)
-		}
-		rec.Outcome = conclude(rec)
-		if err := saveSaturate(dir, &rec); err != nil {
-			return rec, err
-		}
-		writeSaturateReport(out, dir, rec)
-		made++
-		if env.AfterRun != nil {
-			env.AfterRun(made)
+		n := len(rec.Steps)
+		if d := s.disturbed([]cellOutcome{o}, nil, again); d != nil {
+			out.Phase("saturate: step %d was disturbed (%s): %s", n, d.Why, d.Action)
+			if d.Action == results.ActionRunAgain {
+				rec.Steps[n-1].Remeasured = true
+				next := step
+				next.Reason = fmt.Sprintf("step %d again: %s during it", n, d.Why)
+				redo = &next
+				rec.Outcome = conclude(rec)
+				if err := saveSaturate(dir, &rec); err != nil {
+					return rec, err
+				}
+			}
 		}
 	}
 	rec.Status = results.StatusComplete
@@ -188,7 +200,35 @@ func runSearch(ctx context.Context, dir string, rec saturation.SearchRecord, bas
 	}
 	writeSaturateReport(out, dir, rec)
 	out.Phase("saturate: %s; report %s", rec.Outcome.Summary, filepath.Join(dir, results.SaturateReportFile))
-	return rec, ctx.Err()
+	if ctx.Err() != nil {
+		return rec, ctx.Err()
+	}
+	return rec, seriesSafety(dir, rec.Dirs())
+}
+
+// searchStep runs step as the next step of the search rec in dir,
+// through the series' skeleton.
+func searchStep(ctx context.Context, s *series, dir string, rec *saturation.SearchRecord, base manifest.Resolved, step saturation.Step) (cellOutcome, error) {
+	n := len(rec.Steps) + 1
+	st := saturation.SearchStep{N: n, Step: step, Dir: fmt.Sprintf("%s/s%02d-r%s-%ss", results.StepsDir, n,
+		strconv.FormatFloat(step.Rate, 'f', -1, 64), strconv.FormatFloat(step.DurationS, 'f', -1, 64))}
+	mark := func() error {
+		s.out.Phase("saturate: step %d (%s): r = %s tx/s for %s s — %s", n, step.Phase, strconv.FormatFloat(step.Rate, 'f', -1, 64),
+			strconv.FormatFloat(step.DurationS, 'f', -1, 64), step.Reason)
+		st.Status, st.Started = results.StatusRunning, time.Now()
+		rec.Steps = append(rec.Steps, st)
+		return saveSaturate(dir, rec)
+	}
+	record := func(o cellOutcome) error {
+		st := &rec.Steps[n-1]
+		st.Status, st.Error, st.Evidence, st.Verdict, st.Ended = o.status, o.message(), o.evidence, o.verdict, time.Now()
+		s.out.Phase("saturate: step %d %s", n, describeOutcome(o))
+		rec.Outcome = conclude(*rec)
+		return saveSaturate(dir, rec)
+	}
+	m := base
+	m.Load.Rate, m.Load.Duration = step.Rate, results.Seconds(step.DurationS)
+	return s.step(ctx, m, filepath.Join(dir, filepath.FromSlash(st.Dir)), mark, record, func() { writeSaturateReport(s.out, dir, *rec) })
 }
 
 func conclude(rec saturation.SearchRecord) *saturation.Outcome {

@@ -53,9 +53,9 @@ func DefaultSweepDir(id string) string { return filepath.Join("sweeps", id) }
 // ran. It carries exitcode.Usage.
 var ErrInvalid = exitcode.With(errors.New("invalid"), exitcode.Usage)
 
-// ErrSomeFailed reports a sweep or search in which some run failed (it was
-// recorded and skipped).
-var ErrSomeFailed = errors.New("some runs failed")
+// ErrSomeFailed reports a sweep in which some run failed (it was recorded
+// and skipped); it carries exit code 3, as a partial run does.
+var ErrSomeFailed = exitcode.With(errors.New("some runs failed"), exitcode.Partial)
 
 // Sweep creates a sweep directory and runs every cell of the grid, in
 // order: each combination of Params, each repeat, each rate, each
@@ -187,9 +187,8 @@ func runSweep(ctx context.Context, dir string, rec saturation.SweepRecord, env C
 			return rec, fmt.Errorf("cell %s: %w", c.ID, err)
 		}
 	}
-	rn := &runner{env: env, out: out, reuse: rec.Mode == results.ModeReuse, coolDown: results.Seconds(rec.CoolDownS),
-		crit: rec.Criterion, root: dir}
-	defer rn.closeShared()
+	s := newSeries(env, dir, rec.Mode, results.Seconds(rec.CoolDownS), rec.Criterion, len(rec.Cells))
+	defer s.closeShared()
 
 	total, done := len(rec.Cells), 0
 	for _, c := range rec.Cells {
@@ -198,7 +197,6 @@ func runSweep(ctx context.Context, dir string, rec saturation.SweepRecord, env C
 		}
 	}
 	out.Phase("sweep %s → %s: %s, %d cells, %d to run (%s)", rec.ID, dir, describeGrid(rec.Grid), total, total-done, describeMode(rec.Mode))
-	made := 0
 	for i := range rec.Cells {
 		c := &rec.Cells[i]
 		if results.Finished(c.Status) {
@@ -208,23 +206,10 @@ func runSweep(ctx context.Context, dir string, rec saturation.SweepRecord, env C
 			break
 		}
 		done++
-		out.Phase("sweep: cell %d/%d %s (repeat %d) → %s", done, total, c.ID, c.Repeat, c.Dir)
-		c.Status, c.Started = results.StatusRunning, time.Now()
-		if err := saveSweep(dir, &rec); err != nil {
+		if err := sweepCell(ctx, s, dir, &rec, c, manifests[c.ID], fmt.Sprintf("%d/%d", done, total)); err != nil {
 			return rec, err
 		}
-		o := rn.run(ctx, manifests[c.ID], filepath.Join(dir, filepath.FromSlash(c.Dir)))
-		c.Status, c.Error, c.Evidence, c.Verdict, c.Ended = o.status, o.message(), o.evidence, o.verdict, time.Now()
-		out.Phase("sweep: cell %s (repeat %d) %s", c.ID, c.Repeat, describeOutcome(o))
-		if err := saveSweep(dir, &rec); err != nil {
-			return rec, err
-		}
-		writeSweepReport(out, dir, rec)
-		made++
-		if env.AfterRun != nil {
-			env.AfterRun(made)
-		}
-		if o.status == results.StatusInterrupted {
+		if c.Status == results.StatusInterrupted {
 			break
 		}
 	}
@@ -235,13 +220,57 @@ func runSweep(ctx context.Context, dir string, rec saturation.SweepRecord, env C
 	}
 	writeSweepReport(out, dir, rec)
 	out.Phase("sweep: %s; report %s", rec.Status, filepath.Join(dir, results.SweepReportFile))
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		return rec, ctx.Err()
-	case rec.Status == results.StatusPartial:
+	}
+	if err := seriesSafety(dir, rec.Dirs()); err != nil {
+		return rec, err
+	}
+	if rec.Status == results.StatusPartial {
 		return rec, fmt.Errorf("%w: see the cells' errors in %s", ErrSomeFailed, filepath.Join(dir, results.SweepFile))
 	}
 	return rec, nil
+}
+
+// sweepCell runs the cell c of rec (the n-th of the sweep in dir) and
+// records it, measuring it again once when its host was disturbed (the
+// series' policy; the disturbed run kept as DIR.disturbed).
+func sweepCell(ctx context.Context, s *series, dir string, rec *saturation.SweepRecord, c *saturation.SweepCell, m manifest.Resolved, n string) error {
+	out, runDir := s.out, filepath.Join(dir, filepath.FromSlash(c.Dir))
+	mark := func() error {
+		out.Phase("sweep: cell %s %s (repeat %d) → %s", n, c.ID, c.Repeat, c.Dir)
+		c.Status, c.Started = results.StatusRunning, time.Now()
+		return saveSweep(dir, rec)
+	}
+	record := func(o cellOutcome) error {
+		c.Status, c.Error, c.Evidence, c.Verdict, c.Ended = o.status, o.message(), o.evidence, o.verdict, time.Now()
+		out.Phase("sweep: cell %s (repeat %d) %s", c.ID, c.Repeat, describeOutcome(o))
+		return saveSweep(dir, rec)
+	}
+	report := func() { writeSweepReport(out, dir, *rec) }
+	for again := false; ; again = true {
+		o, err := s.step(ctx, m, runDir, mark, record, report)
+		if err != nil {
+			return err
+		}
+		d := s.disturbed([]cellOutcome{o}, nil, again)
+		if d == nil {
+			return nil
+		}
+		if again {
+			c.Disturbed.Why += "; again " + d.Why
+			c.Disturbed.Action = d.Action
+		} else {
+			c.Disturbed = d
+		}
+		if d.Action != results.ActionRunAgain {
+			return saveSweep(dir, rec)
+		}
+		out.Phase("sweep: cell %s (repeat %d) was disturbed (%s): measuring it again", c.ID, c.Repeat, d.Why)
+		if err := setAsideAs(runDir, ".disturbed"); err != nil {
+			return err
+		}
+	}
 }
 
 // sweepStatus is complete when every cell finished without failing,

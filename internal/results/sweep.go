@@ -86,6 +86,9 @@ type SweepCell struct {
 	Dir    string            `json:"dir"`    // the run directory, relative to the sweep directory
 	Status string            `json:"status"`
 	Error  string            `json:"error,omitempty"`
+	// Disturbed says that the cell's first run was disturbed (its host
+	// busy with other work) and what was done; nil when it was not.
+	Disturbed *Disturbance `json:"disturbed,omitempty"`
 	// Started and Ended bound the cell's wall time.
 	Started time.Time `json:"started,omitzero"`
 	Ended   time.Time `json:"ended,omitzero"`
@@ -158,3 +161,23 @@ func CompareCellDir(id string) string {
 	}
 	return CellsDir + "/" + string(b)
 }
+
+// Disturbance is what a series (a sweep, a search, an A/B experiment) did
+// about a run whose host was busy with other work during its load.
+type Disturbance struct {
+	Why    string `json:"why"` // how busy the host was (which runs, how much of its CPU)
+	Action string `json:"action"`
+}
+
+// Actions on a disturbed run, as records state them.
+const (
+	// ActionRunAgain: the run was measured again; the disturbed one is
+	// kept as evidence (DIR.disturbed, or a search's step marked
+	// remeasured).
+	ActionRunAgain = "run again"
+	// ActionKept: the re-measure was disturbed too, and is kept.
+	ActionKept = "kept: the host was busy again"
+	// ActionKeptOver: the series had measured enough runs again (its
+	// budget), so this one is kept.
+	ActionKeptOver = "kept: the series measured enough runs again"
+)

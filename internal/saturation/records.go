@@ -164,3 +164,23 @@ func cellLoad(c SweepCell) (int, float64) {
 	rate, _ := strconv.ParseFloat(c.Params["r"], 64)
 	return conns, rate
 }
+
+// Dirs are the run directories of the search's steps, relative to its
+// directory.
+func (r SearchRecord) Dirs() []string {
+	var dirs []string
+	for _, s := range r.Steps {
+		dirs = append(dirs, s.Dir)
+	}
+	return dirs
+}
+
+// Dirs are the run directories of the sweep's cells, relative to its
+// directory.
+func (r SweepRecord) Dirs() []string {
+	var dirs []string
+	for _, c := range r.Cells {
+		dirs = append(dirs, c.Dir)
+	}
+	return dirs
+}
