@@ -4,7 +4,7 @@
 # well above its ~1,100–1,450 tx/s saturation, so the committed rate is
 # the saturation throughput) for 60 s, alternating the default collection
 # with --commit-samples=false (no request to every node's mempool and no
-# CPU sample at each of its commits: mempool.csv, commit_cpu.csv). Prints
+# CPU sample at each of its commits: mempool.csv, commitcpu.csv). Prints
 # each run's committed rate, block latency p50, the nodes' mean CPU and
 # cometlab's own, then each mode's median and the difference of the
 # medians of the committed rate (the goal: within run-to-run noise, ≤ 2 %).

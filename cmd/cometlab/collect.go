@@ -83,7 +83,7 @@ func (f *metricsFlags) register(fs *pflag.FlagSet, run bool) {
 		fs.StringVar(&f.prometheus, "prometheus", "", "read the node series from this Prometheus server (http://127.0.0.1:9090) after the run instead of scraping them")
 		fs.BoolVar(&f.noResources, "no-resources", false, "do not sample node processes from /proc (for benchmarks)")
 		_ = fs.MarkHidden("no-resources")
-		fs.BoolVar(&f.commitSamples, "commit-samples", true, "ask every node's mempool and sample its CPU at each of its commits (mempool.csv, commit_cpu.csv: "+
+		fs.BoolVar(&f.commitSamples, "commit-samples", true, "ask every node's mempool and sample its CPU at each of its commits (mempool.csv, commitcpu.csv: "+
 			"the block autopsy's per-height evidence); false saves one RPC request per node and height, and the autopsy's mempool_full reads the scrapes alone")
 		return
 	}

@@ -2,7 +2,6 @@ package cometbft_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,28 +24,7 @@ var versionsDoc = filepath.Join("..", "..", "docs", "versions.md")
 // facts of versions.go (which the version-matrix test checks against the
 // releases themselves); -update rewrites it.
 func TestVersionsDoc(t *testing.T) {
-	b, err := os.ReadFile(versionsDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	i, j := strings.Index(doc, docBegin), strings.Index(doc, docEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the markers %q … %q", versionsDoc, docBegin, docEnd)
-	}
-	want := versionsMarkdown()
-	got := doc[i+len(docBegin) : j]
-	if got == want {
-		return
-	}
-	if resultstest.Updating() {
-		doc = doc[:i+len(docBegin)] + want + doc[j:]
-		if err := os.WriteFile(versionsDoc, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s's generated section differs from versions.go (run with -update to rewrite it):\n%s", versionsDoc, want)
+	resultstest.Section(t, versionsDoc, docBegin, docEnd, versionsMarkdown())
 }
 
 func code(keys []string, sign string) string {

@@ -19,7 +19,7 @@ import (
 // 5 s), the run is partial with the guard's reason, what was sent is read
 // back and accounted for, and no node is left running. It runs without
 // the samples at commits (Collect.NoCommitSamples), which it checks too:
-// no mempool.csv or commit_cpu.csv, the heights followed all the same.
+// no mempool.csv or commitcpu.csv, the heights followed all the same.
 func TestRunDiskGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")

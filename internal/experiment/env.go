@@ -43,7 +43,7 @@ type Collect struct {
 	NoResources bool
 	// NoCommitSamples turns off what is asked of every node at each of its
 	// commits: its mempool (mempool.csv, one RPC request per node and
-	// height) and its process's CPU (commit_cpu.csv). The autopsy's
+	// height) and its process's CPU (commitcpu.csv). The autopsy's
 	// mempool_full then reads the scrapes alone.
 	NoCommitSamples bool
 	// Prometheus, when set, is the URL of a Prometheus server that scrapes

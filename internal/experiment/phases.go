@@ -118,7 +118,7 @@ type runningCollectors struct {
 // startCollectors is the phase collect: it follows heights on every node
 // (adoption.csv) with the hashes each committed (hashes.csv), asks each
 // node's mempool and samples its CPU at each of its commits (mempool.csv,
-// commit_cpu.csv; unless Collect.NoCommitSamples), scrapes metrics and
+// commitcpu.csv; unless Collect.NoCommitSamples), scrapes metrics and
 // samples resources when the plan has targets for them, and flushes every file every second, so that a crash
 // loses at most a second. They run until stop, after the read-back.
 func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, error) {

@@ -68,7 +68,7 @@ type sendPlan struct {
 // collectPlan is what the collectors gather beside the heights: node
 // metrics into metrics.csv (scrape), processes into resources.csv (procs).
 type collectPlan struct {
-	// noCommitSamples: no mempool.csv or commit_cpu.csv (Collect).
+	// noCommitSamples: no mempool.csv or commitcpu.csv (Collect).
 	noCommitSamples bool
 	scrape          []collect.Target
 	scrapeCfg       collect.ScrapeConfig

@@ -8,7 +8,8 @@
 // (WriteRun).
 //
 // The test harness: the one -update flag of the test binaries (Updating),
-// the golden-file check (Golden), the runner of the data-driven cases of
-// testdata/*.txt (RunFiles), and WriteFile, WriteCSV, GzipFile and CopyRun for
-// test setup that must not drop its errors.
+// the golden-file check (Golden), the generated sections of the docs'
+// pages (Section), the runner of the data-driven cases of testdata/*.txt
+// (RunFiles), and WriteFile, WriteCSV, GzipFile and CopyRun for test setup
+// that must not drop its errors.
 package resultstest

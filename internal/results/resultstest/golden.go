@@ -36,6 +36,33 @@ func Golden(t testing.TB, path string, got []byte) {
 	}
 }
 
+// Section keeps the part of the page at path between the marker lines
+// begin and end (each with its newline) equal to text: the generated
+// section of a hand-written page, such as the version table of
+// docs/versions.md. A difference fails the test and shows the first
+// differing lines or, under -update, rewrites that part alone. Missing
+// markers fail the test either way.
+func Section(t testing.TB, path, begin, end, text string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	i, j := strings.Index(page, begin), strings.Index(page, end)
+	if i < 0 || j < i+len(begin) {
+		t.Fatalf("%s lacks the markers %q … %q", path, begin, end)
+	}
+	onPage := page[i+len(begin) : j]
+	switch {
+	case onPage == text:
+	case *update:
+		WriteFile(t, path, []byte(page[:i+len(begin)]+text+page[j:]))
+	default:
+		t.Errorf("%s: the section after %q is out of date (go test -update to rewrite it):\n%s", path, strings.TrimSpace(begin), Diff(onPage, text))
+	}
+}
+
 // Diff shows the first ten differing lines of want and got, quoted.
 func Diff(want, got string) string {
 	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
