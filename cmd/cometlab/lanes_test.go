@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -141,4 +142,72 @@ func mentionsShort(e ast.Expr) bool {
 		return !found
 	})
 	return found
+}
+
+// TestPrereqSkipsFail keeps a CI run from passing a real-node test it did
+// not run: in the *_integration_test.go files and the test helper packages
+// (a folder named …test), the one skip allowed in place is the lane rule's
+// (a t.Skip inside `if testing.Short() {…}`); a test that lacks what it
+// needs (root, a program, a port, COMETLAB_PROMETHEUS) ends through
+// testnettest.Prereq, which fails it where CI=true.
+func TestPrereqSkipsFail(t *testing.T) {
+	root := filepath.Join("..", "..")
+	prereq := filepath.Join("internal", "testnet", "testnettest", "prereq.go")
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		helper := strings.HasSuffix(filepath.Base(filepath.Dir(path)), "test") && !strings.HasSuffix(path, "_test.go")
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || !(helper || strings.HasSuffix(path, "_integration_test.go")) ||
+			strings.HasSuffix(path, prereq) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, pos := range straySkips(f) {
+			t.Errorf("%s: a skip outside `if testing.Short() {…}`: call testnettest.Prereq for a missing prerequisite", fset.Position(pos))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("no integration test or test helper file found")
+	}
+}
+
+// straySkips returns where f calls Skip, Skipf or SkipNow (of any
+// variable) other than in the body of an if on testing.Short().
+func straySkips(f *ast.File) []token.Pos {
+	var short [][2]token.Pos // the bodies of ifs on testing.Short()
+	var skips []token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			if mentionsShort(n.Cond) {
+				short = append(short, [2]token.Pos{n.Body.Pos(), n.Body.End()})
+			}
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "Skip") {
+				skips = append(skips, n.Pos())
+			}
+		}
+		return true
+	})
+	var stray []token.Pos
+	for _, p := range skips {
+		if !slices.ContainsFunc(short, func(b [2]token.Pos) bool { return b[0] <= p && p < b[1] }) {
+			stray = append(stray, p)
+		}
+	}
+	return stray
 }

@@ -29,8 +29,9 @@ import (
 )
 
 // prometheusForTest returns the Prometheus server binary for a test that
-// runs a real testnet and Prometheus, skipping the test in -short mode or
-// when COMETLAB_PROMETHEUS is not set, and takes the node-test lock.
+// runs a real testnet and Prometheus, skipping the test in -short mode and
+// ending it when COMETLAB_PROMETHEUS is not set (testnettest.Prereq: a
+// failure under CI=true), and takes the node-test lock.
 func prometheusForTest(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -38,7 +39,7 @@ func prometheusForTest(t *testing.T) string {
 	}
 	bin := os.Getenv("COMETLAB_PROMETHEUS")
 	if bin == "" {
-		t.Skip("COMETLAB_PROMETHEUS is not set: no Prometheus server to test against (.ci/run installs Debian's prometheus package and sets it)")
+		testnettest.Prereq(t, "COMETLAB_PROMETHEUS is not set: no Prometheus server to test against (.ci/run installs Debian's prometheus package and sets it)")
 	}
 	testnettest.LockForTest(t)
 	return bin

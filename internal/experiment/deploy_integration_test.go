@@ -101,7 +101,7 @@ func TestDeployHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deploys a real testnet to namespace hosts")
 	}
-	nshoststest.Skip(t)
+	nshoststest.Require(t)
 	f := fetcher(t) // the node lock
 	n := nshoststest.New(t, 5)
 	n.DenyInbound(t) // locked-down hosts: deploy.yml must open the nodes' ports

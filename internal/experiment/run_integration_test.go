@@ -303,55 +303,6 @@ func TestRunNodeFailsToStart(t *testing.T) {
 	}
 }
 
-// cancelOnLoad cancels a context a little after the load phase starts.
-type cancelOnLoad struct {
-	bytes.Buffer
-	cancel context.CancelFunc
-	after  time.Duration
-	armed  bool
-}
-
-func (w *cancelOnLoad) Write(b []byte) (int, error) {
-	if !w.armed && bytes.HasPrefix(b, []byte("load: ")) {
-		w.armed = true
-		time.AfterFunc(w.after, w.cancel)
-	}
-	return w.Buffer.Write(b)
-}
-
-// TestRunInterrupted interrupts a run mid-load (as Ctrl-C does): the run is
-// partial, what was sent is read back and analysed, no node is left.
-func TestRunInterrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a real testnet")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := &cancelOnLoad{cancel: cancel, after: 4 * time.Second}
-	dir := filepath.Join(t.TempDir(), "run")
-	res, err := experiment.Run(ctx, experiment.Options{Manifest: resolved(t, 100, 60*time.Second), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: out}})
-	t.Log(out.String())
-	if err != nil {
-		t.Logf("error (expected after an interrupt): %v", err)
-	}
-	if res.Run.Status != results.StatusPartial {
-		t.Errorf("status %q, want partial", res.Run.Status)
-	}
-	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
-		t.Errorf("node processes left behind: %v", left)
-	}
-	m := res.Summary.Metrics
-	if m["sent_txs"] == 0 || m["sent_txs"] > 1000 {
-		t.Errorf("sent %v txs in about 4 s at 100 tx/s: want some, ~400", m["sent_txs"])
-	}
-	if m["committed_txs"]+m["rejected_txs"]+m["missing_txs"] != m["sent_txs"] {
-		t.Errorf("accounting does not add up: %v", m)
-	}
-	if m["committed_txs"] == 0 {
-		t.Error("nothing read back after the interrupt")
-	}
-}
-
 // runText runs the manifest text (named name in errors) on real nodes
 // fetched by f and returns the result and the run directory; the run's
 // output is logged.

@@ -114,7 +114,7 @@ func TestPortInUse(t *testing.T) {
 	}
 	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", homes[1].RPCPort))
 	if err != nil {
-		t.Skipf("cannot occupy the port: %v", err)
+		testnettest.Prereq(t, "cannot occupy the port: %v", err)
 	}
 	defer l.Close()
 	tn := testnet.New(homes, nil)
@@ -142,7 +142,7 @@ func TestNodeRunning(t *testing.T) {
 	}
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
-		t.Skipf("no sleep(1): %v", err)
+		testnettest.Prereq(t, "no sleep(1): %v", err)
 	}
 	pid := cmd.Process.Pid
 	// Right after the exec its command line may still be empty.

@@ -56,25 +56,26 @@ type Net struct {
 	SSHArgs    string
 }
 
-// Skip skips tb unless this machine can make namespace hosts: root, ip,
+// Require ends tb with testnettest.Prereq (a skip, a failure under
+// CI=true) unless this machine can make namespace hosts: root, ip, ssh,
 // ssh-keygen, sshd and ansible-playbook. It says what is missing.
-func Skip(tb testing.TB) {
+func Require(tb testing.TB) {
 	tb.Helper()
 	if os.Geteuid() != 0 {
-		tb.Skip("nshosts: needs root for network namespaces")
+		testnettest.Prereq(tb, "nshosts: needs root for network namespaces")
 	}
 	for _, bin := range []string{"ip", "ssh", "ssh-keygen", sshd, "ansible-playbook"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			tb.Skipf("nshosts: %s not found (.ci/run installs openssh-server and ansible-core): %v", bin, err)
+			testnettest.Prereq(tb, "nshosts: %s not found (.ci/run installs openssh-server and ansible-core): %v", bin, err)
 		}
 	}
 }
 
 // New makes n namespace hosts running sshd, and registers their removal
-// with tb.Cleanup. It skips tb (see [Skip]) when the machine cannot.
+// with tb.Cleanup. It ends tb (see [Require]) when the machine cannot.
 func New(tb testing.TB, n int) *Net {
 	tb.Helper()
-	Skip(tb)
+	Require(tb)
 	// One set of namespace hosts at a time on this machine: they share the
 	// bridge and the prefix Clean removes by (go test runs packages in
 	// parallel). A test holding the node lock takes it first.
@@ -243,7 +244,7 @@ func (n *Net) Processes() []string {
 func (n *Net) DenyInbound(tb testing.TB) {
 	tb.Helper()
 	if _, err := exec.LookPath("iptables"); err != nil {
-		tb.Skipf("nshosts: iptables not found (.ci/run installs it): %v", err)
+		testnettest.Prereq(tb, "nshosts: iptables not found (.ci/run installs it): %v", err)
 	}
 	for _, h := range n.Hosts {
 		ipt := []string{"ip", "netns", "exec", h.NS, "iptables"}
