@@ -137,6 +137,16 @@ func (w *Walker) Done() int64 {
 	return w.prev.blk.Height - 1
 }
 
+// DoneAt returns the commit time (Unix ns) of Done(): the time of the
+// block after it, which the walker has fetched; 0 before any height is
+// written.
+func (w *Walker) DoneAt() int64 {
+	if w.prev == nil {
+		return 0
+	}
+	return w.prev.blk.Time.UnixNano()
+}
+
 // Stats returns what the walker saw so far.
 func (w *Walker) Stats() WalkStats { return w.st }
 

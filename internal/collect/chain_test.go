@@ -278,6 +278,13 @@ func TestWalkerSteps(t *testing.T) {
 		if w.Done() != max(int64(top-1), 2) {
 			t.Fatalf("done %d after walking to %d", w.Done(), top-1)
 		}
+		want := int64(0) // nothing written yet
+		if w.Done() >= 3 {
+			want = growing.time(w.Done() + 1).UnixNano() // the commit time of Done: the next block's
+		}
+		if w.DoneAt() != want {
+			t.Fatalf("done at %d after walking to %d, want %d", w.DoneAt(), top-1, want)
+		}
 	}
 	txw.Close()
 	bw.Close()

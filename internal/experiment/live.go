@@ -34,7 +34,7 @@ type liveReader struct {
 	w      *collect.Walker
 	err    error           // the last error of a live step (retried at the next poll)
 	window analysis.Sketch // block latencies (ns) of the txs read since the last line
-	inWin  int64
+	first  commitMark      // the chain as first read (At 0 before)
 }
 
 // newLiveReader creates the walk's files and a walker from height
@@ -68,7 +68,11 @@ func (l *liveReader) onTx(t *results.Tx) {
 	if !t.Duplicate && t.CommitTime != 0 {
 		l.window.Add(float64(t.Latency()))
 	}
-	l.inWin++
+}
+
+// mark returns the chain as read so far (l.mu held).
+func (l *liveReader) mark() commitMark {
+	return commitMark{Height: l.w.Done(), At: l.w.DoneAt(), Txs: l.w.Stats().RunTxs}
 }
 
 // run reads what the reader node committed until ctx ends: every livePoll,
@@ -81,6 +85,9 @@ func (l *liveReader) run(ctx context.Context) {
 		}
 		l.mu.Lock()
 		l.err = l.w.WalkTo(ctx, h-1)
+		if l.first.At == 0 {
+			l.first = l.mark()
+		}
 		l.mu.Unlock()
 	})
 }
@@ -114,12 +121,14 @@ func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, 
 // close closes the files (a no-op after finish).
 func (l *liveReader) close() { l.files.close() }
 
-// lines prints the live line every liveLine until ctx ends: sent,
-// committed (read so far), committed tx/s and block latency p50/p99 over
-// the transactions read since the last line, the mempools' total, late
-// sends. On a terminal it is redrawn in place, else printed one line at
-// a time.
+// liveLines prints the live line every liveLine until ctx ends: sent,
+// committed (read so far), the committed rate between the last commit read
+// before the previous line and the last read before this one
+// (committedRate), block latency p50/p99 of the transactions read since
+// the last line, the mempools' total, late sends. On a terminal it is
+// redrawn in place, else printed one line at a time.
 func (p *pipeline) liveLines(ctx context.Context, l *liveReader, gen loadRunner, start time.Time) {
+	var prev commitMark // the last commit read before the previous line
 	every(ctx, liveLine, func() {
 		if wait := time.Until(start); wait > 0 { // load hosts waiting for their start time
 			p.out.Live("live: the load hosts start in %s", wait.Round(time.Second))
@@ -128,10 +137,15 @@ func (p *pipeline) liveLines(ctx context.Context, l *liveReader, gen loadRunner,
 		st := gen.Stats()
 		mempool := p.mempoolTotal(ctx)
 		l.mu.Lock()
-		ws := l.w.Stats()
-		n, p50, p99 := l.inWin, l.window.Percentile(50), l.window.Percentile(99)
-		l.window, l.inWin = analysis.Sketch{}, 0
+		ws, cur := l.w.Stats(), l.mark()
+		if prev.At == 0 {
+			prev = l.first
+		}
+		p50, p99 := l.window.Percentile(50), l.window.Percentile(99)
+		l.window = analysis.Sketch{}
 		l.mu.Unlock()
+		rate := committedRate(prev, cur, time.Now().UnixNano())
+		prev = cur
 		lat := "latency —"
 		if !isNaN(p50) {
 			lat = fmt.Sprintf("latency p50 %.0f ms p99 %.0f ms", p50/results.NsPerMs, p99/results.NsPerMs)
@@ -140,8 +154,8 @@ func (p *pipeline) liveLines(ctx context.Context, l *liveReader, gen loadRunner,
 		if p.send.loadHosts != nil {
 			sent = "sent from the load hosts" // their counts come with their logs
 		}
-		p.out.Live("live %5.0fs  %s  committed %d  %.0f tx/s  %s  mempools %s  late %d",
-			time.Since(start).Seconds(), sent, ws.RunTxs-ws.Duplicates, float64(n)/liveLine.Seconds(), lat, mempool, st.Late)
+		p.out.Live("live %5.0fs  %s  committed %d  %s  %s  mempools %s  late %d",
+			time.Since(start).Seconds(), sent, ws.RunTxs-ws.Duplicates, rate, lat, mempool, st.Late)
 	})
 }
 
