@@ -57,14 +57,22 @@ func (f *collectFlags) collect() (experiment.Collect, error) {
 		NoCommitSamples: !f.mf.commitSamples, Prometheus: f.mf.prometheus, MinFreeDisk: free, ReadAfterLoad: !f.readLive}, nil
 }
 
-// env is the environment of every command that runs a testnet.
+// env is the environment of every command that starts nodes (run, sweep,
+// saturate, ab, testnet up, deploy).
 func (st *state) env(tf *testnetFlags) (experiment.Env, error) {
 	f, err := fetcher(st.stderr)
 	if err != nil {
 		return experiment.Env{}, err
 	}
-	return experiment.Env{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version,
-		StartTimeout: tf.startTimeout, Hard: st.hard}, nil
+	env := st.chainEnv(tf.verbose)
+	env.Fetcher, env.StartTimeout = f, tf.startTimeout
+	return env, nil
+}
+
+// chainEnv is the environment of a command that watches a chain it does
+// not start (load): no binaries to fetch, no nodes to wait for.
+func (st *state) chainEnv(verbose bool) experiment.Env {
+	return experiment.Env{Out: st.stderr, Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard}
 }
 
 // metricsFlags select how node metrics are gathered.

@@ -185,11 +185,14 @@ gateways that are not CometBFT nodes).`,
 			if interval <= 0 {
 				return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", interval), exitcode.Usage)
 			}
+			metrics := experiment.MetricsDefault
+			if mall {
+				metrics = experiment.MetricsAll
+			}
 			opts := experiment.LoadOptions{
-				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
-				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
-				MetricsURLs: murls, NodeNames: mnames, ScrapeInterval: interval, MetricsAll: mall,
-				RunID: runID, ConnOffset: offset,
+				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, ClientKey: key,
+				Env: st.chainEnv(verbose), Collect: experiment.Collect{ScrapeInterval: interval, Metrics: metrics},
+				MetricsURLs: murls, NodeNames: mnames, RunID: runID, ConnOffset: offset,
 			}
 			if tnDir != "" {
 				tl.Apply(&opts)
@@ -323,11 +326,11 @@ stops it.`,
 				return err
 			}
 			printWarnings(st.stderr, m)
-			f, err := fetcher(st.stderr)
+			env, err := st.env(&tf)
 			if err != nil {
 				return err
 			}
-			s, err := experiment.Up(cmd.Context(), experiment.UpOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr, StartTimeout: tf.startTimeout})
+			s, err := experiment.Up(cmd.Context(), experiment.UpOptions{Manifest: m, Dir: dir, Env: env})
 			if err != nil {
 				return err
 			}

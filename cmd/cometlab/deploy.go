@@ -81,12 +81,12 @@ boolean), its own or its groups', set its workdir and firewall as a
 				return err
 			}
 			printWarnings(st.stderr, m)
-			f, err := fetcher(st.stderr)
+			env, err := st.env(&tf)
 			if err != nil {
 				return err
 			}
-			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr,
-				StartTimeout: tf.startTimeout, SSHArgs: sshArgs, Keep: keep, Plan: plan})
+			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Env: env,
+				SSHArgs: sshArgs, Keep: keep, Plan: plan})
 			if err != nil {
 				return err
 			}

@@ -27,10 +27,11 @@ type DeployOptions struct {
 	Manifest manifest.Resolved
 	// Dir receives the homes, inventory, playbooks, their logs and
 	// testnet.json (and, after DownHosts, what it fetched back).
-	Dir          string
-	Fetcher      *cometbft.Fetcher
-	Out          io.Writer
-	StartTimeout time.Duration
+	Dir string
+	// Env is the environment: its Fetcher, Out and StartTimeout are used;
+	// Logger, Version and Hard are not (Ansible logs into Dir, and no run
+	// is recorded).
+	Env
 	// SSHArgs are extra ssh options for every host (see deploy.Plan).
 	SSHArgs string
 	// Keep leaves the hosts' work directories after DownHosts.

@@ -203,5 +203,5 @@ func (p *pipeline) fromChain(in runInput) {
 		}
 	}
 	p.col.scrape = in.scrape
-	p.col.scrapeCfg = collect.ScrapeConfig{Interval: o.ScrapeInterval, All: o.MetricsAll}
+	p.col.scrapeCfg = collect.ScrapeConfig{Interval: o.ScrapeInterval, All: o.Metrics == MetricsAll}
 }

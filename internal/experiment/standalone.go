@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -31,10 +29,15 @@ type LoadOptions struct {
 	// ReadFrom is the RPC address of another node of the chain from which
 	// the blocks are read while the load runs ("" means the endpoint).
 	ReadFrom string
-	Out      io.Writer
-	Logger   *slog.Logger
-	Version  string
-	Hard     context.Context
+	// Env is the environment; a load starts no node, so its Fetcher and
+	// StartTimeout are not used.
+	Env
+	// Collect is what the load gathers besides the chain, as for a run:
+	// every field is honoured or, where a chain cometlab does not run
+	// cannot honour it, refused by Load before anything starts (see
+	// checkChain). NoResources has nothing to turn off: no process of the
+	// chain is cometlab's.
+	Collect
 	// MetricsURLs are the Prometheus endpoints of the chain's nodes
 	// (http://host:port/metrics), scraped into metrics.csv for the whole
 	// load, drain and read-back (none when empty), so that a chain
@@ -42,11 +45,6 @@ type LoadOptions struct {
 	// name them in the same order; without names a node is its URL's
 	// host:port.
 	MetricsURLs, NodeNames []string
-	// ScrapeInterval is how often they are scraped; 0 means 1 s.
-	ScrapeInterval time.Duration
-	// MetricsAll keeps every series (histogram buckets too), not only the
-	// default ones.
-	MetricsAll bool
 	// ClientKey, when set, is sent as the X-Client-Key header on the
 	// load's websocket handshakes, so that a gateway in front of the node
 	// (cometlab sentinel) can tell load clients on one host apart.

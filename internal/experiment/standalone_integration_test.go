@@ -24,7 +24,7 @@ func TestLoadMetricsURL(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	tnDir := filepath.Join(tmp, "testnet")
-	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: resolved(t, 100, 10*time.Second), Dir: tnDir, Fetcher: fetcher(t), Out: os.Stderr})
+	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: resolved(t, 100, 10*time.Second), Dir: tnDir, Env: experiment.Env{Fetcher: fetcher(t), Out: os.Stderr}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,9 +41,9 @@ func TestLoadMetricsURL(t *testing.T) {
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer
 	res, err := experiment.Load(ctx, experiment.LoadOptions{
-		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Out: &out, Version: "test",
+		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Env: experiment.Env{Out: &out, Version: "test"},
 		MetricsURLs: []string{up.Nodes[0].Metrics, up.Nodes[1].Metrics}, NodeNames: []string{"alpha", "beta"},
-		ScrapeInterval: 500 * time.Millisecond,
+		Collect: experiment.Collect{ScrapeInterval: 500 * time.Millisecond},
 	})
 	t.Log(out.String())
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -55,11 +54,12 @@ type UpState struct {
 
 // UpOptions configure `testnet up`.
 type UpOptions struct {
-	Manifest     manifest.Resolved
-	Dir          string
-	Fetcher      *cometbft.Fetcher
-	Out          io.Writer
-	StartTimeout time.Duration
+	Manifest manifest.Resolved
+	Dir      string
+	// Env is the environment: its Fetcher, Out, Logger and StartTimeout
+	// are used; Version and Hard are not (no run is recorded, and the
+	// nodes are left running).
+	Env
 }
 
 // Up starts a testnet that keeps running after cometlab exits, and writes
@@ -73,7 +73,7 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 	m := opts.Manifest
 	chainID := "cometlab-" + uuid.NewString()[:8]
 	ln, err := startLocal(ctx, m, netOptions{mode: netUp, dir: opts.Dir, chainID: chainID, out: out,
-		env: Env{Fetcher: opts.Fetcher, StartTimeout: opts.StartTimeout}})
+		env: opts.Env})
 	if err != nil {
 		return UpState{}, err
 	}
