@@ -94,6 +94,9 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := checkChain(opts, targets); err != nil {
+		return Result{}, err
+	}
 	out := newPrinter(opts.Out)
 	ep := rpc.WSAddr(opts.Endpoint)
 	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
@@ -115,13 +118,44 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		}
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
-	p := newPipeline(runInput{start: s, rd: rd, out: out, work: opts.Workload, collect: Collect{},
-		chain: &opts, endpoint: ep, targetName: r.Target, scrape: targets})
+	p := newChainPipeline(s, rd, out, opts, ep, r.Target, targets)
 	err = p.execute(ctx, s.hard)
 	if !opts.Readback {
 		return finishSendOnly(ctx, rd, out, err)
 	}
 	return finish(ctx, rd, out, err, p)
+}
+
+// checkChain refuses, in one place and before anything starts, what of
+// o.Collect (and o.ReadFrom) a load of a chain cometlab does not run
+// cannot honour, as bad input (exit 2); targets are the nodes' metrics
+// endpoints. Errors name the flags of `load`.
+func checkChain(o LoadOptions, targets []collect.Target) error {
+	if err := o.Collect.Check(); err != nil {
+		return err
+	}
+	var errs []error
+	if len(targets) == 0 {
+		if o.Metrics == MetricsAll {
+			errs = append(errs, errors.New("--metrics all: the load knows no node's metrics endpoint to scrape: give --metrics-url (or --testnet)"))
+		}
+		if o.Prometheus != "" {
+			errs = append(errs, errors.New("--prometheus: the load knows no node's metrics endpoint to read the series of: give --metrics-url (or --testnet)"))
+		}
+	}
+	if o.Prometheus != "" && o.Metrics == MetricsNone {
+		errs = append(errs, errors.New("--prometheus and --metrics none contradict each other"))
+	}
+	if o.Prometheus != "" && !o.Readback {
+		errs = append(errs, errors.New("--prometheus: with --readback=false the run ends with the load, before the series are read from the server"))
+	}
+	if o.ReadFrom != "" && o.ReadAfterLoad {
+		errs = append(errs, fmt.Errorf("read from %s: it names where blocks are read while the load runs, and --read-during-load=false reads them from the endpoint after it", o.ReadFrom))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return exitcode.With(errors.Join(errs...), exitcode.Usage)
 }
 
 // finishSendOnly records the status of a load without read-back; there is
