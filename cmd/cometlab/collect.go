@@ -12,15 +12,27 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 )
 
-// collectFlags are what every command that runs a testnet collects (run,
-// sweep, saturate, ab): the same flags, bound into experiment.Collect.
+// collectFlags are what every command that loads a chain collects (run,
+// sweep, saturate, ab, load): the same flags, bound into
+// experiment.Collect.
 type collectFlags struct {
 	mf       metricsFlags
 	minFree  string
 	readLive bool
+	// metricsAll is load's old --metrics-all, deprecated: --metrics all.
+	metricsAll bool
 }
 
 func (f *collectFlags) register(fs *pflag.FlagSet) { f.registerWithout(fs) }
+
+// registerLoad registers the flags of `load`: all but --no-resources (no
+// process of a chain cometlab does not start is sampled), and
+// --metrics-all, its old spelling of --metrics all, deprecated.
+func (f *collectFlags) registerLoad(fs *pflag.FlagSet) {
+	f.registerWithout(fs, "no-resources")
+	fs.BoolVar(&f.metricsAll, "metrics-all", false, "keep every series (histogram buckets too): --metrics all")
+	_ = fs.MarkDeprecated("metrics-all", "use --metrics all")
+}
 
 // registerWithout registers the flags but those named, which the command
 // defines itself.
@@ -43,6 +55,12 @@ var collectNames = []string{"scrape-interval", "metrics", "prometheus", "no-reso
 
 // collect checks the flags and returns the collection options.
 func (f *collectFlags) collect() (experiment.Collect, error) {
+	if f.metricsAll {
+		if f.mf.metrics == experiment.MetricsNone {
+			return experiment.Collect{}, exitcode.With(errors.New("--metrics-all and --metrics none contradict each other"), exitcode.Usage)
+		}
+		f.mf.metrics = experiment.MetricsAll
+	}
 	if err := f.mf.check(true); err != nil {
 		return experiment.Collect{}, err
 	}
