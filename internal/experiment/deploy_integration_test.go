@@ -139,6 +139,9 @@ func TestDeployHosts(t *testing.T) {
 			t.Errorf("node %s: rpc %s on host %s, want %s on %s", node.Name, node.RPC, node.Host, want, names[i])
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, experiment.PrometheusFile)); err != nil {
+		t.Errorf("Deploy wrote no %s: %v", experiment.PrometheusFile, err)
+	}
 	tl, err := experiment.ReadTestnetLoad(dir)
 	if err != nil {
 		t.Fatal(err)

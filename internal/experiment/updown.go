@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -19,6 +20,10 @@ import (
 
 // TestnetFile describes a testnet kept up by `cometlab testnet up`.
 const TestnetFile = "testnet.json"
+
+// PrometheusFile is the prometheus.yml Deploy writes beside TestnetFile:
+// one job scraping every node of the deployment (PromJob).
+const PrometheusFile = "prometheus.yml"
 
 // UpNode is one node of a kept-up testnet.
 type UpNode struct {
@@ -50,6 +55,18 @@ type UpState struct {
 	Zones *results.Zones    `json:"zones,omitempty"`
 	SSH   []deploy.SSH      `json:"ssh,omitempty"`
 	Roles map[string]string `json:"roles,omitempty"`
+}
+
+// PromJob is the Prometheus scrape job of the testnet st describes: named
+// after its chain, one target per node with a metrics endpoint.
+func (st UpState) PromJob() collect.PromJob {
+	j := collect.PromJob{Name: st.ChainID}
+	for _, n := range st.Nodes {
+		if n.Metrics != "" {
+			j.Targets = append(j.Targets, collect.Target{Name: n.Name, URL: n.Metrics})
+		}
+	}
+	return j
 }
 
 // UpOptions configure `testnet up`.
