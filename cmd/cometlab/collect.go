@@ -12,15 +12,27 @@ import (
 	"github.com/cometlab/cometlab/internal/experiment"
 )
 
-// collectFlags are what every command that runs a testnet collects (run,
-// sweep, saturate, ab): the same flags, bound into experiment.Collect.
+// collectFlags are what every command that loads a chain collects (run,
+// sweep, saturate, ab, load): the same flags, bound into
+// experiment.Collect.
 type collectFlags struct {
 	mf       metricsFlags
 	minFree  string
 	readLive bool
+	// metricsAll is load's old --metrics-all, deprecated: --metrics all.
+	metricsAll bool
 }
 
 func (f *collectFlags) register(fs *pflag.FlagSet) { f.registerWithout(fs) }
+
+// registerLoad registers the flags of `load`: all but --no-resources (no
+// process of a chain cometlab does not start is sampled), and
+// --metrics-all, its old spelling of --metrics all, deprecated.
+func (f *collectFlags) registerLoad(fs *pflag.FlagSet) {
+	f.registerWithout(fs, "no-resources")
+	fs.BoolVar(&f.metricsAll, "metrics-all", false, "keep every series (histogram buckets too): --metrics all")
+	_ = fs.MarkDeprecated("metrics-all", "use --metrics all")
+}
 
 // registerWithout registers the flags but those named, which the command
 // defines itself.
@@ -43,6 +55,12 @@ var collectNames = []string{"scrape-interval", "metrics", "prometheus", "no-reso
 
 // collect checks the flags and returns the collection options.
 func (f *collectFlags) collect() (experiment.Collect, error) {
+	if f.metricsAll {
+		if f.mf.metrics == experiment.MetricsNone {
+			return experiment.Collect{}, exitcode.With(errors.New("--metrics-all and --metrics none contradict each other"), exitcode.Usage)
+		}
+		f.mf.metrics = experiment.MetricsAll
+	}
 	if err := f.mf.check(true); err != nil {
 		return experiment.Collect{}, err
 	}
@@ -57,14 +75,22 @@ func (f *collectFlags) collect() (experiment.Collect, error) {
 		NoCommitSamples: !f.mf.commitSamples, Prometheus: f.mf.prometheus, MinFreeDisk: free, ReadAfterLoad: !f.readLive}, nil
 }
 
-// env is the environment of every command that runs a testnet.
+// env is the environment of every command that starts nodes (run, sweep,
+// saturate, ab, testnet up, deploy).
 func (st *state) env(tf *testnetFlags) (experiment.Env, error) {
 	f, err := fetcher(st.stderr)
 	if err != nil {
 		return experiment.Env{}, err
 	}
-	return experiment.Env{Fetcher: f, Out: st.stderr, Logger: newLogger(st.stderr, tf.verbose), Version: version,
-		StartTimeout: tf.startTimeout, Hard: st.hard}, nil
+	env := st.chainEnv(tf.verbose)
+	env.Fetcher, env.StartTimeout = f, tf.startTimeout
+	return env, nil
+}
+
+// chainEnv is the environment of a command that watches a chain it does
+// not start (load): no binaries to fetch, no nodes to wait for.
+func (st *state) chainEnv(verbose bool) experiment.Env {
+	return experiment.Env{Out: st.stderr, Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard}
 }
 
 // metricsFlags select how node metrics are gathered.

@@ -122,6 +122,7 @@ func printResult(st *state, res experiment.Result, err error) error {
 func newLoadCmd(st *state) *cobra.Command {
 	var (
 		lf       loadFlags
+		cf       collectFlags
 		endpoint string
 		manPath  string
 		out      string
@@ -130,8 +131,6 @@ func newLoadCmd(st *state) *cobra.Command {
 		verbose  bool
 		murls    []string
 		mnames   []string
-		interval time.Duration
-		mall     bool
 		key      string
 		tnDir    string
 		runID    string
@@ -174,14 +173,14 @@ gateways that are not CometBFT nodes).`,
 			if cmd.Flags().Changed("drain-timeout") {
 				w.DrainTimeout = drain
 			}
-			if interval <= 0 {
-				return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", interval), exitcode.Usage)
+			c, err := cf.collect()
+			if err != nil {
+				return err
 			}
 			opts := experiment.LoadOptions{
-				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, Out: st.stderr,
-				Logger: newLogger(st.stderr, verbose), Version: version, Hard: st.hard, ClientKey: key,
-				MetricsURLs: murls, NodeNames: mnames, ScrapeInterval: interval, MetricsAll: mall,
-				RunID: runID, ConnOffset: offset,
+				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, ClientKey: key,
+				Env: st.chainEnv(verbose), Collect: c,
+				MetricsURLs: murls, NodeNames: mnames, RunID: runID, ConnOffset: offset,
 			}
 			if tnDir != "" {
 				tl.Apply(&opts)
@@ -201,6 +200,8 @@ gateways that are not CometBFT nodes).`,
 		},
 	}
 	lf.register(cmd.Flags())
+	cf.registerLoad(cmd.Flags())
+	cmd.Flags().SetOutput(st.stderr) // the deprecation of --metrics-all on stderr, as ab's (cobra would print it on stdout)
 	cmd.Flags().StringVar(&endpoint, "endpoint", "", "the node's RPC endpoint: ws://host:port/websocket or http://host:port (this or --testnet is required)")
 	cmd.Flags().StringVar(&tnDir, "testnet", "", "load the testnet running from DIR ('cometlab deploy --out DIR' or 'testnet up --dir DIR'): its load target's endpoint, every node's metrics scraped by name, the [load] of a deployment's DIR/manifest.toml (unless --manifest), and its [load] hosts, from which the load is sent (unless --from-here)")
 	cmd.Flags().StringVar(&manPath, "manifest", "", "take the [load] settings from this manifest (its testnet part is ignored; default: the built-in one, or a deployment's with --testnet)")
@@ -211,13 +212,11 @@ gateways that are not CometBFT nodes).`,
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs on stderr")
 	cmd.Flags().StringSliceVar(&murls, "metrics-url", nil, "scrape this node's Prometheus endpoint (http://host:26660/metrics) into metrics.csv during the run; repeat or comma-separate for several nodes")
 	cmd.Flags().StringSliceVar(&mnames, "node-name", nil, "the names of the --metrics-url nodes in the report, in the same order (default: each URL's host:port)")
-	cmd.Flags().DurationVar(&interval, "scrape-interval", time.Second, "with --metrics-url: how often each node's metrics are scraped")
 	cmd.Flags().BoolVar(&fromHere, "from-here", false, "with --testnet of a deployment with [load] hosts: send the load from this host instead")
 	cmd.Flags().DurationVar(&lead, "start-lead", experiment.DefaultStartLead, "with [load] hosts: how far ahead the hosts' common start time is set (time for ansible-playbook to start the load on every host)")
 	cmd.Flags().StringVar(&runID, "run-id", "", "use this run id (a UUID) instead of a new one; load hosts get their run's, so that the chain walk finds every host's transactions")
 	cmd.Flags().IntVar(&offset, "conn-offset", 0, "number the connections from this one (a load host's share of a load from several hosts)")
 	cmd.Flags().StringVar(&startAt, "start-at", "", "start the load at this time by this host's clock (RFC 3339, e.g. 2026-11-23T10:00:00.5Z) rather than at once; more than 1 s late fails (load hosts)")
-	cmd.Flags().BoolVar(&mall, "metrics-all", false, "with --metrics-url: keep every series (histogram buckets too), not only the report's")
 	return cmd
 }
 
@@ -314,11 +313,11 @@ stops it.`,
 				return err
 			}
 			printWarnings(st.stderr, m)
-			f, err := fetcher(st.stderr)
+			env, err := st.env(&tf)
 			if err != nil {
 				return err
 			}
-			s, err := experiment.Up(cmd.Context(), experiment.UpOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr, StartTimeout: tf.startTimeout})
+			s, err := experiment.Up(cmd.Context(), experiment.UpOptions{Manifest: m, Dir: dir, Env: env})
 			if err != nil {
 				return err
 			}

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -81,19 +79,14 @@ boolean), its own or its groups', set its workdir and firewall as a
 				return err
 			}
 			printWarnings(st.stderr, m)
-			f, err := fetcher(st.stderr)
+			env, err := st.env(&tf)
 			if err != nil {
 				return err
 			}
-			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Fetcher: f, Out: st.stderr,
-				StartTimeout: tf.startTimeout, SSHArgs: sshArgs, Keep: keep, Plan: plan})
+			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Env: env,
+				SSHArgs: sshArgs, Keep: keep, Plan: plan})
 			if err != nil {
 				return err
-			}
-			if !plan {
-				if err := writePrometheusConfig(dir); err != nil {
-					return err
-				}
 			}
 			for _, n := range s.Nodes {
 				fmt.Fprintf(st.stdout, "%-12s %-9s host %-8s rpc %s  metrics %s\n", n.Name, n.Mode, n.Host, n.RPC, n.Metrics)
@@ -134,18 +127,4 @@ func deployManifest(st *state, tf *testnetFlags, fs *pflag.FlagSet, inventory, s
 		fmt.Fprintf(st.stderr, "note: %s\n", n)
 	}
 	return r, err
-}
-
-// writePrometheusConfig writes dir/prometheus.yml for the testnet in dir,
-// as `cometlab prometheus-config --testnet dir` would.
-func writePrometheusConfig(dir string) error {
-	j, err := testnetJob(dir)
-	if err != nil {
-		return err
-	}
-	b, err := collect.PrometheusConfig([]collect.PromJob{j})
-	if err != nil {
-		return err
-	}
-	return writeOut(nil, filepath.Join(dir, "prometheus.yml"), b)
 }

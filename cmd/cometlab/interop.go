@@ -86,13 +86,7 @@ func testnetJob(dir string) (collect.PromJob, error) {
 	if err := results.ReadJSON(filepath.Join(dir, experiment.TestnetFile), &up); err != nil {
 		return collect.PromJob{}, fmt.Errorf("no running testnet in %s: %w", dir, err)
 	}
-	j := collect.PromJob{Name: up.ChainID}
-	for _, n := range up.Nodes {
-		if n.Metrics != "" {
-			j.Targets = append(j.Targets, collect.Target{Name: n.Name, URL: n.Metrics})
-		}
-	}
-	return j, nil
+	return up.PromJob(), nil
 }
 
 // manifestJob is the scrape job of a manifest's nodes, each of which must

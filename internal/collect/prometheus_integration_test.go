@@ -68,7 +68,7 @@ func TestPrometheusMatchesScraper(t *testing.T) {
 		t.Fatal(err)
 	}
 	tnDir := filepath.Join(dir, "testnet")
-	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: r, Dir: tnDir, Fetcher: fetcher(t), Out: os.Stderr})
+	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: r, Dir: tnDir, Env: experiment.Env{Fetcher: fetcher(t), Out: os.Stderr}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestPrometheusMatchesScraper(t *testing.T) {
 	go func() { sdone <- scraper.Run(sctx) }()
 	var out bytes.Buffer
 	res, err := experiment.Load(ctx, experiment.LoadOptions{Endpoint: up.Nodes[0].RPC, Workload: r.Load,
-		Dir: filepath.Join(dir, "run"), Readback: true, Out: &out, Version: "test"})
+		Dir: filepath.Join(dir, "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}})
 	if err != nil {
 		t.Fatalf("load: %v\n%s", err, out.String())
 	}

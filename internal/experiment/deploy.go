@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -27,10 +28,11 @@ type DeployOptions struct {
 	Manifest manifest.Resolved
 	// Dir receives the homes, inventory, playbooks, their logs and
 	// testnet.json (and, after DownHosts, what it fetched back).
-	Dir          string
-	Fetcher      *cometbft.Fetcher
-	Out          io.Writer
-	StartTimeout time.Duration
+	Dir string
+	// Env is the environment: its Fetcher, Out and StartTimeout are used;
+	// Logger, Version and Hard are not (Ansible logs into Dir, and no run
+	// is recorded).
+	Env
 	// SSHArgs are extra ssh options for every host (see deploy.Plan).
 	SSHArgs string
 	// Keep leaves the hosts' work directories after DownHosts.
@@ -48,8 +50,9 @@ type DeployOptions struct {
 // Ansible inventory and playbooks into Dir and runs deploy.yml: the node
 // binary and homes are copied to each host and the nodes started there.
 // It then waits until every node advances, over the network, and writes
-// Dir/testnet.json. If anything fails after the playbook started, the
-// nodes are stopped again through down.yml.
+// Dir/prometheus.yml (PrometheusFile) and Dir/testnet.json. If anything
+// fails after the playbook started, the nodes are stopped again through
+// down.yml.
 func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	m, out := opts.Manifest, newPrinter(opts.Out)
 	if len(m.Hosts) == 0 {
@@ -119,7 +122,7 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	}
 	if err == nil {
 		st.Started = time.Now()
-		err = results.WriteJSON(filepath.Join(opts.Dir, TestnetFile), st)
+		err = writeDeployed(opts.Dir, st)
 	}
 	if err != nil {
 		out.Phase("deploy failed; stopping whatever started through %s", deploy.DownBook)
@@ -131,6 +134,20 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	out.Phase("deploy: %d nodes advancing after %s, chain %s; stop them with `cometlab testnet down --hosts %s`",
 		len(st.Nodes), time.Since(start).Round(100*time.Millisecond), chainID, opts.Dir)
 	return st, nil
+}
+
+// writeDeployed writes what describes a running deployment into dir:
+// prometheus.yml (a job scraping every node), then testnet.json, which
+// says it runs.
+func writeDeployed(dir string, st UpState) error {
+	b, err := collect.PrometheusConfig([]collect.PromJob{st.PromJob()})
+	if err != nil {
+		return err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, PrometheusFile), b); err != nil {
+		return err
+	}
+	return results.WriteJSON(filepath.Join(dir, TestnetFile), st)
 }
 
 // deployPlan is the inventory of m's deployment: each host with its nodes

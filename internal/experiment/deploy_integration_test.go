@@ -115,7 +115,7 @@ func TestDeployHosts(t *testing.T) {
 	names := inventoryNames(n)
 	start := time.Now()
 	st, err := experiment.Deploy(context.Background(), experiment.DeployOptions{
-		Manifest: onHosts, Dir: dir, Fetcher: f, Out: &out, SSHArgs: n.SSHArgs, StartTimeout: 60 * time.Second,
+		Manifest: onHosts, Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, StartTimeout: 60 * time.Second}, SSHArgs: n.SSHArgs,
 		Cometlab: bin})
 	if err != nil {
 		t.Log(out.String())
@@ -139,6 +139,9 @@ func TestDeployHosts(t *testing.T) {
 			t.Errorf("node %s: rpc %s on host %s, want %s on %s", node.Name, node.RPC, node.Host, want, names[i])
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, experiment.PrometheusFile)); err != nil {
+		t.Errorf("Deploy wrote no %s: %v", experiment.PrometheusFile, err)
+	}
 	tl, err := experiment.ReadTestnetLoad(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +154,7 @@ func TestDeployHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := experiment.LoadOptions{Workload: rm.Load, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Out: &out, Version: "test"}
+	opts := experiment.LoadOptions{Workload: rm.Load, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
 	tl.Apply(&opts)
 	// The loads' start lead: the default 15 s, or a quarter of the
 	// deploy's time on a slower machine. How long ansible-playbook takes

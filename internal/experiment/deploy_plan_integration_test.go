@@ -131,8 +131,8 @@ func planChecked(t *testing.T, m manifest.Resolved, nodes, hosts, links int) str
 	t.Helper()
 	dir := t.TempDir()
 	var out bytes.Buffer
-	st, err := experiment.Deploy(t.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Fetcher: buildFetcher(t),
-		Out: &out, StartTimeout: time.Minute, Plan: true})
+	st, err := experiment.Deploy(t.Context(), experiment.DeployOptions{Manifest: m, Dir: dir,
+		Env: experiment.Env{Fetcher: buildFetcher(t), Out: &out, StartTimeout: time.Minute}, Plan: true})
 	if err != nil {
 		t.Fatalf("deploy --plan: %v\n%s", err, out.String())
 	}

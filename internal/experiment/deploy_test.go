@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/deploy"
@@ -55,5 +56,36 @@ func TestReadTestnetLoad(t *testing.T) {
 	}
 	if _, err := ReadTestnetLoad(t.TempDir()); err == nil {
 		t.Error("no testnet.json was taken")
+	}
+}
+
+// TestWriteDeployed: a deployment's directory gets prometheus.yml, one
+// job named after the chain with a target per node that has a metrics
+// endpoint, labelled by name, beside testnet.json.
+func TestWriteDeployed(t *testing.T) {
+	dir := t.TempDir()
+	up := UpState{ChainID: "cometlab-ab12cd34", Deployed: true, Nodes: []UpNode{
+		{Host: "h1", Node: results.Node{Name: "validator01", Metrics: "http://10.213.0.11:26660/metrics"}},
+		{Host: "h1", Node: results.Node{Name: "seed01", Mode: "seed"}},
+		{Host: "h2", Node: results.Node{Name: "validator02", Metrics: "http://10.213.0.12:26660/metrics"}},
+	}}
+	if err := writeDeployed(dir, up); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, PrometheusFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`job_name: "cometlab-ab12cd34"`, "10.213.0.11:26660", "validator01", "10.213.0.12:26660", "validator02"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("prometheus.yml lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "seed01") {
+		t.Errorf("prometheus.yml scrapes seed01, which has no metrics endpoint:\n%s", b)
+	}
+	var got UpState
+	if err := results.ReadJSON(filepath.Join(dir, TestnetFile), &got); err != nil || got.ChainID != up.ChainID {
+		t.Errorf("testnet.json: %+v, %v", got, err)
 	}
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 )
 
-// Env is what every mode that runs a testnet needs besides what to run,
-// built once from the root flags.
+// Env is what every mode that starts or watches nodes needs besides what
+// to run (run, sweep, saturate, ab, load, testnet up, deploy), built once
+// from the flags (cmd/cometlab/collect.go).
 type Env struct {
 	// Fetcher obtains node binaries.
 	Fetcher *cometbft.Fetcher
@@ -31,7 +32,8 @@ type Env struct {
 }
 
 // Collect says what a run gathers besides the chain: the same options for
-// every mode that runs a testnet (run, sweep, saturate, ab).
+// every mode that loads a chain (run, sweep, saturate, ab, load; for load
+// see LoadOptions).
 type Collect struct {
 	// ScrapeInterval is how often node metrics and process resources are
 	// sampled; 0 means 1 s.

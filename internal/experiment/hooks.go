@@ -12,11 +12,29 @@ import (
 // A hook is an optional capability of a run, plugged into the phases of
 // its pipeline (see execute). Every field is optional; a hook records its
 // own problems in the run (rd.fail), so that none stops the others.
+//
+// The fields run in the order of the phases, each phase calling the hooks
+// in the order the constructor appended them (stop: in reverse):
+//
+//	plan       phase plan, first: the only one that may change the run's plan
+//	loadStart  phase send, as the load starts
+//	whileLoad  phase send, while the load runs
+//	loadEnd    phase send, after the load, before the drain
+//	end        phase end, after the read-back
+//	stop       at the run's end, deferred
+//
+// A hook that changes what the load goes to or what is collected (the
+// sentinel: the endpoint, the scrape list) does it in plan, which runs
+// before the collectors start and the load is sent; after it the plan is
+// fixed. The constructors (newNetPipeline, newChainPipeline) append the
+// hooks in this order: the death watch (a local testnet), the sentinel,
+// perturbations and partition, rotation, evidence, Prometheus, then the
+// disk guard and the progress line of every run (commonHooks).
 type hook struct {
 	name string
-	// start, in the phase start (before the collectors), may change what
-	// the load goes to; an error ends the run.
-	start func(ctx context.Context) error
+	// plan may change the run's plan pl (the endpoint, the scrape list);
+	// an error ends the run before anything is collected or sent.
+	plan func(ctx context.Context, pl *runPlan) error
 	// loadStart is told when the load starts (ctx: the run's); it must not
 	// block.
 	loadStart func(ctx context.Context, t0 time.Time)
@@ -32,22 +50,29 @@ type hook struct {
 	stop func()
 }
 
+// deathWatchHook tells the watch of a local testnet's nodes when the load
+// started, so that a node dying on its own is timed from it.
+func deathWatchHook(w *runWatch) hook {
+	return hook{name: "death watch",
+		loadStart: func(_ context.Context, t0 time.Time) { w.loadStart.Store(t0.UnixNano()) }}
+}
+
 // sentinelHook puts a sentinel in front of the target for the load
 // ([sentinel]): the load goes to it, its metrics are scraped with the
 // nodes', and after the load it forwards what it accepted.
 func sentinelHook(p *pipeline, cfg *manifest.ManifestSentinel) hook {
 	var ls *labSentinel
 	return hook{name: "sentinel",
-		start: func(context.Context) error {
+		plan: func(_ context.Context, pl *runPlan) error {
 			var err error
-			if ls, err = startSentinel(cfg, p.chain.target.Addr(), p.logger); err != nil {
+			if ls, err = startSentinel(cfg, pl.chain.target.Addr(), p.logger); err != nil {
 				return err
 			}
-			p.chain.endpoint = ls.endpoint()
-			if len(p.col.scrape) > 0 {
-				p.col.scrape = append(p.col.scrape, ls.target())
+			pl.chain.endpoint = ls.endpoint()
+			if len(pl.col.scrape) > 0 {
+				pl.col.scrape = append(pl.col.scrape, ls.target())
 			}
-			p.rd.set(func(r *results.Run) { r.Sentinel, r.Endpoint = &ls.rec, p.chain.endpoint })
+			p.rd.set(func(r *results.Run) { r.Sentinel, r.Endpoint = &ls.rec, pl.chain.endpoint })
 			p.out.Phase("sentinel: %s in front of %s (%s)", ls.rec.Addr, ls.rec.Upstream, ls.rec.Settings)
 			return nil
 		},
@@ -144,8 +169,9 @@ func progressHook(p *pipeline) hook {
 }
 
 // prometheusHook reads metrics.csv from a Prometheus server after the
-// read-back (instead of scraping); a failure is a problem of the run.
-func prometheusHook(p *pipeline, opts PrometheusOptions) hook {
+// read-back (instead of scraping) for the nodes of run.json with a metrics
+// endpoint, or for nodes when given; a failure is a problem of the run.
+func prometheusHook(p *pipeline, opts PrometheusOptions, nodes []results.Node) hook {
 	return hook{name: "prometheus",
 		end: func(ctx context.Context) {
 			// Let the server scrape once more after the last block.
@@ -153,7 +179,11 @@ func prometheusHook(p *pipeline, opts PrometheusOptions) hook {
 			case <-ctx.Done():
 			case <-time.After(2 * max(opts.Step, time.Second)):
 			}
-			st, err := readPrometheus(ctx, p.rd.dir, p.rd.snapshot(), opts)
+			run := p.rd.snapshot()
+			if nodes != nil {
+				run.Nodes = nodes
+			}
+			st, err := readPrometheus(ctx, p.rd.dir, run, opts)
 			if err != nil {
 				p.out.Phase("metrics: %v", err)
 				p.rd.fail(problemPrometheus, "", err)

@@ -30,7 +30,7 @@ func TestLiveReadBack(t *testing.T) {
 	dir := t.TempDir()
 	r := resolved(t, 300, 15*time.Second)
 	tnDir := filepath.Join(dir, "testnet")
-	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: r, Dir: tnDir, Fetcher: fetcher(t), Out: os.Stderr})
+	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: r, Dir: tnDir, Env: experiment.Env{Fetcher: fetcher(t), Out: os.Stderr}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestLiveReadBack(t *testing.T) {
 	run := filepath.Join(dir, "run")
 	var out bytes.Buffer
 	res, err := experiment.Load(ctx, experiment.LoadOptions{Endpoint: up.Nodes[0].RPC, ReadFrom: up.Nodes[1].RPC, Workload: r.Load,
-		Dir: run, Readback: true, Out: &out, Version: "test"})
+		Dir: run, Readback: true, Env: experiment.Env{Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

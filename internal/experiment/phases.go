@@ -21,7 +21,8 @@ var errStoppedOnPurpose = errors.New("load stopped on purpose")
 
 // execute runs the phases of the run in order:
 //
-//  1. start: the hooks that change what the load goes to (a sentinel);
+//  1. plan: the hooks that change the run's plan (a sentinel: what the
+//     load goes to, what is scraped); after it the plan is fixed;
 //  2. collect: heights on every node, metrics, resources, flushed every second;
 //  3. send: the load, with the hooks that act while it runs, its send
 //     logs flushed every second;
@@ -39,7 +40,7 @@ func (p *pipeline) execute(ctx, hard context.Context) error {
 	defer func() { p.rd.failIf(problemCollector, logs.close()) }()
 	defer p.stopHooks()
 	defer func() { p.live.stop() }() // nil-safe; a no-op after the read-back finished it
-	if err := p.startHooks(ctx); err != nil {
+	if err := p.planHooks(ctx); err != nil {
 		return err
 	}
 	col, err := p.startCollectors(hard)
@@ -85,11 +86,12 @@ func openSendLogs(rd *runDir) (sendLogs, error) {
 func (l sendLogs) flush() error { return errors.Join(l.sent.Flush(), l.replies.Flush()) }
 func (l sendLogs) close() error { return errors.Join(l.sent.Close(), l.replies.Close()) }
 
-// startHooks is the phase start.
-func (p *pipeline) startHooks(ctx context.Context) error {
+// planHooks is the phase plan: each hook's plan, in order, may change the
+// run's plan before anything is collected or sent.
+func (p *pipeline) planHooks(ctx context.Context) error {
 	for _, h := range p.hooks {
-		if h.start != nil {
-			if err := h.start(ctx); err != nil {
+		if h.plan != nil {
+			if err := h.plan(ctx, &p.runPlan); err != nil {
 				return err
 			}
 		}

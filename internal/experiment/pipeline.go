@@ -15,21 +15,22 @@ import (
 )
 
 // pipeline is one run from its load to its read-back, as named phases
-// (execute): start → collect → send → drain → read back → end. What is
+// (execute): plan → collect → send → drain → read back → end. What is
 // optional (a sentinel, perturbations, rotation, the disk guard, the
 // progress line, a Prometheus read-back) is a hook plugged into those
-// phases. newPipeline derives it all from what the run is given; nothing
-// else builds one.
+// phases. Two constructors derive it from what the run is given:
+// newNetPipeline for a local testnet cometlab runs, newChainPipeline for a
+// chain it does not; nothing else builds one.
 type pipeline struct {
 	rd     *runDir
 	out    *printer
 	logger *slog.Logger
 	id     [16]byte
-	chain  chainView
-	send   sendPlan
-	col    collectPlan
-	read   readPlan
-	hooks  []hook
+	// runPlan is what the run does. The constructor sets it, hooks may
+	// change it in the phase plan only; from the phase collect on it is
+	// fixed.
+	runPlan
+	hooks []hook
 
 	// State the phases hand on.
 	heights   *collect.Heights
@@ -38,6 +39,15 @@ type pipeline struct {
 	loadEnd   time.Time
 	live      *liveRun // the live reader, when it runs
 	drained   *results.Drain
+}
+
+// runPlan is what a run does: the chain it loads and follows, the load,
+// what is collected beside the heights, and how the chain is read back.
+type runPlan struct {
+	chain chainView
+	send  sendPlan
+	col   collectPlan
+	read  readPlan
 }
 
 // chainView is the chain as the run sees it.
@@ -87,52 +97,37 @@ type readPlan struct {
 	avoid    map[string]bool
 }
 
-// runInput is what a run's pipeline is derived from. Exactly one of net
-// (a local testnet cometlab runs) and chain (a chain it does not) is set.
-type runInput struct {
-	start   runStart
-	rd      *runDir
-	out     *printer
-	work    manifest.Workload
-	collect Collect
-
-	// A local testnet: m is its manifest, events its event log.
-	net    *localNet
-	m      manifest.Resolved
-	events *eventLog
-
-	// A chain cometlab did not start (`cometlab load`): endpoint is the
-	// URL the load goes to, targetName the name of the node behind it,
-	// scrape its nodes' metrics endpoints.
-	chain      *LoadOptions
-	endpoint   string
-	targetName string
-	scrape     []collect.Target
+// newPipeline is the core both constructors share: the run's identity,
+// its load, and what of Collect applies to any chain (commit samples, the
+// scrape's interval and series). The constructor then sets the chain, the
+// read-back and the rest of the collection, appends the hooks of the
+// capabilities in use, and ends with commonHooks.
+func newPipeline(s runStart, rd *runDir, out *printer, work manifest.Workload, c Collect) *pipeline {
+	return &pipeline{rd: rd, out: out, logger: s.logger, id: s.id, runPlan: runPlan{
+		send: sendPlan{work: work, source: s.txs},
+		col: collectPlan{noCommitSamples: c.NoCommitSamples,
+			scrapeCfg: collect.ScrapeConfig{Interval: c.ScrapeInterval, All: c.Metrics == MetricsAll}},
+	}}
 }
 
-// newPipeline derives a run's pipeline: the chain, the load, the
-// collectors, the read-back and the hooks of the capabilities in use.
-func newPipeline(in runInput) *pipeline {
-	s := in.start
-	p := &pipeline{rd: in.rd, out: in.out, logger: s.logger, id: s.id,
-		send: sendPlan{work: in.work, source: s.txs}}
-	if in.net != nil {
-		p.fromNet(in)
-	} else {
-		p.fromChain(in)
-	}
-	p.col.noCommitSamples = in.collect.NoCommitSamples
-	p.hooks = append(p.hooks, diskGuardHook(p, in.collect.MinFreeDisk), progressHook(p))
-	return p
+// commonHooks appends the hooks of every run, after the constructor's own:
+// the disk guard (Collect.MinFreeDisk) and the progress line.
+func (p *pipeline) commonHooks(c Collect) {
+	p.hooks = append(p.hooks, diskGuardHook(p, c.MinFreeDisk), progressHook(p))
 }
 
-// fromNet sets p up for a run on the local testnet in.net.
-func (p *pipeline) fromNet(in runInput) {
-	ln, m := in.net, in.m
-	t := ln.tn.Node(m.Load.Target) // checked by the caller
+// newNetPipeline derives the pipeline of a run of m on the local testnet
+// ln (its own, or a shared one), collecting what c says, its nodes watched
+// by w: the death watch, then the hooks of m's capabilities (sentinel,
+// perturbations, partition, rotation, evidence) and of c's (Prometheus),
+// then commonHooks. The caller has checked that m's load target is a node
+// of ln.
+func newNetPipeline(s runStart, rd *runDir, out *printer, c Collect, ln *localNet, m manifest.Resolved, w *runWatch) *pipeline {
+	p := newPipeline(s, rd, out, m.Load, c)
+	t := ln.tn.Node(m.Load.Target)
 	p.chain = chainView{endpoint: rpc.WSAddr(t.RPCAddr()), target: t.RPC, targetName: t.Name,
 		nodes: ln.endpoints, down: ln.down}
-	p.read = readPlan{on: true, live: !in.collect.ReadAfterLoad, avoid: map[string]bool{}}
+	p.read = readPlan{on: true, live: !c.ReadAfterLoad, avoid: map[string]bool{}}
 	for _, pt := range m.Perturbations {
 		p.read.avoid[pt.Node] = true
 	}
@@ -141,10 +136,11 @@ func (p *pipeline) fromNet(in runInput) {
 			p.read.avoid[n.Name] = true
 		}
 	}
-	c := in.collect
 	ns := metricsNamespace(m)
+	p.col.scrapeCfg.Namespace = ns
+	p.col.resCfg = collect.ResourceConfig{Interval: c.ScrapeInterval}
 	for _, n := range ln.tn.Nodes {
-		if c.Metrics != MetricsNone {
+		if c.Metrics != MetricsNone && c.Prometheus == "" { // else read from the server
 			p.col.scrape = append(p.col.scrape, collect.Target{Name: n.Name, URL: n.MetricsAddr()})
 		}
 		if !c.NoResources {
@@ -157,13 +153,12 @@ func (p *pipeline) fromNet(in runInput) {
 	if !c.NoResources { // cometlab itself, for host.csv's disturbance
 		p.col.procs = append(p.col.procs, collect.Proc{Name: results.HarnessProcess, PID: os.Getpid, Harness: true})
 	}
-	p.col.scrapeCfg = collect.ScrapeConfig{Interval: c.ScrapeInterval, Namespace: ns, All: c.Metrics == MetricsAll}
-	p.col.resCfg = collect.ResourceConfig{Interval: c.ScrapeInterval}
+	p.hooks = append(p.hooks, deathWatchHook(w))
 	if m.Sentinel != nil {
 		p.hooks = append(p.hooks, sentinelHook(p, m.Sentinel))
 	}
 	if len(m.Perturbations) > 0 || m.Partition != nil {
-		x := &executor{steps: append(partitionSteps(m.Partition), schedule(m.Perturbations)...), tn: ln.tn, events: in.events.write, target: m.Load.Target,
+		x := &executor{steps: append(partitionSteps(m.Partition), schedule(m.Perturbations)...), tn: ln.tn, events: w.events.write, target: m.Load.Target,
 			upgrades: ln.spec.Upgrades}
 		if ln.links != nil {
 			x.links = ln.links
@@ -171,27 +166,33 @@ func (p *pipeline) fromNet(in runInput) {
 		p.hooks = append(p.hooks, perturbHook(p, x))
 	}
 	if m.Rotate != nil {
-		p.hooks = append(p.hooks, rotateHook(p, &rotator{rot: *m.Rotate, tn: ln.tn, events: in.events.write}))
+		p.hooks = append(p.hooks, rotateHook(p, &rotator{rot: *m.Rotate, tn: ln.tn, events: w.events.write}))
 	}
 	if m.Evidence > 0 {
-		p.hooks = append(p.hooks, evidenceHook(p, newInjector(m, ln, t.RPC, in.events.write)))
+		p.hooks = append(p.hooks, evidenceHook(p, newInjector(m, ln, t.RPC, w.events.write)))
 	}
 	if c.Prometheus != "" {
-		p.col.scrape = nil // read from the server instead
 		p.hooks = append(p.hooks, prometheusHook(p, PrometheusOptions{URL: c.Prometheus, Step: c.ScrapeInterval,
-			All: c.Metrics == MetricsAll, Namespace: ns, Logger: p.logger}))
+			All: c.Metrics == MetricsAll, Namespace: ns, Logger: p.logger}, nil))
 	}
+	p.commonHooks(c)
+	return p
 }
 
-// fromChain sets p up for a load of a chain cometlab did not start.
-func (p *pipeline) fromChain(in runInput) {
-	o := in.chain
-	p.chain = chainView{endpoint: in.endpoint, target: rpc.New(o.Endpoint), targetName: in.targetName}
+// newChainPipeline derives the pipeline of a load of a chain cometlab did
+// not start (Load), as o says (o.Collect already checked by checkChain):
+// the load goes to endpoint, the node behind it is targetName, and
+// scrape are its nodes' metrics endpoints. Its hooks: Prometheus (when
+// o.Prometheus is set), then commonHooks.
+func newChainPipeline(s runStart, rd *runDir, out *printer, o LoadOptions, endpoint, targetName string, scrape []collect.Target) *pipeline {
+	c := o.Collect
+	p := newPipeline(s, rd, out, o.Workload, c)
+	p.chain = chainView{endpoint: endpoint, target: rpc.New(o.Endpoint), targetName: targetName}
 	p.send.connOffset, p.send.startAt, p.send.loadHosts = o.ConnOffset, o.StartAt, o.LoadHosts
 	if o.ClientKey != "" {
 		p.send.header = http.Header{ClientKeyHeader: {o.ClientKey}}
 	}
-	p.read = readPlan{on: o.Readback, live: true, liveFrom: o.ReadFrom}
+	p.read = readPlan{on: o.Readback, live: !c.ReadAfterLoad, liveFrom: o.ReadFrom}
 	if o.Readback {
 		for _, n := range o.Nodes {
 			if n.Mode != manifest.ModeSeed && n.RPC != "" {
@@ -199,9 +200,21 @@ func (p *pipeline) fromChain(in runInput) {
 			}
 		}
 		if len(p.chain.nodes) == 0 {
-			p.chain.nodes = []collect.Endpoint{{Name: p.chain.targetName, Addr: o.Endpoint}}
+			p.chain.nodes = []collect.Endpoint{{Name: targetName, Addr: o.Endpoint}}
 		}
 	}
-	p.col.scrape = in.scrape
-	p.col.scrapeCfg = collect.ScrapeConfig{Interval: o.ScrapeInterval, All: o.MetricsAll}
+	switch {
+	case c.Prometheus != "":
+		// The server is asked for the nodes the run would have scraped.
+		var nodes []results.Node
+		for _, t := range scrape {
+			nodes = append(nodes, results.Node{Name: t.Name, Metrics: t.URL})
+		}
+		p.hooks = append(p.hooks, prometheusHook(p, PrometheusOptions{URL: c.Prometheus, Step: c.ScrapeInterval,
+			All: c.Metrics == MetricsAll, Logger: p.logger}, nodes))
+	case c.Metrics != MetricsNone:
+		p.col.scrape = scrape
+	}
+	p.commonHooks(c)
+	return p
 }

@@ -255,8 +255,7 @@ func onNet(ctx context.Context, s runStart, rd *runDir, out *printer, ln *localN
 	}
 	ep := rpc.WSAddr(t.RPCAddr())
 	rd.set(func(r *results.Run) { r.Nodes, r.CometBFTVersion, r.Endpoint = ln.records(rd.dir), ln.version, ep })
-	p := newPipeline(runInput{start: s, rd: rd, out: out, work: m.Load, collect: c, net: ln, m: m, events: w.events})
-	p.hooks = append(p.hooks, hook{name: "death watch", loadStart: func(_ context.Context, t0 time.Time) { w.loadStart.Store(t0.UnixNano()) }})
+	p := newNetPipeline(s, rd, out, c, ln, m, w)
 	return p, p.execute(ctx, s.hard)
 }
 

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -31,10 +29,15 @@ type LoadOptions struct {
 	// ReadFrom is the RPC address of another node of the chain from which
 	// the blocks are read while the load runs ("" means the endpoint).
 	ReadFrom string
-	Out      io.Writer
-	Logger   *slog.Logger
-	Version  string
-	Hard     context.Context
+	// Env is the environment; a load starts no node, so its Fetcher and
+	// StartTimeout are not used.
+	Env
+	// Collect is what the load gathers besides the chain, as for a run:
+	// every field is honoured or, where a chain cometlab does not run
+	// cannot honour it, refused by Load before anything starts (see
+	// checkChain). NoResources has nothing to turn off: no process of the
+	// chain is cometlab's.
+	Collect
 	// MetricsURLs are the Prometheus endpoints of the chain's nodes
 	// (http://host:port/metrics), scraped into metrics.csv for the whole
 	// load, drain and read-back (none when empty), so that a chain
@@ -42,11 +45,6 @@ type LoadOptions struct {
 	// name them in the same order; without names a node is its URL's
 	// host:port.
 	MetricsURLs, NodeNames []string
-	// ScrapeInterval is how often they are scraped; 0 means 1 s.
-	ScrapeInterval time.Duration
-	// MetricsAll keeps every series (histogram buckets too), not only the
-	// default ones.
-	MetricsAll bool
 	// ClientKey, when set, is sent as the X-Client-Key header on the
 	// load's websocket handshakes, so that a gateway in front of the node
 	// (cometlab sentinel) can tell load clients on one host apart.
@@ -96,6 +94,9 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := checkChain(opts, targets); err != nil {
+		return Result{}, err
+	}
 	out := newPrinter(opts.Out)
 	ep := rpc.WSAddr(opts.Endpoint)
 	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
@@ -117,13 +118,44 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 		}
 		rd.set(func(r *results.Run) { r.CometBFTVersion = st.NodeInfo.Version })
 	}
-	p := newPipeline(runInput{start: s, rd: rd, out: out, work: opts.Workload, collect: Collect{},
-		chain: &opts, endpoint: ep, targetName: r.Target, scrape: targets})
+	p := newChainPipeline(s, rd, out, opts, ep, r.Target, targets)
 	err = p.execute(ctx, s.hard)
 	if !opts.Readback {
 		return finishSendOnly(ctx, rd, out, err)
 	}
 	return finish(ctx, rd, out, err, p)
+}
+
+// checkChain refuses, in one place and before anything starts, what of
+// o.Collect (and o.ReadFrom) a load of a chain cometlab does not run
+// cannot honour, as bad input (exit 2); targets are the nodes' metrics
+// endpoints. Errors name the flags of `load`.
+func checkChain(o LoadOptions, targets []collect.Target) error {
+	if err := o.Collect.Check(); err != nil {
+		return err
+	}
+	var errs []error
+	if len(targets) == 0 {
+		if o.Metrics == MetricsAll {
+			errs = append(errs, errors.New("--metrics all: the load knows no node's metrics endpoint to scrape: give --metrics-url (or --testnet)"))
+		}
+		if o.Prometheus != "" {
+			errs = append(errs, errors.New("--prometheus: the load knows no node's metrics endpoint to read the series of: give --metrics-url (or --testnet)"))
+		}
+	}
+	if o.Prometheus != "" && o.Metrics == MetricsNone {
+		errs = append(errs, errors.New("--prometheus and --metrics none contradict each other"))
+	}
+	if o.Prometheus != "" && !o.Readback {
+		errs = append(errs, errors.New("--prometheus: with --readback=false the run ends with the load, before the series are read from the server"))
+	}
+	if o.ReadFrom != "" && o.ReadAfterLoad {
+		errs = append(errs, fmt.Errorf("read from %s: it names where blocks are read while the load runs, and --read-during-load=false reads them from the endpoint after it", o.ReadFrom))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return exitcode.With(errors.Join(errs...), exitcode.Usage)
 }
 
 // finishSendOnly records the status of a load without read-back; there is

@@ -5,11 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -24,7 +26,7 @@ func TestLoadMetricsURL(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	tnDir := filepath.Join(tmp, "testnet")
-	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: resolved(t, 100, 10*time.Second), Dir: tnDir, Fetcher: fetcher(t), Out: os.Stderr})
+	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: resolved(t, 100, 10*time.Second), Dir: tnDir, Env: experiment.Env{Fetcher: fetcher(t), Out: os.Stderr}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,9 +43,9 @@ func TestLoadMetricsURL(t *testing.T) {
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer
 	res, err := experiment.Load(ctx, experiment.LoadOptions{
-		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Out: &out, Version: "test",
+		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Env: experiment.Env{Out: &out, Version: "test"},
 		MetricsURLs: []string{up.Nodes[0].Metrics, up.Nodes[1].Metrics}, NodeNames: []string{"alpha", "beta"},
-		ScrapeInterval: 500 * time.Millisecond,
+		Collect: experiment.Collect{ScrapeInterval: 500 * time.Millisecond},
 	})
 	t.Log(out.String())
 	if err != nil {
@@ -61,5 +63,29 @@ func TestLoadMetricsURL(t *testing.T) {
 		if len(res.Summary.Nodes[n]) == 0 {
 			t.Errorf("summary has no figures of node %s: %v", n, res.Summary.Nodes)
 		}
+	}
+
+	// The same load collecting the least a run can (run's flags, now
+	// load's): no scrape, no commit samples, every block read after the
+	// load, no disk guard. Every field of Collect is honoured.
+	dir = filepath.Join(tmp, "run-bare")
+	out.Reset()
+	res, err = experiment.Load(ctx, experiment.LoadOptions{
+		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Env: experiment.Env{Out: &out, Version: "test"},
+		MetricsURLs: []string{up.Nodes[0].Metrics}, NodeNames: []string{"alpha"},
+		Collect: experiment.Collect{Metrics: experiment.MetricsNone, NoCommitSamples: true, ReadAfterLoad: true, MinFreeDisk: -1},
+	})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, res, 1000)
+	for _, f := range []string{results.MetricsFile, results.MempoolFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s written, with --metrics none and --commit-samples=false", f)
+		}
+	}
+	if s := out.String(); strings.Contains(s, "read during the load") || !strings.Contains(s, "read-back: walking heights") {
+		t.Errorf("read the chain during the load, with --read-during-load=false:\n%s", s)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -20,6 +20,10 @@ import (
 
 // TestnetFile describes a testnet kept up by `cometlab testnet up`.
 const TestnetFile = "testnet.json"
+
+// PrometheusFile is the prometheus.yml Deploy writes beside TestnetFile:
+// one job scraping every node of the deployment (PromJob).
+const PrometheusFile = "prometheus.yml"
 
 // UpNode is one node of a kept-up testnet.
 type UpNode struct {
@@ -53,13 +57,26 @@ type UpState struct {
 	Roles map[string]string `json:"roles,omitempty"`
 }
 
+// PromJob is the Prometheus scrape job of the testnet st describes: named
+// after its chain, one target per node with a metrics endpoint.
+func (st UpState) PromJob() collect.PromJob {
+	j := collect.PromJob{Name: st.ChainID}
+	for _, n := range st.Nodes {
+		if n.Metrics != "" {
+			j.Targets = append(j.Targets, collect.Target{Name: n.Name, URL: n.Metrics})
+		}
+	}
+	return j
+}
+
 // UpOptions configure `testnet up`.
 type UpOptions struct {
-	Manifest     manifest.Resolved
-	Dir          string
-	Fetcher      *cometbft.Fetcher
-	Out          io.Writer
-	StartTimeout time.Duration
+	Manifest manifest.Resolved
+	Dir      string
+	// Env is the environment: its Fetcher, Out, Logger and StartTimeout
+	// are used; Version and Hard are not (no run is recorded, and the
+	// nodes are left running).
+	Env
 }
 
 // Up starts a testnet that keeps running after cometlab exits, and writes
@@ -73,7 +90,7 @@ func Up(ctx context.Context, opts UpOptions) (UpState, error) {
 	m := opts.Manifest
 	chainID := "cometlab-" + uuid.NewString()[:8]
 	ln, err := startLocal(ctx, m, netOptions{mode: netUp, dir: opts.Dir, chainID: chainID, out: out,
-		env: Env{Fetcher: opts.Fetcher, StartTimeout: opts.StartTimeout}})
+		env: opts.Env})
 	if err != nil {
 		return UpState{}, err
 	}

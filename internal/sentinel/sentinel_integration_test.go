@@ -43,7 +43,7 @@ func upTestnet(t *testing.T) string {
 	}
 	dir := filepath.Join(t.TempDir(), "testnet")
 	st, err := experiment.Up(t.Context(), experiment.UpOptions{Manifest: m, Dir: dir,
-		Fetcher: &cometbft.Fetcher{CacheDir: cache, Progress: os.Stderr}, Out: io.Discard})
+		Env: experiment.Env{Fetcher: &cometbft.Fetcher{CacheDir: cache, Progress: os.Stderr}, Out: io.Discard}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestSentinelFlood(t *testing.T) {
 		w.Connections, w.Rate, w.Duration, w.DrainTimeout = c.conns, c.rate, 15*time.Second, 30*time.Second
 		wg.Go(func() {
 			c.res, c.err = experiment.Load(context.Background(), experiment.LoadOptions{Endpoint: ep, Workload: w,
-				Dir: filepath.Join(t.TempDir(), c.key), Readback: true, Out: &c.out, Version: "test",
-				Hard: context.Background(), ClientKey: c.key, Logger: clientLog(t, c.key)})
+				Dir: filepath.Join(t.TempDir(), c.key), Readback: true, ClientKey: c.key,
+				Env: experiment.Env{Out: &c.out, Version: "test", Hard: context.Background(), Logger: clientLog(t, c.key)}})
 		})
 	}
 	wg.Wait()
