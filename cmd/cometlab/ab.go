@@ -213,7 +213,7 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	return experiment.ABSides(src, f.base, f.cands, f.aa)
+	return experiment.ABSides(src, f.base, f.cands, f.aa, experiment.SideFlags{Base: "--base", Cand: "--cand"})
 }
 
 // abResult prints what a finished experiment found (the A/A false alarms,

@@ -170,6 +170,12 @@ func OrderText(order string, seed uint64) string {
 	return "interleaved: the base first in every round; a position effect (see an A/A's) falls on the comparison"
 }
 
+// SideFlags name the command-line flags of an experiment's sides, for
+// its errors ("--cand \"v9.9.9\": …").
+type SideFlags struct {
+	Base, Cand string
+}
+
 // ABDefaultRepeat is --repeat when it is not given: 3 rounds, or 10 pairs
 // for an A/A calibration (aa), which measures the noise from them.
 func ABDefaultRepeat(aa bool) string {
@@ -197,8 +203,9 @@ func ABCandidates(base string, cands []string, aa bool) []string {
 // partition included); the others are laid over src's manifest. A
 // version names its side (runs/NN-v0.40.0) unless an earlier side has
 // the same spec or aa is set; otherwise the labels are base, cand (or
-// cand1, cand2, … with several candidates).
-func ABSides(src manifest.Source, base string, cands []string, aa bool) ([]manifest.Resolved, []string, error) {
+// cand1, cand2, … with several candidates). Errors name a side by the
+// caller's flag for it (flags: ab's --base and --cand, qa's own).
+func ABSides(src manifest.Source, base string, cands []string, aa bool, flags SideFlags) ([]manifest.Resolved, []string, error) {
 	m, err := src.Manifest()
 	if err != nil {
 		return nil, nil, exitcode.With(err, exitcode.Usage)
@@ -207,13 +214,13 @@ func ABSides(src manifest.Source, base string, cands []string, aa bool) ([]manif
 	var sides []manifest.Resolved
 	var labels []string
 	for i, text := range specs {
-		flag, label := "--cand", "cand"
+		flag, label := flags.Cand, "cand"
 		if len(cands) > 1 {
 			label = fmt.Sprintf("cand%d", i)
 		}
 		side := m
 		if i == 0 {
-			flag, label = "--base", "base"
+			flag, label = flags.Base, "base"
 		}
 		if text != "" || (i > 0 && !aa) {
 			s, err := ParseSpec(flag, text)

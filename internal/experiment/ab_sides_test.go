@@ -40,7 +40,7 @@ func TestABSidesFlags(t *testing.T) {
 		{"e2e file, lenient", withRead(src, manifest.FormatE2E, true), []string{e2e}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sides, labels, err := ABSides(tt.src, "", tt.specs, false)
+			sides, labels, err := ABSides(tt.src, "", tt.specs, false, SideFlags{Base: "--base", Cand: "--cand"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,8 +59,8 @@ func TestABSidesFlags(t *testing.T) {
 	}
 	// Read strictly, the e2e file is refused by name, as the base's own
 	// manifest would be.
-	_, _, err := ABSides(withRead(src, manifest.FormatE2E, false), "", []string{e2e}, false)
-	if err == nil || !strings.Contains(err.Error(), "ipv6") {
+	_, _, err := ABSides(withRead(src, manifest.FormatE2E, false), "", []string{e2e}, false, SideFlags{Base: "--base", Cand: "--cand"})
+	if err == nil || !strings.Contains(err.Error(), "ipv6") || !strings.HasPrefix(err.Error(), "--cand ") {
 		t.Errorf("strict e2e --cand: %v, want ipv6 refused", err)
 	}
 }
