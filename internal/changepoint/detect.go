@@ -13,9 +13,9 @@ type Config struct {
 	// Window is the length, in points, of the sliding windows of the split
 	// pass (step Window/2). Default 50; at least 2·MinPoints.
 	Window int
-	// MaxP is the largest p-value (two-sided t tests between the segments
-	// on either side, see testP) a reported change point may have. Default
-	// 0.001. The split pass proposes points at FirstPassP(MaxP).
+	// MaxP bounds the p-value of a reported change point (P < MaxP; the
+	// t test of Point.P). Default 0.001. The split pass proposes points at
+	// FirstPassP(MaxP).
 	MaxP float64
 	// MinMagnitude is the smallest |Magnitude| (relative change of the
 	// mean, a fraction: 0.05 is 5 %) a reported change point may have.
@@ -86,8 +86,9 @@ func FirstPassP(maxP float64) float64 {
 type Point struct {
 	// Index is the first point of the new segment (After.Start).
 	Index int `json:"index"`
-	// P is the p-value of the difference between the means of Before and
-	// After: the larger of Student's pooled and Welch's two-sided t tests.
+	// P is the two-sided p-value of the difference between the means of
+	// Before and After: Student's t with the larger of the two sides'
+	// variances and that side's N − 1 degrees of freedom.
 	P float64 `json:"p"`
 	// Before and After are the segments on either side.
 	Before Segment `json:"before"`
@@ -104,7 +105,9 @@ var ErrNonFinite = errors.New("changepoint: value is not finite")
 // Detect returns the change points of the series xs (in the order of its
 // index, e.g. one figure of successive runs), sorted by Index, each with
 // P < MaxP, |Magnitude| ≥ MinMagnitude and at least MinPoints points on
-// either side. It returns an error for an invalid Config or a value of
+// either side. A point's segments reach to its neighbours: Before.Start
+// is the previous point's Index (or 0), After ends at the next one's (or
+// len(xs)). It returns an error for an invalid Config or a value of
 // xs that is NaN or infinite. It is deterministic, and costs O(n·Window²)
 // time and O(Window²) memory for n points. The method is the package's
 // (see the package documentation).
@@ -152,7 +155,7 @@ func split(xs []float64, window, minPoints int, p float64) []int {
 }
 
 // divide is E-divisive means on one window v with the permutation test
-// replaced by t tests (testP): among the intervals between the points found
+// replaced by a t test (testP): among the intervals between the points found
 // so far, take the split with the largest energy statistic
 // (energy.candidate); keep it if the t test between the two parts of its
 // interval gives a p-value below p, and stop at the first that does not.

@@ -29,19 +29,24 @@
 //     measure the removed point's neighbours again over the merged
 //     segment. What remains is reported.
 //
-// The test is not Otava's Student t test alone: a point's p-value is the
-// larger of Student's pooled and Welch's two-sided t tests, so that a lone
-// outlier among the few points of a short side is not a change (Student's
-// would call it one) and neither is a short side whose variance is small
-// by chance (Welch's would). Otava's merge pass also measures the point
-// after the removed one's right neighbour; here its two neighbours are.
+// The t test is not Otava's pooled Student test: a point's p-value is
+// Student's t with the larger of the two sides' sample variances and that
+// side's N − 1 degrees of freedom (testP). With pooled variances, one
+// outlier among the few points at an end of a series is a change; with
+// Welch's test, a short side whose variance is small by chance is. The
+// merge pass measures again both neighbours of a removed point (Otava's,
+// as read in 2026, its right neighbour and the point after that).
 //
 // The split is chosen among many and then tested, so the p-values are
-// smaller than a test of one split fixed in advance would give: on flat
-// normal noise, a series of 60 points gets a change point with
-// probability about 1.6 %, one of 200 points about 4 % (TestDetectFlat
-// measures it; the Bonferroni bound over the 55 possible splits of 60
-// points is 5.5 %). Callers gate on a minimum magnitude as well (NoiseFloor).
+// smaller than a test of one split fixed in advance would give, and flat
+// noise has a change point more often than MaxP: at most
+// (n − 2·MinPoints + 1)·MaxP for a series of n points with one false
+// point (Bonferroni), and far less in practice (TestDetectFlat). A shift is found once MinPoints points follow it only
+// if those points are no noisier than the ones before (their variance
+// then decides, with few degrees of freedom); TestValidation measures
+// precision, recall and how soon a shift is found at this machine's
+// noise (docs/changepoints.md). Callers also gate on a minimum magnitude
+// (NoiseFloor).
 //
 // The package is pure: it takes values and returns values, keeps no
 // state, reads no clock and imports only stats.
