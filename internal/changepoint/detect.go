@@ -108,9 +108,10 @@ var ErrNonFinite = errors.New("changepoint: value is not finite")
 // either side. A point's segments reach to its neighbours: Before.Start
 // is the previous point's Index (or 0), After ends at the next one's (or
 // len(xs)). It returns an error for an invalid Config or a value of
-// xs that is NaN or infinite. It is deterministic, and costs O(n·Window²)
-// time and O(Window²) memory for n points. The method is the package's
-// (see the package documentation).
+// xs that is NaN or infinite. It is deterministic. It takes O(Window²)
+// time per window (there are about n/(Window/2) of them for n points) and
+// per point found in it, and O(Window²) memory. The method is the
+// package's (see the package documentation).
 func Detect(xs []float64, c Config) ([]Point, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
