@@ -18,7 +18,8 @@ import (
 // results ← analysis ← {saturation, compare} ← report ← experiment ← cmd,
 // and no package under internal/ imports experiment. stats (the
 // statistics) is a leaf: it imports nothing internal; sequential (ab's
-// stepping rule) is rendered by report and applied by experiment. A new
+// stepping rule) is rendered by report and applied by experiment;
+// changepoint (change points of a series of runs) takes only stats. A new
 // edge is a design decision, made here; TestImportsDoc draws the graph in
 // docs/architecture.md from this map (go test -update rewrites it).
 var allowedImports = map[string][]string{
@@ -39,6 +40,7 @@ var allowedImports = map[string][]string{
 	"load":                {"payload", "results", "shape"},
 	"collect":             {"payload", "results", "rpc"},
 	"stats":               {},
+	"changepoint":         {"stats"},
 	"analysis":            {"results", "stats"},
 	"saturation":          {"analysis", "results", "stats"},
 	"sequential":          {"stats"},
