@@ -128,7 +128,7 @@ func TestReadSeries(t *testing.T) {
 	writeRun(t, filepath.Join(search, "steps", "s01"), spec{})
 	qrec := saturation.SearchRecord{ID: "q1", Kind: "saturate", Status: "complete", Created: day(1), Updated: day(1), Connections: 2,
 		Search: saturation.SearchConfig{Start: 200, Growth: 4, Resolution: 0.05, MaxRuns: 8, DurationS: 60},
-		Steps: []saturation.SearchStep{{N: 1, Dir: "steps/s01", Status: "complete"}}, Outcome: &saturation.Outcome{Saturation: 500, HalfWidth: 10},
+		Steps:  []saturation.SearchStep{{N: 1, Dir: "steps/s01", Status: "complete"}}, Outcome: &saturation.Outcome{Saturation: 500, HalfWidth: 10},
 		Figures: map[string]float64{"saturation_tps": 1000}}
 	if err := results.WriteJSON(filepath.Join(search, results.SaturateFile), qrec); err != nil {
 		t.Fatal(err)
