@@ -86,7 +86,7 @@ func readAB(dir string) (Found, error) {
 	if err := results.ReadJSON(filepath.Join(dir, ABFile), &rec); err != nil {
 		return Found{}, fmt.Errorf("%s unreadable (half-written?): %w", ABFile, err)
 	}
-	p := Run{Dir: dir, Kind: KindAB, ID: filepath.Base(dir), Status: rec.Status, Label: strings.Join(rec.Labels, " vs "), Release: rec.Base}
+	p := Run{Dir: dir, Kind: KindAB, ID: filepath.Base(dir), Status: rec.Status, Label: strings.Join(rec.Labels, sidesSep), Release: rec.Base}
 	if p.Status == "" { // an ab.json of a cometlab before resume
 		p.Status = results.StatusComplete
 		if rec.Partial {

@@ -165,6 +165,18 @@ func (r Run) Series() SeriesKey {
 	return SeriesKey{Manifest: r.Manifest, Load: r.Load.String(), Host: r.Host.Fingerprint(), App: r.App}
 }
 
+// Sides are the labels of an A/B experiment's sides, base first: its
+// Label is them joined by " vs " (nil for another kind).
+func (r Run) Sides() []string {
+	if r.Kind != KindAB || r.Label == "" {
+		return nil
+	}
+	return strings.Split(r.Label, sidesSep)
+}
+
+// sidesSep joins an A/B experiment's sides in its Label.
+const sidesSep = " vs "
+
 // Value returns the run's figure id and whether it has it.
 func (r Run) Value(id string) (float64, bool) {
 	f, ok := r.Figures[id]
