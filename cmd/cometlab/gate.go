@@ -152,7 +152,12 @@ func gateTargets(ctx context.Context, x *history.Index, dir string) ([]gateGroup
 			return nil, exitcode.With(errors.New("the history index holds no run: run one, or give its directory"), exitcode.Usage)
 		}
 		top, found = runs[0], history.Found{Runs: runs}
-	} else {
+		// The newest run of an A/B experiment: the experiment is judged.
+		if p, ok, err := x.Get(ctx, top.Parent); err == nil && ok && p.Kind == history.KindAB {
+			dir = p.Dir
+		}
+	}
+	if dir != "" {
 		var err error
 		if found, err = history.Read(dir); err != nil {
 			return nil, exitcode.With(fmt.Errorf("gate %s: %w", dir, err), exitcode.Usage)

@@ -169,6 +169,9 @@ func TestGateAB(t *testing.T) {
 		res[0].Judged[0].M != 2 || res[0].Judged[0].New != 161 {
 		t.Errorf("exit %d, %v\n%s%s", code, err, out, errs)
 	}
+	if code, out, errs := run(t, "gate", "--index", index); code != exitcode.Regression || !strings.Contains(out, "new: "+filepath.Join(ab, "runs", "01-cand")+", "+filepath.Join(ab, "runs", "02-cand")+" against 5 earlier runs") {
+		t.Errorf("the newest run, of an A/B experiment: exit %d\n%s%s", code, out, errs)
+	}
 	if history.ABFile != experiment.ABFile {
 		t.Errorf("history reads %s, experiment writes %s", history.ABFile, experiment.ABFile)
 	}

@@ -72,6 +72,9 @@ func TestIndexQueries(t *testing.T) {
 	if err != nil || !ok || !equalRun(got, a) || len(got.Figures) != 2 || got.Figures["block_latency_p50_ms"].Value != 900 {
 		t.Errorf("Get: %+v %v %v", got, ok, err)
 	}
+	if _, ok, err := x.Get(ctx, ""); ok || err != nil {
+		t.Errorf("Get of no directory: %v, %v", ok, err)
+	}
 	if runs, _ := x.Runs(ctx, Filter{Kinds: []string{KindSaturate}}); runs[0].Figures["saturation_tps"].Interval == nil || runs[0].Figures["saturation_tps"].Interval.Hi != 1020 {
 		t.Errorf("interval lost: %+v", runs[0].Figures)
 	}

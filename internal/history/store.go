@@ -267,6 +267,9 @@ func loadFigures(ctx context.Context, tx *sql.Tx, runsQ string, args []any, ids 
 // Get returns the run of the directory dir (absolute) and whether the
 // index holds it.
 func (x *Index) Get(ctx context.Context, dir string) (Run, bool, error) {
+	if dir == "" {
+		return Run{}, false, nil
+	}
 	runs, err := x.Runs(ctx, Filter{Dir: dir})
 	if err != nil || len(runs) == 0 {
 		return Run{}, false, err
