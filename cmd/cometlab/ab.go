@@ -146,6 +146,7 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 			return err
 		}
 		res, err := experiment.ResumeAB(cmd.Context(), f.resume, env)
+		remember(st, res.Dir)
 		return abResult(st, res, err)
 	}
 	if f.aa {
@@ -203,6 +204,7 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	res, err := experiment.AB(cmd.Context(), experiment.ABOptions{Sides: sides, Labels: labels, Base: f.base, Candidates: f.cands,
 		Repeat: f.repeat, MaxPairs: f.maxPairs, MaxTime: f.maxTime, Order: f.order, Seed: f.seed, Thresholds: th, AA: f.aa,
 		Stop: f.stop, Judged: f.judge, FamilyWise: f.familyWise, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
+	remember(st, res.Dir)
 	return abResult(st, res, err)
 }
 

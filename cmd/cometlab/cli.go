@@ -128,8 +128,9 @@ sends 200 tx/s for 60 s, and writes a run directory with the report.
 
 Exit codes: 0 complete; 1 failed; 2 bad flags, manifest or arguments;
 3 the run is partial (e.g. the mempools never drained); 4 compare found a
-metric worse than the baseline; 5 a safety violation (nodes disagreed, a
-transaction committed twice or lost once accepted); 130 interrupted.`,
+metric worse than the baseline (gate: than the history); 5 a safety
+violation (nodes disagreed, a transaction committed twice or lost once
+accepted); 6 gate: too few runs to judge; 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
@@ -140,6 +141,7 @@ transaction committed twice or lost once accepted); 130 interrupted.`,
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
 	root.AddCommand(newCompareCmd(st), newABCmd(st), newVersionsCmd(st), newSentinelCmd(st))
 	root.AddCommand(newDeployCmd(st), newManifestCmd(st))
+	root.AddCommand(newHistoryCmd(st), newGateCmd(st))
 	root.SetArgs(st.args)
 	root.SetOut(st.stdout)
 	root.SetErr(st.stderr)

@@ -68,6 +68,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 				return err
 			}
 			res, err := experiment.Run(cmd.Context(), experiment.Options{Manifest: m, Dir: out, Env: env, Collect: c})
+			remember(st, res.Dir)
 			return printResult(st, res, err)
 		},
 	}
@@ -196,6 +197,7 @@ gateways that are not CometBFT nodes).`,
 				}
 			}
 			res, err := experiment.Load(cmd.Context(), opts)
+			remember(st, res.Dir)
 			return printResult(st, res, err)
 		},
 	}

@@ -183,6 +183,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 					return err
 				}
 				rec, err = experiment.ResumeSweep(cmd.Context(), sf.resume, retryFailed, env)
+				remember(st, sf.resume)
 				return sweepResult(st, rec, sf.resume, err)
 			}
 			crit, err := cf.criterion()
@@ -227,6 +228,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			if dir == "" {
 				dir = experiment.DefaultSweepDir(rec.ID)
 			}
+			remember(st, dir)
 			return sweepResult(st, rec, dir, err)
 		},
 	}
@@ -305,6 +307,7 @@ continues with --resume DIR.`,
 					return err
 				}
 				rec, err := experiment.ResumeSaturate(cmd.Context(), sf.resume, env)
+				remember(st, sf.resume)
 				return saturateResult(st, rec, sf.resume, err)
 			}
 			crit, err := cf.criterion()
@@ -344,6 +347,7 @@ continues with --resume DIR.`,
 			if dir == "" {
 				dir = experiment.DefaultSaturateDir(rec.ID)
 			}
+			remember(st, dir)
 			return saturateResult(st, rec, dir, err)
 		},
 	}

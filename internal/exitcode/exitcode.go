@@ -4,13 +4,16 @@ import "errors"
 
 // The exit codes, documented in the README and in `cometlab --help`.
 const (
-	OK          = 0   // the run (or command) completed
-	Failed      = 1   // the run (or command) failed; see the error and run.json
-	Usage       = 2   // bad flags, manifest or arguments: nothing was run
-	Partial     = 3   // the run finished but is partial (e.g. the mempools never drained)
-	Regression  = 4   // compare: a metric is worse than the baseline
-	Unsafe      = 5   // a run's safety check found a violation (nodes disagreed, a tx committed twice, an accepted tx lost unexplained)
-	Interrupted = 130 // interrupted (Ctrl-C or SIGTERM); what was gathered is on disk
+	OK         = 0 // the run (or command) completed
+	Failed     = 1 // the run (or command) failed; see the error and run.json
+	Usage      = 2 // bad flags, manifest or arguments: nothing was run
+	Partial    = 3 // the run finished but is partial (e.g. the mempools never drained)
+	Regression = 4 // compare, ab: a metric is worse than the baseline; gate: worse than the history
+	Unsafe     = 5 // a run's safety check found a violation (nodes disagreed, a tx committed twice, an accepted tx lost unexplained)
+	// Insufficient is gate's "too few runs to judge": fewer earlier runs
+	// of the series than the rule needs, for every judged figure.
+	Insufficient = 6
+	Interrupted  = 130 // interrupted (Ctrl-C or SIGTERM); what was gathered is on disk
 )
 
 // HasExitCode is an error that carries the code the process should exit

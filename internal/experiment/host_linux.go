@@ -23,3 +23,19 @@ func hostKernel() string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// hostCPUModel is the processor's model name, the first "model name" of
+// /proc/cpuinfo ("" when unknown, as on arm64 kernels that name none).
+func hostCPUModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(b)) {
+		key, value, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(key) == "model name" {
+			return strings.Join(strings.Fields(value), " ")
+		}
+	}
+	return ""
+}

@@ -81,7 +81,7 @@ func (rd *runDir) end(fn func(r *results.Run)) error {
 func hostInfo() results.Host {
 	h := results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version()}
 	h.Hostname, _ = os.Hostname()
-	h.MemBytes, h.Kernel = hostMemory(), hostKernel()
+	h.MemBytes, h.Kernel, h.CPUModel = hostMemory(), hostKernel(), hostCPUModel()
 	return h
 }
 

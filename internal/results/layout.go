@@ -277,6 +277,9 @@ type Host struct {
 	OS       string `json:"os"`
 	Arch     string `json:"arch"`
 	CPUs     int    `json:"cpus"`
+	// CPUModel is the processor's model name (/proc/cpuinfo's first
+	// "model name"); "" when unknown and in runs before it was recorded.
+	CPUModel string `json:"cpu_model,omitempty"`
 	MemBytes int64  `json:"mem_bytes,omitempty"`
 	Kernel   string `json:"kernel,omitempty"`
 	Go       string `json:"go"`

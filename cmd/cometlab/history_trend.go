@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/history"
+)
+
+func newHistoryTrendCmd(st *state, hf *historyFlags) *cobra.Command {
+	var by string
+	cmd := &cobra.Command{
+		Use:   "trend FIGURE",
+		Short: "Follow one figure along a series of comparable runs",
+		Long: `Print one figure (a summary.json id, or a sweep's or search's) of one
+series in order: by creation time (--by time) or by CometBFT release in
+semantic-versioning order (--by release). A series is the runs of one
+manifest (whatever its release), load, kind of host (cores, CPU model,
+memory) and app, so a run on another machine or with another load is never
+read as a change. When the filters select runs of several series, the
+series of the newest is shown and the others are named; --series chooses.
+Without --status only complete runs count.`,
+		Example: `  cometlab history trend committed_tps
+  cometlab history trend block_latency_p99_ms --by release --since 90d
+  cometlab history trend saturation_tps --kind saturate --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			figure := args[0]
+			if _, ok := history.Lookup(figure); !ok {
+				return exitcode.With(fmt.Errorf("%q is not a figure of the metric dictionary (see summary.json's metrics)", figure), exitcode.Usage)
+			}
+			order := history.Order(by)
+			if order != history.ByTime && order != history.ByRelease {
+				return exitcode.With(fmt.Errorf("--by %q: want time or release", by), exitcode.Usage)
+			}
+			flt, err := hf.filter(time.Now())
+			if err != nil {
+				return err
+			}
+			if len(flt.Status) == 0 {
+				flt.Status = []string{"complete"}
+			}
+			flt.Figures = []string{figure}
+			x, err := hf.open(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			defer x.Close()
+			runs, err := x.Runs(cmd.Context(), flt)
+			if err != nil {
+				return err
+			}
+			var with []history.Run
+			for _, r := range runs {
+				if _, ok := r.Value(figure); ok {
+					with = append(with, r)
+				}
+			}
+			groups := history.Groups(with)
+			if len(groups) == 0 {
+				return fmt.Errorf("no run the filters select has %s", figure)
+			}
+			if len(groups) > 1 {
+				var others []string
+				for _, g := range groups[1:] {
+					others = append(others, fmt.Sprintf("%s (%d runs)", g.ID, len(g.Runs)))
+				}
+				fmt.Fprintf(st.stderr, "history: %d other series have %s: %s; choose one with --series\n", len(others), figure, strings.Join(others, ", "))
+			}
+			detect, _ := changeMethods()
+			t := history.MakeTrend(groups[0].Runs, figure, order, detect)
+			if hf.json {
+				return writeJSON(st.stdout, t)
+			}
+			return writeTrend(st.stdout, t)
+		},
+	}
+	hf.registerFilters(cmd.Flags())
+	cmd.Flags().StringVar(&by, "by", "time", "order of the points: time (creation) or release (semantic versioning, then time)")
+	return cmd
+}
+
+func writeTrend(w io.Writer, t history.Trend) error {
+	fmt.Fprintf(w, "series %s: %s\n%s — %s, %s, %s is better; %d runs by %s\n\n", t.SeriesID, t.Series, t.Figure, t.Title, t.Unit, t.Better, len(t.Points), t.Order)
+	change := map[int]history.ChangePoint{}
+	for _, cp := range t.ChangePoints {
+		change[cp.Index] = cp
+	}
+	rows := [][]string{{"time (UTC)", "release", "label", t.Unit, "", "dir"}}
+	for i, p := range t.Points {
+		v := history.Num(p.Value)
+		if p.Interval != nil {
+			v += fmt.Sprintf(" [%s, %s]", history.Num(p.Interval.Lo), history.Num(p.Interval.Hi))
+		}
+		mark := ""
+		if cp, ok := change[i]; ok {
+			mark = fmt.Sprintf("← change: %s → %s, p %.2g", history.Num(cp.Before), history.Num(cp.After), cp.P)
+		}
+		label := p.Label
+		if label == p.Release {
+			label = ""
+		}
+		rows = append(rows, []string{p.Created.UTC().Format("2006-01-02 15:04"), p.Release, label, v, mark, displayDir(p.Dir)})
+	}
+	if err := history.WriteTable(w, rows, 3); err != nil {
+		return err
+	}
+	switch {
+	case !t.Detected:
+		_, err := fmt.Fprintln(w, "\nchange points: not sought (no detector)")
+		return err
+	case len(t.ChangePoints) == 0:
+		_, err := fmt.Fprintln(w, "\nchange points: none")
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nchange points: %d\n", len(t.ChangePoints))
+	return err
+}
