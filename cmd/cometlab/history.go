@@ -22,7 +22,9 @@ import (
 // changeMethods are the change-point detector and the noise floor the
 // history's trends and the gate use; nil for none (a trend then shows no
 // change points, the gate's magnitude is its --threshold alone).
-func changeMethods() (history.Detector, history.NoiseFloor) { return nil, nil }
+func changeMethods() (history.Detector, history.NoiseFloor) {
+	return history.DefaultDetector(), history.AbsoluteFloor
+}
 
 // historyFlags are the flags every history command shares: the index and
 // the filters that select runs.

@@ -82,7 +82,7 @@ func TestHistoryCLI(t *testing.T) {
 	}
 	code, out, _ = run(t, "history", "trend", "committed_tps", "--index", index, "--by", "release")
 	if code != exitcode.OK || !strings.Contains(out, "committed_tps — Committed rate, tx/s, higher is better; 4 runs by release") ||
-		!strings.Contains(out, "change points: not sought") || strings.Index(out, "r02") > strings.Index(out, "r01") {
+		!strings.Contains(out, "change points: none") || strings.Index(out, "r02") > strings.Index(out, "r01") {
 		t.Errorf("trend: exit %d\n%s", code, out)
 	}
 	for _, c := range []struct {

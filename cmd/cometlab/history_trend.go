@@ -118,6 +118,8 @@ func writeTrend(w io.Writer, t history.Trend) error {
 		_, err := fmt.Fprintln(w, "\nchange points: none")
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nchange points: %d\n", len(t.ChangePoints))
+	cp := t.ChangePoints[0]
+	_, err := fmt.Fprintf(w, "\nchange points: %d (E-divisive means with t tests: window %d, p < %g, ≥ %d runs a side)\n",
+		len(t.ChangePoints), cp.Window, cp.MaxP, cp.MinPoints)
 	return err
 }

@@ -44,7 +44,7 @@ var allowedImports = map[string][]string{
 	"analysis":            {"results", "stats"},
 	"saturation":          {"analysis", "results", "stats"},
 	"sequential":          {"stats"},
-	"history":             {"analysis", "results", "saturation", "stats"},
+	"history":             {"analysis", "changepoint", "results", "saturation", "stats"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results", "stats"},
 	"report":              {"analysis", "compare", "results", "saturation", "sequential", "stats"},
 	"experiment":          {"analysis", "collect", "cometbft", "compare", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "sequential", "shape", "testnet"},

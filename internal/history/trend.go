@@ -28,6 +28,11 @@ type ChangePoint struct {
 	Magnitude float64 `json:"magnitude"`
 	Before    float64 `json:"before"`
 	After     float64 `json:"after"`
+	// The parameters it was found with (ChangeDetector).
+	Window       int     `json:"window,omitempty"`
+	MaxP         float64 `json:"max_p,omitempty"`
+	MinPoints    int     `json:"min_points,omitempty"`
+	MinMagnitude float64 `json:"min_magnitude,omitempty"`
 }
 
 // Detector finds the change points of a series of values in order; the
