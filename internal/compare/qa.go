@@ -164,8 +164,8 @@ func QASummary(figs []results.QAFigure, thresholdPct float64) string {
 			s += " …"
 		}
 	}
-	s += fmt.Sprintf("; %d figure(s) %s, %d %s, %d better, %d judged",
-		n[QAWorseWithin], QAWorseWithin.Text(thresholdPct), n[QABeyondNotSignificant], QABeyondNotSignificant.Text(thresholdPct),
-		n[QABetter], len(figs)-n[QANotJudged])
+	th := fmtNum(thresholdPct)
+	s += fmt.Sprintf("; worse within %s %%: %d, beyond %s %% but not significant: %d, better: %d (%d figures judged)",
+		th, n[QAWorseWithin], th, n[QABeyondNotSignificant], n[QABetter], len(figs)-n[QANotJudged])
 	return s
 }

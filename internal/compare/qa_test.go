@@ -99,7 +99,7 @@ func TestQAFigures(t *testing.T) {
 		t.Errorf("order %+v", figs)
 	}
 	s := QASummary(figs, 10)
-	if !strings.HasPrefix(s, "1 regression(s): [Block latency p50]") || !strings.Contains(s, "1 figure(s) worse, within 10 %") {
+	if !strings.HasPrefix(s, "1 regression(s): [Block latency p50]") || !strings.Contains(s, "worse within 10 %: 1, beyond 10 % but not significant: 0, better: 0 (2 figures judged)") {
 		t.Errorf("summary %q", s)
 	}
 	if s := QASummary([]results.QAFigure{{Verdict: string(QAPass)}}, 10); !strings.HasPrefix(s, "no regression;") {

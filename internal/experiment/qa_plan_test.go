@@ -253,6 +253,7 @@ func TestChooseQALoad(t *testing.T) {
 		{"highest kept up", table(false, false, true, true), nil, 1, 200, "r = 200 tx/s kept up"},
 		{"capped by the search", table(false, false, false, true), &saturation.Outcome{Recommended: 250}, 1, 200, "recommends at most 250"},
 		{"none kept up", table(true, true), nil, 1, 100, "no c = 1 cell kept up"},
+		{"kept up above the search", table(false, true), &saturation.Outcome{Recommended: 95}, 1, 95, "so that load, 95 tx/s"},
 		{"no table", nil, nil, 2, 50, "the manifest's load"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -131,7 +131,7 @@ func ChooseQALoad(t *saturation.Table, o *saturation.Outcome, fallback manifest.
 	if o != nil && o.Recommended > 0 {
 		limit = o.Recommended
 	}
-	var kept, lowest float64
+	var kept, keptAbove, lowest float64
 	for _, r := range t.Rates {
 		c := t.Cell(1, r)
 		if c == nil || c.Runs == 0 {
@@ -140,11 +140,18 @@ func ChooseQALoad(t *saturation.Table, o *saturation.Outcome, fallback manifest.
 		if lowest == 0 {
 			lowest = r
 		}
-		if !c.Saturated && r <= limit {
+		switch {
+		case c.Saturated:
+		case r <= limit:
 			kept = r
+		case keptAbove == 0:
+			keptAbove = r
 		}
 	}
 	switch {
+	case kept == 0 && keptAbove > 0:
+		return results.QALoad{Connections: 1, Rate: limit, Rule: fmt.Sprintf("%s: the c = 1 cells that kept up (from %s tx/s) are above "+
+			"the search's recommended load, so that load, %s tx/s, which passed at full length in the search", QALoadRule, fmtRate(keptAbove), fmtRate(limit))}
 	case kept > 0:
 		rule := fmt.Sprintf("%s: r = %s tx/s kept up", QALoadRule, fmtRate(kept))
 		if !math.IsInf(limit, 1) {

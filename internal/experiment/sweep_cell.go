@@ -24,6 +24,9 @@ type CellEnv struct {
 	// AfterRun, when set, is called after each run is recorded, with the
 	// number of runs made so far by this call (tests interrupt with it).
 	AfterRun func(n int)
+	// exec, when set, stands in for the runner's run in every series made
+	// with this environment (tests: a series of fake runs).
+	exec func(ctx context.Context, m manifest.Resolved, dir string) cellOutcome
 }
 
 // cellOutcome is what one run of a sweep or search produced.
