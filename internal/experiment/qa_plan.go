@@ -280,19 +280,19 @@ func planRuns(id string, in QAPlanInput, s qaSettings) ([]results.QAPlanRun, str
 	case QALoadStep:
 		return nil, ""
 	case QALong:
-		return both(fmt.Sprintf("at the QA load, %d rounds, counterbalanced", s.repeat), []string{"load.duration=" + s.long.String()}, s.repeat, s.long)
+		return both(fmt.Sprintf("at the QA load, %s, counterbalanced", roundsText(s.repeat)), []string{"load.duration=" + s.long.String()}, s.repeat, s.long)
 	case QARotation:
 		var ch []string
 		if cand.Rotate == nil {
 			ch = []string{"rotate.concurrency=2"}
 		}
-		return both(fmt.Sprintf("at the QA load with ephemeral nodes, %d rounds", s.scenario), ch, s.scenario, d)
+		return both(fmt.Sprintf("at the QA load with ephemeral nodes, %s", roundsText(s.scenario)), ch, s.scenario, d)
 	case QAPartition:
 		at, dur := (d / 3).Round(time.Second), max(time.Second, (d/3).Round(time.Second))
-		return both(fmt.Sprintf("at the QA load, split by stake while the load runs, %d rounds", s.scenario),
+		return both(fmt.Sprintf("at the QA load, split by stake while the load runs, %s", roundsText(s.scenario)),
 			[]string{"links=relay", "partition.split=50/50", "partition.at=" + at.String(), "partition.duration=" + dur.String()}, s.scenario, d)
 	case QAAbsentStake:
-		return both(fmt.Sprintf("at the QA load, a third of the stake never starts, %d rounds", s.scenario), []string{"absent=33%"}, s.scenario, d)
+		return both(fmt.Sprintf("at the QA load, a third of the stake never starts, %s", roundsText(s.scenario)), []string{"absent=33%"}, s.scenario, d)
 	case QAUpgrade:
 		ch, why := upgradeChanges(base, cand)
 		if why != "" {
@@ -378,7 +378,7 @@ func qaShrinks(in QAPlanInput) []qaShrink {
 			s.scenario--
 			return s, true
 		}, func(a, b qaSettings) string {
-			return changed(a.scenario != b.scenario, "rotation, partition and absent stake: %d round(s) instead of %d", b.scenario, a.scenario)
+			return changed(a.scenario != b.scenario, "rotation, partition and absent stake: %s instead of %d", roundsText(b.scenario), a.scenario)
 		}},
 		{func(s qaSettings) (qaSettings, bool) {
 			if len(s.veSizes) <= 2 || !runs(QAVoteExtensions) {
@@ -427,6 +427,14 @@ func qaShrinks(in QAPlanInput) []qaShrink {
 			return changed(a.repeat != b.repeat, "long test: %d rounds instead of %d", b.repeat, a.repeat)
 		}},
 	}
+}
+
+// roundsText is "1 round" or "N rounds".
+func roundsText(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return strconv.Itoa(n) + " rounds"
 }
 
 func changed(did bool, format string, a ...any) string {

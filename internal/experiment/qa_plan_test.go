@@ -149,7 +149,7 @@ func TestPlanQABudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"rotation, partition and absent stake: 1 round(s) instead of 3",
+	want := []string{"rotation, partition and absent stake: 1 round instead of 3",
 		"saturation grid c ∈ [1 2] × r ∈ knee·{¼, ½, 1, 2} instead of c ∈ [1 2 4] × knee·{¼, ½, 1, 2}"}
 	if strings.Join(p.GaveUp, "|") != strings.Join(want, "|") || p.EstimateS != 3000 || p.Repeat != 3 || p.BudgetS != 3600 {
 		t.Errorf("1h: gave up %q, estimate %v, repeat %d", p.GaveUp, p.EstimateS, p.Repeat)

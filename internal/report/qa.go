@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cometlab/cometlab/internal/compare"
@@ -118,7 +117,7 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 	if len(rec.Testnets) > 1 {
 		nodes, vals = rec.Testnets[1].Nodes, rec.Testnets[1].Validators
 	}
-	m.f("Made by `cometlab qa` on one machine (%d cores) with %d nodes (%d validators) per testnet: the method of CometBFT's QA "+
+	m.f("Made by `cometlab qa` on one machine (%d CPUs) with %d nodes (%d validators) per testnet: the method of CometBFT's QA "+
 		"(saturation table, QA load, tests against the baseline) at the scale of one host, not of the published 200-node testnets. "+
 		"A figure is a **regression** when it is worse than the baseline by %s %% or more **and** the difference is significant over "+
 		"the repeats (α = %s, Holm-corrected over a test's figures); a figure worse but within %[4]s %%, or beyond %[4]s %% but not "+
@@ -146,9 +145,9 @@ func (m mdWriter) qaSetup(rec results.QARecord) {
 		}
 		spec = codeSpan(spec)
 		if spec == "—" {
-			spec = "the manifest as given"
+			spec = "not given: the manifest as given"
 		}
-		line := fmt.Sprintf("- %s **%s** (%s)", role, label, spec)
+		line := fmt.Sprintf("- %s **%s** (--%s %s)", role, label, strings.ToLower(role), spec)
 		if i < len(rec.Testnets) {
 			t := rec.Testnets[i]
 			line += fmt.Sprintf(": CometBFT %s, app %s, %d nodes (%d validators), transactions of %d bytes", t.CometBFTVersion, t.App, t.Nodes,
@@ -307,7 +306,7 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, ru
 		}
 		m.f("\n")
 	}
-	m.f("**Result: %s**", qaVerdictText(st))
+	m.f("**Result: %s**", strings.Trim(qaVerdictText(st), "*"))
 	switch {
 	case st.Error != "":
 		m.f(" — %s", st.Error)
@@ -379,7 +378,7 @@ func qaPct(p *float64) string {
 	if p == nil || math.IsNaN(*p) {
 		return "—"
 	}
-	return strconv.FormatFloat(*p, 'f', 1, 64) + " %"
+	return fmt.Sprintf("%+.1f %%", *p)
 }
 
 // qaNotRun lists the steps that did not run and why.
