@@ -51,8 +51,8 @@ func fixtureQA() results.QARecord {
 		fig("late_sends", "Late sends", 3, 3, "pass", false),
 	}
 	return results.QARecord{Kind: "qa", Status: results.StatusComplete, CometlabVersion: "v0.1.0", Created: t0, Updated: t0.Add(90 * time.Minute),
-		Command: "cometlab qa --baseline v0.38.26 --candidate v0.40.0 --budget 90m",
-		Host:    results.Host{Hostname: "qa-1", OS: "linux", Arch: "amd64", CPUs: 2, Kernel: "6.8.0", Go: "go1.26.8"},
+		Command:  "cometlab qa --baseline v0.38.26 --candidate v0.40.0 --budget 90m",
+		Host:     results.Host{Hostname: "qa-1", OS: "linux", Arch: "amd64", CPUs: 2, Kernel: "6.8.0", Go: "go1.26.8"},
 		Baseline: "v0.38.26", Candidate: "v0.40.0", Labels: []string{"v0.38.26", "v0.40.0"},
 		Testnets: []results.TestnetInfo{{Name: "default", CometBFTVersion: "v0.38.26", App: "kvstore", Nodes: 4, Validators: 4, TxSize: 1024},
 			{Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", Nodes: 4, Validators: 4, TxSize: 1024}},
