@@ -138,7 +138,7 @@ transaction committed twice or lost once accepted); 130 interrupted.`,
 	root.AddCommand(newRunCmd(st), newLoadCmd(st), newAnalyzeCmd(st), newReportCmd(st), newReadbackCmd(st), newTestnetCmd(st))
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
-	root.AddCommand(newCompareCmd(st), newABCmd(st), newVersionsCmd(st), newSentinelCmd(st))
+	root.AddCommand(newCompareCmd(st), newABCmd(st), newQACmd(st), newVersionsCmd(st), newSentinelCmd(st))
 	root.AddCommand(newDeployCmd(st), newManifestCmd(st))
 	root.SetArgs(st.args)
 	root.SetOut(st.stdout)

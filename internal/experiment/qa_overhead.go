@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
@@ -41,10 +42,11 @@ func QAOverhead(runs []results.Run) (overhead time.Duration, n int) {
 
 // MeasureOverhead reads the run.json of the run directories under roots
 // (the newest maxOverheadRuns by modification time; a directory holding
-// run.json is not descended into) and measures the overhead from them
-// (QAOverhead). It says where the figure comes from; n is 0 when no run
-// measured it, and a root that does not exist is no error.
-func MeasureOverhead(roots ...string) (overhead time.Duration, n int, from string, err error) {
+// run.json is not descended into) and measures the overhead from those of
+// testnets of nodes nodes (0: any) (QAOverhead). It says where the figure
+// comes from; n is 0 when no run measured it, and a root that does not
+// exist is no error.
+func MeasureOverhead(nodes int, roots ...string) (overhead time.Duration, n int, from string, err error) {
 	type found struct {
 		path string
 		mod  time.Time
@@ -79,7 +81,7 @@ func MeasureOverhead(roots ...string) (overhead time.Duration, n int, from strin
 	var runs []results.Run
 	for _, f := range all[:min(len(all), maxOverheadRuns)] {
 		var r results.Run
-		if results.ReadJSON(filepath.Join(f.path, results.RunFile), &r) == nil {
+		if results.ReadJSON(filepath.Join(f.path, results.RunFile), &r) == nil && (nodes == 0 || len(r.Nodes) == nodes) {
 			runs = append(runs, r)
 		}
 	}
@@ -87,5 +89,5 @@ func MeasureOverhead(roots ...string) (overhead time.Duration, n int, from strin
 	if n == 0 {
 		return 0, 0, "", nil
 	}
-	return overhead, n, fmt.Sprintf("measured: the median of %d complete runs' run.json times under %v", n, roots), nil
+	return overhead, n, fmt.Sprintf("measured: the median of %d complete runs' run.json times under %s", n, strings.Join(roots, ", ")), nil
 }

@@ -128,7 +128,7 @@ func PlanQA(in QAPlanInput) (results.QAPlan, error) {
 	}
 	overhead, from := in.Overhead, in.OverheadFrom
 	if overhead <= 0 {
-		overhead, from = DefaultQAOverhead, fmt.Sprintf("the default (%v): no run here measured it", DefaultQAOverhead)
+		overhead, from = DefaultQAOverhead, "the default: no finished run here to measure it from"
 	}
 	s := qaSettings{repeat: cmpOr(in.Repeat, DefaultQARepeat), searchRuns: cmpOr(in.SearchRuns, saturation.DefaultSearch(1, 60).MaxRuns),
 		conns: slices.Clone(in.Connections), factors: slices.Clone(in.Factors), long: in.Sides[1].Load.Duration,

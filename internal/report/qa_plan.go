@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -15,25 +16,29 @@ import (
 // duration, the settings changed), or why the step does not run; then
 // the total and what a budget gave up.
 func QAPlanText(w io.Writer, p results.QAPlan) {
-	fmt.Fprintf(w, "Each run takes its load's duration plus %s of overhead: %s.\n\n", fmtS(p.OverheadS), p.OverheadFrom)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "Each run takes its load's duration plus %s of overhead (%s).\n\n", fmtS(p.OverheadS), p.OverheadFrom)
 	runs := 0
 	for i, st := range p.Steps {
 		switch {
 		case st.Skip != "":
-			fmt.Fprintf(tw, "%d\t%s\t%s\t\n", i+1, st.Title, st.Skip)
+			fmt.Fprintf(w, "%d. %s: %s\n", i+1, st.Title, st.Skip)
 			continue
 		case len(st.Runs) == 0:
-			fmt.Fprintf(tw, "%d\t%s\tno runs: chosen from the saturation step\t\n", i+1, st.Title)
+			fmt.Fprintf(w, "%d. %s: no runs, chosen from the saturation step\n", i+1, st.Title)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%s\t≈ %s\t\n", i+1, st.Title, fmtS(st.EstimateS))
+		fmt.Fprintf(w, "%d. %s, ≈ %s:\n", i+1, st.Title, fmtS(st.EstimateS))
+		var b bytes.Buffer
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		for _, r := range st.Runs {
 			runs += r.Count
-			fmt.Fprintf(tw, "\t  %s: %s\t%s\t%s\n", r.Side, r.What, planCount(r), strings.Join(r.Changes, " "))
+			fmt.Fprintf(tw, "   %s: %s\t%s\t%s\n", r.Side, r.What, planCount(r), strings.Join(r.Changes, " "))
+		}
+		_ = tw.Flush()
+		for _, line := range strings.SplitAfter(b.String(), "\n") {
+			fmt.Fprint(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n")))
 		}
 	}
-	_ = tw.Flush()
 	fmt.Fprintf(w, "\nTotal: %d runs, ≈ %s", runs, fmtS(p.EstimateS))
 	if p.BudgetS > 0 {
 		fmt.Fprintf(w, " (budget %s)", fmtS(p.BudgetS))
@@ -46,7 +51,7 @@ func QAPlanText(w io.Writer, p results.QAPlan) {
 
 // qaPlan is the plan as a table of the report's setup.
 func (m mdWriter) qaPlan(p results.QAPlan) {
-	m.f("Each run took its load's duration plus an estimated %s of overhead (%s).\n\n", fmtS(p.OverheadS), p.OverheadFrom)
+	m.f("Each run was estimated at its load's duration plus %s of overhead (%s).\n\n", fmtS(p.OverheadS), p.OverheadFrom)
 	var rows [][]string
 	for _, st := range p.Steps {
 		if st.Skip != "" {
