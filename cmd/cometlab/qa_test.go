@@ -1,12 +1,15 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
@@ -52,5 +55,28 @@ func TestQAUsage(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "qa", "--resume", "none"); code == exitcode.OK || !strings.Contains(stderr, "qa.json") {
 		t.Errorf("--resume of nothing: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestReportQA: report rewrites a QA directory's qa.md and qa.html from
+// its qa.json.
+func TestReportQA(t *testing.T) {
+	dir := t.TempDir()
+	rec := results.QARecord{Kind: "qa", Status: results.StatusComplete, Labels: []string{"base", "cand"}, ThresholdPct: 10, Alpha: 0.05,
+		Verdict: results.QAVerdictPass, Steps: []results.QAStep{{ID: experiment.QALong, Status: results.QADone, Verdict: results.QAVerdictPass,
+			Summary: "no regression"}}}
+	if err := results.WriteJSON(filepath.Join(dir, results.QAFile), rec); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "report", dir)
+	if code != exitcode.OK || !strings.Contains(out, results.QAReportFile) {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil || !strings.Contains(string(md), "# QA: cand against base — PASS") {
+		t.Errorf("qa.md: %v\n%s", err, md)
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.QAHTMLFile)); err != nil {
+		t.Error(err)
 	}
 }
