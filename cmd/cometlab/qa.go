@@ -56,7 +56,8 @@ The steps, in order (their ids for --skip):
   long             both sides at the QA load, interleaved and repeated as 'ab'
                    (counterbalanced, --repeat rounds; an hour each with --long)
   rotation         both sides with rotating ephemeral nodes
-  vote-extensions  not built yet (listed in the plan as such)
+  vote-extensions  the candidate with CometBFT's e2e app, a sweep of vote-extension
+                   sizes {0, 2048, 8192, 32768} bytes (where its line has them)
   partition        both sides split 50/50 by stake while the load runs
   absent-stake     both sides with a third of the stake never started
   upgrade          the baseline with every node restarted on the candidate's
@@ -80,8 +81,9 @@ or not judged.
 runs' durations plus a start-up and drain overhead measured from the
 run.json of finished runs under runs/, qa/, ab/, sweeps/ and saturations/,
 or a default of 20 s when none is there), and exits. --budget shrinks the
-plan in a fixed order (fewer rounds of rotation, partition and absent
-stake; a smaller grid; a shorter --long test; fewer long-test rounds) and
+plan in a fixed order (fewer rounds of rotation, vote extensions,
+partition and absent stake; fewer extension sizes; a smaller grid; a
+shorter --long test; fewer long-test rounds) and
 says what it gave up; a budget below the smallest plan is refused with
 the budget that would do. A step the sides cannot do is skipped with the
 reason, never silently.
@@ -115,7 +117,7 @@ a budget too small; 130 interrupted (resume with --resume).`,
 	fs.DurationVar(&f.budget, "budget", 0, "most time the QA may take (2h, 90m): the plan shrinks to fit and says what it gave up (0: no budget)")
 	fs.StringVar(&f.resume, "resume", "", "continue the QA in this directory (other flags but --verbose and the collection flags are taken from it)")
 	fs.StringSliceVar(&f.skip, "skip", nil, "steps not to run, comma-separated: "+strings.Join(qaSkippable(), ", "))
-	fs.IntVar(&f.repeat, "repeat", experiment.DefaultQARepeat, "rounds of the long test (and of rotation, partition and absent stake, unless the budget takes some)")
+	fs.IntVar(&f.repeat, "repeat", experiment.DefaultQARepeat, "rounds of the long test (and of rotation, each vote-extension size, partition and absent stake, unless the budget takes some)")
 	fs.StringVar(&f.threshold, "threshold", "10%", "a figure worse by this much or more (and significant) is a regression")
 	fs.StringVar(&f.out, "out", "", "QA directory (default qa/<UTC time>)")
 	fs.BoolVar(&f.long, "long", false, "make the long test an hour per run")

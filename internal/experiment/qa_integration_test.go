@@ -21,10 +21,13 @@ import (
 // the candidate the same with consensus.timeout_commit doubled; each side's
 // search of one run and a grid of one cell (c = 1, r = the knee), then the
 // long test, rotation, partition and absent stake, one round each (the
-// upgrade is skipped: both sides run one release). It completes, every
-// built section is in its report, the QA load is the candidate's, and the
-// candidate's slower blocks show in the long test's latency (single runs:
-// beyond the threshold, not significant over repeats).
+// upgrade is skipped: both sides run one release; the vote-extension
+// sweep is skipped here, as its e2e app takes minutes to build on a fresh
+// machine: TestQASteps runs it with fake runs, and the e2e app's tests run
+// it for real). It completes, every other section is in its report, the
+// QA load is the candidate's, and the candidate's slower blocks show in
+// the long test's latency (single runs: beyond the threshold, not
+// significant over repeats).
 func TestQARealNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
@@ -37,7 +40,7 @@ func TestQARealNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan, err := experiment.PlanQA(experiment.QAPlanInput{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
-		Factors: []float64{1}, SearchRuns: 1})
+		Factors: []float64{1}, SearchRuns: 1, Skip: []string{experiment.QAVoteExtensions}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +64,11 @@ func TestQARealNodes(t *testing.T) {
 	for _, st := range rec.Steps {
 		t.Logf("%-16s %-10s %-12s %s", st.ID, st.Status, st.Verdict, st.Summary+st.Error)
 		switch st.ID {
-		case experiment.QAUpgrade:
+		case experiment.QAUpgrade, experiment.QAVoteExtensions:
 			if st.Status != results.QASkipped {
-				t.Errorf("upgrade %s", st.Status)
+				t.Errorf("%s %s", st.ID, st.Status)
 			}
-		case experiment.QAVoteExtensions, experiment.QAStorage:
+		case experiment.QAStorage:
 			if st.Status != results.QANotBuilt {
 				t.Errorf("%s %s", st.ID, st.Status)
 			}

@@ -66,8 +66,7 @@ var (
 // part of qa yet, and what to use instead: --plan lists them, never
 // silently.
 var qaNotBuilt = map[string]string{
-	QAVoteExtensions: "not built yet: run the sweep with `cometlab sweep --app e2e --set app.vote_extension_size=0,2048,8192,32768` (docs/apps.md)",
-	QAStorage:        "not built yet: run the storage matrix with `cometlab sweep --set config.db_backend=… --set storage.…` (docs/apps.md)",
+	QAStorage: "not built yet: run the storage matrix with `cometlab sweep --set config.db_backend=… --set storage.…` (docs/apps.md)",
 }
 
 // QAPlanInput is what the plan is made from.
@@ -114,8 +113,8 @@ type qaSettings struct {
 // not built yet. It is pure.
 //
 // Under a budget the plan shrinks, in this order, each as far as needed
-// and no further: the other compared tests' rounds (rotation, partition,
-// absent stake) down to 1; the vote-extension sizes down to the smallest
+// and no further: the other tests' rounds (rotation, each vote-extension
+// size, partition, absent stake) down to 1; the vote-extension sizes down to the smallest
 // and the largest; the saturation grid (the largest c while more than two
 // are left, then the lowest factor while more than three are left, then
 // the largest c, down to c = 1 × three factors); the long test's length
@@ -151,7 +150,7 @@ func PlanQA(in QAPlanInput) (results.QAPlan, error) {
 		return p, nil
 	}
 	shrunk, gaveUp := s, []string(nil)
-	for _, op := range qaShrinks(in) {
+	for _, op := range qaShrinks(in, s) {
 		for buildPlan(in, shrunk, overhead).EstimateS > in.Budget.Seconds() {
 			next, ok := op.shrink(shrunk)
 			if !ok {
@@ -293,6 +292,8 @@ func planRuns(id string, in QAPlanInput, s qaSettings) ([]results.QAPlanRun, str
 			[]string{"links=relay", "partition.split=50/50", "partition.at=" + at.String(), "partition.duration=" + dur.String()}, s.scenario, d)
 	case QAAbsentStake:
 		return both(fmt.Sprintf("at the QA load, a third of the stake never starts, %s", roundsText(s.scenario)), []string{"absent=33%"}, s.scenario, d)
+	case QAVoteExtensions:
+		return voteExtensionRuns(in, s)
 	case QAUpgrade:
 		ch, why := upgradeChanges(base, cand)
 		if why != "" {
@@ -305,6 +306,29 @@ func planRuns(id string, in QAPlanInput, s qaSettings) ([]results.QAPlanRun, str
 			Changes: ch, Count: 1, DurationS: base.Load.Duration.Seconds()}}, ""
 	}
 	return nil, "not built yet"
+}
+
+// voteExtensionRuns are the vote-extension sweep's runs: the candidate
+// with CometBFT's e2e app at the QA load, one cell per extension size —
+// or why the candidate cannot run it: a binary (the e2e app is built from
+// a release), its own ABCI app, or a line whose e2e app has no
+// vote_extension_size.
+func voteExtensionRuns(in QAPlanInput, s qaSettings) ([]results.QAPlanRun, string) {
+	cand, label := in.Sides[1], in.Labels[1]
+	switch {
+	case cand.CometBFTVersion == "":
+		return nil, "skipped: the e2e app is built from a release, and the " + label + " runs a cometbft binary"
+	case cand.App != manifest.AppKVStore && cand.App != manifest.AppE2E:
+		return nil, "skipped: the " + label + " runs its own ABCI app, not CometBFT's e2e app"
+	case !slices.Contains(cometbft.E2EAppKeys(cand.CometBFTVersion), "vote_extension_size"):
+		return nil, fmt.Sprintf("skipped: the e2e app of %s has no vote_extension_size (extensions of a chosen size)", cand.CometBFTVersion)
+	}
+	ch := []string{"app=e2e"}
+	if _, err := withChanges(cand, append(slices.Clone(ch), "app.vote_extension_size="+strconv.Itoa(slices.Max(s.veSizes)))); err != nil {
+		return nil, fmt.Sprintf("skipped: the %s cannot run it: %v", label, err)
+	}
+	return []results.QAPlanRun{{Side: label, What: fmt.Sprintf("at the QA load with the e2e app, vote extensions of %v bytes (0: the app's own), %s each",
+		s.veSizes, roundsText(s.scenario)), Changes: ch, Count: len(s.veSizes) * s.scenario, DurationS: cand.Load.Duration.Seconds()}}, ""
 }
 
 // upgradeChanges are the baseline's perturbations of a rolling upgrade
@@ -367,18 +391,31 @@ type qaShrink struct {
 }
 
 // qaShrinks are the budget's shrinks in their order (see PlanQA).
-func qaShrinks(in QAPlanInput) []qaShrink {
-	runs := func(id string) bool { return !slices.Contains(in.Skip, id) && qaNotBuilt[id] == "" }
+func qaShrinks(in QAPlanInput, s0 qaSettings) []qaShrink {
+	planned := map[string]bool{}
+	for _, id := range QASteps() {
+		if !slices.Contains(in.Skip, id) && qaNotBuilt[id] == "" {
+			_, why := planRuns(id, in, s0)
+			planned[id] = why == ""
+		}
+	}
+	runs := func(id string) bool { return planned[id] }
+	var scenarios []string
+	for _, id := range []string{QARotation, QAVoteExtensions, QAPartition, QAAbsentStake} {
+		if runs(id) {
+			scenarios = append(scenarios, strings.ToLower(QATitle(id)))
+		}
+	}
 	longFloor := min(cmpOr(in.Repeat, DefaultQARepeat), 2)
 	return []qaShrink{
 		{func(s qaSettings) (qaSettings, bool) {
-			if s.scenario <= 1 || !(runs(QARotation) || runs(QAPartition) || runs(QAAbsentStake)) {
+			if s.scenario <= 1 || len(scenarios) == 0 {
 				return s, false
 			}
 			s.scenario--
 			return s, true
 		}, func(a, b qaSettings) string {
-			return changed(a.scenario != b.scenario, "rotation, partition and absent stake: %s instead of %d", roundsText(b.scenario), a.scenario)
+			return changed(a.scenario != b.scenario, "%s: %s instead of %d", strings.Join(scenarios, ", "), roundsText(b.scenario), a.scenario)
 		}},
 		{func(s qaSettings) (qaSettings, bool) {
 			if len(s.veSizes) <= 2 || !runs(QAVoteExtensions) {

@@ -49,11 +49,12 @@ func TestPlanQALines(t *testing.T) {
 	for _, tt := range []struct {
 		name, base, cand string
 		upgrade          string // "" when it runs, else a part of the reason
+		ve               string // the same for the vote-extension sweep
 	}{
-		{"v0.38 → v0.40", v038, v040, "cannot share a network"},
-		{"v0.37 → v0.38", v037, v038, "ABCI"},
-		{"patch upgrade", "v0.38.19", v038, ""},
-		{"A/A", v040, v040, "there is no release to upgrade to"},
+		{"v0.38 → v0.40", v038, v040, "cannot share a network", ""},
+		{"v0.37 → v0.38", v037, v038, "ABCI", "the e2e app of " + v038 + " has no vote_extension_size"},
+		{"patch upgrade", "v0.38.19", v038, "", "has no vote_extension_size"},
+		{"A/A", v040, v040, "there is no release to upgrade to", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := PlanQA(QAPlanInput{Sides: qaSides(t, tt.base, tt.cand), Labels: []string{"base", "cand"}})
@@ -81,10 +82,15 @@ func TestPlanQALines(t *testing.T) {
 					t.Errorf("upgrade changes %q", ch)
 				}
 			}
-			for _, id := range []string{QAVoteExtensions, QAStorage} {
-				if st := p.PlanStep(id); !st.NotBuilt || !strings.HasPrefix(st.Skip, "not built yet") || st.EstimateS != 0 {
-					t.Errorf("%s: %+v", id, st)
-				}
+			if st := p.PlanStep(QAStorage); !st.NotBuilt || !strings.HasPrefix(st.Skip, "not built yet") || st.EstimateS != 0 {
+				t.Errorf("storage: %+v", st)
+			}
+			switch ve := p.PlanStep(QAVoteExtensions); {
+			case tt.ve == "" && (ve.Skip != "" || len(ve.Runs) != 1 || ve.Runs[0].Side != "cand" || ve.Runs[0].Count != 12 ||
+				strings.Join(ve.Runs[0].Changes, " ") != "app=e2e"):
+				t.Errorf("vote extensions: %+v", ve)
+			case tt.ve != "" && !strings.Contains(ve.Skip, tt.ve):
+				t.Errorf("vote extensions skip %q, want %q", ve.Skip, tt.ve)
 			}
 			for _, id := range []string{QASaturation, QALong, QARotation, QAPartition, QAAbsentStake} {
 				if st := p.PlanStep(id); st.Skip != "" || len(st.Runs) == 0 {
@@ -107,7 +113,7 @@ func TestPlanQAEstimate(t *testing.T) {
 	probe := saturation.DefaultSearch(200, 60).ProbeDurationS // 10 s
 	perSide := 2*(probe+20) + 4*80 + 12*80
 	want := map[string]float64{QASaturation: 2 * perSide, QALoadStep: 0, QALong: 6 * 80, QARotation: 6 * 80, QAPartition: 6 * 80,
-		QAAbsentStake: 6 * 80, QAUpgrade: 0, QAVoteExtensions: 0, QAStorage: 0}
+		QAAbsentStake: 6 * 80, QAUpgrade: 0, QAVoteExtensions: 12 * 80, QAStorage: 0}
 	total := 0.0
 	for _, st := range p.Steps {
 		if st.EstimateS != want[st.ID] {
@@ -146,20 +152,22 @@ func TestPlanQABudget(t *testing.T) {
 		t.Errorf("a budget that fits: %v, gave up %v", err, p.GaveUp)
 	}
 
-	in.Budget = time.Hour // 4600 s planned: 1 round of the scenarios saves 960 s, the c = 4 column 640 s
+	// 5560 s planned: 1 round of the scenarios and of each vote-extension
+	// size saves 1600 s, two sizes 160 s, the c = 4 column 640 s
+	in.Budget = time.Hour
 	p, err := PlanQA(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"rotation, partition and absent stake: 1 round instead of 3",
+	want := []string{"rotating nodes, vote-extension sizes, network partition, absent stake: 1 round instead of 3", "vote-extension sizes [0 32768] instead of [0 2048 8192 32768]",
 		"saturation grid c ∈ [1 2] × r ∈ knee·{¼, ½, 1, 2} instead of c ∈ [1 2 4] × knee·{¼, ½, 1, 2}"}
-	if strings.Join(p.GaveUp, "|") != strings.Join(want, "|") || p.EstimateS != 3000 || p.Repeat != 3 || p.BudgetS != 3600 {
+	if strings.Join(p.GaveUp, "|") != strings.Join(want, "|") || p.EstimateS != 3160 || p.Repeat != 3 || p.BudgetS != 3600 {
 		t.Errorf("1h: gave up %q, estimate %v, repeat %d", p.GaveUp, p.EstimateS, p.Repeat)
 	}
 
 	in.Budget = 10 * time.Minute
 	p, err = PlanQA(in)
-	if code, _ := exitcode.Of(err); err == nil || code != exitcode.Usage || !strings.Contains(err.Error(), "give at least 34m0s") {
+	if code, _ := exitcode.Of(err); err == nil || code != exitcode.Usage || !strings.Contains(err.Error(), "give at least 37m0s") {
 		t.Errorf("10m: %v (code %d)", err, code)
 	}
 	if p.Repeat != 2 || len(p.Connections) != 1 || len(p.Factors) != 3 || p.ScenarioRepeat != 1 {

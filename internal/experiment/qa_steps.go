@@ -29,6 +29,8 @@ func (q *qaRun) runStep(ctx context.Context, ps results.QAPlanStep, st *results.
 		return q.compared(ctx, ps, st)
 	case QAUpgrade:
 		return q.upgrade(ctx, ps, st)
+	case QAVoteExtensions:
+		return q.voteExtensions(ctx, ps, st)
 	}
 	return fmt.Errorf("step %s is not built yet", ps.ID)
 }

@@ -125,7 +125,7 @@ func TestQASteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{QASaturation: results.QADone, QALoadStep: results.QADone, QALong: results.QADone, QARotation: results.QADone,
-		QAPartition: results.QADone, QAAbsentStake: results.QADone, QAUpgrade: results.QASkipped, QAVoteExtensions: results.QANotBuilt,
+		QAPartition: results.QADone, QAAbsentStake: results.QADone, QAUpgrade: results.QASkipped, QAVoteExtensions: results.QADone,
 		QAStorage: results.QANotBuilt}
 	for _, st := range rec.Steps {
 		if st.Status != want[st.ID] {
@@ -134,6 +134,14 @@ func TestQASteps(t *testing.T) {
 		if (st.ID == QALong || st.ID == QAPartition) && (st.Verdict != results.QAVerdictPass || len(st.Figures) == 0) {
 			t.Errorf("%s: verdict %q, %d figures", st.ID, st.Verdict, len(st.Figures))
 		}
+	}
+	if ve := rec.Step(QAVoteExtensions); ve.Verdict != results.QAVerdictNotJudged || !strings.Contains(ve.Summary, "32768 B: ") {
+		t.Errorf("vote extensions: %s, %q", ve.Verdict, ve.Summary)
+	}
+	if m, err := manifest.Load(filepath.Join(dir, "tests/vote-extensions/manifests/c1-r"+fmtRate(rec.Load.Rate)+"-app.vote_extension_size_2048.toml")); err != nil {
+		t.Error(err)
+	} else if r, err := m.Resolve(); err != nil || r.App != manifest.AppE2E || r.AppConfig["vote_extension_size"] != int64(2048) {
+		t.Errorf("vote-extension cell: %v, app %s %v", err, r.App, r.AppConfig)
 	}
 	if !res.Finished || rec.Status != results.StatusComplete || rec.Verdict != results.QAVerdictPass {
 		t.Errorf("finished %v, status %s, verdict %s", res.Finished, rec.Status, rec.Verdict)
@@ -165,7 +173,8 @@ func TestQASteps(t *testing.T) {
 	}
 	for _, s := range []string{"# QA: cand against base — PASS", "| Long test at the QA load | pass |", "## Setup", "### Plan",
 		"## Saturation point", "| knee × ½ |", "## QA load", "**c = 1, r = ", "## Long test at the QA load", "| Block latency p50 |",
-		"## Network partition", "## Absent stake", "## Rotating nodes", "## Steps not run", "- Storage matrix: not built yet",
+		"## Network partition", "## Absent stake", "## Rotating nodes", "## Vote-extension sizes", "| app.vote_extension_size | runs |",
+		"[tests/vote-extensions/sweep.md]", "## Steps not run", "- Storage matrix: not built yet",
 		"[01-base](tests/long/runs/01-base/report.md)"} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("qa.md lacks %q", s)

@@ -29,6 +29,9 @@ type QASaturation struct {
 type QAInputs struct {
 	Saturation []QASaturation
 	Runs       map[string][]string
+	// Sweeps are the steps run as a sweep (the vote-extension sweep), by
+	// step id.
+	Sweeps map[string]*saturation.SweepRecord
 }
 
 // WriteQA writes the QA report of the QA directory dir from rec (its
@@ -54,7 +57,7 @@ func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
 			if st.Status == results.QASkipped || st.Status == results.QANotBuilt {
 				continue
 			}
-			m.qaTest(dir, rec, st, in.Runs[st.ID])
+			m.qaTest(dir, rec, st, in.Runs[st.ID], in.Sweeps[st.ID])
 		}
 	}
 	m.qaNotRun(rec)
@@ -294,7 +297,7 @@ func (m mdWriter) qaLoad(rec results.QARecord, st results.QAStep) {
 
 // qaTest is one test's section: its verdict, the figures table, the
 // overlaid plots of its comparison and the links to its runs.
-func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, runs []string) {
+func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, runs []string, sweep *saturation.SweepRecord) {
 	m.f("## %s\n\n", qaStepTitle(rec, st.ID))
 	if ps := rec.Plan.PlanStep(st.ID); ps != nil {
 		for _, r := range ps.Runs {
@@ -317,7 +320,13 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, ru
 	if len(st.Figures) > 0 {
 		m.qaFigures(rec, st.Figures)
 	}
+	if sweep != nil {
+		m.qaSweep(*sweep)
+	}
 	for _, d := range st.Dirs {
+		if _, err := os.Stat(filepath.Join(dir, d, results.SweepReportFile)); err == nil {
+			m.f("The sweep, with every cell's figures: [%s](%s/%s).\n\n", d+"/"+results.SweepReportFile, d, results.SweepReportFile)
+		}
 		if _, err := os.Stat(filepath.Join(dir, d, results.CompareMD)); err == nil {
 			m.f("The comparison with every figure, its test and interval: [%s](%s/%s).\n\n", d+"/"+results.CompareMD, d, results.CompareMD)
 		}

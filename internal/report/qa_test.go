@@ -12,6 +12,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
+	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // fixtureQA is a QA of v0.40.0 against v0.38.26: saturation and load
@@ -36,7 +37,9 @@ func fixtureQA() results.QARecord {
 				{Side: "both", What: "at the QA load, 3 rounds, counterbalanced", Changes: []string{"load.duration=1m0s"}, Count: 6, DurationS: 60}}},
 			{ID: "rotation", Title: "Rotating nodes", EstimateS: 156, Runs: []results.QAPlanRun{
 				{Side: "both", What: "at the QA load with ephemeral nodes, 1 round", Changes: []string{"rotate.concurrency=2"}, Count: 2, DurationS: 60}}},
-			{ID: "vote-extensions", Title: "Vote-extension sizes", Skip: "not built yet: run the sweep with `cometlab sweep`", NotBuilt: true},
+			{ID: "vote-extensions", Title: "Vote-extension sizes", EstimateS: 156, Runs: []results.QAPlanRun{
+				{Side: "v0.40.0", What: "at the QA load with the e2e app, vote extensions of [0 32768] bytes (0: the app's own), 1 round each",
+					Changes: []string{"app=e2e"}, Count: 2, DurationS: 60}}},
 			{ID: "partition", Title: "Network partition", EstimateS: 156, Runs: []results.QAPlanRun{
 				{Side: "both", What: "at the QA load, split by stake", Changes: []string{"partition.split=50/50"}, Count: 2, DurationS: 60}}},
 			{ID: "upgrade", Title: "Rolling upgrade", Skip: "skipped: v0.38.26 → v0.40.0 crosses release lines and their nodes cannot share a network"},
@@ -65,11 +68,32 @@ func fixtureQA() results.QARecord {
 			{ID: "long", Status: results.QADone, Dirs: []string{"tests/long"}, Verdict: results.QAVerdictRegression, Figures: long,
 				Summary: "1 regression(s): [Block latency p50]; worse within 10 %: 1, beyond 10 % but not significant: 1, better: 1 (6 figures judged)"},
 			{ID: "rotation", Status: results.QADone, Dirs: []string{"tests/rotation"}, Verdict: results.QAVerdictPass, Summary: "no regression"},
-			{ID: "vote-extensions", Status: results.QANotBuilt, Summary: "not built yet: run the sweep with `cometlab sweep`"},
+			{ID: "vote-extensions", Status: results.QADone, Dirs: []string{"tests/vote-extensions"}, Verdict: results.QAVerdictNotJudged,
+				Summary: "by extension size: 0 B: 400 tx/s, latency mean 800 ms; 32768 B: 380 tx/s, latency mean 2900 ms (saturated)"},
 			{ID: "partition", Status: results.StatusFailed, Verdict: results.QAVerdictFailed, Error: "v0.40.0: the testnet did not start"},
 			{ID: "upgrade", Status: results.QASkipped, Summary: "skipped: v0.38.26 → v0.40.0 crosses release lines and their nodes cannot share a network"},
 			{ID: "storage", Status: results.QANotBuilt, Summary: "not built yet: run the storage matrix with `cometlab sweep`"},
 		}}
+}
+
+// fixtureVESweep is a vote-extension sweep at c = 1, r = 400 of two
+// sizes, the larger saturated.
+func fixtureVESweep() *saturation.SweepRecord {
+	crit := saturation.DefaultCriterion()
+	rec := &saturation.SweepRecord{ID: "ve", Kind: "sweep", Status: results.StatusComplete, Criterion: crit,
+		Grid: results.SweepGrid{Connections: []int{1}, Rates: []float64{400}, Repeat: 1, DurationS: 60,
+			Params: []results.SweepParam{{Key: "app.vote_extension_size", Values: []string{"0", "32768"}}}}}
+	for _, size := range []string{"0", "32768"} {
+		ev := fixtureEvidence(1, 400, 400, 0.001, 800)
+		if size != "0" {
+			ev = fixtureEvidence(1, 400, 380, 0.05, 2900)
+		}
+		v := crit.Judge(ev)
+		id := "c1-r400-app.vote_extension_size_" + size
+		rec.Cells = append(rec.Cells, saturation.SweepCell{SweepCell: results.SweepCell{ID: id, Status: results.StatusComplete, Dir: "cells/" + id + "-0",
+			Params: map[string]string{"c": "1", "r": "400", "app.vote_extension_size": size}}, Evidence: &ev, Verdict: &v})
+	}
+	return rec
 }
 
 // TestWriteQAGolden: the QA report of a synthetic qa.json (read back from
@@ -95,7 +119,8 @@ func TestWriteQAGolden(t *testing.T) {
 	in := QAInputs{Saturation: []QASaturation{
 		{Label: "v0.38.26", SearchDir: "tests/saturation/v0.38.26/search", GridDir: "tests/saturation/v0.38.26/grid", Search: &search, Grid: &grid},
 		{Label: "v0.40.0", SearchDir: "tests/saturation/v0.40.0/search", GridDir: "tests/saturation/v0.40.0/grid"}},
-		Runs: map[string][]string{"long": {"tests/long/runs/01-v0.38.26", "tests/long/runs/01-v0.40.0"}}}
+		Runs:   map[string][]string{"long": {"tests/long/runs/01-v0.38.26", "tests/long/runs/01-v0.40.0"}},
+		Sweeps: map[string]*saturation.SweepRecord{"vote-extensions": fixtureVESweep()}}
 	if err := WriteQA(dir, rec, in); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +139,7 @@ func TestWriteQAGolden(t *testing.T) {
 		}
 	}
 	order := []string{"| Long test at the QA load | **REGRESSION** |", "## Setup", "## Saturation point", "## QA load", "## Long test", "## Rotating nodes",
-		"## Network partition", "## Steps not run"}
+		"## Vote-extension sizes", "| 32768 | 1 |", "## Network partition", "## Steps not run"}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(string(md), s)
