@@ -28,12 +28,13 @@ type fakeQA struct {
 	knee        float64
 	slowCand    int64 // ns
 	calls       []string
+	last        manifest.Resolved // the last run's manifest
 	interruptAt int
 	fail        string
 }
 
 func (f *fakeQA) run(_ context.Context, m manifest.Resolved, dir string) cellOutcome {
-	f.calls = append(f.calls, dir)
+	f.calls, f.last = append(f.calls, dir), m
 	if len(f.calls) == f.interruptAt {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			f.t.Fatal(err)
@@ -267,5 +268,33 @@ func TestQARegression(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "| Long test at the QA load | **REGRESSION** |") || !strings.Contains(string(md), "**regression**") {
 		t.Errorf("qa.md:\n%s", md)
+	}
+}
+
+// TestQAUpgrade: the rolling upgrade is one run of the baseline through
+// the series runner, its nodes restarted on the candidate's release in
+// turn; it passes when the run is complete and safe.
+func TestQAUpgrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300}
+	v038 := proven(t, "v0.38")
+	sides, labels := qaSides(t, "v0.38.19", v038), []string{"v0.38.19", v038}
+	skip := []string{QASaturation, QALong, QARotation, QAVoteExtensions, QAPartition, QAAbsentStake}
+	plan, err := PlanQA(QAPlanInput{Sides: sides, Labels: labels, Skip: skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := QA(context.Background(), QAOptions{Sides: sides, Labels: labels, Baseline: "v0.38.19", Candidate: v038, Plan: plan,
+		Thresholds: compare.DefaultThresholds(), Dir: dir, Env: CellEnv{exec: f.run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := res.Record.Step(QAUpgrade)
+	if up.Status != results.QADone || up.Verdict != results.QAVerdictPass || !strings.Contains(up.Summary, "every node restarted on "+v038) ||
+		len(f.calls) != 1 || f.calls[0] != filepath.Join(dir, "tests", "upgrade") {
+		t.Errorf("upgrade %+v, runs %v", up, f.calls)
+	}
+	if ps := f.last.Perturbations; len(ps) != 4 || ps[0].Action != manifest.ActionUpgrade || ps[0].To != v038 || f.last.CometBFTVersion != "v0.38.19" {
+		t.Errorf("the upgrade run's perturbations: %+v", ps)
 	}
 }
