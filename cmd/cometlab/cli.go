@@ -139,7 +139,7 @@ accepted); 6 gate: too few runs to judge; 130 interrupted.`,
 	root.AddCommand(newRunCmd(st), newLoadCmd(st), newAnalyzeCmd(st), newReportCmd(st), newReadbackCmd(st), newTestnetCmd(st))
 	root.AddCommand(newPrometheusConfigCmd(st), newGrafanaDashboardCmd(st))
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
-	root.AddCommand(newCompareCmd(st), newABCmd(st), newVersionsCmd(st), newSentinelCmd(st))
+	root.AddCommand(newCompareCmd(st), newABCmd(st), newQACmd(st), newVersionsCmd(st), newSentinelCmd(st))
 	root.AddCommand(newDeployCmd(st), newManifestCmd(st))
 	root.AddCommand(newHistoryCmd(st), newGateCmd(st))
 	root.SetArgs(st.args)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -241,18 +243,30 @@ func newAnalyzeCmd(st *state) *cobra.Command {
 func newReportCmd(st *state) *cobra.Command {
 	var mf metricsFlags
 	cmd := &cobra.Command{
-		Use:   "report RUN_DIR|SWEEP_DIR",
-		Short: "Recompute summary.json and rewrite report.md of a run directory (or sweep.md of a sweep) from its files alone",
+		Use:   "report RUN_DIR|SWEEP_DIR|QA_DIR",
+		Short: "Recompute summary.json and rewrite report.md of a run directory (or sweep.md of a sweep, qa.md of a QA) from its files alone",
 		Long: `Recompute summary.json and rewrite report.md of a run directory from its
 files alone. With --prometheus, metrics.csv is first rewritten from a
 Prometheus server that scraped the run's nodes (see 'cometlab
 prometheus-config'), over the run's window. Given a sweep directory (one
 with sweep.json), rewrite its sweep.md and sweep.html from sweep.json and
-the cells' run directories (each cell's own report is left as it is).`,
+the cells' run directories (each cell's own report is left as it is).
+Given a QA directory (one with qa.json), rewrite its qa.md and qa.html from
+qa.json and its steps' directories.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := mf.check(false); err != nil {
 				return err
+			}
+			if _, err := os.Stat(filepath.Join(args[0], results.QAFile)); err == nil {
+				if mf.prometheus != "" {
+					return exitcode.With(fmt.Errorf("--prometheus applies to a run directory, not a QA"), exitcode.Usage)
+				}
+				if _, err := experiment.ReportQA(args[0]); err != nil {
+					return err
+				}
+				fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.QAReportFile)
+				return nil
 			}
 			if results.IsSweepDir(args[0]) {
 				if mf.prometheus != "" {

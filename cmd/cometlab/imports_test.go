@@ -47,7 +47,7 @@ var allowedImports = map[string][]string{
 	"history":             {"analysis", "changepoint", "results", "saturation", "stats"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results", "stats"},
 	"report":              {"analysis", "compare", "results", "saturation", "sequential", "stats"},
-	"experiment":          {"analysis", "collect", "cometbft", "compare", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "sequential", "shape", "testnet"},
+	"experiment":          {"analysis", "collect", "cometbft", "compare", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "sequential", "shape", "stats", "testnet"},
 }
 
 // TestImportDirection checks every package's imports against

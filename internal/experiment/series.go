@@ -45,7 +45,17 @@ type series struct {
 // reuse), judged with crit.
 func newSeries(env CellEnv, root, mode string, coolDown time.Duration, crit saturation.Criterion, planned int) *series {
 	rn := &runner{env: env, out: newPrinter(env.Out), reuse: mode == results.ModeReuse, coolDown: coolDown, crit: crit, root: root}
-	return &series{runner: rn, exec: rn.run, budget: max(2, planned/5)}
+	s := &series{runner: rn, exec: rn.run, budget: max(2, planned/5)}
+	if env.exec != nil {
+		s.exec = env.exec
+	}
+	switch {
+	case env.MaxRemeasures < 0:
+		s.budget = 0
+	case env.MaxRemeasures > 0:
+		s.budget = env.MaxRemeasures
+	}
+	return s
 }
 
 // step runs m in dir as the series' next run: mark records it as running

@@ -172,3 +172,23 @@ func TestSearchFor(t *testing.T) {
 		t.Errorf("code %d, want 2", code)
 	}
 }
+
+// TestSeriesRemeasureBound: CellEnv.MaxRemeasures replaces the budget,
+// and a negative one measures nothing again.
+func TestSeriesRemeasureBound(t *testing.T) {
+	busy := busyOutcome(40)
+	for _, tt := range []struct {
+		max  int
+		want string
+	}{{-1, results.ActionKeptOver}, {1, results.ActionRunAgain}} {
+		s := newSeries(CellEnv{MaxRemeasures: tt.max}, t.TempDir(), results.ModeFresh, 0, saturation.DefaultCriterion(), 50)
+		if d := s.disturbed([]cellOutcome{busy}, nil, false); d == nil || d.Action != tt.want {
+			t.Errorf("max %d: %+v, want %s", tt.max, d, tt.want)
+		}
+		if tt.max == 1 {
+			if d := s.disturbed([]cellOutcome{busy}, nil, false); d == nil || d.Action != results.ActionKeptOver {
+				t.Errorf("max 1, second: %+v, want kept", d)
+			}
+		}
+	}
+}

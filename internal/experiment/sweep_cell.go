@@ -24,6 +24,14 @@ type CellEnv struct {
 	// AfterRun, when set, is called after each run is recorded, with the
 	// number of runs made so far by this call (tests interrupt with it).
 	AfterRun func(n int)
+	// MaxRemeasures bounds the disturbed runs a series measures again: 0
+	// is the policy's budget (a fifth of the planned runs, at least 2), a
+	// negative number none (each disturbed run is kept and recorded so).
+	// Tests whose runs share the host with other tests set it negative.
+	MaxRemeasures int
+	// exec, when set, stands in for the runner's run in every series made
+	// with this environment (tests: a series of fake runs).
+	exec func(ctx context.Context, m manifest.Resolved, dir string) cellOutcome
 }
 
 // cellOutcome is what one run of a sweep or search produced.

@@ -145,7 +145,7 @@ func zonedSweep(t *testing.T, f *cometbft.Fetcher) experiment.Result {
 	var out syncBuffer
 	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: zonedManifestFile(t, true), Connections: []int{1},
 		Rates: []float64{40, 50}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: saturation.DefaultCriterion(), Dir: dir,
-		Env: experiment.CellEnv{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}}})
+		Env: experiment.CellEnv{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}, MaxRemeasures: -1}})
 	if err != nil {
 		t.Log(out.String())
 		t.Fatal(err)

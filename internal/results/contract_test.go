@@ -30,7 +30,8 @@ var outsideResults = []string{"load.toml", "load.json"}
 // sweeps, searches and comparisons, not for a run directory.
 var notRunFiles = []string{results.SweepFile, results.SweepReportFile, results.SweepHTMLFile, results.SaturateFile,
 	results.SaturateReportFile, results.SaturateHTMLFile, results.CellsDir, results.StepsDir, results.ManifestsDir,
-	results.LatencyThroughputPlot, results.CompareMD, results.CompareHTML, results.CompareJSON}
+	results.LatencyThroughputPlot, results.CompareMD, results.CompareHTML, results.CompareJSON,
+	results.QAFile, results.QAReportFile, results.QAHTMLFile, results.QATestsDir, results.QASearchDir, results.QAGridDir}
 
 // TestDirectoryContract checks the directory contracts of
 // docs/architecture.md against the names results defines (every string

@@ -1,0 +1,105 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ceilMinute is s seconds rounded up to a whole minute.
+func ceilMinute(s float64) time.Duration {
+	return time.Duration(math.Ceil(s/60)) * time.Minute
+}
+
+// qaShrink is one way the budget shrinks the plan: shrink takes one
+// step of it (false when it cannot), said what it gave up from the
+// first settings to the last ("" for nothing).
+type qaShrink struct {
+	shrink func(qaSettings) (qaSettings, bool)
+	said   func(from, to qaSettings) string
+}
+
+// qaShrinks are the budget's shrinks in their order (see PlanQA).
+func qaShrinks(in QAPlanInput, s0 qaSettings) []qaShrink {
+	planned := map[string]bool{}
+	for _, id := range QASteps() {
+		if !slices.Contains(in.Skip, id) && qaNotBuilt[id] == "" {
+			_, why := planRuns(id, in, s0)
+			planned[id] = why == ""
+		}
+	}
+	runs := func(id string) bool { return planned[id] }
+	var scenarios []string
+	for _, id := range []string{QARotation, QAVoteExtensions, QAPartition, QAAbsentStake} {
+		if runs(id) {
+			scenarios = append(scenarios, strings.ToLower(QATitle(id)))
+		}
+	}
+	longFloor := min(cmpOr(in.Repeat, DefaultQARepeat), 2)
+	return []qaShrink{
+		{func(s qaSettings) (qaSettings, bool) {
+			if s.scenario <= 1 || len(scenarios) == 0 {
+				return s, false
+			}
+			s.scenario--
+			return s, true
+		}, func(a, b qaSettings) string {
+			return changed(a.scenario != b.scenario, "%s: %s instead of %d", strings.Join(scenarios, ", "), roundsText(b.scenario), a.scenario)
+		}},
+		{func(s qaSettings) (qaSettings, bool) {
+			if len(s.veSizes) <= 2 || !runs(QAVoteExtensions) {
+				return s, false
+			}
+			s.veSizes = slices.Delete(slices.Clone(s.veSizes), len(s.veSizes)-2, len(s.veSizes)-1)
+			return s, true
+		}, func(a, b qaSettings) string {
+			return changed(len(a.veSizes) != len(b.veSizes), "vote-extension sizes %v instead of %v", b.veSizes, a.veSizes)
+		}},
+		{func(s qaSettings) (qaSettings, bool) {
+			switch {
+			case !runs(QASaturation):
+				return s, false
+			case len(s.conns) > 2:
+				s.conns = s.conns[:len(s.conns)-1]
+			case len(s.factors) > 3:
+				s.factors = s.factors[1:]
+			case len(s.conns) > 1:
+				s.conns = s.conns[:len(s.conns)-1]
+			default:
+				return s, false
+			}
+			return s, true
+		}, func(a, b qaSettings) string {
+			return changed(len(a.conns)*len(a.factors) != len(b.conns)*len(b.factors), "saturation grid c ∈ %v × r ∈ knee·%s instead of c ∈ %v × knee·%s",
+				b.conns, factorsText(b.factors), a.conns, factorsText(a.factors))
+		}},
+		{func(s qaSettings) (qaSettings, bool) {
+			d := in.Sides[1].Load.Duration
+			if s.long <= d || !runs(QALong) {
+				return s, false
+			}
+			s.long = max(d, s.long/2)
+			return s, true
+		}, func(a, b qaSettings) string {
+			return changed(a.long != b.long, "long test of %v instead of %v", b.long, a.long)
+		}},
+		{func(s qaSettings) (qaSettings, bool) {
+			if s.repeat <= longFloor || !runs(QALong) {
+				return s, false
+			}
+			s.repeat--
+			return s, true
+		}, func(a, b qaSettings) string {
+			return changed(a.repeat != b.repeat, "long test: %d rounds instead of %d", b.repeat, a.repeat)
+		}},
+	}
+}
+
+func changed(did bool, format string, a ...any) string {
+	if !did {
+		return ""
+	}
+	return fmt.Sprintf(format, a...)
+}

@@ -1,0 +1,137 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// TestQARealNodes runs a whole QA on real nodes, as small as it can be:
+// the default testnet (4 validators, the default release) with 6 s runs,
+// the candidate the same with consensus.timeout_commit doubled; each side's
+// search of one run and a grid of one cell (c = 1, r = the knee), then the
+// long test, rotation, partition and absent stake, one round each (the
+// upgrade is skipped: both sides run one release; the vote-extension
+// sweep is skipped here, as its e2e app takes minutes to build on a fresh
+// machine: TestQASteps runs it with fake runs, and the e2e app's tests run
+// it for real). It completes, every other section is in its report, the
+// QA load is the candidate's, and the candidate's slower blocks show in
+// the long test's latency (single runs: beyond the threshold, not
+// significant over repeats).
+func TestQARealNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real testnets")
+	}
+	f := fetcher(t)
+	d := 6 * time.Second
+	src := manifest.Source{Overrides: manifest.Overrides{Duration: &d}}
+	sides, labels, err := experiment.ABSides(src, "", []string{"consensus.timeout_commit=2s"}, false, experiment.SideFlags{Base: "--baseline", Cand: "--candidate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := experiment.PlanQA(experiment.QAPlanInput{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
+		Factors: []float64{1}, SearchRuns: 1, Skip: []string{experiment.QAVoteExtensions, experiment.QARotation}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "qa")
+	var out bytes.Buffer
+	start := time.Now()
+	res, err := experiment.QA(context.Background(), experiment.QAOptions{Sides: sides, Labels: labels, Candidate: "consensus.timeout_commit=2s",
+		Plan: plan, Thresholds: compare.DefaultThresholds(), Dir: dir, Command: "TestQARealNodes",
+		Env: experiment.CellEnv{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}, MaxRemeasures: -1}})
+	wall := time.Since(start)
+	t.Log(out.String())
+	t.Logf("QA wall time %v, planned %v", wall.Round(time.Second), results.Seconds(plan.EstimateS))
+	if code, _ := exitcode.Of(err); err != nil && code != exitcode.Regression {
+		t.Fatalf("QA: %v (code %d)", err, code)
+	}
+	rec := res.Record
+	if !res.Finished || rec.Status != results.StatusComplete {
+		t.Fatalf("QA %s, finished %v", rec.Status, res.Finished)
+	}
+	runs := 0
+	for _, st := range rec.Steps {
+		t.Logf("%-16s %-10s %-12s %s", st.ID, st.Status, st.Verdict, st.Summary+st.Error)
+		switch st.ID {
+		case experiment.QAUpgrade, experiment.QAVoteExtensions, experiment.QARotation:
+			if st.Status != results.QASkipped {
+				t.Errorf("%s %s", st.ID, st.Status)
+			}
+		case experiment.QAStorage:
+			if st.Status != results.QANotBuilt {
+				t.Errorf("%s %s", st.ID, st.Status)
+			}
+		default:
+			if st.Status != results.QADone || st.Verdict == results.QAVerdictUnsafe {
+				t.Errorf("%s: %s, %s (%s)", st.ID, st.Status, st.Verdict, st.Error)
+			}
+		}
+	}
+	for _, id := range []string{experiment.QASaturation, experiment.QALong, experiment.QAPartition, experiment.QAAbsentStake} {
+		for _, d := range rec.Step(id).Dirs {
+			n := len(runDirs(t, filepath.Join(dir, d)))
+			runs += n
+		}
+	}
+	t.Logf("%d runs: %v per run on average", runs, (wall / time.Duration(max(runs, 1))).Round(time.Second))
+	if rec.Load == nil || rec.Load.Connections != 1 {
+		t.Errorf("QA load %+v", rec.Load)
+	}
+	lat := map[string]string{}
+	for _, fig := range rec.Step(experiment.QALong).Figures {
+		if fig.ID == "block_latency_p50_ms" && fig.DeltaPct != nil {
+			t.Logf("long test: block latency p50 %.0f → %.0f ms (%+.0f %%): %s", *fig.Baseline, *fig.Candidate, *fig.DeltaPct, fig.Verdict)
+			lat[fig.ID] = fig.Verdict
+			if *fig.DeltaPct < 10 {
+				t.Errorf("timeout_commit doubled moved block latency p50 by %+.1f %% only", *fig.DeltaPct)
+			}
+		}
+	}
+	if lat["block_latency_p50_ms"] == string(compare.QAPass) || lat["block_latency_p50_ms"] == "" {
+		t.Errorf("long test's block latency p50: %q", lat["block_latency_p50_ms"])
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"## Setup", "## Saturation point", "| knee × 1 |", "## QA load", "## Long test at the QA load",
+		"## Network partition", "## Absent stake", "## Steps not run", "/report.md)"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("qa.md lacks %q", s)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.QAHTMLFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+// runDirs are the run directories under root.
+func runDirs(t *testing.T, root string) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(p, results.RunFile)); err == nil {
+			dirs = append(dirs, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}

@@ -1,0 +1,57 @@
+package experiment
+
+import (
+	"path/filepath"
+
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
+)
+
+// report rewrites the QA's report; a failure is printed, not fatal (the
+// QA's data is in qa.json and its run directories).
+func (q *qaRun) report() {
+	if err := report.WriteQA(q.dir, *q.rec, qaInputs(q.dir, *q.rec)); err != nil {
+		q.out.Phase("qa: report: %v", err)
+	}
+}
+
+// qaInputs reads what the report needs besides qa.json: each side's
+// search and grid records, and each step's run directories.
+func qaInputs(dir string, rec results.QARecord) report.QAInputs {
+	in := report.QAInputs{Runs: map[string][]string{}}
+	for _, label := range rec.Labels {
+		s := report.QASaturation{Label: label, SearchDir: stepDir(QASaturation, label, results.QASearchDir),
+			GridDir: stepDir(QASaturation, label, results.QAGridDir)}
+		if r, err := saturation.ReadSearch(filepath.Join(dir, s.SearchDir)); err == nil {
+			s.Search = &r
+		}
+		if r, err := saturation.ReadSweep(filepath.Join(dir, s.GridDir)); err == nil {
+			s.Grid = &r
+		}
+		in.Saturation = append(in.Saturation, s)
+	}
+	in.Sweeps = map[string]*saturation.SweepRecord{}
+	if st := rec.Step(QAVoteExtensions); st != nil && len(st.Dirs) > 0 {
+		if r, err := saturation.ReadSweep(filepath.Join(dir, st.Dirs[0])); err == nil {
+			in.Sweeps[QAVoteExtensions] = &r
+		}
+	}
+	for _, st := range rec.Steps {
+		for _, d := range st.Dirs {
+			for _, r := range runDirsUnder(filepath.Join(dir, d)) {
+				in.Runs[st.ID] = append(in.Runs[st.ID], relDir(dir, r))
+			}
+		}
+	}
+	return in
+}
+
+// ReportQA rewrites the report of the QA in dir from its files.
+func ReportQA(dir string) (results.QARecord, error) {
+	rec, err := results.ReadQA(dir)
+	if err != nil {
+		return rec, err
+	}
+	return rec, report.WriteQA(dir, rec, qaInputs(dir, rec))
+}

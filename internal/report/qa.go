@@ -1,0 +1,405 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
+)
+
+// QASaturation is one side's saturation step: its search and grid (nil
+// when they have not run) and their directories relative to the QA's.
+type QASaturation struct {
+	Label              string
+	SearchDir, GridDir string
+	Search             *saturation.SearchRecord
+	Grid               *saturation.SweepRecord
+}
+
+// QAInputs is what the QA report needs besides qa.json: each side's
+// saturation step, and each step's run directories (relative to the QA
+// directory) for the links to their reports.
+type QAInputs struct {
+	Saturation []QASaturation
+	Runs       map[string][]string
+	// Sweeps are the steps run as a sweep (the vote-extension sweep), by
+	// step id.
+	Sweeps map[string]*saturation.SweepRecord
+}
+
+// WriteQA writes the QA report of the QA directory dir from rec (its
+// qa.json) and in: qa.md and qa.html, atomically, in the published
+// reports' order — the pass/fail table at the top, the setup and the
+// plan, the saturation tables side by side, the chosen load and its rule,
+// then each test with its figures (baseline | candidate | Δ % | verdict by
+// the QA rule), its overlaid plots and the links to its runs' reports,
+// then the steps that did not run and why. The same inputs always give
+// the same files.
+func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
+	var b bytes.Buffer
+	m := mdWriter{w: &b}
+	m.qaHeader(rec)
+	m.qaSetup(rec)
+	for _, st := range rec.Steps {
+		switch st.ID {
+		case "saturation":
+			m.qaSaturation(rec, st, in.Saturation)
+		case "qa-load":
+			m.qaLoad(rec, st)
+		default:
+			if st.Status == results.QASkipped || st.Status == results.QANotBuilt {
+				continue
+			}
+			m.qaTest(dir, rec, st, in.Runs[st.ID], in.Sweeps[st.ID])
+		}
+	}
+	m.qaNotRun(rec)
+	md := b.Bytes()
+	for _, name := range []string{results.ReportFile, results.CompareMD, results.SweepReportFile, results.SaturateReportFile} {
+		html := strings.TrimSuffix(name, ".md") + ".html"
+		md = bytes.ReplaceAll(md, []byte("/"+name+")"), []byte("/"+html+")"))
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.QAReportFile), b.Bytes()); err != nil {
+		return fmt.Errorf("report: write %s: %w", results.QAReportFile, err)
+	}
+	page, err := HTML("cometlab QA "+qaTitle(rec), md, dir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, results.QAHTMLFile), page)
+}
+
+func qaTitle(rec results.QARecord) string {
+	if len(rec.Labels) < 2 {
+		return ""
+	}
+	return rec.Labels[1] + " against " + rec.Labels[0]
+}
+
+// qaStepTitle is a step's title as the plan gives it.
+func qaStepTitle(rec results.QARecord, id string) string {
+	if ps := rec.Plan.PlanStep(id); ps != nil && ps.Title != "" {
+		return ps.Title
+	}
+	return id
+}
+
+// qaVerdictText is a test's verdict for the pass/fail table.
+func qaVerdictText(st results.QAStep) string {
+	switch {
+	case st.Status == results.QANotBuilt:
+		return "not built"
+	case st.Status == results.QASkipped:
+		return "skipped"
+	case st.Status == results.QAPending || st.Status == results.StatusRunning:
+		return "not run yet"
+	case st.Status == results.QAInterrupted:
+		return "interrupted"
+	case st.Verdict == results.QAVerdictRegression || st.Verdict == results.QAVerdictUnsafe || st.Verdict == results.QAVerdictFailed:
+		return "**" + strings.ToUpper(st.Verdict) + "**"
+	case st.Verdict == "":
+		return "—"
+	}
+	return strings.ReplaceAll(st.Verdict, "_", " ")
+}
+
+func (m mdWriter) qaHeader(rec results.QARecord) {
+	verdict := rec.Verdict
+	if verdict == "" {
+		verdict = rec.Status
+	}
+	m.f("# QA: %s — %s\n\n", qaTitle(rec), strings.ToUpper(strings.ReplaceAll(verdict, "_", " ")))
+	nodes, vals := 0, 0
+	if len(rec.Testnets) > 1 {
+		nodes, vals = rec.Testnets[1].Nodes, rec.Testnets[1].Validators
+	}
+	m.f("Made by `cometlab qa` on one machine (%d CPUs) with %d nodes (%d validators) per testnet: the method of CometBFT's QA "+
+		"(saturation table, QA load, tests against the baseline) at the scale of one host, not of the published 200-node testnets. "+
+		"A figure is a **regression** when it is worse than the baseline by %s %% or more **and** the difference is significant over "+
+		"the repeats (α = %s, Holm-corrected over a test's figures); a figure worse but within %[4]s %%, or beyond %[4]s %% but not "+
+		"significant, is stated as such.\n\n", rec.Host.CPUs, nodes, vals, fmtFloat(rec.ThresholdPct), fmtFloat(rec.Alpha))
+	var rows [][]string
+	for _, st := range rec.Steps {
+		if st.ID == "saturation" || st.ID == "qa-load" {
+			continue
+		}
+		what := st.Summary
+		if st.Error != "" {
+			what = st.Error
+		}
+		rows = append(rows, []string{qaStepTitle(rec, st.ID), qaVerdictText(st), what})
+	}
+	m.table([]string{"test", "result", "what it found"}, "lll", rows)
+}
+
+func (m mdWriter) qaSetup(rec results.QARecord) {
+	m.f("## Setup\n\n")
+	for i, label := range rec.Labels {
+		role, spec := "Baseline", rec.Baseline
+		if i == 1 {
+			role, spec = "Candidate", rec.Candidate
+		}
+		spec = codeSpan(spec)
+		if spec == "—" {
+			spec = "not given: the manifest as given"
+		}
+		line := fmt.Sprintf("- %s **%s** (--%s %s)", role, label, strings.ToLower(role), spec)
+		if i < len(rec.Testnets) {
+			t := rec.Testnets[i]
+			line += fmt.Sprintf(": CometBFT %s, app %s, %d nodes (%d validators), transactions of %d bytes", t.CometBFTVersion, t.App, t.Nodes,
+				t.Validators, t.TxSize)
+		}
+		m.f("%s; manifest [%s](%s).\n", line, results.ManifestsDir+"/"+label+".toml", results.ManifestsDir+"/"+label+".toml")
+	}
+	h := rec.Host
+	m.f("- Host: %s, %s/%s, %d CPUs, kernel %s, %s.\n", h.Hostname, h.OS, h.Arch, h.CPUs, h.Kernel, h.Go)
+	if rec.Command != "" {
+		m.f("- Command: %s\n", codeSpan(rec.Command))
+	}
+	m.f("- Status: %s, %s elapsed.\n\n", rec.Status, fmtS(rec.ElapsedS))
+	m.f("### Plan\n\n")
+	m.qaPlan(rec.Plan)
+}
+
+func (m mdWriter) qaSaturation(rec results.QARecord, st results.QAStep, sats []QASaturation) {
+	m.f("## Saturation point\n\n")
+	if st.Status == results.QASkipped {
+		m.f("Not run: %s.\n\n", st.Summary)
+		return
+	}
+	if st.Error != "" {
+		m.f("**The step failed:** %s\n\n", st.Error)
+	}
+	m.f("Each side's saturation search (one connection, from the manifest's rate) found its knee; the c × r grid then "+
+		"brackets it, the method's c ∈ {1, 2, 4} × r ∈ {200, 400, 800, 1600} scaled to where this testnet saturates "+
+		"(r = knee × %s). Cells: committed transactions (the mean over repeats); **bold**: the saturation diagonal; ✗: saturated.\n\n",
+		factorsList(rec.Plan.Factors))
+	for _, s := range sats {
+		if s.Search != nil && s.Search.Outcome != nil {
+			m.f("- **%s**: %s ([search](%s/%s), [grid](%s/%s)).\n", s.Label, s.Search.Outcome.Summary, s.SearchDir, results.SaturateReportFile,
+				s.GridDir, results.SweepReportFile)
+		}
+	}
+	m.f("\n")
+	m.qaSideBySide(rec, sats)
+	for _, s := range sats {
+		if s.Grid == nil {
+			continue
+		}
+		if ts := saturation.Tables(s.Grid.GridCells()); len(ts) > 0 {
+			m.f("%s: %s\n\n", s.Label, diagonalSentence(ts[0]))
+		}
+	}
+}
+
+// qaSideBySide is the saturation tables of the sides in one table: a row
+// per factor of the knee, each side's rate and its cells.
+func (m mdWriter) qaSideBySide(rec results.QARecord, sats []QASaturation) {
+	head := []string{"r"}
+	align := "l"
+	var tables []*saturation.Table
+	for _, s := range sats {
+		var t *saturation.Table
+		if s.Grid != nil {
+			if ts := saturation.Tables(s.Grid.GridCells()); len(ts) > 0 {
+				t = ts[0]
+			}
+		}
+		tables = append(tables, t)
+		head = append(head, s.Label+" r")
+		align += "r"
+		for _, c := range rec.Plan.Connections {
+			head = append(head, fmt.Sprintf("%s c=%d", s.Label, c))
+			align += "r"
+		}
+	}
+	var rows [][]string
+	n := 0
+	for _, t := range tables {
+		if t != nil {
+			n = max(n, len(t.Rates))
+		}
+	}
+	for i := range n {
+		row := []string{"knee × " + factorAt(rec.Plan.Factors, i)}
+		for _, t := range tables {
+			if t == nil || i >= len(t.Rates) {
+				row = append(row, "—")
+				for range rec.Plan.Connections {
+					row = append(row, "—")
+				}
+				continue
+			}
+			r := t.Rates[i]
+			row = append(row, fmtFloat(r))
+			for _, c := range rec.Plan.Connections {
+				row = append(row, satCell(t.Cell(c, r)))
+			}
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		m.f("No grid cell has finished yet.\n\n")
+		return
+	}
+	m.table(head, align, rows)
+}
+
+func satCell(c *saturation.Cell) string {
+	switch {
+	case c == nil || c.Runs == 0:
+		return "—"
+	case c.OnDiagonal:
+		return "**" + groupDigits(c.Committed.Mean) + "**"
+	case c.Saturated:
+		return groupDigits(c.Committed.Mean) + " ✗"
+	}
+	return groupDigits(c.Committed.Mean)
+}
+
+func factorAt(fs []float64, i int) string {
+	if i >= len(fs) {
+		return "?"
+	}
+	switch fs[i] {
+	case 0.25:
+		return "¼"
+	case 0.5:
+		return "½"
+	}
+	return fmtFloat(fs[i])
+}
+
+func factorsList(fs []float64) string {
+	var parts []string
+	for i := range fs {
+		parts = append(parts, factorAt(fs, i))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func (m mdWriter) qaLoad(rec results.QARecord, st results.QAStep) {
+	m.f("## QA load\n\n")
+	if l := rec.Load; l != nil {
+		m.f("**c = %d, r = %s tx/s** (%s tx/s in all). The rule: %s.\n\n", l.Connections, fmtFloat(l.Rate),
+			groupDigits(float64(l.Connections)*l.Rate), l.Rule)
+		return
+	}
+	m.f("Not chosen yet (%s).\n\n", st.Status)
+}
+
+// qaTest is one test's section: its verdict, the figures table, the
+// overlaid plots of its comparison and the links to its runs.
+func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, runs []string, sweep *saturation.SweepRecord) {
+	m.f("## %s\n\n", qaStepTitle(rec, st.ID))
+	if ps := rec.Plan.PlanStep(st.ID); ps != nil {
+		for _, r := range ps.Runs {
+			m.f("%s: %s, %s", r.Side, r.What, planCount(r))
+			if len(r.Changes) > 0 {
+				m.f(" (%s)", codeSpan(strings.Join(r.Changes, " ")))
+			}
+			m.f(".\n")
+		}
+		m.f("\n")
+	}
+	m.f("**Result: %s**", strings.Trim(qaVerdictText(st), "*"))
+	switch {
+	case st.Error != "":
+		m.f(" — %s", st.Error)
+	case st.Summary != "":
+		m.f(" — %s", st.Summary)
+	}
+	m.f(".\n\n")
+	if len(st.Figures) > 0 {
+		m.qaFigures(rec, st.Figures)
+	}
+	if sweep != nil {
+		m.qaSweep(*sweep)
+	}
+	for _, d := range st.Dirs {
+		if _, err := os.Stat(filepath.Join(dir, d, results.SweepReportFile)); err == nil {
+			m.f("The sweep, with every cell's figures: [%s](%s/%s).\n\n", d+"/"+results.SweepReportFile, d, results.SweepReportFile)
+		}
+		if _, err := os.Stat(filepath.Join(dir, d, results.CompareMD)); err == nil {
+			m.f("The comparison with every figure, its test and interval: [%s](%s/%s).\n\n", d+"/"+results.CompareMD, d, results.CompareMD)
+		}
+		plots, _ := filepath.Glob(filepath.Join(dir, d, results.PlotsDir, "compare_*.png"))
+		slices.Sort(plots)
+		for _, p := range plots {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				continue
+			}
+			name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "compare_"), ".png")
+			m.f("![%s](%s)\n", strings.ReplaceAll(name, "_", " "), filepath.ToSlash(rel))
+		}
+		if len(plots) > 0 {
+			m.f("\n")
+		}
+	}
+	if len(runs) > 0 {
+		var links []string
+		for _, r := range runs {
+			links = append(links, fmt.Sprintf("[%s](%s/%s)", filepath.Base(r), r, results.ReportFile))
+		}
+		m.f("Runs: %s.\n\n", strings.Join(links, ", "))
+	}
+}
+
+// qaFigures is a test's table: the headline figures, then every other
+// figure whose verdict is not a pass.
+func (m mdWriter) qaFigures(rec results.QARecord, figs []results.QAFigure) {
+	var rows [][]string
+	hidden := 0
+	for _, f := range figs {
+		v := compare.QAVerdict(f.Verdict)
+		if !f.Headline && (v == compare.QAPass || v == compare.QANotJudged) {
+			hidden++
+			continue
+		}
+		text := v.Text(rec.ThresholdPct)
+		if v == compare.QARegression || v == compare.QAWorseWithin || v == compare.QABeyondNotSignificant {
+			text = "**" + text + "**"
+		}
+		rows = append(rows, []string{f.Title, qaValue(f.ID, f.Baseline), qaValue(f.ID, f.Candidate), qaPct(f.DeltaPct), text})
+	}
+	m.table([]string{"figure", rec.Labels[0], rec.Labels[1], "Δ %", "verdict"}, "lrrrl", rows)
+	if hidden > 0 {
+		m.f("%d other figures passed or are not judged (see the comparison).\n\n", hidden)
+	}
+}
+
+func qaValue(id string, v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return FormatMetric(id, *v)
+}
+
+func qaPct(p *float64) string {
+	if p == nil || math.IsNaN(*p) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f %%", *p)
+}
+
+// qaNotRun lists the steps that did not run and why.
+func (m mdWriter) qaNotRun(rec results.QARecord) {
+	var lines []string
+	for _, st := range rec.Steps {
+		if st.Status == results.QASkipped || st.Status == results.QANotBuilt {
+			lines = append(lines, fmt.Sprintf("- %s: %s", qaStepTitle(rec, st.ID), st.Summary))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	m.f("## Steps not run\n\n%s\n\n", strings.Join(lines, "\n"))
+}

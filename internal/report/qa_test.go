@@ -1,0 +1,151 @@
+package report
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
+	"github.com/cometlab/cometlab/internal/saturation"
+)
+
+// fixtureQA is a QA of v0.40.0 against v0.38.26: saturation and load
+// chosen, a long test with a regression, a figure worse within the
+// threshold and one beyond it but not significant, a passing rotation, a
+// failed partition, an upgrade the lines refuse and two steps not built.
+func fixtureQA() results.QARecord {
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	fig := func(id, title string, b, c float64, v string, head bool) results.QAFigure {
+		d := 100 * (c - b) / b
+		return results.QAFigure{ID: id, Title: title, Baseline: f64(b), Candidate: f64(c), DeltaPct: &d, Verdict: v, Headline: head}
+	}
+	plan := results.QAPlan{DurationS: 60, LongDurationS: 60, Repeat: 3, ScenarioRepeat: 1, Connections: []int{1, 2}, Factors: []float64{0.25, 0.5, 1},
+		SearchRuns: 8, OverheadS: 18, OverheadFrom: "measured: the median of 12 complete runs' run.json times under [runs]",
+		EstimateS: 5400, BudgetS: 5400, GaveUp: []string{"rotation, partition and absent stake: 1 round instead of 3"},
+		Steps: []results.QAPlanStep{
+			{ID: "saturation", Title: "Saturation point", EstimateS: 2400, Runs: []results.QAPlanRun{
+				{Side: "v0.38.26", What: "saturation search, full-length runs (c = 1)", Count: 4, MaxCount: 8, DurationS: 60},
+				{Side: "v0.38.26", What: "grid c ∈ [1 2] × r ∈ knee·{¼, ½, 1}", Count: 6, DurationS: 60}}},
+			{ID: "qa-load", Title: "QA load"},
+			{ID: "long", Title: "Long test at the QA load", EstimateS: 468, Runs: []results.QAPlanRun{
+				{Side: "both", What: "at the QA load, 3 rounds, counterbalanced", Changes: []string{"load.duration=1m0s"}, Count: 6, DurationS: 60}}},
+			{ID: "rotation", Title: "Rotating nodes", EstimateS: 156, Runs: []results.QAPlanRun{
+				{Side: "both", What: "at the QA load with ephemeral nodes, 1 round", Changes: []string{"rotate.concurrency=2"}, Count: 2, DurationS: 60}}},
+			{ID: "vote-extensions", Title: "Vote-extension sizes", EstimateS: 156, Runs: []results.QAPlanRun{
+				{Side: "v0.40.0", What: "at the QA load with the e2e app, vote extensions of [0 32768] bytes (0: the app's own), 1 round each",
+					Changes: []string{"app=e2e"}, Count: 2, DurationS: 60}}},
+			{ID: "partition", Title: "Network partition", EstimateS: 156, Runs: []results.QAPlanRun{
+				{Side: "both", What: "at the QA load, split by stake", Changes: []string{"partition.split=50/50"}, Count: 2, DurationS: 60}}},
+			{ID: "upgrade", Title: "Rolling upgrade", Skip: "skipped: v0.38.26 → v0.40.0 crosses release lines and their nodes cannot share a network"},
+			{ID: "storage", Title: "Storage matrix", Skip: "not built yet: run the storage matrix with `cometlab sweep`", NotBuilt: true},
+		}}
+	long := []results.QAFigure{
+		fig("block_latency_p50_ms", "Block latency p50", 1200, 1500, "regression", true),
+		fig("committed_tps", "Committed rate", 400, 390, "worse_within", true),
+		fig("rss_max_mib", "RSS max", 80, 95, "beyond_not_significant", true),
+		fig("cpu_mean_pct", "CPU mean", 30, 29, "pass", true),
+		fig("mempool_size_mean_txs", "Mempool size mean", 15, 12, "better", false),
+		fig("late_sends", "Late sends", 3, 3, "pass", false),
+	}
+	return results.QARecord{Kind: "qa", Status: results.StatusComplete, CometlabVersion: "v0.1.0", Created: t0, Updated: t0.Add(90 * time.Minute),
+		Command:  "cometlab qa --baseline v0.38.26 --candidate v0.40.0 --budget 90m",
+		Host:     results.Host{Hostname: "qa-1", OS: "linux", Arch: "amd64", CPUs: 2, Kernel: "6.8.0", Go: "go1.26.8"},
+		Baseline: "v0.38.26", Candidate: "v0.40.0", Labels: []string{"v0.38.26", "v0.40.0"},
+		Testnets: []results.TestnetInfo{{Name: "default", CometBFTVersion: "v0.38.26", App: "kvstore", Nodes: 4, Validators: 4, TxSize: 1024},
+			{Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", Nodes: 4, Validators: 4, TxSize: 1024}},
+		ThresholdPct: 10, Alpha: 0.05, Plan: plan, Verdict: results.QAVerdictRegression, ElapsedS: 5123,
+		Load: &results.QALoad{Connections: 1, Rate: 400, Rule: "c = 1 and the highest r of the candidate's c = 1 row that kept up: r = 400 tx/s kept up"},
+		Steps: []results.QAStep{
+			{ID: "saturation", Status: results.QADone, Dirs: []string{"tests/saturation/v0.38.26/search", "tests/saturation/v0.38.26/grid"},
+				Summary: "v0.38.26: knee 1280 tx/s; v0.40.0: knee 1280 tx/s"},
+			{ID: "qa-load", Status: results.QADone, Summary: "c = 1, r = 400 tx/s"},
+			{ID: "long", Status: results.QADone, Dirs: []string{"tests/long"}, Verdict: results.QAVerdictRegression, Figures: long,
+				Summary: "1 regression(s): [Block latency p50]; worse within 10 %: 1, beyond 10 % but not significant: 1, better: 1 (6 figures judged)"},
+			{ID: "rotation", Status: results.QADone, Dirs: []string{"tests/rotation"}, Verdict: results.QAVerdictPass, Summary: "no regression"},
+			{ID: "vote-extensions", Status: results.QADone, Dirs: []string{"tests/vote-extensions"}, Verdict: results.QAVerdictNotJudged,
+				Summary: "by extension size: 0 B: 400 tx/s, latency mean 800 ms; 32768 B: 380 tx/s, latency mean 2900 ms (saturated)"},
+			{ID: "partition", Status: results.StatusFailed, Verdict: results.QAVerdictFailed, Error: "v0.40.0: the testnet did not start"},
+			{ID: "upgrade", Status: results.QASkipped, Summary: "skipped: v0.38.26 → v0.40.0 crosses release lines and their nodes cannot share a network"},
+			{ID: "storage", Status: results.QANotBuilt, Summary: "not built yet: run the storage matrix with `cometlab sweep`"},
+		}}
+}
+
+// fixtureVESweep is a vote-extension sweep at c = 1, r = 400 of two
+// sizes, the larger saturated.
+func fixtureVESweep() *saturation.SweepRecord {
+	crit := saturation.DefaultCriterion()
+	rec := &saturation.SweepRecord{ID: "ve", Kind: "sweep", Status: results.StatusComplete, Criterion: crit,
+		Grid: results.SweepGrid{Connections: []int{1}, Rates: []float64{400}, Repeat: 1, DurationS: 60,
+			Params: []results.SweepParam{{Key: "app.vote_extension_size", Values: []string{"0", "32768"}}}}}
+	for _, size := range []string{"0", "32768"} {
+		ev := fixtureEvidence(1, 400, 400, 0.001, 800)
+		if size != "0" {
+			ev = fixtureEvidence(1, 400, 380, 0.05, 2900)
+		}
+		v := crit.Judge(ev)
+		id := "c1-r400-app.vote_extension_size_" + size
+		rec.Cells = append(rec.Cells, saturation.SweepCell{SweepCell: results.SweepCell{ID: id, Status: results.StatusComplete, Dir: "cells/" + id + "-0",
+			Params: map[string]string{"c": "1", "r": "400", "app.vote_extension_size": size}}, Evidence: &ev, Verdict: &v})
+	}
+	return rec
+}
+
+// TestWriteQAGolden: the QA report of a synthetic qa.json (read back from
+// the file) with fixture saturation records, a comparison's plot and the
+// runs' links: the pass/fail table first, then the setup, the saturation
+// tables side by side, the load, each test, the steps not run.
+func TestWriteQAGolden(t *testing.T) {
+	dir := t.TempDir()
+	if err := results.WriteJSON(filepath.Join(dir, results.QAFile), fixtureQA()); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := results.ReadQA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var img bytes.Buffer
+	if err := png.Encode(&img, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	resultstest.WriteFile(t, filepath.Join(dir, "tests/long/plots/compare_latency_cdf.png"), img.Bytes())
+	resultstest.WriteFile(t, filepath.Join(dir, "tests/long", results.CompareMD), []byte("# compare\n"))
+	search, grid := fixtureSaturate(), fixtureSweep()
+	in := QAInputs{Saturation: []QASaturation{
+		{Label: "v0.38.26", SearchDir: "tests/saturation/v0.38.26/search", GridDir: "tests/saturation/v0.38.26/grid", Search: &search, Grid: &grid},
+		{Label: "v0.40.0", SearchDir: "tests/saturation/v0.40.0/search", GridDir: "tests/saturation/v0.40.0/grid"}},
+		Runs:   map[string][]string{"long": {"tests/long/runs/01-v0.38.26", "tests/long/runs/01-v0.40.0"}},
+		Sweeps: map[string]*saturation.SweepRecord{"vote-extensions": fixtureVESweep()}}
+	if err := WriteQA(dir, rec, in); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resultstest.Golden(t, filepath.Join("testdata", "qareport", "qa.md.golden"), md)
+	page, err := os.ReadFile(filepath.Join(dir, results.QAHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`<img src="data:image/png;base64,`, `href="tests/long/compare.html"`, `href="tests/long/runs/01-v0.38.26/report.html"`} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("qa.html lacks %s", s)
+		}
+	}
+	order := []string{"| Long test at the QA load | **REGRESSION** |", "## Setup", "## Saturation point", "## QA load", "## Long test", "## Rotating nodes",
+		"## Vote-extension sizes", "| 32768 | 1 |", "## Network partition", "## Steps not run"}
+	last := -1
+	for _, s := range order {
+		i := strings.Index(string(md), s)
+		if i < last {
+			t.Errorf("%q is out of order (or missing)", s)
+		}
+		last = i
+	}
+}
