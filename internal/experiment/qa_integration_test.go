@@ -20,8 +20,9 @@ import (
 // the default testnet (4 validators, the default release) with 6 s runs,
 // the candidate the same with consensus.timeout_commit doubled; each side's
 // search of one run and a grid of one cell (c = 1, r = the knee), then the
-// long test, rotation, partition and absent stake, one round each (the
-// upgrade is skipped: both sides run one release; the vote-extension
+// long test, partition and absent stake, one round each (the upgrade is
+// skipped: both sides run one release; rotation too, as 6-s runs cannot
+// rotate a node; the vote-extension
 // sweep is skipped here, as its e2e app takes minutes to build on a fresh
 // machine: TestQASteps runs it with fake runs, and the e2e app's tests run
 // it for real). It completes, every other section is in its report, the
