@@ -214,6 +214,22 @@ type Manifest struct {
 	//	host = "h1"
 	Hosts map[string]ManifestHost `toml:"host"`
 
+	// TimeScale runs the testnet k times slower than real time, k >= 1
+	// (at most cometbft.MaxTimeScale): every time constant the nodes obey
+	// (consensus timeouts, gossip sleeps, flush throttle, the e2e app's
+	// delays, PBTS synchrony, evidence age, per release line), the zones'
+	// delays and every time of the load, perturbations, partition and
+	// rotation ×k; every rate (the load's, send_rate/recv_rate, the zones'
+	// bandwidth) ÷k. The network then does in k seconds what it did in one,
+	// with k times less CPU per second, and analysis divides every figure
+	// of time by k and multiplies every rate by k: summary.json and the
+	// reports are in model time. A [config] override of a scaled key is
+	// scaled too. "auto" (k from the host) is not built yet. Local
+	// testnets only. See docs/timescale.md. Default 1 (real time).
+	//
+	//	time_scale = 4
+	TimeScale any `toml:"time_scale"`
+
 	// Sentinel puts cometlab's sentinel in front of the load target: the
 	// load goes through it (see [ManifestSentinel]). Default: none.
 	//
