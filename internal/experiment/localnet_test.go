@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -28,6 +29,9 @@ func TestCheckLocal(t *testing.T) {
 		{"perturb.good.toml", netUp, "[[perturb]]: `testnet up` runs no load"},
 		{"rotate.good.toml", netUp, "[rotate]: `testnet up` runs no load"},
 		{"hosts.good.toml", netRun, "start them with `cometlab deploy`"},
+		{"timescale.good.toml", netRun, ""},
+		{"timescale.good.toml", netShared, ""},
+		{"timescale.good.toml", netUp, "time_scale: `testnet up` runs no load"},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			m, err := manifest.Load(filepath.Join("..", "..", "testdata", "manifests", tc.fixture))
@@ -50,5 +54,22 @@ func TestCheckLocal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScaledTimeout: at k = 1 a wait is left as it is (0 too, the
+// collectors' default); at k = 4 it, or its default, is 4 times longer.
+func TestScaledTimeout(t *testing.T) {
+	for _, c := range []struct {
+		d, def time.Duration
+		k      float64
+		want   time.Duration
+	}{
+		{0, time.Second, 1, 0}, {0, time.Second, 0, 0}, {3 * time.Second, time.Second, 1, 3 * time.Second},
+		{0, time.Second, 4, 4 * time.Second}, {90 * time.Second, 0, 4, 6 * time.Minute}, {500 * time.Millisecond, 0, 2.5, 1250 * time.Millisecond},
+	} {
+		if got := scaledTimeout(c.d, c.def, c.k); got != c.want {
+			t.Errorf("scaledTimeout(%v, %v, %v) = %v, want %v", c.d, c.def, c.k, got, c.want)
+		}
 	}
 }

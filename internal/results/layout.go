@@ -87,6 +87,13 @@ type Run struct {
 	// (the manifest's evidence key); what was sent is in events.csv
 	// (evidence events) and what was committed in evidence.csv.
 	Evidence int `json:"evidence,omitempty"`
+	// TimeScale is the manifest's time_scale k when it is not 1: the
+	// testnet ran k times slower than real time. Load is the model's (as
+	// manifest.toml), the records (CSV files, the times and drain of
+	// run.json) are the host's, and analysis turns every figure back into
+	// model time (summary.json): see docs/timescale.md. Absent (0) for a
+	// run in real time.
+	TimeScale float64 `json:"time_scale,omitempty"`
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
 	Sentinel *Sentinel `json:"sentinel,omitempty"`
@@ -150,6 +157,14 @@ type Load struct {
 	// for a load of one client. Connections is then their sum and Rate
 	// the mean per connection.
 	Clients []Client `json:"clients,omitempty"`
+}
+
+// Scale returns run.json's time scale k: 1 for a run in real time.
+func (r Run) Scale() float64 {
+	if r.TimeScale > 0 {
+		return r.TimeScale
+	}
+	return 1
 }
 
 // Equal reports whether l and o are the same load.
