@@ -167,6 +167,26 @@ func (r Run) Scale() float64 {
 	return 1
 }
 
+// HostTime returns the load as the host sent it at time scale k (the
+// run's time_scale; run.json records the model's): rates (the clients'
+// too) ÷k, duration and late threshold ×k; the expected count and the
+// shape's description (the model's) are the same. l itself at k = 1.
+func (l Load) HostTime(k float64) Load {
+	if k == 0 || k == 1 {
+		return l
+	}
+	l.Rate, l.DurationS, l.LateThreshold = l.Rate/k, l.DurationS*k, l.LateThreshold*k
+	if l.Clients != nil {
+		cs := make([]Client, len(l.Clients))
+		for i, c := range l.Clients {
+			c.Rate /= k
+			cs[i] = c
+		}
+		l.Clients = cs
+	}
+	return l
+}
+
 // Equal reports whether l and o are the same load.
 func (l Load) Equal(o Load) bool {
 	return slices.Equal(l.Clients, o.Clients) && l.Connections == o.Connections && l.Rate == o.Rate &&
