@@ -72,6 +72,10 @@ type Input struct {
 type Summary struct {
 	RunID  string `json:"run_id"`
 	Status string `json:"status"`
+	// TimeScale is the run's time scale k when it is not 1 (run.json's
+	// time_scale): the figures below were turned into model time
+	// (ToModel). Absent for a run in real time.
+	TimeScale float64 `json:"time_scale,omitempty"`
 
 	// Metrics holds every figure that could be computed, keyed by
 	// dictionary id, in the dictionary's unit. Figures that could not be

@@ -12,7 +12,8 @@ import (
 // and each perturbation's Figures and Intervals; the perturbations',
 // clients' and catch-ups' own times and rates; the autopsy's intervals
 // and the slow heights' stages. It adds a note saying so. Summarize
-// calls it once, last; s is unchanged at k = 1. The sentences (anomalies,
+// calls it once, last, and records k in s.TimeScale; s is unchanged at
+// k = 1. The sentences (anomalies,
 // notes, the autopsy's evidence) keep the host's times they quote.
 func ToModel(s *Summary, k float64) {
 	if k == 0 || k == 1 {
@@ -65,6 +66,7 @@ func ToModel(s *Summary, k float64) {
 			}
 		}
 	}
+	s.TimeScale = k
 	ks := strconv.FormatFloat(k, 'g', -1, 64)
 	s.Notes = append(s.Notes, "scaled in time by k = "+ks+": every figure is in model time (times ÷"+ks+", rates ×"+ks+
 		"; counts, sizes and CPU shares as measured); the sentences above and below quote the host's times, and the CSV files "+

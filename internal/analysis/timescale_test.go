@@ -80,6 +80,7 @@ func TestToModelOnce(t *testing.T) {
 	for id, tol := range map[string]float64{
 		"expected_txs": 0, "sent_txs": 0, "committed_txs": 0, "blocks": 0.02,
 		"committed_tps": 0.02, "tps_mean": 0.05, "blocks_per_s_mean": 0.05, "block_interval_mean_s": 0.02,
+		"tps_max": 0.05, "tps_stddev": 0.05, "blocks_per_s_max": 0.05,
 		"block_latency_p50_ms": 0.05, "block_latency_p99_ms": 0.05, "block_latency_mean_ms": 0.05, "observed_latency_p50_ms": 0.05,
 	} {
 		a, okA := real.Metrics[id]
