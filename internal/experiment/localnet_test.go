@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
@@ -54,22 +53,5 @@ func TestCheckLocal(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestScaledTimeout: at k = 1 a wait is left as it is (0 too, the
-// collectors' default); at k = 4 it, or its default, is 4 times longer.
-func TestScaledTimeout(t *testing.T) {
-	for _, c := range []struct {
-		d, def time.Duration
-		k      float64
-		want   time.Duration
-	}{
-		{0, time.Second, 1, 0}, {0, time.Second, 0, 0}, {3 * time.Second, time.Second, 1, 3 * time.Second},
-		{0, time.Second, 4, 4 * time.Second}, {90 * time.Second, 0, 4, 6 * time.Minute}, {500 * time.Millisecond, 0, 2.5, 1250 * time.Millisecond},
-	} {
-		if got := scaledTimeout(c.d, c.def, c.k); got != c.want {
-			t.Errorf("scaledTimeout(%v, %v, %v) = %v, want %v", c.d, c.def, c.k, got, c.want)
-		}
 	}
 }

@@ -1,9 +1,13 @@
 package experiment
 
 import (
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
 )
 
 // defaultScrapeInterval is Collect.ScrapeInterval's default (collect's
@@ -24,4 +28,22 @@ func scaledTimeout(d, def time.Duration, k float64) time.Duration {
 		d = def
 	}
 	return cometbft.ScaleDuration(d, k)
+}
+
+// checkSideScales refuses, as bad input and before anything runs, the
+// sides of an A/B experiment that run at different time scales, unless
+// allow: their figures would be in model time, but the load on the host
+// would differ (as compare refuses their runs).
+func checkSideScales(sides []manifest.Resolved, labels []string, allow bool) error {
+	if allow {
+		return nil
+	}
+	for i := 1; i < len(sides); i++ {
+		if a, b := sides[0].TimeScale, sides[i].TimeScale; a != b {
+			return exitcode.With(fmt.Errorf("side %s runs at time scale %s and side %s at %s: their figures would be in model time, "+
+				"but the load on the host would not be the same; give --allow-time-scale-mismatch to run and compare them anyway",
+				labels[0], strconv.FormatFloat(a, 'g', -1, 64), labels[i], strconv.FormatFloat(b, 'g', -1, 64)), exitcode.Usage)
+		}
+	}
+	return nil
 }
