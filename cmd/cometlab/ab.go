@@ -33,6 +33,8 @@ type abFlags struct {
 	metrics    []string // --metrics: the series kept, or the old name of --judge
 	familyWise bool
 	resume     string
+	// allowScales runs and compares sides at different time scales.
+	allowScales bool
 }
 
 func newABCmd(st *state) *cobra.Command {
@@ -113,6 +115,7 @@ aside the runs of an unfinished round (DIR.interrupted) and goes on.`,
 	fs.StringSliceVar(&f.metrics, "metrics", nil, `node series kept in metrics.csv, as on 'run': "default", "all" or "none"; `+
 		"a list of metric ids is taken, deprecated, as --judge")
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted experiment in this directory (other flags but --verbose are taken from it)")
+	fs.BoolVar(&f.allowScales, "allow-time-scale-mismatch", false, "let the sides run at different time scales (manifest time_scale) and compare them: refused without it, since their figures are in model time but their host's load is not the same")
 	fs.BoolVar(&f.familyWise, "family-wise", false, "--repeat auto: split alpha among the judged metrics (Bonferroni), bounding the chance that any metric is called changed")
 	return cmd
 }
@@ -203,7 +206,7 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	}
 	res, err := experiment.AB(cmd.Context(), experiment.ABOptions{Sides: sides, Labels: labels, Base: f.base, Candidates: f.cands,
 		Repeat: f.repeat, MaxPairs: f.maxPairs, MaxTime: f.maxTime, Order: f.order, Seed: f.seed, Thresholds: th, AA: f.aa,
-		Stop: f.stop, Judged: f.judge, FamilyWise: f.familyWise, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
+		Stop: f.stop, Judged: f.judge, FamilyWise: f.familyWise, AllowTimeScaleMismatch: f.allowScales, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
 	remember(st, res.Dir)
 	return abResult(st, res, err)
 }

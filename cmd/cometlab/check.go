@@ -161,6 +161,11 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 	l := r.Load
 	fmt.Fprintf(w, "load: %d connections × %g tx/s (%s, %s) of %d B for %s to %s: %d transactions expected\n",
 		l.Connections, l.Rate, l.Pacing, l.Spec().String(), l.Size, l.Duration, l.Target, l.ExpectedTxs())
+	if k := r.TimeScale; k != 1 {
+		h := r.HostTime().Load
+		fmt.Fprintf(w, "time scale: k = %g, %[1]g times slower than real time (the values above are the model's): the host sends %g tx/s a connection for %s, "+
+			"with every timeout of the nodes ×%g; figures are reported in model time (docs/timescale.md)\n", k, h.Rate, h.Duration, k)
+	}
 	if r.Source != "" {
 		fmt.Fprintf(w, "read from %s\n", r.Source)
 	}

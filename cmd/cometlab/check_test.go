@@ -30,6 +30,7 @@ func TestManifestCheck(t *testing.T) {
 		{"check_lenient.txt", []string{"--lenient", filepath.Join("testdata", "e2e-lenient.toml")}, exitcode.OK},
 		{"check_full.txt", []string{filepath.Join("..", "..", "testdata", "manifests", "full.good.toml")}, exitcode.OK},
 		{"check_rotating.txt", []string{filepath.Join(e2eFixtures, "rotating.toml")}, exitcode.OK},
+		{"check_timescale.txt", []string{filepath.Join("..", "..", "testdata", "manifests", "timescale.good.toml")}, exitcode.OK},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			code, out, stderr := run(t, append([]string{"manifest", "check"}, c.args...)...)

@@ -269,6 +269,7 @@ type testnetFlags struct {
 	app          string
 	startTimeout time.Duration
 	verbose      bool
+	timeScale    string
 	perturb      perturbFlags
 }
 
@@ -285,7 +286,9 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, built once and cached (see 'cometlab versions'; default "+cometbft.DefaultVersion+")")
 	fs.StringVar(&f.binary, "cometbft-binary", "", "use this cometbft binary instead of fetching a release")
 	fs.StringVar(&f.app, "app", "", `ABCI app: "kvstore" (built into cometbft) or "e2e" (CometBFT's e2e QA app of the same release; its settings with --set app.KEY=V in a sweep or an [app] table in the manifest) (default from the manifest: kvstore)`)
-	fs.DurationVar(&f.startTimeout, "start-timeout", 90*time.Second, "how long every node has to advance two heights after start")
+	fs.DurationVar(&f.startTimeout, "start-timeout", 90*time.Second, "how long every node has to advance two heights after start (× the time scale)")
+	fs.StringVar(&f.timeScale, "time-scale", "", "run the testnet k times slower than real time, k ≥ 1: every time constant of the nodes, the zones and the load ×k, every rate ÷k; "+
+		"figures are reported in model time (docs/timescale.md) (default from the manifest: 1)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
 }
 
@@ -383,6 +386,9 @@ func (f *testnetFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error
 	}
 	if fs.Changed("partition") {
 		o.Partition = &f.perturb.partition
+	}
+	if fs.Changed("time-scale") {
+		o.TimeScale = &f.timeScale
 	}
 	return nil
 }

@@ -28,6 +28,8 @@ type compareFlags struct {
 	seed       uint64
 	resamples  int
 	noise      string
+	// allowScales compares runs made at different time scales.
+	allowScales bool
 }
 
 func newCompareCmd(st *state) *cobra.Command {
@@ -91,6 +93,7 @@ written.`,
 	fs.Float64Var(&f.threshold, "threshold", compare.DefaultThresholdPct, "default threshold in % of the baseline (overrides the thresholds file's)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap (the same seed gives the same intervals)")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
+	fs.BoolVar(&f.allowScales, "allow-time-scale-mismatch", false, "compare runs made at different time scales (manifest time_scale): refused without it, since their figures are in model time but their host's load is not the same")
 	fs.StringVar(&f.noise, "noise", "", "noise.json of 'cometlab ab --aa' on this setup: single runs are judged against the between-run noise it measured (without it, a change of single runs is \"noise unknown\")")
 	return cmd
 }
@@ -156,7 +159,7 @@ func runCompare(st *state, cmd *cobra.Command, f compareFlags, args []string) er
 		}
 		sides = append(sides, s)
 	}
-	opts := compare.Options{Thresholds: th, Seed: f.seed, Resamples: f.resamples}
+	opts := compare.Options{Thresholds: th, Seed: f.seed, Resamples: f.resamples, AllowTimeScaleMismatch: f.allowScales}
 	if f.noise != "" {
 		n, err := compare.ReadNoise(f.noise)
 		if err != nil {

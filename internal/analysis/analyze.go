@@ -174,6 +174,7 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		return in, fmt.Errorf("read run %s: %w", dir, err)
 	}
 	in.Run = run
+	in.Run.Load = run.Load.HostTime(run.Scale()) // the records are the host's (see Input.Run)
 	if in.Validators, err = results.ValidatorNames(dir); err != nil {
 		return in, fmt.Errorf("read validator keys: %w", err)
 	}

@@ -1,6 +1,9 @@
 package analysis
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Better says which direction of a metric is an improvement, for
 // comparisons and regression checks.
@@ -69,6 +72,37 @@ const (
 	// UnitMSPerHeight is a slope: milliseconds per chain height.
 	UnitMSPerHeight = "ms/height"
 )
+
+// TimeScaleExponent is how a figure in unit turns from a time-scaled
+// run's host time into the model's (docs/timescale.md): at time scale k
+// the model's value is the host's × k^e. A time (ms, s, ms/height) is
+// k times shorter in the model (e = −1), a rate (tx/s, blocks/s) k times
+// higher (+1), the change of a rate per minute k² times (+2), the change
+// of a latency per minute the same (−1 + 1). Counts, bytes, MiB, ratios
+// and rounds are the same (0). So is a share of CPU (%) and the load
+// average: they describe the host, which is what time scaling relieves,
+// and a model machine k times faster would be as busy.
+func TimeScaleExponent(unit string) int {
+	switch unit {
+	case UnitMS, UnitS, UnitMSPerHeight:
+		return -1
+	case UnitTPS, UnitBPS:
+		return 1
+	case UnitTPSPerMin:
+		return 2
+	}
+	return 0
+}
+
+// ModelValue is v, a figure in unit of a run at time scale k (the host's
+// time), in the model's time: v × k^TimeScaleExponent(unit); v itself at
+// k = 1 (or 0).
+func ModelValue(v float64, unit string, k float64) float64 {
+	if k == 0 || k == 1 {
+		return v
+	}
+	return v * math.Pow(k, float64(TimeScaleExponent(unit)))
+}
 
 // Units returns every unit the dictionary uses.
 func Units() []string {

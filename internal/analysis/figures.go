@@ -52,7 +52,10 @@ func (in Input) RunBlocks() []results.Block {
 //
 //	n = max(⌈duration⌉, ⌊(commit of the last block with a run tx − start) / 1 s⌋ + 1)
 //
-// so the last block holding a run transaction is always in a window.
+// so the last block holding a run transaction is always in a window. At a
+// time scale k a window is one second of the model, k s of the host, and
+// its count ÷k is per second of the host until ToModel turns it back, so
+// that the spread and maximum are over the same windows as in real time.
 func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	if noBlocks {
 		return
@@ -92,7 +95,8 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	if start == 0 {
 		return
 	}
-	const sec = int64(results.NsPerS)
+	k := in.Run.Scale()
+	sec := int64(results.NsPerS * k)
 	n := int((int64(in.Run.Load.DurationS*results.NsPerS) + sec - 1) / sec)
 	if lastRun >= start {
 		n = max(n, int((lastRun-start)/sec)+1)
@@ -101,8 +105,8 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 		b.note("per-second figures not computed: no load duration and no block with a run transaction after the load start")
 		return
 	}
-	tps := WindowCounts(times, txs, start, sec, n)
-	bps := WindowCounts(times, nil, start, sec, n)
+	tps := perHostSecond(WindowCounts(times, txs, start, sec, n), k)
+	bps := perHostSecond(WindowCounts(times, nil, start, sec, n), k)
 	const why = "fewer than two 1-second windows"
 	b.put("tps_mean", stats.Mean(tps), "")
 	b.put("tps_stddev", stats.StdDev(tps), why)
@@ -110,4 +114,16 @@ func blocks(in Input, b *builder, start int64, noBlocks bool) {
 	b.put("blocks_per_s_mean", stats.Mean(bps), "")
 	b.put("blocks_per_s_stddev", stats.StdDev(bps), why)
 	b.put("blocks_per_s_max", stats.Max(bps), "")
+}
+
+// perHostSecond divides the counts of windows k s of the host long by k
+// (in place): rates per second of the host, as every figure is until
+// ToModel. vs itself at k = 1.
+func perHostSecond(vs []float64, k float64) []float64 {
+	if k != 1 {
+		for i := range vs {
+			vs[i] /= k
+		}
+	}
+	return vs
 }

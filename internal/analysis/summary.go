@@ -12,6 +12,12 @@ import (
 
 // Input is what Summarize reads: the records of one run directory.
 type Input struct {
+	// Run is run.json, its load as the host sent it: at a time scale k
+	// (Run.TimeScale) run.json records the model's load, and ReadFiles
+	// gives Load.HostTime(k), so that the load and the records (every
+	// CSV, in the host's time) agree. Summarize computes every figure in
+	// the host's time and turns them into the model's once, at its end
+	// (ToModel).
 	Run      results.Run
 	Sent     []results.Sent
 	Replies  []results.Reply
@@ -66,6 +72,10 @@ type Input struct {
 type Summary struct {
 	RunID  string `json:"run_id"`
 	Status string `json:"status"`
+	// TimeScale is the run's time scale k when it is not 1 (run.json's
+	// time_scale): the figures below were turned into model time
+	// (ToModel). Absent for a run in real time.
+	TimeScale float64 `json:"time_scale,omitempty"`
 
 	// Metrics holds every figure that could be computed, keyed by
 	// dictionary id, in the dictionary's unit. Figures that could not be
@@ -213,6 +223,8 @@ func summarize(in Input) (Summary, []results.Stage) {
 	eventFigures(in, b, start)
 	logFigures(in, b)
 	b.sortAnomalies()
+	ToModel(&s, in.Run.Scale()) // the one turn into model time
+	stagesToModel(stages, in.Run.Scale())
 	return s, stages
 }
 

@@ -112,7 +112,8 @@ type PairRoundTrip struct {
 }
 
 // ZoneRoundTrips sums run.Zones.RoundTrips up per ordered pair of
-// different zones, in the zones' order, next to the matrix's round trip.
+// different zones, in the zones' order, next to the matrix's round trip; a
+// time-scaled run's measured round trips are turned into model time.
 func ZoneRoundTrips(run results.Run) []PairRoundTrip {
 	if run.Zones == nil {
 		return nil
@@ -140,12 +141,13 @@ func ZoneRoundTrips(run results.Run) []PairRoundTrip {
 		by[k].min = min(by[k].min, rt.MinMs)
 		by[k].medians = append(by[k].medians, rt.MedianMs)
 	}
+	scale := run.Scale() // the relays measure the host's time; the matrix is the model's
 	var out []PairRoundTrip
 	for k, a := range by {
 		ab, _ := run.Zones.Delay(k[0], k[1])
 		ba, _ := run.Zones.Delay(k[1], k[0])
-		out = append(out, PairRoundTrip{From: k[0], To: k[1], MatrixMs: ab + ba, N: a.n, MinMs: a.min,
-			MedianMs: Describe(a.medians).Percentile(50)})
+		out = append(out, PairRoundTrip{From: k[0], To: k[1], MatrixMs: ab + ba, N: a.n, MinMs: a.min / scale,
+			MedianMs: Describe(a.medians).Percentile(50) / scale})
 	}
 	rank := func(z string) int { return slices.Index(run.Zones.Zones, z) }
 	slices.SortFunc(out, func(a, b PairRoundTrip) int {

@@ -110,7 +110,13 @@ func TestWriteConfigUnknownPeer(t *testing.T) {
 // config.toml, with id "id-NAME" and port 1000+i.
 func configHomes(t *testing.T, nodes []NodeSpec) []Home {
 	t.Helper()
-	def, err := os.ReadFile("testdata/config_v0.40.0.toml")
+	return configHomesFrom(t, nodes, "testdata/config_v0.40.0.toml")
+}
+
+// configHomesFrom is configHomes with the config.toml at path.
+func configHomesFrom(t *testing.T, nodes []NodeSpec, path string) []Home {
+	t.Helper()
+	def, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,12 @@ type Spec struct {
 	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
 	// keyed as the app names them; see [E2EAppKeyProblem].
 	AppConfig map[string]any
+	// TimeScale is the testnet's time scale k (the manifest's
+	// time_scale): the time constants of every file Generate writes
+	// (config.toml, genesis, app.toml, a node's clock skew) ×k and its
+	// rates ÷k, by the line's Scaled… facts (timescale.go). 0 or 1 writes
+	// them as they are.
+	TimeScale float64
 	// Upgrades are the cometbft binaries, by release, that upgrade
 	// perturbations start nodes' homes with during the run, built before
 	// it; Generate does not use them.
@@ -224,7 +230,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	onHost := map[string]int{} // nodes so far per host address
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
-			Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, ClockSkew: n.ClockSkew, RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+			Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, ClockSkew: ScaleDuration(n.ClockSkew, spec.TimeScale), RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
 		if n.Address != "" {
 			k := onHost[n.Address] * HostPortStride
 			onHost[n.Address]++
@@ -394,6 +400,11 @@ func writeGenesis(spec Spec, homes []Home) error {
 	gen["chain_id"] = spec.ChainID
 	if spec.App == AppE2E {
 		if err := setGenesisAppHeights(gen, spec.AppConfig); err != nil {
+			return err
+		}
+	}
+	if scaled(spec.TimeScale) {
+		if err := scaleGenesis(gen, scaleLine(spec.Nodes[src].Version), spec.TimeScale); err != nil {
 			return err
 		}
 	}

@@ -85,6 +85,18 @@ type Line struct {
 	// by the COMETBFT_CLOCK_SKEW environment variable: how CometBFT's e2e
 	// runner gives a node a skewed clock (the manifest's clock_skew).
 	ClockSkew bool
+	// ScaledTimes are the config.toml keys (dotted; an array of tables
+	// indexed) holding a time the node obeys, which a time-scaled testnet
+	// multiplies by k, each with its default in `cometbft init` of the
+	// proven release; ScaledRates those holding a rate (bytes/s), divided
+	// by k. GenesisScaledTimes are the genesis's consensus_params keys
+	// holding a time (an integer string: ns, or ms for
+	// block.time_iota_ms), multiplied by k, with their defaults;
+	// E2EAppScaledTimes the e2e app's delays (Go durations). See
+	// timescale.go and docs/timescale.md.
+	ScaledTimes, ScaledRates map[string]string
+	GenesisScaledTimes       map[string]string
+	E2EAppScaledTimes        []string
 }
 
 // Lines returns the release lines cometlab knows, oldest first (a fresh
@@ -99,7 +111,7 @@ func Lines() []Line {
 	// before it do not expose.
 	storageMetricsAbsent := map[string]string{"state_block_store_base_height": "", "state_store_access_duration_seconds": "",
 		"store_block_store_access_duration_seconds": "", "consensus_proposal_timestamp_difference": ""}
-	return []Line{
+	return withTimeScaleFacts([]Line{
 		{
 			Prefix: "v0.34", Proven: "v0.34.33", ModulePath: "github.com/tendermint/tendermint", Reports: "0.34.33",
 			P2PProtocol: 8, BlockProtocol: 11, ABCI: "0.17.0",
@@ -206,7 +218,7 @@ func Lines() []Line {
 				"protocol", "retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay",
 				"vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"},
 		},
-	}
+	})
 }
 
 // LineByPrefix returns the line "v0.38" names.

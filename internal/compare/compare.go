@@ -49,6 +49,10 @@ type Options struct {
 	// single-run comparison judges a metric against it, and calls a
 	// change of a metric it lacks "noise unknown".
 	Noise *Noise
+	// AllowTimeScaleMismatch compares runs made at different time scales
+	// (a warning says so); without it Sides refuses them (see
+	// TimeScaleMismatch).
+	AllowTimeScaleMismatch bool
 }
 
 // Verdict is the judgement of one metric (or of a whole comparison).
@@ -175,6 +179,10 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("candidate %q has no run", c.Label)
 		}
 	}
+	scaleWarning, err := checkTimeScales(append([]Side{base}, cands...), opts.AllowTimeScaleMismatch)
+	if err != nil {
+		return Result{}, err
+	}
 	if opts.Thresholds.DefaultPct == 0 && opts.Thresholds.Alpha == 0 && opts.Thresholds.Metric == nil {
 		opts.Thresholds = DefaultThresholds()
 	}
@@ -197,6 +205,9 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	}
 	out.Differences = settingDiffs(append([]Side{base}, cands...))
 	out.Warnings = inputWarnings(base, cands)
+	if scaleWarning != "" {
+		out.Warnings = append(out.Warnings, scaleWarning)
+	}
 	out.Metrics = c.rows()
 	c.family(out.Metrics)
 	out.Distributions = c.distRows()

@@ -109,13 +109,24 @@ func evidenceOf(id string) evidence {
 // Samples returns the distributions of a run that a comparison
 // tests (see Distributions), computed as Summarize computes the
 // corresponding figures; a distribution without data is left out. It is
-// pure.
+// pure. A time-scaled run's are in model time, as its figures: times
+// ÷k, and the per-second windows a second of the model (k s of the
+// host).
 func Samples(in analysis.Input) map[string]DistSample {
 	out := map[string]DistSample{}
+	k := in.Run.Scale()
 	put := func(name string, s DistSample) {
-		if s.Len() > 0 {
-			out[name] = s
+		if s.Len() == 0 {
+			return
 		}
+		if d, ok := distOf(name); ok && k != 1 && analysis.TimeScaleExponent(d.Unit) == -1 {
+			vs := make([]float64, len(s.Values))
+			for i, v := range s.Values {
+				vs[i] = v / k
+			}
+			s.Values = vs
+		}
+		out[name] = s
 	}
 
 	// Block and observed latency, clustered by height.
@@ -165,7 +176,7 @@ func Samples(in analysis.Input) map[string]DistSample {
 				lastRun = max(lastRun, times[i])
 			}
 		}
-		const sec = int64(results.NsPerS)
+		sec := int64(results.NsPerS * k) // counts per second of the model
 		n := int((int64(in.Run.Load.DurationS*results.NsPerS) + sec - 1) / sec)
 		if lastRun >= start {
 			n = max(n, int((lastRun-start)/sec)+1)
@@ -232,7 +243,7 @@ type Trace struct {
 const traceWindow = 10 * int64(results.NsPerS)
 
 // Traces returns the time series of a run for the comparison's
-// overlay plots: blocks/min and txs/min from blocks.csv, the mean mempool
+// overlay plots (a time-scaled run's in model time: X ÷k, the rates ×k): blocks/min and txs/min from blocks.csv, the mean mempool
 // size after each height from mempool.csv (or, for runs without it, from
 // metrics: rows of metrics.csv, any series; only those named
 // <namespace>_mempool_size are used) and the RSS when resources are
@@ -255,6 +266,21 @@ func Traces(in analysis.Input, metrics []results.Metric, resources []results.Res
 	}
 	if t := meanOverSeries(rs, start); len(t.X) > 0 {
 		out[TraceRSS] = t
+	}
+	if k := in.Run.Scale(); k != 1 { // a time-scaled run's, in model time
+		for name, t := range out {
+			t.X = slices.Clone(t.X)
+			for i := range t.X {
+				t.X[i] /= k
+			}
+			if name == TraceBlocksPerMin || name == TraceTxsPerMin {
+				t.Y = slices.Clone(t.Y)
+				for i := range t.Y {
+					t.Y[i] *= k
+				}
+			}
+			out[name] = t
+		}
 	}
 	return out
 }

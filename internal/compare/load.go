@@ -81,6 +81,9 @@ func LoadRun(dir string, opts LoadOptions) (Run, error) {
 		return Run{}, err
 	}
 	r := Run{Dir: dir, Run: in.Run}
+	if rec, err := results.ReadRun(dir); err == nil {
+		r.Run = rec // as recorded: a time-scaled run's load is the model's (in.Run's is the host's)
+	}
 	for _, f := range in.Missing {
 		r.Notes = append(r.Notes, fmt.Sprintf("no %s: the figures and distributions that need it are missing", f))
 	}
@@ -104,7 +107,7 @@ func LoadRun(dir string, opts LoadOptions) (Run, error) {
 	}
 	r.Traces = Traces(in, mp, res)
 
-	r.Settings = RunSettings(in.Run)
+	r.Settings = RunSettings(r.Run)
 	if b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile)); err != nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("no %s: manifest differences not shown", results.ManifestFile))
 	} else if m, err := FlattenTOML("manifest", b); err != nil {

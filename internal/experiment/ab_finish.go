@@ -40,7 +40,7 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 		for i := range dirs {
 			given[i] = compare.SideDirs{Label: rec.Labels[i], Dirs: dirs[i]}
 		}
-		c, cs, err := compare.Runs(given, compare.Options{Thresholds: l.th}, compare.LoadOptions{})
+		c, cs, err := compare.Runs(given, compare.Options{Thresholds: l.th, AllowTimeScaleMismatch: rec.AllowTimeScaleMismatch}, compare.LoadOptions{})
 		if err != nil {
 			return res, err
 		}
@@ -64,7 +64,7 @@ func (l *abLoop) finish(dirs [][]string, runErr error) (ABResult, error) {
 			noise := compare.MeasureNoise(rec.Base, cs[0].Runs, cs[1].Runs, l.th.Alpha)
 			firsts, seconds := positions(rec.Rounds[:rec.Pairs], cs)
 			noise.Position = compare.PositionEffects(firsts, seconds, compare.PositionMetrics, 1-l.th.Alpha)
-			fa, err := compare.CountFalseAlarms(rec.Base, cs[0].Runs, cs[1].Runs, compare.Options{Thresholds: l.th})
+			fa, err := compare.CountFalseAlarms(rec.Base, cs[0].Runs, cs[1].Runs, compare.Options{Thresholds: l.th, AllowTimeScaleMismatch: rec.AllowTimeScaleMismatch})
 			if err != nil {
 				return res, err
 			}

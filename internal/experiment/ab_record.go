@@ -47,6 +47,9 @@ type ABRecord struct {
 	Stop       string   `json:"stop,omitempty"`
 	Judged     []string `json:"metrics,omitempty"`
 	FamilyWise bool     `json:"family_wise,omitempty"`
+	// AllowTimeScaleMismatch: the sides may run at different time
+	// scales, and are compared anyway (--allow-time-scale-mismatch).
+	AllowTimeScaleMismatch bool `json:"allow_time_scale_mismatch,omitempty"`
 
 	// What --resume needs (absent in the ab.json of older cometlabs, which
 	// cannot be resumed). Status is running, complete, interrupted or

@@ -45,6 +45,10 @@ type ABOptions struct {
 	Stop       string
 	Judged     []string
 	FamilyWise bool
+	// AllowTimeScaleMismatch lets the sides run at different time scales
+	// (the manifests' time_scale) and be compared; without it AB refuses
+	// them before anything runs.
+	AllowTimeScaleMismatch bool
 	// Dir is the experiment directory; "" means ab/<UTC time>.
 	Dir string
 	// Command is the command line, shown in the report.
@@ -114,6 +118,9 @@ func newAB(opts ABOptions) (*abLoop, error) {
 	if _, err := os.Stat(filepath.Join(dir, ABFile)); err == nil {
 		return l, fmt.Errorf("%s already holds an A/B experiment; resume it with --resume %s or choose another --out", dir, dir)
 	}
+	if err := checkSideScales(opts.Sides, opts.Labels, opts.AllowTimeScaleMismatch); err != nil {
+		return l, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, results.ManifestsDir), 0o755); err != nil {
 		return l, err
 	}
@@ -129,7 +136,7 @@ func newAB(opts ABOptions) (*abLoop, error) {
 	th := opts.Thresholds
 	l.rec = &ABRecord{Base: opts.Base, Candidates: opts.Candidates, Repeat: opts.Repeat, MaxPairs: opts.MaxPairs, Order: opts.Order,
 		Seed: opts.Seed, Method: ABMethod, AA: opts.AA, Alpha: th.Alpha, Status: results.StatusRunning, Labels: opts.Labels,
-		Thresholds: &th, Command: opts.Command}
+		Thresholds: &th, Command: opts.Command, AllowTimeScaleMismatch: opts.AllowTimeScaleMismatch}
 	if l.rec.Auto() {
 		l.rec.Stop, l.rec.Judged, l.rec.FamilyWise, l.rec.MaxTimeS = opts.Stop, opts.Judged, opts.FamilyWise, opts.MaxTime.Seconds()
 	}

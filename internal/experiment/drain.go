@@ -122,7 +122,7 @@ func (p *pipeline) readBack(ctx context.Context) error {
 		return fmt.Errorf("read back: %w", err)
 	}
 	// Block last's commit time is block last+1's time: wait for it.
-	if err := waitHeight(ctx, target, last+1, 30*time.Second); err != nil {
+	if err := waitHeight(ctx, target, last+1, scaledTimeout(30*time.Second, 0, p.scale)); err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
 	p.rd.set(func(r *results.Run) { r.LastHeight = last })

@@ -30,11 +30,13 @@ type injector struct {
 	accused []string // validators, absent ones first, then the others in manifest order
 	homes   string   // the directory of the node homes (their keys)
 	events  func(results.Event)
+	scale   float64 // the time scale: evidenceGap ×scale apart
 }
 
 // newInjector is the injector of m's evidence on the testnet ln.
 func newInjector(m manifest.Resolved, ln *localNet, target *rpc.Client, events func(results.Event)) *injector {
-	x := &injector{n: m.Evidence, target: target, via: m.Load.Target, homes: filepath.Join(ln.dir, results.NodesDir), events: events}
+	x := &injector{n: m.Evidence, target: target, via: m.Load.Target, homes: filepath.Join(ln.dir, results.NodesDir), events: events,
+		scale: m.TimeScale}
 	var present []string
 	for _, n := range m.Nodes {
 		switch {
@@ -79,7 +81,7 @@ func (x *injector) run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(evidenceGap):
+		case <-time.After(scaledTimeout(evidenceGap, 0, x.scale)):
 		}
 	}
 	return nil

@@ -52,6 +52,9 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 			errs = append(errs, errors.New("evidence needs a testnet of its own: committed evidence stays on the chain, and the kvstore lowers the accused validators' power"))
 		}
 	case netUp:
+		if m.TimeScale != 1 {
+			errs = append(errs, errors.New("time_scale: `testnet up` runs no load, and a load that is not scaled with the nodes measures neither them nor the model: use `cometlab run` (or a sweep, saturate, ab)"))
+		}
 		if m.Links == manifest.LinksRelay {
 			why := "links = \"relay\""
 			if m.Zones != nil {
@@ -167,7 +170,7 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 		ln.closeLinks()
 		return nil, err
 	}
-	if err := waitStarted(ctx, ln.tn, opts.env.StartTimeout); err != nil {
+	if err := waitStarted(ctx, ln.tn, scaledTimeout(opts.env.StartTimeout, defaultStartTimeout, m.TimeScale)); err != nil {
 		ln.stop()
 		return nil, fmt.Errorf("testnet start: %w", err)
 	}

@@ -28,6 +28,9 @@ func TestCheckLocal(t *testing.T) {
 		{"perturb.good.toml", netUp, "[[perturb]]: `testnet up` runs no load"},
 		{"rotate.good.toml", netUp, "[rotate]: `testnet up` runs no load"},
 		{"hosts.good.toml", netRun, "start them with `cometlab deploy`"},
+		{"timescale.good.toml", netRun, ""},
+		{"timescale.good.toml", netShared, ""},
+		{"timescale.good.toml", netUp, "time_scale: `testnet up` runs no load"},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			m, err := manifest.Load(filepath.Join("..", "..", "testdata", "manifests", tc.fixture))

@@ -20,7 +20,7 @@ import (
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
-		Listed: m.Topology != manifest.TopologyMesh}
+		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale}
 	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
 	program := func(v string, prog cometbft.Program) (string, error) {
 		if built[prog][v] == "" {
@@ -92,6 +92,7 @@ func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *link
 		return nil
 	}
 	lk := links.New(logger)
+	lk.SetTimeScale(m.TimeScale)
 	setZoneDelays(m, lk)
 	spec.PortsReserved = func(ports []int) { lk.Avoid(ports...) }
 	if m.Topology != manifest.TopologyMesh {

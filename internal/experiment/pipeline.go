@@ -31,6 +31,9 @@ type pipeline struct {
 	// fixed.
 	runPlan
 	hooks []hook
+	// scale is the testnet's time scale k (0 or 1: real time): the
+	// harness's own waits on the chain are k times longer.
+	scale float64
 
 	// State the phases hand on.
 	heights   *collect.Heights
@@ -122,8 +125,15 @@ func (p *pipeline) commonHooks(c Collect) {
 // perturbations, partition, rotation, evidence) and of c's (Prometheus),
 // then commonHooks. The caller has checked that m's load target is a node
 // of ln.
+//
+// m is the model: at its time scale k the pipeline runs m.HostTime() (the
+// load, perturbations, partition and rotation k times slower) and samples
+// the nodes' metrics and processes k times less often.
 func newNetPipeline(s runStart, rd *runDir, out *printer, c Collect, ln *localNet, m manifest.Resolved, w *runWatch) *pipeline {
+	m = m.HostTime()
+	c.ScrapeInterval = scaledTimeout(c.ScrapeInterval, defaultScrapeInterval, m.TimeScale)
 	p := newPipeline(s, rd, out, m.Load, c)
+	p.scale = m.TimeScale
 	t := ln.tn.Node(m.Load.Target)
 	p.chain = chainView{endpoint: rpc.WSAddr(t.RPCAddr()), target: t.RPC, targetName: t.Name,
 		nodes: ln.endpoints, down: ln.down}

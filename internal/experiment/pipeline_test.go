@@ -32,6 +32,8 @@ func TestCheckChain(t *testing.T) {
 		{"prometheus without endpoints", LoadOptions{Readback: true, Collect: Collect{Prometheus: "http://p:9090"}}, nil, "--prometheus: the load knows no node"},
 		{"prometheus and metrics none", LoadOptions{Readback: true, Collect: Collect{Prometheus: "http://p:9090", Metrics: MetricsNone}}, targets, "contradict"},
 		{"prometheus without read-back", LoadOptions{Collect: Collect{Prometheus: "http://p:9090"}}, targets, "--readback=false"},
+		{"time-scaled", LoadOptions{Readback: true, TimeScale: 4}, nil, "time_scale 4: the chain's nodes were not started by this run"},
+		{"real time", LoadOptions{Readback: true, TimeScale: 1}, nil, ""},
 		{"read from after the load", LoadOptions{Readback: true, ReadFrom: "127.0.0.1:26667", Collect: Collect{ReadAfterLoad: true}}, nil, "--read-during-load=false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

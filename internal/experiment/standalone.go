@@ -68,6 +68,10 @@ type LoadOptions struct {
 	Target string
 	// Zones, when set, are the zones that label Nodes (a deployment's).
 	Zones *results.Zones
+	// TimeScale is the manifest's time_scale (0 or 1: real time). A chain
+	// cometlab did not start was not configured to a time scale, so any
+	// other is refused (checkChain).
+	TimeScale float64
 }
 
 // ClientKeyHeader is the header LoadOptions.ClientKey is sent in (the
@@ -148,6 +152,9 @@ func checkChain(o LoadOptions, targets []collect.Target) error {
 	}
 	if o.Prometheus != "" && !o.Readback {
 		errs = append(errs, errors.New("--prometheus: with --readback=false the run ends with the load, before the series are read from the server"))
+	}
+	if o.TimeScale != 0 && o.TimeScale != 1 {
+		errs = append(errs, fmt.Errorf("time_scale %v: the chain's nodes were not started by this run, so their timeouts and rates were not scaled with the load: time-scale a testnet cometlab starts (run, sweep, saturate, ab)", o.TimeScale))
 	}
 	if o.ReadFrom != "" && o.ReadAfterLoad {
 		errs = append(errs, fmt.Errorf("read from %s: it names where blocks are read while the load runs, and --read-during-load=false reads them from the endpoint after it", o.ReadFrom))

@@ -63,7 +63,8 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 		rn.shared = nil
 	}
 	if ln := rn.shared; ln != nil {
-		if err := settle(ctx, ln, out, m.Load.DrainTimeout, rn.coolDown); err != nil {
+		k := m.TimeScale // the shared testnet's: testnetKey tells scales apart
+		if err := settle(ctx, ln, out, scaledTimeout(m.Load.DrainTimeout, 0, k), scaledTimeout(rn.coolDown, 0, k)); err != nil {
 			ln.stop()
 			rn.shared = nil
 			if ctx.Err() != nil {

@@ -247,6 +247,7 @@ func checkBinaryFacts(t *testing.T, l cometbft.Line, bin string, inits map[strin
 			t.Errorf("genesis consensus_params.%s %s, facts say %d", key, got, want)
 		}
 	}
+	checkScaledFacts(t, l, in)
 	if l.Parent == "" {
 		return
 	}
@@ -262,6 +263,29 @@ func checkBinaryFacts(t *testing.T, l cometbft.Line, bin string, inits map[strin
 	} {
 		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s against %s: %q, facts say %q", c.what, l.Parent, c.got, c.want)
+		}
+	}
+}
+
+// checkScaledFacts checks the defaults of the keys a time-scaled testnet
+// scales (the line's ScaledTimes, ScaledRates, GenesisScaledTimes)
+// against the files of `cometbft init`.
+func checkScaledFacts(t *testing.T, l cometbft.Line, in initFiles) {
+	t.Helper()
+	for _, c := range []struct {
+		file       string
+		facts, got map[string]string
+		quote      bool
+	}{{"config.toml", l.ScaledTimes, in.config, true}, {"config.toml", l.ScaledRates, in.config, false},
+		{"genesis consensus_params", l.GenesisScaledTimes, in.genesisParams, true}} {
+		for key, def := range c.facts {
+			want := def
+			if c.quote {
+				want = strconv.Quote(def)
+			}
+			if got := c.got[key]; got != want {
+				t.Errorf("%s %s = %s, the time-scale facts say %s", c.file, key, got, want)
+			}
 		}
 	}
 }

@@ -29,6 +29,7 @@ type Links struct {
 	rtts      []RoundTrip                 // measured at the handshakes of relayed connections
 	avoid     map[int]bool                // ports reserved for the nodes (Avoid)
 	diallers  func() map[int]string       // the processes that may dial an inbound relay (SetDiallers)
+	scale     float64                     // time scale: delays ×scale, bandwidths ÷scale (SetTimeScale); 0 is 1
 	closed    bool
 	wg        sync.WaitGroup // accept loops and relayed connections
 }
@@ -144,6 +145,25 @@ func (l *Links) SetJitter(frac float64) {
 	l.jitter = max(frac, 0)
 }
 
+// SetTimeScale runs the links at time scale k (a time-scaled testnet):
+// every delay SetDelay gave is k times longer and every bandwidth
+// SetBandwidth gave k times lower, on the connections opened from then on;
+// the jitter, a fraction of the delay, scales with it. The round trips
+// are still measured in the host's time. k = 1 (or 0) is the default.
+func (l *Links) SetTimeScale(k float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.scale = max(k, 0)
+}
+
+// scaled is delay d at the links' time scale; l.mu is held.
+func (l *Links) scaled(d time.Duration) time.Duration {
+	if l.scale == 0 || l.scale == 1 {
+		return d
+	}
+	return time.Duration(float64(d) * l.scale)
+}
+
 // RoundTrips returns the round trips measured so far, one per relayed
 // connection whose first two reads in each direction were seen. A p2p
 // connection between CometBFT nodes opens with each side sending its
@@ -248,9 +268,12 @@ func (l *Links) serve(r *relay, down net.Conn) {
 		return
 	}
 	r.conns[p] = struct{}{}
-	fwd, back := l.delay[[2]string{from, r.to}], l.delay[[2]string{r.to, from}]
+	fwd, back := l.scaled(l.delay[[2]string{from, r.to}]), l.scaled(l.delay[[2]string{r.to, from}])
 	jitter := l.jitter
 	bwFwd, bwBack := l.bandwidth[[2]string{from, r.to}], l.bandwidth[[2]string{r.to, from}]
+	if l.scale > 0 {
+		bwFwd, bwBack = bwFwd/l.scale, bwBack/l.scale
+	}
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
 	cp := func(dst, src net.Conn, side int, delay time.Duration, bw float64) {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -25,6 +26,7 @@ type encoded struct {
 	Topology        string                    `toml:"topology,omitempty"`
 	Absent          []string                  `toml:"absent,omitempty"`
 	Evidence        int                       `toml:"evidence,omitempty"`
+	TimeScale       float64                   `toml:"time_scale,omitempty"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -67,6 +69,9 @@ type encodedNode struct {
 // differs from the testnet's [config]. [Parse] of the result resolves to r
 // again; this is the run directory's manifest.toml.
 func Encode(r Resolved) ([]byte, error) {
+	if r.atHost {
+		return nil, errors.New("encode manifest: a host-time view (HostTime) is not the model a run records")
+	}
 	e := encoded{
 		Name:            r.Name,
 		CometBFTVersion: r.CometBFTVersion,
@@ -77,6 +82,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Topology:        encodeTopology(r.Topology),
 		Absent:          r.AbsentNames(),
 		Evidence:        r.Evidence,
+		TimeScale:       encodeTimeScale(r.TimeScale),
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
@@ -169,6 +175,15 @@ func Encode(r Resolved) ([]byte, error) {
 	}
 	b.Write(body)
 	return b.Bytes(), nil
+}
+
+// encodeTimeScale leaves real time (k = 1), the default, out, so that
+// the manifests of unscaled runs stay as they were.
+func encodeTimeScale(k float64) float64 {
+	if k == 1 {
+		return 0
+	}
+	return k
 }
 
 // encodeTopology leaves the mesh, the default, out, so that the manifests

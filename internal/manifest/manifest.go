@@ -3,7 +3,6 @@ package manifest
 import (
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/payload"
-	"github.com/cometlab/cometlab/internal/shape"
 )
 
 // DefaultCometBFTVersion is the CometBFT release a testnet runs when the
@@ -213,6 +212,22 @@ type Manifest struct {
 	//	[node.validator01]
 	//	host = "h1"
 	Hosts map[string]ManifestHost `toml:"host"`
+
+	// TimeScale runs the testnet k times slower than real time, k >= 1
+	// (at most cometbft.MaxTimeScale): every time constant the nodes obey
+	// (consensus timeouts, gossip sleeps, flush throttle, the e2e app's
+	// delays, PBTS synchrony, evidence age, per release line), the zones'
+	// delays and every time of the load, perturbations, partition and
+	// rotation ×k; every rate (the load's, send_rate/recv_rate, the zones'
+	// bandwidth) ÷k. The network then does in k seconds what it did in one,
+	// with k times less CPU per second, and analysis divides every figure
+	// of time by k and multiplies every rate by k: summary.json and the
+	// reports are in model time. A [config] override of a scaled key is
+	// scaled too. "auto" (k from the host) is not built yet. Local
+	// testnets only. See docs/timescale.md. Default 1 (real time).
+	//
+	//	time_scale = 4
+	TimeScale any `toml:"time_scale"`
 
 	// Sentinel puts cometlab's sentinel in front of the load target: the
 	// load goes through it (see [ManifestSentinel]). Default: none.
@@ -470,30 +485,4 @@ type ManifestLoad struct {
 	//
 	//	hosts = ["load1", "load2"]
 	Hosts []string `toml:"hosts,omitempty"`
-}
-
-// Default returns the built-in manifest: four validators of
-// [DefaultCometBFTVersion] running the kvstore app, loaded by one connection
-// at 200 tx/s of 1024-byte transactions for 60 s. A parsed file is decoded
-// over it, so absent keys keep these values.
-func Default() Manifest {
-	return Manifest{
-		Name:            "default",
-		CometBFTVersion: DefaultCometBFTVersion,
-		App:             AppKVStore,
-		Validators:      4,
-		LogLevel:        "state:info,*:error",
-		Links:           LinksAuto,
-		Rotate:          ManifestRotate{Dwell: "10s"},
-		Load: ManifestLoad{
-			Connections:   1,
-			Rate:          200,
-			Size:          1024,
-			Duration:      "60s",
-			Pacing:        PacingEven,
-			DrainTimeout:  "60s",
-			LateThreshold: "10ms",
-			Shape:         shape.Constant,
-		},
-	}
 }

@@ -60,6 +60,9 @@ type Overrides struct {
 	// Partition is --partition, SPLIT[@AT][,duration=D]
 	// ([ParsePartition]); it replaces the file's [partition].
 	Partition *string
+	// TimeScale is --time-scale, time_scale as written: a number >= 1
+	// (or "auto", refused as not built yet).
+	TimeScale *string
 }
 
 // Apply lays the flags in o over m: flags win over the file. It checks each
@@ -120,6 +123,10 @@ func (m *Manifest) Apply(o Overrides) error {
 		if d.d != nil {
 			check(d.flag, checkDuration(*d.d, false))
 		}
+	}
+	if o.TimeScale != nil {
+		_, msg := timeScaleOf(*o.TimeScale)
+		check("--time-scale", msg)
 	}
 	if _, _, ok := appOf(m.App); o.App != nil && !ok {
 		bad("--app", "the manifest's app is neither a name nor an [app] table")
@@ -184,6 +191,11 @@ func (m *Manifest) Apply(o Overrides) error {
 		set("load.target", "--target")
 	}
 	m.applyShape(o, set)
+	if o.TimeScale != nil {
+		k, _ := timeScaleOf(*o.TimeScale) // checked above
+		m.TimeScale = k
+		set("time_scale", "--time-scale")
+	}
 	if o.App != nil {
 		_ = m.setApp("", *o.App) // checked above
 		set("app", "--app")

@@ -66,6 +66,13 @@ type Resolved struct {
 	// Sentinel is the [sentinel] table; nil when the load goes to the
 	// target directly.
 	Sentinel *ManifestSentinel
+	// TimeScale is k of time_scale (1 when unset): the testnet runs k
+	// times slower than real time, as the model it stands for (see
+	// [Manifest.TimeScale] and [Resolved.HostTime]). Every value of
+	// Resolved is the model's; HostTime gives what the host runs.
+	TimeScale float64
+	// atHost marks a HostTime view, which Encode refuses.
+	atHost bool
 	// Hosts are the [host.NAME] tables by name; none for a local testnet.
 	// Every node then has a Host (see `cometlab deploy`).
 	Hosts []Host
@@ -249,6 +256,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	m.resolveClockSkew(ps, r.Nodes, r.Perturbations)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
+	r.TimeScale = m.resolveTimeScale(ps, &r)
 	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
 	m.checkRelayedTopology(ps, r)

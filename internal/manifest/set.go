@@ -28,6 +28,8 @@ func setter(key string) func(m *Manifest, v string) error {
 		return apply(func(v string) (Overrides, error) { n, err := strconv.Atoi(v); return Overrides{Validators: &n}, err })
 	case "cometbft_version":
 		return apply(func(v string) (Overrides, error) { return Overrides{CometBFTVersion: &v}, nil })
+	case "time_scale":
+		return apply(func(v string) (Overrides, error) { return Overrides{TimeScale: &v}, nil })
 	case "log_level":
 		return func(m *Manifest, v string) error { m.LogLevel = v; return nil }
 	case "links":
@@ -83,8 +85,8 @@ func setter(key string) func(m *Manifest, v string) error {
 }
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
-// canonical form: "validators", "cometbft_version", "log_level", "links",
-// "topology",
+// canonical form: "validators", "cometbft_version", "time_scale",
+// "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
 // "rotate.concurrency", "rotate.dwell", "partition.split",
 // "partition.at", "partition.duration", "app",

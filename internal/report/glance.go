@@ -36,13 +36,25 @@ func verdictOf(dir string, in *analysis.Input, s analysis.Summary) (saturation.V
 		})
 		switch {
 		case err == nil:
-			t := fit.Trend()
+			t := fit.Trend().InModel(in.Run.Scale())
 			ev.Trend = &t
 		case !errors.Is(err, fs.ErrNotExist):
 			return saturation.Verdict{}, fmt.Errorf("read %s: %w", results.TxsFile, err)
 		}
 	}
 	return c.Judge(ev), nil
+}
+
+// TimeScaleLine says, for a run at time scale k ≠ 1, that it was scaled
+// and what that means for its figures; "" for a run in real time. The
+// report and the terminal summary open with it.
+func TimeScaleLine(k float64) string {
+	if k == 0 || k == 1 {
+		return ""
+	}
+	ks := fmtFloat(k)
+	return fmt.Sprintf("Scaled in time by k = %s: every time constant ×%s, every rate ÷%s; figures are in model time.", ks, ks, ks) +
+		" The plots' time axes, and what the report reads from the records rather than summary.json, keep the host's time (÷" + ks + " for the model's)."
 }
 
 // DisturbanceLine says, when the run's host was disturbed (see
@@ -64,6 +76,9 @@ func DisturbanceLine(s analysis.Summary) string {
 // errors and its setup in one line.
 func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
 	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
+	if line := TimeScaleLine(s.TimeScale); line != "" {
+		m.f("- **%s** (docs/timescale.md)\n", line)
+	}
 	safety, unsafe := SafetyLine(s)
 	if unsafe {
 		m.f("- **SAFETY VIOLATION**: %s\n", safety)

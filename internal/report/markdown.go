@@ -59,7 +59,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 		}
 		in = &read
 	}
-	pd := newPlotData(run, in, s, opts)
+	pd := newPlotData(in.Run, in, s, opts) // the records' load: a time-scaled run's host time
 	plots := drawPlots(pd)
 	if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -193,6 +193,11 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 		{"late threshold", fmtFloat(l.LateThreshold) + " s"},
 		expected,
 		{"target", fmt.Sprintf("%s (%s)", run.Target, run.Endpoint)},
+	}
+	if k := run.Scale(); k != 1 {
+		h := l.HostTime(k)
+		rows = append(rows, []string{"time scale (k)", fmt.Sprintf("%s: the host sent %s tx/s per connection for %s s; the values above are the model's",
+			fmtFloat(k), fmtFloat(h.Rate), fmtFloat(h.DurationS))})
 	}
 	if l.Txs != "" {
 		rows[2][1] = "— (the user's own; see sent.csv)"

@@ -87,6 +87,13 @@ type Run struct {
 	// (the manifest's evidence key); what was sent is in events.csv
 	// (evidence events) and what was committed in evidence.csv.
 	Evidence int `json:"evidence,omitempty"`
+	// TimeScale is the manifest's time_scale k when it is not 1: the
+	// testnet ran k times slower than real time. Load is the model's (as
+	// manifest.toml), the records (CSV files, the times and drain of
+	// run.json) are the host's, and analysis turns every figure back into
+	// model time (summary.json): see docs/timescale.md. Absent (0) for a
+	// run in real time.
+	TimeScale float64 `json:"time_scale,omitempty"`
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
 	Sentinel *Sentinel `json:"sentinel,omitempty"`
@@ -150,6 +157,34 @@ type Load struct {
 	// for a load of one client. Connections is then their sum and Rate
 	// the mean per connection.
 	Clients []Client `json:"clients,omitempty"`
+}
+
+// Scale returns run.json's time scale k: 1 for a run in real time.
+func (r Run) Scale() float64 {
+	if r.TimeScale > 0 {
+		return r.TimeScale
+	}
+	return 1
+}
+
+// HostTime returns the load as the host sent it at time scale k (the
+// run's time_scale; run.json records the model's): rates (the clients'
+// too) ÷k, duration and late threshold ×k; the expected count and the
+// shape's description (the model's) are the same. l itself at k = 1.
+func (l Load) HostTime(k float64) Load {
+	if k == 0 || k == 1 {
+		return l
+	}
+	l.Rate, l.DurationS, l.LateThreshold = l.Rate/k, l.DurationS*k, l.LateThreshold*k
+	if l.Clients != nil {
+		cs := make([]Client, len(l.Clients))
+		for i, c := range l.Clients {
+			c.Rate /= k
+			cs[i] = c
+		}
+		l.Clients = cs
+	}
+	return l
 }
 
 // Equal reports whether l and o are the same load.

@@ -107,7 +107,8 @@ func (ev Evidence) TotalRate() float64 { return float64(ev.Connections) * ev.Rat
 // EvidenceOf gathers the criterion's evidence from a run's records
 // and summary. metrics are the rows of metrics.csv (nil when there is
 // none); polled is a drain measured while the run went on (nil when not
-// measured). The drain comes from metrics.csv when it shows the mempools
+// measured). A time-scaled run's evidence is in model time (toModel).
+// The drain comes from metrics.csv when it shows the mempools
 // empty after the load, else from polled, else from the chain (the last
 // commit of a run transaction). A run whose run.json says the mempools did
 // not drain is never counted as drained. It is pure.
@@ -170,7 +171,40 @@ func EvidenceOf(c Criterion, in analysis.Input, s analysis.Summary, metrics []re
 		}
 		ev.Drain = d
 	}
+	ev.toModel(in.Run.Scale())
 	return ev
+}
+
+// toModel turns evidence gathered in a time-scaled run's host time (the
+// load of in.Run, the records) into the model's time, as analysis does the
+// summary's figures (which it took already in model time): the rate ×k,
+// the duration, the trend's window and the drain ÷k; the latency slope,
+// seconds per second, is the same.
+func (ev *Evidence) toModel(k float64) {
+	if k == 0 || k == 1 {
+		return
+	}
+	ev.Rate, ev.DurationS = ev.Rate*k, ev.DurationS/k
+	if ev.Trend != nil {
+		t := ev.Trend.InModel(k)
+		ev.Trend = &t
+	}
+	if ev.Drain != nil {
+		d := *ev.Drain
+		d.Seconds /= k
+		ev.Drain = &d
+	}
+}
+
+// InModel is t, fitted in a time-scaled run's host time, in the model's:
+// its window ÷k; the slope (seconds of latency per second) is the same.
+// t itself at k = 1.
+func (t Trend) InModel(k float64) Trend {
+	if k == 0 || k == 1 {
+		return t
+	}
+	t.FromS, t.ToS = t.FromS/k, t.ToS/k
+	return t
 }
 
 // LatencyTrend fits the latency trend over the send-time window

@@ -343,3 +343,32 @@ func (g sine) Due(m uint64) (time.Duration, bool) {
 
 // seconds converts float seconds to a Duration, rounding down to the ns.
 func seconds(s float64) time.Duration { return time.Duration(math.Floor(s * 1e9)) }
+
+// Scaled returns s at time scale k (a time-scaled testnet): every time
+// (Duration, Step, On, Off, Period, the trace's offsets) ×k and every
+// rate ÷k, so that its schedule sends the same transactions over k times
+// the time (Count is the same but for floating point); s itself when k
+// is 0 or 1. The slices are copied.
+func (s Spec) Scaled(k float64) Spec {
+	if k == 0 || k == 1 {
+		return s
+	}
+	d := func(v time.Duration) time.Duration { return time.Duration(math.Round(float64(v) * k)) }
+	s.Rate, s.RateTo, s.Amplitude = s.Rate/k, s.RateTo/k, s.Amplitude/k
+	s.Duration, s.Step, s.On, s.Off, s.Period = d(s.Duration), d(s.Step), d(s.On), d(s.Off), d(s.Period)
+	if s.Steps != nil {
+		steps := make([]float64, len(s.Steps))
+		for i, r := range s.Steps {
+			steps[i] = r / k
+		}
+		s.Steps = steps
+	}
+	if s.Trace != nil {
+		tr := make([]Point, len(s.Trace))
+		for i, p := range s.Trace {
+			tr[i] = Point{Offset: d(p.Offset), Rate: p.Rate / k}
+		}
+		s.Trace = tr
+	}
+	return s
+}

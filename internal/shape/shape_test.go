@@ -209,3 +209,50 @@ func FuzzSchedule(f *testing.F) {
 		}
 	})
 }
+
+// TestScaled checks every shape at time scale 4: the same number of
+// sends, each due 4 times later (to the nanosecond's rounding), and the
+// spec itself at k = 1.
+func TestScaled(t *testing.T) {
+	const s = time.Second
+	for _, spec := range []Spec{
+		{Rate: 50, Duration: 3 * s},
+		{Kind: Ramp, Rate: 10, RateTo: 40, Duration: 4 * s},
+		{Kind: Ramp, Steps: []float64{10, 20, 5}, Step: s, Duration: 4 * s},
+		{Kind: Square, Rate: 30, On: s, Off: s / 2, Duration: 4 * s},
+		{Kind: Sine, Rate: 20, Amplitude: 10, Period: 2 * s, Duration: 4 * s},
+		{Kind: Trace, Trace: []Point{{0, 10}, {s, 40}, {2 * s, 0}, {3 * s, 20}}, Duration: 4 * s},
+	} {
+		t.Run(spec.String(), func(t *testing.T) {
+			if one := spec.Scaled(1); one.String() != spec.String() || one.Duration != spec.Duration {
+				t.Errorf("k = 1: %v", one)
+			}
+			base, err := New(spec, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := spec.Scaled(4)
+			if err := sc.Validate(); err != nil {
+				t.Fatalf("scaled spec invalid: %v", err)
+			}
+			scaled, err := New(sc, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := dues(base), dues(scaled)
+			if len(a) != len(b) {
+				t.Fatalf("%d sends unscaled, %d at k = 4", len(a), len(b))
+			}
+			for i := range a {
+				if d := b[i] - 4*a[i]; d < -4 || d > 4 {
+					t.Fatalf("send %d due at %v, want 4 × %v", i, b[i], a[i])
+				}
+			}
+		})
+	}
+	orig := []float64{10, 20}
+	sp := Spec{Kind: Ramp, Steps: orig, Step: time.Second, Duration: 2 * time.Second}.Scaled(2)
+	if orig[0] != 10 || sp.Steps[0] != 5 {
+		t.Errorf("Scaled must copy the steps: original %v, scaled %v", orig, sp.Steps)
+	}
+}

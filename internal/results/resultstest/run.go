@@ -44,6 +44,11 @@ type Spec struct {
 	// MaxPeers caps each node's peers as CometBFT's peer limits do (see
 	// Nodes.MaxPeers); 0 means a full mesh.
 	MaxPeers int
+	// Scale multiplies the generator's own times (a send's lag, the wait
+	// of a transaction for its block, a second round): the records of a
+	// run made at time scale Scale, whose Interval, Duration, Before,
+	// After and Scrape the caller scales too. 0 means 1.
+	Scale float64
 	// Slow names nodes that are clearly slower than the rest: later
 	// commits, more CPU, memory and disk (Nodes.Skew 15, 12, 9, … in
 	// this order). Past SpreadNodes nodes every node's skew is spread at
@@ -105,7 +110,13 @@ func (s *Spec) defaults() {
 	dur(&s.Scrape, time.Second)
 	dur(&s.Before, 5*time.Second)
 	dur(&s.After, 10*time.Second)
+	if s.Scale == 0 {
+		s.Scale = 1
+	}
 }
+
+// scaled is d × s.Scale, in ns.
+func (s Spec) scaled(d int64) int64 { return int64(float64(d) * s.Scale) }
 
 // Manifest returns the resolved manifest of the run spec s describes.
 func (s Spec) Manifest() string {
@@ -164,7 +175,7 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 	from, to := start-int64(s.Before), loadEnd+int64(s.After)
 	var blocks []results.Block
 	h := int64(100)
-	for t := from - 300*ms; t <= to+2*int64(s.Interval); h++ {
+	for t := from - s.scaled(300*ms); t <= to+2*int64(s.Interval); h++ {
 		b := results.Block{Height: h, Time: t, Proposer: names[int(h)%len(names)]}
 		if s.MultiRoundEvery > 0 && h%int64(s.MultiRoundEvery) == 0 {
 			b.Round = 1
@@ -172,7 +183,7 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 		blocks = append(blocks, b)
 		t += int64(float64(s.Interval) * (0.95 + 0.1*jitter(h, 7)))
 		if b.Round > 0 {
-			t += 1500 * ms
+			t += s.scaled(1500 * ms)
 		}
 	}
 	for k := range blocks[:len(blocks)-1] {
@@ -280,9 +291,9 @@ func writeTxs(dir string, s Spec, start int64, blocks []results.Block, times []i
 		for c := range s.Connections {
 			n++
 			intended := start + int64(float64(seq)*period+float64(c)*period/float64(s.Connections))
-			lag := int64((0.1 + 1.4*jitter(int64(n), 1)) * float64(ms))
+			lag := s.scaled(int64((0.1 + 1.4*jitter(int64(n), 1)) * float64(ms)))
 			if jitter(int64(n), 2) < 0.001 {
-				lag += 40 * ms // a late send now and then
+				lag += s.scaled(40 * ms) // a late send now and then
 			}
 			sent = results.Sent{Conn: c, Seq: uint64(seq), Intended: intended, Actual: intended + lag, Size: s.Size}
 			if every(n, s.UnsentEvery) {
@@ -294,7 +305,7 @@ func writeTxs(dir string, s Spec, start int64, blocks []results.Block, times []i
 			if sent.Err != "" {
 				continue
 			}
-			reply = results.Reply{Conn: c, Seq: sent.Seq, At: sent.Actual + 2*ms, OK: true, Hash: fmt.Sprintf("%064X", n)}
+			reply = results.Reply{Conn: c, Seq: sent.Seq, At: sent.Actual + s.scaled(2*ms), OK: true, Hash: fmt.Sprintf("%064X", n)}
 			if every(n, s.RejectEvery) {
 				reply.OK, reply.Code, reply.Message, reply.Hash = false, -32603, "Internal error: mempool is full: number of txs 5000 (max: 5000)", ""
 			}
@@ -306,7 +317,7 @@ func writeTxs(dir string, s Spec, start int64, blocks []results.Block, times []i
 			if !reply.OK || every(n, s.MissingEvery) {
 				continue
 			}
-			k := sort.Search(len(times), func(k int) bool { return times[k] >= sent.Actual+150*ms })
+			k := sort.Search(len(times), func(k int) bool { return times[k] >= sent.Actual+s.scaled(150*ms) })
 			if k+1 >= len(blocks) {
 				continue // after the last committed block: missing
 			}

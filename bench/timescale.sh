@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Time-scaling validation (docs/timescale.md): does a testnet run k times
+# slower than real time (time_scale = k) give the figures of real time? For
+# each case below, one A/B experiment runs k = 1 (the baseline) and every k
+# of SCALES as candidates, interleaved round by round (counterbalanced, as
+# `cometlab ab` does, so that drift of the host falls on every side), with
+# --allow-time-scale-mismatch:
+#
+#   default     the default testnet (4 validators) at RATE tx/s
+#   zones       4 validators in 4 AWS zones, links capped at ZONE_MBPS Mbit/s
+#   saturation  the default testnet near saturation, at SAT_RATE tx/s
+#   kill        the default testnet, validator03 killed at 20 s for 10 s
+#   partition   the default testnet split 50/50 at 20 s for 10 s
+#
+# (rates and times are the model's: at k the host sends RATE/k tx/s for k ×
+# DURATION). It prints, per case and k, each figure's ratio to k = 1: the
+# mean over the rounds of the paired ratio (candidate ÷ baseline of the same
+# round) and its 95 % t interval; the method's criterion is 10 %. For the
+# perturbations it prints the autopsy's causes and the recovery figures
+# (liveness gap, catch-up; time to halt and recover) the same way, and the
+# harness's CPU share of the nodes' (issue 39, part 5) beside each k.
+#
+#   flock /tmp/cometlab-nodes.lock bench/timescale.sh [--smoke] [cometlab ab flags…]
+#
+# Environment: SCALES (default "2 4 8"), CASES (default "default zones
+# saturation kill partition"), REPEAT (rounds, default 5), RATE (200),
+# SAT_RATE (the model rate near saturation on the host measured; default
+# 1200, take `cometlab saturate`'s), DURATION (60s of the model), ZONE_MBPS
+# (20), VALIDATORS (4; 8 and 16 where the host holds them at k = 1). A round
+# takes the sum of the sides' runs: at the defaults about (1 + 2 + 4 + 8) ×
+# 60 s of load plus start-up and drain, some 20 min a round and case.
+#
+# --smoke runs one tiny round (k = 1 and 2, the default case, 20 tx/s for
+# 5 s) to check the script; its figures mean nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SMOKE=0
+if [ "${1:-}" = "--smoke" ]; then
+	SMOKE=1
+	shift
+fi
+SCALES=${SCALES:-"2 4 8"}
+CASES=${CASES:-"default zones saturation kill partition"}
+REPEAT=${REPEAT:-5}
+RATE=${RATE:-200}
+SAT_RATE=${SAT_RATE:-1200}
+DURATION=${DURATION:-60s}
+ZONE_MBPS=${ZONE_MBPS:-20}
+VALIDATORS=${VALIDATORS:-4}
+if [ "$SMOKE" = 1 ]; then
+	SCALES=2 CASES=default REPEAT=1 RATE=20 DURATION=5s
+fi
+WORK=$(mktemp -d /tmp/cometlab-timescale.XXXXXX)
+go build -o "$WORK/cometlab" ./cmd/cometlab
+echo "work directory: $WORK; scales 1 $SCALES; cases $CASES; $REPEAT rounds; model load $RATE tx/s for $DURATION"
+
+# The figures compared, with the criterion's 10 %.
+FIGURES="block_latency_p50_ms block_latency_p95_ms block_interval_mean_s rounds_max blocks_multi_round committed_tps throughput_ratio"
+PERTURB_FIGURES="slow_heights slow_heights_perturbation slow_heights_node_lagging slow_heights_proposer_absent slow_heights_unexplained"
+
+# zones_manifest FILE: VALIDATORS validators spread over four AWS zones.
+zones_manifest() {
+	local zones=(N_Virginia Frankfurt Tokyo Sydney)
+	printf '[zones]\nmatrix = "aws"\nbandwidth_mbps = %s\n' "$ZONE_MBPS" > "$1"
+	for i in $(seq 1 "$VALIDATORS"); do
+		printf '[node.validator%02d]\nzone = "%s"\n' "$i" "${zones[$(( (i - 1) % 4 ))]}" >> "$1"
+	done
+}
+
+# case_flags CASE: the ab flags of a case (manifest, rate, perturbation).
+case_flags() {
+	local net=(--validators "$VALIDATORS")
+	case "$1" in
+	default) echo "${net[*]} -r $RATE" ;;
+	zones)
+		zones_manifest "$WORK/zones.toml"
+		echo "--manifest $WORK/zones.toml -r $RATE"
+		;;
+	saturation) echo "${net[*]} -r $SAT_RATE" ;;
+	kill) echo "${net[*]} -r $RATE --perturb validator03:kill@20s,down=10s" ;;
+	partition) echo "${net[*]} -r $RATE --partition 50/50@20s,duration=10s" ;;
+	*) echo "unknown case $1" >&2 && return 1 ;;
+	esac
+}
+
+# figure RUN ID: a figure of a run's summary.json, "" when absent; a
+# perturbation's figures are summed over the run's perturbations.
+figure() {
+	jq -r --arg id "$2" '(.metrics[$id] // ([.perturbations[]?.figures[$id] // empty] | if length > 0 then add else null end)) // empty' "$1/summary.json" 2>/dev/null || true
+}
+
+# ratios AB FIGURE LABEL: the paired ratios candidate ÷ baseline of each
+# round of the experiment AB, one a line (rounds where either is missing or
+# the baseline is 0 left out).
+ratios() {
+	local ab=$1 id=$2 label=$3 n
+	n=$(jq '.pairs' "$ab/ab.json")
+	for r in $(seq 1 "$n"); do
+		local b c
+		b=$(figure "$ab/runs/$(printf '%02d' "$r")-base" "$id")
+		c=$(figure "$ab/runs/$(printf '%02d' "$r")-$label" "$id")
+		[ -n "$b" ] && [ -n "$c" ] && awk -v b="$b" -v c="$c" 'BEGIN { if (b != 0) printf "%.6f\n", c / b; else if (c == 0) print 1 }'
+	done
+}
+
+# interval: the mean of the numbers on stdin and its 95 % t interval
+# ("mean [lo, hi]"; the mean alone for one number, "—" for none).
+interval() {
+	awk '
+	BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ") }
+	{ x[NR] = $1; s += $1 }
+	END {
+		if (NR == 0) { print "—"; exit }
+		m = s / NR
+		if (NR == 1) { printf "%.3f", m; exit }
+		for (i = 1; i <= NR; i++) v += (x[i] - m) ^ 2
+		se = sqrt(v / (NR - 1) / NR)
+		q = (NR - 1 <= 20) ? t[NR - 1] : 1.96
+		printf "%.3f [%.3f, %.3f]", m, m - q * se, m + q * se
+	}'
+}
+
+# harness_share AB LABEL: cometlab's CPU over the nodes' (mean of the
+# rounds), %: harness_cpu_mean_pct ÷ (cpu_mean_pct × nodes).
+harness_share() {
+	local ab=$1 label=$2 n
+	n=$(jq '.pairs' "$ab/ab.json")
+	for r in $(seq 1 "$n"); do
+		local d h c k
+		d="$ab/runs/$(printf '%02d' "$r")-$label"
+		h=$(figure "$d" harness_cpu_mean_pct)
+		c=$(figure "$d" cpu_mean_pct)
+		k=$(jq '.nodes | length' "$d/run.json" 2>/dev/null || echo 0)
+		[ -n "$h" ] && [ -n "$c" ] && awk -v h="$h" -v c="$c" -v k="$k" 'BEGIN { if (c * k > 0) printf "%.6f\n", 100 * h / (c * k) }'
+	done | awk '{ s += $1 } END { if (NR) printf "%.1f %%", s / NR; else print "—" }'
+}
+
+for case in $CASES; do
+	flags=$(case_flags "$case")
+	ab="$WORK/ab-$case"
+	cands=()
+	for k in $SCALES; do cands+=(--cand "time_scale=$k"); done
+	s=$(date +%s)
+	# shellcheck disable=SC2086 # the case's flags are words
+	"$WORK/cometlab" ab --base "time_scale=1" "${cands[@]}" --repeat "$REPEAT" --order counterbalanced \
+		--allow-time-scale-mismatch -T "$DURATION" --start-timeout 10m $flags "$@" --out "$ab" \
+		> "$ab.out" 2> "$ab.err" || true
+	echo
+	echo "== $case ($flags; $(( $(date +%s) - s )) s wall)"
+	if [ ! -f "$ab/ab.json" ]; then
+		echo "no ab.json (see $ab.err: $(tail -1 "$ab.err"))"
+		continue
+	fi
+	labels=$(jq -r '.labels[1:][]' "$ab/ab.json")
+	figs=$FIGURES
+	case "$case" in kill | partition) figs="$FIGURES $PERTURB_FIGURES liveness_gap_s catch_up_s partition_halt_s partition_recover_s" ;; esac
+	header=$(printf '%-28s' figure)
+	for k in $SCALES; do header+=$(printf '  %-26s' "k = $k ÷ k = 1"); done
+	echo "$header"
+	for id in $figs; do
+		row=$(printf '%-28s' "$id")
+		for label in $labels; do row+=$(printf '  %-26s' "$(ratios "$ab" "$id" "$label" | interval)"); done
+		echo "$row"
+	done
+	row=$(printf '%-28s' "harness CPU of the nodes'")
+	row+=" k = 1: $(harness_share "$ab" base)"
+	i=0
+	for label in $labels; do
+		i=$((i + 1))
+		row+="; k = $(echo "$SCALES" | cut -d' ' -f"$i"): $(harness_share "$ab" "$label")"
+	done
+	echo "$row"
+done

@@ -1,0 +1,126 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// timeScaleTolerance is how far the figures of a run at k = 4 may be from
+// the same model's run in real time in TestTimeScaleReal: loose, because
+// one run a side on a machine shared with other work is all a short test
+// affords; bench/timescale.sh measures the method's own agreement with
+// repeats on a quiet host.
+const timeScaleTolerance = 0.25
+
+// TestTimeScaleReal runs the default testnet at 50 tx/s for 15 s of model
+// time twice: in real time, and at time scale 4 (12.5 tx/s for 60 s on the
+// host, every timeout ×4). The scaled run writes its nodes' files scaled,
+// records the model (manifest.toml, run.json's load) and k, sends its load
+// over 4 times the time, reports in model time and says so at the top of
+// its report; its block interval and committed rate agree with the real
+// run's within timeScaleTolerance. About 2 minutes of nodes.
+func TestTimeScaleReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet twice, once at time scale 4")
+	}
+	model := func(k string) manifest.Resolved {
+		m := manifest.Default()
+		rate, d := 50.0, 15*time.Second
+		if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d, TimeScale: &k}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	f := fetcher(t) // the node lock, once for both runs
+	runOne := func(m manifest.Resolved, name string) (experiment.Result, string) {
+		dir := filepath.Join(t.TempDir(), name)
+		var out bytes.Buffer
+		res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir,
+			Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
+		t.Log(out.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, dir
+	}
+	real, realDir := runOne(model("1"), "real")
+	scaled, dir := runOne(model("4"), "scaled")
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 {
+		t.Errorf("node processes left behind: %v", left)
+	}
+	checkAccounted(t, real, 750)
+	checkAccounted(t, scaled, 750)
+
+	// The record: the model and k; the host sent for 60 s.
+	run := scaled.Run
+	if run.TimeScale != 4 || run.Load.Rate != 50 || run.Load.DurationS != 15 || scaled.Summary.TimeScale != 4 {
+		t.Errorf("run.json time scale %v, load %v tx/s for %v s; summary time scale %v", run.TimeScale, run.Load.Rate, run.Load.DurationS, scaled.Summary.TimeScale)
+	}
+	if sent := run.LoadEnd.Sub(run.LoadStart); sent < 58*time.Second || sent > 65*time.Second {
+		t.Errorf("the load took %v on the host, want 60 s", sent)
+	}
+	if real.Run.TimeScale != 0 || real.Summary.TimeScale != 0 {
+		t.Errorf("the run in real time records a time scale: %v, %v", real.Run.TimeScale, real.Summary.TimeScale)
+	}
+	mf, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil || !strings.Contains(string(mf), "time_scale = 4.0") || !strings.Contains(string(mf), "rate = 50.0") {
+		t.Errorf("manifest.toml (%v) does not record the model and k:\n%s", err, mf)
+	}
+	// The nodes' files, scaled.
+	cfg := map[string]any{}
+	b, err := os.ReadFile(cometbft.ConfigFile(filepath.Join(dir, results.NodesDir, "validator01")))
+	if err == nil {
+		err = toml.Unmarshal(b, &cfg)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, _ := cfg["consensus"].(map[string]any)
+	p2p, _ := cfg["p2p"].(map[string]any)
+	if cons["timeout_commit"] != "4s" || cons["timeout_propose"] != "12s" || p2p["flush_throttle_timeout"] != "40ms" || p2p["send_rate"] != int64(1280000) {
+		t.Errorf("config.toml at k = 4: timeout_commit %v, timeout_propose %v, flush_throttle_timeout %v, send_rate %v",
+			cons["timeout_commit"], cons["timeout_propose"], p2p["flush_throttle_timeout"], p2p["send_rate"])
+	}
+	gen, err := os.ReadFile(cometbft.GenesisFile(filepath.Join(dir, results.NodesDir, "validator01")))
+	if err != nil || !strings.Contains(string(gen), `"max_age_duration": "691200000000000"`) {
+		t.Errorf("genesis at k = 4 (%v): evidence max_age_duration not 4 × 48 h", err)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil || !strings.Contains(string(report), "Scaled in time by k = 4: every time constant ×4, every rate ÷4; figures are in model time.") {
+		t.Errorf("report.md (%v) does not say the run was scaled", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(realDir, results.ReportFile)); strings.Contains(string(b), "Scaled in time") {
+		t.Error("the report of the run in real time says it was scaled")
+	}
+
+	// The figures, in model time, against real time.
+	for _, id := range []string{"block_interval_mean_s", "committed_tps", "block_latency_p50_ms", "block_latency_p99_ms", "blocks_per_s_mean",
+		"cpu_mean_pct", "harness_cpu_mean_pct"} {
+		a, b := real.Summary.Metrics[id], scaled.Summary.Metrics[id]
+		t.Logf("%-24s real %10.3f   k = 4 %10.3f   ratio %.3f", id, a, b, b/a)
+	}
+	for _, id := range []string{"block_interval_mean_s", "committed_tps"} {
+		a, okA := real.Summary.Metrics[id]
+		b, okB := scaled.Summary.Metrics[id]
+		if !okA || !okB || math.Abs(b/a-1) > timeScaleTolerance {
+			t.Errorf("%s: %v at k = 4 (model time), %v in real time: beyond %.0f %%", id, b, a, 100*timeScaleTolerance)
+		}
+	}
+}

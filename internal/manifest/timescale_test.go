@@ -1,0 +1,165 @@
+package manifest
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/shape"
+)
+
+func init() {
+	l := defaultLoad
+	l.Rate, l.Duration = 50, 15*time.Second
+	goodManifests["timescale.good.toml"] = Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
+		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l, TimeScale: 4,
+	}
+	badManifests["timescale-auto.bad.toml"] = []string{
+		`timescale-auto.bad.toml:1:1: time_scale: "auto" (k chosen from a probe of the host) is not built yet: give a number >= 1`}
+	badManifests["timescale-low.bad.toml"] = []string{
+		"timescale-low.bad.toml:1:1: time_scale: must be a number >= 1 (1 runs in real time), got 0.5"}
+	badManifests["timescale-type.bad.toml"] = []string{
+		"timescale-type.bad.toml:1:1: time_scale: want a number >= 1, got a TOML boolean"}
+	badManifests["timescale-pbts.bad.toml"] = []string{
+		"timescale-pbts.bad.toml:2:1: time_scale: v1.0.1's genesis synchrony.precision (505ms) × 60 = 30.3s is above CometBFT's bound 30s"}
+	badManifests["timescale-sentinel.bad.toml"] = []string{
+		"timescale-sentinel.bad.toml:1:1: time_scale: the sentinel's rates and timers are not scaled"}
+	badManifests["timescale-hosts.bad.toml"] = []string{
+		"timescale-hosts.bad.toml:3:1: time_scale: a time-scaled run scales every delay and rate: on [host.*] testnets the hosts' own network (its delays and bandwidth) cannot be scaled"}
+}
+
+// TestTimeScaleFlag checks --time-scale (and --set time_scale=): a
+// number >= 1 sets time_scale and is named by the flag when refused.
+func TestTimeScaleFlag(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want float64
+		err  string
+	}{
+		{"4", 4, ""}, {"1", 1, ""}, {"2.5", 2.5, ""},
+		{"0.9", 0, "--time-scale: must be a number >= 1 (1 runs in real time), got 0.9"},
+		{"NaN", 0, "--time-scale: must be a number >= 1"},
+		{"fast", 0, `--time-scale: want a number >= 1 (or "auto"), got "fast"`},
+		{"auto", 0, `--time-scale: "auto" (k chosen from a probe of the host) is not built yet`},
+		{"101", 0, "--time-scale: must be <= 100"},
+	} {
+		for _, how := range []string{"flag", "set"} {
+			m := Default()
+			var err error
+			if how == "flag" {
+				err = m.Apply(Overrides{TimeScale: &c.v})
+			} else {
+				err = m.Set("time_scale", c.v)
+			}
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Errorf("%s %q: error %v, want %q", how, c.v, err, c.err)
+				}
+				continue
+			}
+			r, rerr := m.Resolve()
+			if err != nil || rerr != nil || r.TimeScale != c.want {
+				t.Errorf("%s %q: time scale %v (%v, %v), want %v", how, c.v, r.TimeScale, err, rerr, c.want)
+			}
+		}
+	}
+}
+
+// TestHostTime checks what the host runs at k = 4: the load's times ×4
+// and rates ÷4 (the same expected count), the perturbations', the
+// partition's and the rotation's times ×4; nodes, config and zones left
+// to cometbft and links; the model untouched; idempotent; k = 1 the
+// identity.
+func TestHostTime(t *testing.T) {
+	model := Resolved{
+		TimeScale: 4, Config: map[string]any{"consensus.timeout_commit": "1s"},
+		Load: Workload{Connections: 2, Rate: 50, Duration: 15 * time.Second, DrainTimeout: time.Minute, LateThreshold: 10 * time.Millisecond,
+			Shape:   shape.Spec{Kind: shape.Ramp, Steps: []float64{50, 100}, Step: 5 * time.Second},
+			Clients: []Client{{Name: "a", Connections: 1, Rate: 40}, {Name: "b", Connections: 1, Rate: 60}}},
+		Perturbations: []Perturbation{{Node: "v3", Action: ActionKill, At: 5 * time.Second, Down: 2 * time.Second, Every: 4 * time.Second, Count: 2}},
+		Partition:     &Partition{Split: "50/50", At: 3 * time.Second, Duration: 6 * time.Second},
+		Rotate:        &Rotation{Nodes: []string{"ephemeral01"}, Dwell: 10 * time.Second},
+	}
+	before := model.Load.ExpectedTxs()
+	h := model.HostTime()
+	l := h.Load
+	if l.Rate != 12.5 || l.Duration != time.Minute || l.DrainTimeout != 4*time.Minute || l.LateThreshold != 40*time.Millisecond {
+		t.Errorf("load at k = 4: rate %v, duration %v, drain %v, late %v", l.Rate, l.Duration, l.DrainTimeout, l.LateThreshold)
+	}
+	if !reflect.DeepEqual(l.Shape.Steps, []float64{12.5, 25}) || l.Shape.Step != 20*time.Second || l.Shape.Rate != 0 || l.Shape.Duration != 0 {
+		t.Errorf("shape at k = 4: %+v", l.Shape)
+	}
+	if l.Clients[0].Rate != 10 || l.Clients[1].Rate != 15 {
+		t.Errorf("clients at k = 4: %+v", l.Clients)
+	}
+	if got := l.ExpectedTxs(); got != before {
+		t.Errorf("expected txs %d at k = 4, %d in the model", got, before)
+	}
+	p := h.Perturbations[0]
+	if p.At != 20*time.Second || p.Down != 8*time.Second || p.Every != 16*time.Second || p.Count != 2 {
+		t.Errorf("perturbation at k = 4: %+v", p)
+	}
+	if h.Partition.At != 12*time.Second || h.Partition.Duration != 24*time.Second || h.Rotate.Dwell != 40*time.Second {
+		t.Errorf("partition %+v, rotation %+v at k = 4", h.Partition, h.Rotate)
+	}
+	if h.Config["consensus.timeout_commit"] != "1s" || h.TimeScale != 4 || !h.IsHostTime() {
+		t.Errorf("config %v, time scale %v, host time %v: cometbft scales the config", h.Config, h.TimeScale, h.IsHostTime())
+	}
+	if model.Load.Rate != 50 || model.Load.Clients[0].Rate != 40 || model.Perturbations[0].At != 5*time.Second ||
+		model.Partition.At != 3*time.Second || model.Rotate.Dwell != 10*time.Second || model.Load.Shape.Steps[0] != 50 {
+		t.Error("HostTime changed the model")
+	}
+	if again := h.HostTime(); !reflect.DeepEqual(again, h) {
+		t.Error("HostTime is not idempotent")
+	}
+	if _, err := Encode(h); err == nil {
+		t.Error("Encode took a host-time view")
+	}
+	one := model
+	one.TimeScale = 1
+	if got := one.HostTime(); !reflect.DeepEqual(got, one) {
+		t.Error("k = 1: HostTime is not the identity")
+	}
+}
+
+// TestEncodeTimeScale checks manifest.toml: no time_scale key at k = 1
+// (the file of an unscaled run is as it was), time_scale = 4 at k = 4,
+// and each resolves to itself again.
+func TestEncodeTimeScale(t *testing.T) {
+	for _, k := range []string{"1", "4"} {
+		m := Default()
+		if err := m.Set("time_scale", k); err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := bytes.Contains(b, []byte("time_scale = 4.0\n"))
+		if (k == "4") != has || (k == "1" && bytes.Contains(b, []byte("time_scale"))) {
+			t.Errorf("k = %s: manifest.toml\n%s", k, b)
+		}
+		m2, err := Parse("manifest.toml", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := m2.Resolve()
+		if err != nil || r2.TimeScale != r.TimeScale {
+			t.Errorf("k = %s: re-read time scale %v (%v)", k, r2.TimeScale, err)
+		}
+	}
+	d := Default()
+	r, _ := d.Resolve()
+	plain, _ := Encode(r)
+	r.TimeScale = 1
+	if one, _ := Encode(r); !bytes.Equal(one, plain) {
+		t.Error("k = 1 changed manifest.toml")
+	}
+}
