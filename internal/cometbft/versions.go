@@ -85,6 +85,103 @@ type Line struct {
 	// by the COMETBFT_CLOCK_SKEW environment variable: how CometBFT's e2e
 	// runner gives a node a skewed clock (the manifest's clock_skew).
 	ClockSkew bool
+	// KeyTypes are the validator key types the line's nodes sign and
+	// verify with: the keys of types/params.go's ABCIPubKeyTypesToNames
+	// (types/protobuf.go in v0.34), which a genesis's
+	// consensus_params.validator.pub_key_types may name. ed25519 first.
+	KeyTypes []KeyType
+}
+
+// KeyType is a validator key type of a release line.
+type KeyType struct {
+	// Name is CometBFT's name of the type (the crypto package's KeyType),
+	// as the manifest's key_type and the genesis's pub_key_types take it:
+	// "ed25519", "secp256k1", "secp256k1eth", "bls12_381", "ml_dsa_65".
+	Name string
+	// Since is the line's first release that has the type; "" when every
+	// release of the line has it.
+	Since string
+	// Tag is the build tag the node binary needs for the type ("" for
+	// none): crypto/bls12381 is a stub without the bls12381 tag, and the
+	// tag needs cgo (blst's C sources) and a C compiler.
+	Tag string
+}
+
+// Key type names (CometBFT's).
+const (
+	KeyEd25519      = "ed25519"
+	KeySecp256k1    = "secp256k1"
+	KeySecp256k1Eth = "secp256k1eth"
+	KeyBLS12381     = "bls12_381"
+	KeyMLDSA65      = "ml_dsa_65"
+)
+
+// KeyTypesOf returns the key types release version has (a line's types
+// whose Since is not after it), or nil for a release of no known line.
+func KeyTypesOf(version string) []KeyType {
+	l, err := LineOf(version)
+	if err != nil {
+		return nil
+	}
+	var out []KeyType
+	for _, k := range l.KeyTypes {
+		if k.Since == "" || !Older(version, k.Since) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// KeyTypeOf returns key type name of release version, and whether the
+// release has it.
+func KeyTypeOf(version, name string) (KeyType, bool) {
+	i := slices.IndexFunc(KeyTypesOf(version), func(k KeyType) bool { return k.Name == name })
+	if i < 0 {
+		return KeyType{}, false
+	}
+	return KeyTypesOf(version)[i], true
+}
+
+// KeyTypeProblem says why release version cannot run validators of key
+// type name ("" when it can): `key_type "ml_dsa_65": v0.38.20 has only
+// ed25519, secp256k1 (ml_dsa_65 came with v0.38.26)`.
+func KeyTypeProblem(version, name string) string {
+	if _, ok := KeyTypeOf(version, name); ok {
+		return ""
+	}
+	l, err := LineOf(version)
+	if err != nil {
+		return err.Error()
+	}
+	var has []string
+	for _, k := range KeyTypesOf(version) {
+		has = append(has, k.Name)
+	}
+	msg := fmt.Sprintf("%s has only %s", version, strings.Join(has, ", "))
+	for _, k := range l.KeyTypes {
+		if k.Name == name && k.Since != "" {
+			msg += fmt.Sprintf(" (%s came with %s)", name, k.Since)
+		}
+	}
+	if name == "bls12381" && slices.ContainsFunc(l.KeyTypes, func(k KeyType) bool { return k.Name == KeyBLS12381 }) {
+		msg += fmt.Sprintf("; the key type is %q (bls12381 is its build tag)", KeyBLS12381)
+	}
+	return msg
+}
+
+// AllKeyTypes returns every key type name some line has, ed25519 first,
+// the others sorted.
+func AllKeyTypes() []string {
+	var out []string
+	for _, l := range Lines() {
+		for _, k := range l.KeyTypes {
+			if !slices.Contains(out, k.Name) {
+				out = append(out, k.Name)
+			}
+		}
+	}
+	slices.Sort(out[1:])
+	return out
 }
 
 // Lines returns the release lines cometlab knows, oldest first (a fresh
@@ -97,6 +194,8 @@ func Lines() []Line {
 	// storageMetricsAbsent: v1.0's storage series (pruning, store access
 	// times) and its proposal timestamp difference (PBTS), which the lines
 	// before it do not expose.
+	ed, secp := KeyType{Name: KeyEd25519}, KeyType{Name: KeySecp256k1}
+	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381"}
 	storageMetricsAbsent := map[string]string{"state_block_store_base_height": "", "state_store_access_duration_seconds": "",
 		"store_block_store_access_duration_seconds": "", "consensus_proposal_timestamp_difference": ""}
 	return []Line{
@@ -120,6 +219,7 @@ func Lines() []Line {
 			KVStoreInitAppHash: "",
 			E2EAppKeys: []string{"chain_id", "key_type", "misbehaviors", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
+			KeyTypes: []KeyType{ed, secp},
 		},
 		{
 			Prefix: "v0.37", Proven: "v0.37.18", Parent: "v0.34", ModulePath: Module, Reports: "0.37.16",
@@ -135,6 +235,7 @@ func Lines() []Line {
 			KVStoreInitAppHash: "",
 			E2EAppKeys: []string{"chain_id", "key_type", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
+			KeyTypes: []KeyType{ed, secp},
 		},
 		{
 			Prefix: "v0.38", Proven: "v0.38.26", Parent: "v0.37", ModulePath: Module, Reports: "0.38.26",
@@ -150,6 +251,7 @@ func Lines() []Line {
 			E2EAppKeys: []string{"chain_id", "dir", "key_type", "listen", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval", "validator_update",
 				"vote_extensions_enable_height", "vote_extensions_update_height"},
+			KeyTypes: []KeyType{ed, secp, {Name: KeyMLDSA65, Since: "v0.38.26"}},
 		},
 		{
 			Prefix: "v0.39", Proven: "v0.39.4", Parent: "v0.38", ModulePath: Module, Reports: "0.39.4",
@@ -167,6 +269,7 @@ func Lines() []Line {
 			BlockMaxBytes: 22020096, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039,
+			KeyTypes:           []KeyType{ed, secp, bls},
 		},
 		{
 			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
@@ -176,6 +279,7 @@ func Lines() []Line {
 			BlockMaxBytes: 55600190, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039,
+			KeyTypes:           []KeyType{ed, secp, {Name: KeySecp256k1Eth}, bls, {Name: KeyMLDSA65}},
 		},
 		{
 			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
@@ -205,6 +309,7 @@ func Lines() []Line {
 				"prepare_proposal_delay", "privval_key", "privval_server", "privval_state", "process_proposal_delay",
 				"protocol", "retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay",
 				"vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"},
+			KeyTypes: []KeyType{ed, secp, bls},
 		},
 	}
 }

@@ -123,6 +123,17 @@ func TestLinesFacts(t *testing.T) {
 		if l.Parent == "" && len(l.ConfigAdded)+len(l.ConfigRemoved)+len(l.GenesisAdded)+len(l.GenesisRemoved) > 0 {
 			t.Errorf("%s: differences without a parent", l.Prefix)
 		}
+		if len(l.KeyTypes) == 0 || l.KeyTypes[0].Name != KeyEd25519 {
+			t.Errorf("%s: key types %v do not start with ed25519", l.Prefix, l.KeyTypes)
+		}
+		for _, k := range l.KeyTypes {
+			if _, ok := keygenCases[k.Name]; !ok {
+				t.Errorf("%s: key type %s has no keygen constructor", l.Prefix, k.Name)
+			}
+			if since, err := LineOf(k.Since); k.Since != "" && (err != nil || since.Prefix != l.Prefix) {
+				t.Errorf("%s: key type %s since %s, not a release of the line", l.Prefix, k.Name, k.Since)
+			}
+		}
 		if l.MetricsNamespace == "" || l.DBBackend == "" || l.Reports == "" || l.ModulePath == "" {
 			t.Errorf("%s: a fact is missing: %+v", l.Prefix, l)
 		}
