@@ -24,7 +24,7 @@ func TestApply(t *testing.T) {
 			name: "no flags",
 			file: "full.good.toml",
 			check: func(t *testing.T, r Resolved) {
-				if !reflect.DeepEqual(r, goodManifests["full.good.toml"]) {
+				if !reflect.DeepEqual(r, withKeyType(goodManifests["full.good.toml"])) {
 					t.Errorf("empty Overrides changed the manifest: %+v", r)
 				}
 			},

@@ -27,8 +27,9 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 	"validators":       (*e2eReader).readValidators,
 	"validator_update": (*e2eReader).readValidatorUpdate,
 	"key_type": func(r *e2eReader, path []string, v any) {
-		if s, ok := r.str(path, v); ok && s != "" && s != "ed25519" {
-			r.refuse(path, false, "cometlab generates ed25519 validator keys, not %s", s)
+		if s, ok := r.str(path, v); ok && s != "" { // "" is the runner's ed25519
+			r.m.KeyType = s
+			r.from("key_type", path)
 		}
 	},
 	"evidence": func(r *e2eReader, path []string, v any) {

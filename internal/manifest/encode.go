@@ -25,6 +25,7 @@ type encoded struct {
 	Topology        string                    `toml:"topology,omitempty"`
 	Absent          []string                  `toml:"absent,omitempty"`
 	Evidence        int                       `toml:"evidence,omitempty"`
+	KeyType         string                    `toml:"key_type"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -77,6 +78,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Topology:        encodeTopology(r.Topology),
 		Absent:          r.AbsentNames(),
 		Evidence:        r.Evidence,
+		KeyType:         r.KeyType,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
