@@ -87,6 +87,10 @@ type Run struct {
 	// (the manifest's evidence key); what was sent is in events.csv
 	// (evidence events) and what was committed in evidence.csv.
 	Evidence int `json:"evidence,omitempty"`
+	// KeyType is the validators' key type (CometBFT's name: "ed25519",
+	// "ml_dsa_65", …; the manifest's key_type); "" in runs made before
+	// cometlab had key types, which were ed25519.
+	KeyType string `json:"key_type,omitempty"`
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
 	Sentinel *Sentinel `json:"sentinel,omitempty"`
