@@ -12,7 +12,8 @@ import (
 func TestKeyTypeProblem(t *testing.T) {
 	for _, tc := range []struct{ version, key, want string }{
 		{"v0.40.0", KeyMLDSA65, ""},
-		{"v0.40.0", KeyBLS12381, ""},
+		{"v0.40.0", KeyBLS12381, "v0.40.0's validators of this type never commit: crypto/encoding's PubKeyToProto"},
+		{"v1.0.1", KeyBLS12381, ""},
 		{"v0.38.26", KeyMLDSA65, ""},
 		{"v0.38.20", KeyMLDSA65, "v0.38.20 has only ed25519, secp256k1 (ml_dsa_65 came with v0.38.26)"},
 		{"v0.38.26", KeyBLS12381, "v0.38.26 has only ed25519, secp256k1, ml_dsa_65"},

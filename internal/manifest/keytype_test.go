@@ -20,11 +20,14 @@ func init() {
 	badManifests["keytype-unknown.bad.toml"] = []string{
 		`keytype-unknown.bad.toml:1:1: key_type: unknown key type "bls12381" (want one of ed25519, bls12_381, ml_dsa_65, secp256k1, secp256k1eth); the key type is "bls12_381" (bls12381 is its build tag)`,
 	}
+	badManifests["keytype-halts.bad.toml"] = []string{
+		`keytype-halts.bad.toml:1:1: key_type: "bls12_381": v0.40.0's validators of this type never commit: crypto/encoding's PubKeyToProto takes a bls12381.PubKey value`,
+	}
 	badManifests["keytype-empty.bad.toml"] = []string{
 		`keytype-empty.bad.toml:1:1: key_type: must not be empty (want one of ed25519, bls12_381, ml_dsa_65, secp256k1, secp256k1eth)`,
 	}
 	badManifests["keytype-evidence.bad.toml"] = []string{
-		`keytype-evidence.bad.toml:2:1: evidence: cannot forge duplicate-vote evidence signed with bls12_381 (cometlab signs with ed25519, ml_dsa_65, secp256k1, secp256k1eth)`,
+		`keytype-evidence.bad.toml:3:1: evidence: cannot forge duplicate-vote evidence signed with bls12_381 (cometlab signs with ed25519, ml_dsa_65, secp256k1, secp256k1eth)`,
 	}
 	badManifests["keytype-mixed.bad.toml"] = []string{
 		`keytype-mixed.bad.toml:1:1: key_type: "secp256k1eth": v0.39.4 has only ed25519, secp256k1, bls12_381 (node full01)`,
@@ -36,7 +39,7 @@ func init() {
 		`keytype-upgrade.bad.toml:7:1: perturb.validator04.to: key_type "ml_dsa_65": v0.39.4 has only ed25519, secp256k1, bls12_381`,
 	}
 	badManifests["keytype-hosts.bad.toml"] = []string{
-		"keytype-hosts.bad.toml:1:1: key_type: \"bls12_381\": its nodes are built with cgo (the bls12381 tag), linked to this machine's C library; `cometlab deploy` ships static binaries only",
+		"keytype-hosts.bad.toml:2:1: key_type: \"bls12_381\": its nodes are built with cgo (the bls12381 tag), linked to this machine's C library; `cometlab deploy` ships static binaries only",
 	}
 }
 
