@@ -126,8 +126,8 @@ func (e *BuildError) ExitCode() int { return exitcode.Usage }
 // fetch.
 func planFor(version string, mod goMod) (Plan, []Refusal) {
 	p := Plan{Version: version, Declares: mod.Module.Path, Method: MethodInstall}
-	if p.Declares != Module {
-		p.NoInstall = append(p.NoInstall, fmt.Sprintf("its go.mod declares module %s (a path conflict with %s)", p.Declares, Module))
+	if want := ModuleOf(version); p.Declares != want {
+		p.NoInstall = append(p.NoInstall, fmt.Sprintf("its go.mod declares module %s (a path conflict with %s)", p.Declares, want))
 	}
 	if n := len(mod.Replace); n > 0 {
 		p.NoInstall = append(p.NoInstall, fmt.Sprintf("its go.mod has %s", plural(n, "replace directive")))
@@ -165,7 +165,7 @@ func plural(n int, what string) string {
 // plan; an error means the question could not be answered (the proxy not
 // reached, lookups disabled).
 func plan(ctx context.Context, g goTool, version string) (Plan, error) {
-	info, err := g.listModule(ctx, Module, version)
+	info, err := g.listModule(ctx, ModuleOf(version), version)
 	if err != nil {
 		var fe *fetchError
 		if errors.As(err, &fe) && fe.Answer != "" {
@@ -251,7 +251,7 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 	var out []byte
 	switch p.Method {
 	case MethodInstall:
-		pkg := Module + "/" + prog.Pkg + "@" + p.Version
+		pkg := ModuleOf(p.Version) + "/" + prog.Pkg + "@" + p.Version
 		f.say("building %s %s (go install %s); the first build takes a couple of minutes", prog.Name, p.Version, pkg)
 		_, out, err = g.run(ctx, "", label, []string{"GOBIN=" + tmp, cgo}, slices.Concat([]string{"install"}, prog.tagArgs(), []string{pkg})...)
 		bin = filepath.Join(tmp, path.Base(prog.Pkg)) // go install names it after the package's directory
@@ -329,7 +329,7 @@ func (p Program) tagArgs() []string {
 // copySource downloads the release's module source and copies it out of
 // the (read-only) module cache into tmp/src.
 func copySource(ctx context.Context, g goTool, version, tmp string) (string, error) {
-	info, err := g.download(ctx, Module, version)
+	info, err := g.download(ctx, ModuleOf(version), version)
 	if err != nil {
 		return "", fmt.Errorf("cometbft %s: download the source: %w", version, err)
 	}

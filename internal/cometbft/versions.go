@@ -12,8 +12,30 @@ import (
 // (by release date; v1.0.x is older), pinned so that runs are repeatable.
 const DefaultVersion = "v0.40.0"
 
-// Module is the Go module CometBFT releases are fetched from.
+// Module is the Go module CometBFT releases are fetched from; from v2 on,
+// its major version suffix: see [ModuleOf].
 const Module = "github.com/cometbft/cometbft"
+
+// ModuleOf returns the module path release version is fetched by:
+// [Module] for v0 and v1, Module + "/vN" from v2 on (Go's semantic import
+// versioning; the v2 line's go.mod declares github.com/cometbft/cometbft/v2).
+func ModuleOf(version string) string {
+	if p, ok := parseVersion(version); ok && p.nums[0] >= 2 {
+		return fmt.Sprintf("%s/v%d", Module, p.nums[0])
+	}
+	return Module
+}
+
+// modules are the module paths of the lines' releases, oldest first.
+func modules() []string {
+	var out []string
+	for _, l := range Lines() {
+		if m := ModuleOf(l.Proven); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // Line is one release line and what differs about it that cometlab
 // handles: what differs between lines lives here and nowhere else. The

@@ -139,3 +139,13 @@ func TestLinesFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleOf: v0 and v1 releases are fetched by the module path, v2
+// and later by its major version suffix.
+func TestModuleOf(t *testing.T) {
+	for v, want := range map[string]string{"v0.34.33": Module, "v1.0.1": Module, "v2.0.0-rc1": Module + "/v2", "v3.1.0": Module + "/v3", "x": Module} {
+		if got := ModuleOf(v); got != want {
+			t.Errorf("ModuleOf(%q) = %s, want %s", v, got, want)
+		}
+	}
+}

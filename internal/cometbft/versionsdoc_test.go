@@ -44,7 +44,7 @@ func versionsMarkdown() string {
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, l := range ls {
 		method := cometbft.MethodInstall
-		if l.ModulePath != cometbft.Module {
+		if l.ModulePath != cometbft.ModuleOf(l.Proven) {
 			method = cometbft.MethodMainModule
 		}
 		hash := "`" + l.KVStoreInitAppHash + "`"

@@ -232,7 +232,7 @@ func checkBinaryFacts(t *testing.T, l cometbft.Line, bin string, inits map[strin
 	}
 	if rec, err := cometbft.ReadBuildRecord(filepath.Dir(bin)); err != nil {
 		t.Error(err)
-	} else if rec != nil && (rec.Declares != l.ModulePath || (rec.Method == cometbft.MethodInstall) != (l.ModulePath == cometbft.Module)) {
+	} else if rec != nil && (rec.Declares != l.ModulePath || (rec.Method == cometbft.MethodInstall) != (l.ModulePath == cometbft.ModuleOf(l.Proven))) {
 		t.Errorf("built by %s from a go.mod declaring %s; facts say %s", rec.Method, rec.Declares, l.ModulePath)
 	}
 	in := inits[l.Prefix]
@@ -270,7 +270,7 @@ func checkBinaryFacts(t *testing.T, l cometbft.Line, bin string, inits map[strin
 // module source: the protocol versions and the e2e app node's config keys.
 func checkSourceFacts(t *testing.T, l cometbft.Line) {
 	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", cometbft.Module+"@"+l.Proven).Output()
+	out, err := exec.Command("go", "mod", "download", "-json", cometbft.ModuleOf(l.Proven)+"@"+l.Proven).Output()
 	var info struct{ Dir, Error string }
 	if err == nil {
 		err = json.Unmarshal(out, &info)
