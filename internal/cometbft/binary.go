@@ -62,8 +62,8 @@ func (p Program) WithTag(tag string, cgo bool) Program {
 }
 
 // ForKey returns p built for validators of key type k: with k's build tag
-// (which needs cgo), or p itself for a type without one.
-func (p Program) ForKey(k KeyType) Program { return p.WithTag(k.Tag, k.Tag != "") }
+// (and cgo when it needs it), or p itself for a type without one.
+func (p Program) ForKey(k KeyType) Program { return p.WithTag(k.Tag, k.CGO) }
 
 var (
 	// NodeProgram is the cometbft node binary.

@@ -68,7 +68,7 @@ func TestKeygenSource(t *testing.T) {
 // TestProgramForKey: a tagged key type's programs get the tag, cgo and a
 // name of their own; the others stay as they are.
 func TestProgramForKey(t *testing.T) {
-	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381"}
+	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381", CGO: true}
 	for _, tc := range []struct {
 		prog Program
 		key  KeyType
@@ -78,6 +78,7 @@ func TestProgramForKey(t *testing.T) {
 		{ClockSkewProgram, bls, Program{Name: "cometbft-clock-skew-bls12381", Pkg: "cmd/cometbft", Tags: "clock_skew,bls12381", CGO: true}},
 		{KeygenProgram, bls, Program{Name: "cometlab-keygen-bls12381", Pkg: "cmd/cometlab-keygen", Tags: "bls12381", CGO: true, Own: true}},
 		{NodeProgram, KeyType{Name: KeyMLDSA65}, NodeProgram},
+		{NodeProgram, KeyType{Name: KeySecp256k1Eth, Tag: "secp256k1eth"}, Program{Name: "cometbft-secp256k1eth", Pkg: "cmd/cometbft", Tags: "secp256k1eth"}},
 		{NodeProgram.ForKey(bls), bls, NodeProgram.ForKey(bls)},
 	} {
 		if got := tc.prog.ForKey(tc.key); got != tc.want {

@@ -124,9 +124,12 @@ type KeyType struct {
 	// release of the line has it.
 	Since string
 	// Tag is the build tag the node binary needs for the type ("" for
-	// none): crypto/bls12381 is a stub without the bls12381 tag, and the
-	// tag needs cgo (blst's C sources) and a C compiler.
+	// none): crypto/bls12381 is a stub without the bls12381 tag (and
+	// v2.0's crypto/secp256k1eth without the secp256k1eth tag).
 	Tag string
+	// CGO: the tag's code needs cgo and a C compiler (bls12381: blst's C
+	// sources).
+	CGO bool
 	// Halts says why validators of this type never commit on the line's
 	// releases, a bug of the release ("" when they do): cometlab refuses
 	// the type there, and TestKeyTypes checks that it halts so.
@@ -225,7 +228,7 @@ func Lines() []Line {
 	// times) and its proposal timestamp difference (PBTS), which the lines
 	// before it do not expose.
 	ed, secp := KeyType{Name: KeyEd25519}, KeyType{Name: KeySecp256k1}
-	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381"}
+	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381", CGO: true}
 	// v0.39 and v0.40 turn a BLS key back from protobuf (a validator set
 	// read from the store) into a *bls12381.PubKey, which their own
 	// PubKeyToProto does not take (it switches on the value type; v1.0
@@ -348,6 +351,33 @@ func Lines() []Line {
 				"vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"},
 			KeyTypes: []KeyType{ed, secp, bls},
 		},
+		{
+			// v2.0 stopped at rc1 (2025-06); its go.mod declares the /v2
+			// module path (ModuleOf).
+			Prefix: "v2.0", Proven: "v2.0.0-rc1", Parent: "v1.0", ModulePath: Module + "/v2", Reports: "2.0.0-dev",
+			P2PProtocol: 9, BlockProtocol: 11, ABCI: "2.3.0", EvidenceSnakeKeys: true, ClockSkew: true,
+			DBBackend: "pebbledb", MetricsNamespace: "cometbft",
+			MetricsAbsent: map[string]string{
+				"p2p_peer_receive_bytes_total": "p2p_message_receive_bytes_total",
+				"p2p_peer_send_bytes_total":    "p2p_message_send_bytes_total",
+				"state_block_processing_time":  "",
+			},
+			ConfigAdded: []string{"consensus.timeout_vote", "consensus.timeout_vote_delta", "log_colors", "mempool.dog_adjust_interval",
+				"mempool.dog_protocol_enabled", "mempool.dog_target_redundancy", "mempool.experimental_publish_event_pending_tx",
+				"statesync.max_discovery_time"},
+			ConfigRemoved: []string{"consensus.skip_timeout_commit", "consensus.timeout_precommit", "consensus.timeout_precommit_delta",
+				"consensus.timeout_prevote", "consensus.timeout_prevote_delta", "mempool.wal_dir", "p2p.dial_timeout", "p2p.handshake_timeout",
+				"statesync.discovery_time"},
+			BlockMaxBytes: 4194304, BlockMaxGas: 10000000,
+			KVStoreInitAppHash: "0000000000000000",
+			E2EAppKeys: []string{"abci_requests_logging_enabled", "chain_id", "check_tx_delay", "compact", "compaction_interval",
+				"constant_flip", "dir", "discard_abci_responses", "experimental_db_key_layout", "finalize_block_delay", "indexer",
+				"key_type", "lanes", "listen", "mode", "no_lanes", "pbts_enable_height", "pbts_update_height", "persist_interval",
+				"prepare_proposal_delay", "privval_key", "privval_server", "privval_state", "process_proposal_delay", "protocol",
+				"retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay", "vote_extension_size",
+				"vote_extensions_enable_height", "vote_extensions_update_height"},
+			KeyTypes: []KeyType{ed, secp, {Name: KeySecp256k1Eth, Tag: "secp256k1eth"}, bls},
+		},
 	}
 }
 
@@ -407,12 +437,29 @@ func Mix(a, b Line) Mixing {
 	if newer.P2PProtocol < older.P2PProtocol {
 		older, newer = newer, older
 	}
-	if older.P2PProtocol != newer.P2PProtocol && len(newer.NewConsensusMessages) > 0 {
+	if msgs := newMessages(newer, older.P2PProtocol); older.P2PProtocol != newer.P2PProtocol && len(msgs) > 0 {
 		m.Why = append(m.Why, fmt.Sprintf("nodes of %s send the %s consensus message (p2p protocol %d), which nodes of p2p protocol %d cannot decode: they drop the peer that sent it and redial it, over and over, but blocks still commit",
-			newer.Prefix, strings.Join(newer.NewConsensusMessages, ", "), newer.P2PProtocol, older.P2PProtocol))
+			newer.Prefix, strings.Join(msgs, ", "), newer.P2PProtocol, older.P2PProtocol))
 		m.Evidence = append(m.Evidence, "unknown message")
 	}
 	return m
+}
+
+// newMessages returns the consensus messages line l sends that nodes of
+// p2p protocol p cannot decode: the NewConsensusMessages of l and of its
+// parents back to the first of protocol p or below (v2.0 sends v1.0's
+// HasProposalBlockPart).
+func newMessages(l Line, p int) []string {
+	var out []string
+	for l.P2PProtocol > p {
+		out = append(out, l.NewConsensusMessages...)
+		parent, ok := LineByPrefix(l.Parent)
+		if !ok {
+			break
+		}
+		l = parent
+	}
+	return out
 }
 
 // groupLines says which lines share a's and b's value of a fact: "v0.34,

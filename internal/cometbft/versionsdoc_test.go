@@ -57,8 +57,10 @@ func versionsMarkdown() string {
 			if k.Since != "" {
 				s += " (since " + k.Since + ")"
 			}
-			if k.Tag != "" {
+			if k.Tag != "" && k.CGO {
 				s += " (tag `" + k.Tag + "`, cgo)"
+			} else if k.Tag != "" {
+				s += " (tag `" + k.Tag + "`)"
 			}
 			if k.Halts != "" {
 				s += " (halts: [a bug](keys.md#bls12_381-on-v039-and-v040))"

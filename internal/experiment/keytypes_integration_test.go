@@ -42,7 +42,7 @@ func TestKeyTypes(t *testing.T) {
 	figures := map[string]string{}
 	for _, k := range cometbft.KeyTypesOf(cometbft.DefaultVersion) {
 		t.Run(k.Name, func(t *testing.T) {
-			if k.Tag != "" {
+			if k.CGO {
 				if _, err := exec.LookPath("gcc"); err != nil {
 					testnettest.Prereq(t, "%s nodes are built with the %s tag, which needs cgo and gcc: %v", k.Name, k.Tag, err)
 				}

@@ -15,11 +15,11 @@ const DefaultKeyType = cometbft.KeyEd25519
 
 // resolveKeyType checks the key_type key against every release the
 // testnet runs and returns it. Every node's release (and every release an
-// upgrade perturbation starts) must have the type (cometbft.Line.KeyTypes);
-// a cometbft_binary, whose release is unknown, runs ed25519 only; a type
-// behind a build tag (bls12_381: cgo, linked to this machine's C library)
-// runs on a local testnet only; and evidence needs a type cometlab signs
-// with (rpc.CanSign).
+// upgrade perturbation starts) must have the type (cometbft.Line.KeyTypes)
+// and commit with it (KeyType.Halts); a cometbft_binary, whose release is
+// unknown, runs ed25519 only; a type whose build tag needs cgo
+// (bls12_381: linked to this machine's C library) runs on a local testnet
+// only; and evidence needs a type cometlab signs with (rpc.CanSign).
 func (m *Manifest) resolveKeyType(ps *problems, r *Resolved) string {
 	kt := m.KeyType
 	field := f("key_type")
@@ -38,7 +38,7 @@ func (m *Manifest) resolveKeyType(ps *problems, r *Resolved) string {
 	case kt == cometbft.KeyEd25519:
 		return kt
 	}
-	var tagged bool
+	var cgo bool
 	seen := map[string]bool{}
 	for _, n := range r.Nodes {
 		if seen[n.Version] {
@@ -54,7 +54,7 @@ func (m *Manifest) resolveKeyType(ps *problems, r *Resolved) string {
 			continue
 		}
 		k, _ := cometbft.KeyTypeOf(n.Version, kt)
-		tagged = tagged || k.Tag != ""
+		cgo = cgo || k.CGO
 	}
 	for _, p := range r.Perturbations {
 		if p.Action != ActionUpgrade || p.To == "" {
@@ -64,7 +64,7 @@ func (m *Manifest) resolveKeyType(ps *problems, r *Resolved) string {
 			ps.add(f("perturb", p.Node, "to"), "key_type %q: %s", kt, msg)
 		}
 	}
-	if tagged && len(m.Hosts) > 0 {
+	if cgo && len(m.Hosts) > 0 {
 		ps.add(field, "%q: its nodes are built with cgo (the bls12381 tag), linked to this machine's C library; `cometlab deploy` ships static binaries only", kt)
 	}
 	if r.Evidence > 0 && !rpc.CanSign(kt) {
