@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"shape":               {},
 	"cometbft":            {"exitcode"},
 	"exitcode":            {},
-	"manifest":            {"cometbft", "links", "payload", "shape"},
+	"manifest":            {"cometbft", "links", "payload", "rpc", "shape"},
 	"testnet":             {"cometbft", "results", "rpc"},
 	"testnet/testnettest": {"testnet"},
 	"testnet/nshoststest": {"testnet/testnettest"},

@@ -20,6 +20,7 @@ func newVersionsCmd(st *state) *cobra.Command {
 		build []string
 		apps  bool
 		skew  bool
+		keys  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "versions",
@@ -46,12 +47,18 @@ does, while its first tests run). --apps builds, for each release of
 ([app] kind = "e2e", and the e2e manifests) and abci-cli, whose kvstore
 is the external app of the examples. --clock-skew builds, for each
 release of --build that has the clock_skew build tag (v1.0), its
-cometbft with that tag: the binary a node with a clock_skew runs.`,
+cometbft with that tag: the binary a node with a clock_skew runs. --keys
+builds, for each release of --build, what validators of its other key types
+need (key_type): the keygen cometlab builds in the release's source, and,
+for a key type behind a build tag (bls12_381: cgo and a C compiler), the
+release's cometbft and keygen with the tag (with --apps its e2e app node
+too).`,
 		Example: `  cometlab versions
   cometlab versions --build v0.34.33,v1.0.1
   cometlab versions --build matrix
   cometlab versions --build default --apps
-  cometlab versions --build v1.0.1 --clock-skew`,
+  cometlab versions --build v1.0.1 --clock-skew
+  cometlab versions --build v0.40.0 --keys`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			build = expandBuild(build)
@@ -70,6 +77,9 @@ cometbft with that tag: the binary a node with a clock_skew runs.`,
 			if skew && len(build) == 0 {
 				return exitcode.With(errors.New("--clock-skew builds the clock_skew binaries of the --build releases: name them with --build"), exitcode.Usage)
 			}
+			if keys && len(build) == 0 {
+				return exitcode.With(errors.New("--keys builds the key type programs of the --build releases: name them with --build"), exitcode.Usage)
+			}
 			for _, v := range build {
 				if _, err := f.Binary(cmd.Context(), v); err != nil {
 					return err
@@ -86,6 +96,11 @@ cometbft with that tag: the binary a node with a clock_skew runs.`,
 				} else if skew {
 					fmt.Fprintf(st.stderr, "cometlab: %s has no clock_skew build tag (v1.0 has): no clock_skew binary built\n", v)
 				}
+				for _, p := range keyPrograms(keys, apps, v) {
+					if _, err := f.Program(cmd.Context(), v, p); err != nil {
+						return err
+					}
+				}
 			}
 			rs, err := f.Releases(cmd.Context(), cometbft.ReleasesOptions{Pre: pre})
 			if err != nil {
@@ -99,6 +114,7 @@ cometbft with that tag: the binary a node with a clock_skew runs.`,
 	cmd.Flags().StringSliceVar(&build, "build", nil, "build these releases first (comma-separated), e.g. v0.34.33,v1.0.1; \"matrix\": the default release and every line's proven one")
 	cmd.Flags().BoolVar(&apps, "apps", false, "with --build: build each release's e2e app node and abci-cli too")
 	cmd.Flags().BoolVar(&skew, "clock-skew", false, "with --build: build each release's cometbft with the clock_skew tag too (v1.0), for nodes with a clock_skew")
+	cmd.Flags().BoolVar(&keys, "keys", false, "with --build: build what each release's other key types need too (its keygen; cometbft, with --apps the e2e app node, built with a key type's tag)")
 	return cmd
 }
 
@@ -108,6 +124,26 @@ func buildApps(apps bool) []cometbft.Program {
 		return nil
 	}
 	return []cometbft.Program{cometbft.E2ENodeProgram, cometbft.ABCICLIProgram}
+}
+
+// keyPrograms are the programs --keys builds for release v: the keygen,
+// and for each key type with a build tag the node (and with apps the e2e
+// app node) and keygen built with it.
+func keyPrograms(keys, apps bool, v string) []cometbft.Program {
+	if !keys {
+		return nil
+	}
+	out := []cometbft.Program{cometbft.KeygenProgram}
+	for _, k := range cometbft.KeyTypesOf(v) {
+		if k.Tag == "" {
+			continue
+		}
+		out = append(out, cometbft.NodeProgram.ForKey(k), cometbft.KeygenProgram.ForKey(k))
+		if apps {
+			out = append(out, cometbft.E2ENodeProgram.ForKey(k))
+		}
+	}
+	return out
 }
 
 // expandBuild replaces "default" in build with the default release and

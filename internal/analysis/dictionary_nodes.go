@@ -23,6 +23,13 @@ func blockDictionary() []Metric {
 			Definition: "Mean over the run's blocks of the summed size of their transactions, in bytes (headers and commits not counted)."},
 		{ID: "block_size_max_bytes", Title: "Block size max", Unit: UnitBytes, Better: Neutral, Group: GroupBlocks, Source: "blocks.csv",
 			Definition: "Largest summed size of the transactions of one block of the run, in bytes."},
+		{ID: "block_whole_size_mean_bytes", Title: "Whole block size mean", Unit: UnitBytes, Better: Neutral, Group: GroupBlocks, PerNode: true,
+			Source: "metrics.csv: cometbft_consensus_block_size_bytes",
+			Definition: "Mean of the size of the node's last committed block as CometBFT measures it (the whole block's protobuf: header, transactions, the last commit's signatures, evidence) over the scrapes during the load, a sample of the blocks " +
+				"(one a scrape). Run-wide: over every node's samples. Less the transactions (block_size_mean_bytes), what remains is mostly the last commit, which grows with the validators and their signature size (key_type)."},
+		{ID: "block_whole_size_max_bytes", Title: "Whole block size max", Unit: UnitBytes, Better: Neutral, Group: GroupBlocks, PerNode: true,
+			Source:     "metrics.csv: cometbft_consensus_block_size_bytes",
+			Definition: "Largest sample of cometbft_consensus_block_size_bytes (the whole block's protobuf) during the load; run-wide over every node."},
 		{ID: "block_processing_time_mean_ms", Title: "Block processing time", Unit: UnitMS, Better: LowerIsBetter, Group: GroupBlocks, PerNode: true,
 			Source:     "metrics.csv: cometbft_state_block_processing_time_sum, _count",
 			Definition: "Mean time to execute a block (FinalizeBlock, as the storage report measures it): increase of the histogram's _sum ÷ increase of its _count over the whole scrape; the series is in milliseconds despite its name. Run-wide: Σ over nodes of the _sum increases ÷ Σ of the _count increases."},

@@ -195,6 +195,7 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 		}
 	}
 	b.put("peers_min", peersMin, "no sample of p2p_peers during the load")
+	wholeBlockFigures(set, b, nodes, from, to)
 
 	histMean := func(id, short string, scale float64) {
 		var sum, count float64
@@ -493,4 +494,35 @@ func count(n float64, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%.0f %s", n, many)
+}
+
+// wholeBlockFigures puts the whole block size figures: the samples of
+// consensus_block_size_bytes during the load, per node and over all.
+func wholeBlockFigures(set *SeriesSet, b *builder, nodes []string, from, to int64) {
+	var all []float64
+	for _, n := range nodes {
+		s := set.One(n, "consensus_block_size_bytes")
+		if s == nil {
+			continue
+		}
+		var vs []float64
+		for i, t := range s.T {
+			if t >= from && t <= to && !math.IsNaN(s.V[i]) {
+				vs = append(vs, s.V[i])
+			}
+		}
+		if len(vs) > 0 {
+			b.putNode(n, "block_whole_size_mean_bytes", stats.Mean(vs))
+			b.putNode(n, "block_whole_size_max_bytes", stats.Max(vs))
+		}
+		all = append(all, vs...)
+	}
+	const why = "no sample of consensus_block_size_bytes during the load"
+	if len(all) == 0 {
+		b.put("block_whole_size_mean_bytes", math.NaN(), why)
+		b.put("block_whole_size_max_bytes", math.NaN(), why)
+		return
+	}
+	b.put("block_whole_size_mean_bytes", stats.Mean(all), why)
+	b.put("block_whole_size_max_bytes", stats.Max(all), why)
 }

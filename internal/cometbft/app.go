@@ -30,9 +30,9 @@ const (
 func AppConfigFile(home string) string { return filepath.Join(home, "config", "app.toml") }
 
 // e2eOwnedKeys are e2e app keys cometlab sets itself: the node's identity,
-// where the app keeps its data and how it is wired to the node (in
-// process). A manifest may not set them.
-var e2eOwnedKeys = []string{"chain_id", "dir", "listen", "mode", "privval_key", "privval_server",
+// where the app keeps its data, how it is wired to the node (in process)
+// and the key type (the manifest's key_type). A manifest may not set them.
+var e2eOwnedKeys = []string{"chain_id", "dir", "key_type", "listen", "mode", "privval_key", "privval_server",
 	"privval_state", "protocol"}
 
 // e2eGenesisKeys are e2e app keys that are also consensus parameters of
@@ -44,6 +44,9 @@ var e2eGenesisKeys = []string{"pbts_enable_height", "vote_extensions_enable_heig
 // key in its app.toml ("" when it does): an unknown key (with the keys
 // that release accepts) or one that cometlab sets itself.
 func E2EAppKeyProblem(version, key string) string {
+	if key == "key_type" {
+		return `"key_type" is the manifest's key_type (network-wide: the validators' keys, the genesis and every app)`
+	}
 	if slices.Contains(e2eOwnedKeys, key) {
 		return fmt.Sprintf("%q is set by cometlab (the node's chain, mode, data directory and in-process wiring)", key)
 	}
@@ -99,6 +102,9 @@ func writeAppConfig(spec Spec, n NodeSpec, h Home) error {
 		cfg[k] = v
 	}
 	cfg["chain_id"] = spec.ChainID
+	if spec.KeyType != "" {
+		cfg["key_type"] = spec.KeyType // the type of the validator updates the app makes
+	}
 	cfg["protocol"] = "builtin"
 	cfg["dir"] = filepath.Join(h.Dir, "data", "app")
 	mode := n.Mode

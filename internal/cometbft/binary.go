@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -36,7 +37,33 @@ type Program struct {
 	Name string // the file name in the version's cache directory
 	Pkg  string // the package path inside the release's module, e.g. "cmd/cometbft"
 	Tags string // build tags, comma-separated; "" for none
+	// CGO builds it with CGO_ENABLED=1 (a tag whose code is C, such as
+	// bls12381's blst); the others are built with CGO_ENABLED=0, static.
+	CGO bool
+	// Own marks cometlab's own program ([KeygenProgram]): its main
+	// package is written into the release's module source, which is then
+	// built as the main module, whatever the release's build method.
+	Own bool
 }
+
+// WithTag returns p built with the build tag too, under its own name in
+// the cache ("cometbft-bls12381"), with cgo when cgo is set.
+func (p Program) WithTag(tag string, cgo bool) Program {
+	if tag == "" || slices.Contains(strings.Split(p.Tags, ","), tag) {
+		return p
+	}
+	p.Name += "-" + tag
+	if p.Tags != "" {
+		p.Tags += ","
+	}
+	p.Tags += tag
+	p.CGO = p.CGO || cgo
+	return p
+}
+
+// ForKey returns p built for validators of key type k: with k's build tag
+// (and cgo when it needs it), or p itself for a type without one.
+func (p Program) ForKey(k KeyType) Program { return p.WithTag(k.Tag, k.CGO) }
 
 var (
 	// NodeProgram is the cometbft node binary.
@@ -100,6 +127,9 @@ func (f *Fetcher) Program(ctx context.Context, version string, prog Program) (st
 	}
 	if !p.Buildable() {
 		return "", f.notBuildable(ctx, g, p)
+	}
+	if err := checkCGO(ctx, g, prog); err != nil {
+		return "", fmt.Errorf("build %s %s: %w", prog.Name, version, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

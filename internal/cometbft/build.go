@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -125,8 +126,8 @@ func (e *BuildError) ExitCode() int { return exitcode.Usage }
 // fetch.
 func planFor(version string, mod goMod) (Plan, []Refusal) {
 	p := Plan{Version: version, Declares: mod.Module.Path, Method: MethodInstall}
-	if p.Declares != Module {
-		p.NoInstall = append(p.NoInstall, fmt.Sprintf("its go.mod declares module %s (a path conflict with %s)", p.Declares, Module))
+	if want := ModuleOf(version); p.Declares != want {
+		p.NoInstall = append(p.NoInstall, fmt.Sprintf("its go.mod declares module %s (a path conflict with %s)", p.Declares, want))
 	}
 	if n := len(mod.Replace); n > 0 {
 		p.NoInstall = append(p.NoInstall, fmt.Sprintf("its go.mod has %s", plural(n, "replace directive")))
@@ -164,7 +165,7 @@ func plural(n int, what string) string {
 // plan; an error means the question could not be answered (the proxy not
 // reached, lookups disabled).
 func plan(ctx context.Context, g goTool, version string) (Plan, error) {
-	info, err := g.listModule(ctx, Module, version)
+	info, err := g.listModule(ctx, ModuleOf(version), version)
 	if err != nil {
 		var fe *fetchError
 		if errors.As(err, &fe) && fe.Answer != "" {
@@ -240,21 +241,37 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 	label := "building " + prog.Name + " " + p.Version
 	bin := filepath.Join(tmp, prog.Name)
 	start := time.Now()
+	cgo := "CGO_ENABLED=0"
+	if prog.CGO {
+		cgo = "CGO_ENABLED=1"
+	}
+	if prog.Own {
+		p.Method = MethodMainModule
+	}
 	var out []byte
 	switch p.Method {
 	case MethodInstall:
-		pkg := Module + "/" + prog.Pkg + "@" + p.Version
+		pkg := ModuleOf(p.Version) + "/" + prog.Pkg + "@" + p.Version
 		f.say("building %s %s (go install %s); the first build takes a couple of minutes", prog.Name, p.Version, pkg)
-		_, out, err = g.run(ctx, "", label, []string{"GOBIN=" + tmp, "CGO_ENABLED=0"}, slices.Concat([]string{"install"}, prog.tagArgs(), []string{pkg})...)
+		_, out, err = g.run(ctx, "", label, []string{"GOBIN=" + tmp, cgo}, slices.Concat([]string{"install"}, prog.tagArgs(), []string{pkg})...)
 		bin = filepath.Join(tmp, path.Base(prog.Pkg)) // go install names it after the package's directory
 	case MethodMainModule:
-		f.say("building %s %s as the main module (go install cannot: %s); the first build takes a minute or two",
-			prog.Name, p.Version, strings.Join(p.NoInstall, "; "))
+		if prog.Own {
+			f.say("building %s %s in the release's module source; the first build takes a minute or two", prog.Name, p.Version)
+		} else {
+			f.say("building %s %s as the main module (go install cannot: %s); the first build takes a minute or two",
+				prog.Name, p.Version, strings.Join(p.NoInstall, "; "))
+		}
 		var src string
 		if src, err = copySource(ctx, g, p.Version, tmp); err != nil {
 			return err
 		}
-		_, out, err = g.run(ctx, src, label, []string{"CGO_ENABLED=0"},
+		if prog.Own {
+			if err := writeOwnSource(prog, p.Version, src); err != nil {
+				return err
+			}
+		}
+		_, out, err = g.run(ctx, src, label, []string{cgo},
 			slices.Concat([]string{"build", "-mod=readonly", "-trimpath", "-buildvcs=false"}, prog.tagArgs(), []string{"-o", bin, "./" + prog.Pkg})...)
 	default:
 		return fmt.Errorf("cometbft %s: unknown build method %q", p.Version, p.Method)
@@ -284,6 +301,23 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 	return os.Rename(bin, filepath.Join(dir, prog.Name))
 }
 
+// checkCGO returns why a cgo build of prog cannot run here (nil when it
+// can): the C compiler the go command uses (go env CC) must be in PATH.
+func checkCGO(ctx context.Context, g goTool, prog Program) error {
+	if !prog.CGO {
+		return nil
+	}
+	cc := g.env(ctx, "CC")
+	if cc == "" {
+		cc = "gcc"
+	}
+	if _, err := exec.LookPath(strings.Fields(cc)[0]); err != nil {
+		return fmt.Errorf("%s is built with cgo (build tags %s), which needs a C compiler: %q is not in PATH "+
+			"(Debian: apt-get install gcc libc6-dev; .ci/run installs them)", prog.Name, prog.Tags, cc)
+	}
+	return nil
+}
+
 // tagArgs is the program's -tags flag, none without tags.
 func (p Program) tagArgs() []string {
 	if p.Tags == "" {
@@ -295,7 +329,7 @@ func (p Program) tagArgs() []string {
 // copySource downloads the release's module source and copies it out of
 // the (read-only) module cache into tmp/src.
 func copySource(ctx context.Context, g goTool, version, tmp string) (string, error) {
-	info, err := g.download(ctx, Module, version)
+	info, err := g.download(ctx, ModuleOf(version), version)
 	if err != nil {
 		return "", fmt.Errorf("cometbft %s: download the source: %w", version, err)
 	}

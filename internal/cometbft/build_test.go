@@ -28,6 +28,8 @@ func TestPlanFor(t *testing.T) {
 	}{
 		{"v0.38.26", "v0.38.26", `{"Module":{"Path":"github.com/cometbft/cometbft"},"Go":"1.22.11"}`,
 			MethodInstall, nil, nil},
+		{"v2.0.0-rc1 declares its /v2 path", "v2.0.0-rc1", `{"Module":{"Path":"github.com/cometbft/cometbft/v2"},"Go":"1.23.5"}`,
+			MethodInstall, nil, nil},
 		{"v0.34.33 declares tendermint", "v0.34.33", `{"Module":{"Path":"github.com/tendermint/tendermint"},"Go":"1.21"}`,
 			MethodMainModule, []string{"declares module github.com/tendermint/tendermint (a path conflict"}, nil},
 		{"v0.34.35 replaces", "v0.34.35", `{"Module":{"Path":"github.com/tendermint/tendermint"},"Replace":[

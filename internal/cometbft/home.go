@@ -84,6 +84,10 @@ type NodeSpec struct {
 	// App holds the node's own e2e app settings, written over the
 	// Spec's AppConfig into its app.toml; nil for none.
 	App map[string]any
+	// Keygen is the [KeygenProgram] binary of the node's release, which
+	// makes a validator's key when the spec's KeyType is not ed25519 ("" for
+	// ed25519, and for nodes that are no validator).
+	Keygen string
 }
 
 // Spec is a testnet to generate.
@@ -126,6 +130,13 @@ type Spec struct {
 	// rates ÷k, by the line's Scaled… facts (timescale.go). 0 or 1 writes
 	// them as they are.
 	TimeScale float64
+
+	// KeyType is the validators' key type (CometBFT's name, see
+	// [KeyType]): the genesis's consensus_params.validator.pub_key_types
+	// is set to it and every validator's key made with its NodeSpec's
+	// Keygen, as CometBFT's e2e runner does for its key_type; "" or
+	// "ed25519" for the keys `cometbft init` makes.
+	KeyType string
 	// Upgrades are the cometbft binaries, by release, that upgrade
 	// perturbations start nodes' homes with during the run, built before
 	// it; Generate does not use them.
@@ -246,6 +257,11 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 		}
 		if h.ID, err = nodeID(h.Dir); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
+		}
+		if n.Mode == ModeValidator && spec.KeyType != "" && spec.KeyType != KeyEd25519 {
+			if err := genValidatorKey(ctx, n.Keygen, spec.KeyType, h.Dir); err != nil {
+				return nil, fmt.Errorf("node %s: %w", n.Name, err)
+			}
 		}
 		homes[i] = h
 	}
@@ -398,6 +414,11 @@ func writeGenesis(spec Spec, homes []Home) error {
 	}
 	gen["validators"] = vals
 	gen["chain_id"] = spec.ChainID
+	if spec.KeyType != "" {
+		if err := setPubKeyTypes(gen, spec.KeyType); err != nil {
+			return fmt.Errorf("%s: %w", path0, err)
+		}
+	}
 	if spec.App == AppE2E {
 		if err := setGenesisAppHeights(gen, spec.AppConfig); err != nil {
 			return err
@@ -418,5 +439,19 @@ func writeGenesis(spec Spec, homes []Home) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// setPubKeyTypes sets the genesis's consensus_params.validator.pub_key_types
+// to the one key type, as CometBFT's e2e runner does (runner/setup.go):
+// the validators' keys are of that type, and the validator updates the
+// app sends must be too.
+func setPubKeyTypes(gen map[string]any, keyType string) error {
+	cp, _ := gen["consensus_params"].(map[string]any)
+	val, _ := cp["validator"].(map[string]any)
+	if _, ok := val["pub_key_types"]; !ok {
+		return fmt.Errorf("no consensus_params.validator.pub_key_types to set to %s", keyType)
+	}
+	val["pub_key_types"] = []any{keyType}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cometbft
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,8 +13,9 @@ import (
 	"testing"
 )
 
-// TestReadValidatorKey reads a key in priv_validator_key.json's format,
-// and refuses another key type, a short key and a bad address.
+// TestReadValidatorKey reads keys in priv_validator_key.json's format,
+// and refuses an unknown key type, a key that is not base64 and a bad
+// address.
 func TestReadValidatorKey(t *testing.T) {
 	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
 	sum := sha256.Sum256(key.Public().(ed25519.PublicKey))
@@ -24,8 +26,9 @@ func TestReadValidatorKey(t *testing.T) {
 	good := base64.StdEncoding.EncodeToString(key)
 	for _, tc := range []struct{ name, text, err string }{
 		{"good", file("tendermint/PrivKeyEd25519", good, addr), ""},
-		{"secp256k1", file("tendermint/PrivKeySecp256k1", good, addr), `key type "tendermint/PrivKeySecp256k1"`},
-		{"short", file("tendermint/PrivKeyEd25519", good[:20], addr), "not a base64 ed25519 key"},
+		{"secp256k1", file("tendermint/PrivKeySecp256k1", good, addr), ""},
+		{"sr25519", file("tendermint/PrivKeySr25519", good, addr), `unknown private key type "tendermint/PrivKeySr25519"`},
+		{"not base64", file("tendermint/PrivKeyEd25519", "%%", addr), "not a base64 ed25519 key"},
 		{"address", file("tendermint/PrivKeyEd25519", good, "XYZ"), `address "XYZ" is not 20 bytes`},
 		{"json", "{", "unexpected end"},
 	} {
@@ -44,8 +47,9 @@ func TestReadValidatorKey(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !key.Equal(k.Key) || strings.ToUpper(hex.EncodeToString(k.Address)) != addr {
-				t.Errorf("got %x %x (%v)", k.Address, k.Key, err)
+			want := map[string]string{"good": KeyEd25519, "secp256k1": KeySecp256k1}[tc.name]
+			if err != nil || !bytes.Equal(key, k.Priv) || k.Type != want || strings.ToUpper(hex.EncodeToString(k.Address)) != addr {
+				t.Errorf("got %x %s %x (%v)", k.Address, k.Type, k.Priv, err)
 			}
 		})
 	}

@@ -65,7 +65,7 @@ func (f *Fetcher) Releases(ctx context.Context, opts ReleasesOptions) ([]Release
 	if err != nil {
 		return nil, err
 	}
-	listed, listErr := g.listVersions(ctx, Module)
+	listed, listErr := f.listed(ctx, g)
 	cached := f.cached()
 	var vs []string
 	for _, v := range uniqueVersions(append(append(listed, provenReleases()...), cached...)) {
@@ -105,8 +105,24 @@ func (f *Fetcher) Releases(ctx context.Context, opts ReleasesOptions) ([]Release
 // lists, each line's proven release (the proxy's list leaves out v0.34
 // tags, whose go.mod declares another module path) and every cached one.
 func (f *Fetcher) known(ctx context.Context, g goTool) []string {
-	listed, _ := g.listVersions(ctx, Module)
+	listed, _ := f.listed(ctx, g)
 	return uniqueVersions(append(append(listed, provenReleases()...), f.cached()...))
+}
+
+// listed returns the releases the module proxy lists under every module
+// path of the lines (github.com/cometbft/cometbft and …/v2); the error
+// is the first list that could not be read.
+func (f *Fetcher) listed(ctx context.Context, g goTool) ([]string, error) {
+	var all []string
+	var first error
+	for _, m := range modules() {
+		vs, err := g.listVersions(ctx, m)
+		if err != nil && first == nil {
+			first = err
+		}
+		all = append(all, vs...)
+	}
+	return all, first
 }
 
 // cached lists the versions with a binary in the cache.

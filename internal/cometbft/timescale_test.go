@@ -309,3 +309,14 @@ func genesisHomes(t *testing.T, nodes []NodeSpec, path string) []Home {
 	}
 	return homes
 }
+
+// TestTimeScaleUnlistedLine: a line whose time constants are not listed
+// refuses a time scale instead of scaling the common keys only.
+func TestTimeScaleUnlistedLine(t *testing.T) {
+	if msg := TimeScaleProblem("v2.0.0-rc1", 4); !strings.Contains(msg, "not listed yet") {
+		t.Errorf("v2.0.0-rc1 at k = 4: %q", msg)
+	}
+	if msg := TimeScaleProblem("v0.40.0", 4); msg != "" {
+		t.Errorf("v0.40.0 at k = 4: %q", msg)
+	}
+}

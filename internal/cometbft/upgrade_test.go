@@ -18,7 +18,7 @@ func TestCheckUpgrade(t *testing.T) {
 		{from: "v0.38.26", to: "v0.39.4"}, // same store, same rules: the facts allow it
 		{from: "v1.0.1", to: "v1.0.0", err: "a downgrade is refused"},
 		{from: "v1.0.1", to: "v1.0.1", err: "already runs"},
-		{from: "v1.0.0", to: "v2.0.0", err: "no release line cometlab knows"},
+		{from: "v1.0.0", to: "v3.0.0", err: "no release line cometlab knows"},
 		{from: "v1.0.0", to: "latest", err: "malformed version"},
 		{from: "v0.38.26", to: "v1.0.1", err: "default db_backend is goleveldb in v0.38 and pebbledb in v1.0"},
 		{from: "v0.34.33", to: "v0.37.18", err: "ABCI 0.17.0 (v0.34) and ABCI 1.0.0 (v0.37)"},

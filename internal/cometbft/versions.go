@@ -12,8 +12,30 @@ import (
 // (by release date; v1.0.x is older), pinned so that runs are repeatable.
 const DefaultVersion = "v0.40.0"
 
-// Module is the Go module CometBFT releases are fetched from.
+// Module is the Go module CometBFT releases are fetched from; from v2 on,
+// its major version suffix: see [ModuleOf].
 const Module = "github.com/cometbft/cometbft"
+
+// ModuleOf returns the module path release version is fetched by:
+// [Module] for v0 and v1, Module + "/vN" from v2 on (Go's semantic import
+// versioning; the v2 line's go.mod declares github.com/cometbft/cometbft/v2).
+func ModuleOf(version string) string {
+	if p, ok := parseVersion(version); ok && p.nums[0] >= 2 {
+		return fmt.Sprintf("%s/v%d", Module, p.nums[0])
+	}
+	return Module
+}
+
+// modules are the module paths of the lines' releases, oldest first.
+func modules() []string {
+	var out []string
+	for _, l := range Lines() {
+		if m := ModuleOf(l.Proven); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // Line is one release line and what differs about it that cometlab
 // handles: what differs between lines lives here and nowhere else. The
@@ -97,6 +119,115 @@ type Line struct {
 	ScaledTimes, ScaledRates map[string]string
 	GenesisScaledTimes       map[string]string
 	E2EAppScaledTimes        []string
+
+	// KeyTypes are the validator key types the line's nodes sign and
+	// verify with: the keys of types/params.go's ABCIPubKeyTypesToNames
+	// (types/protobuf.go in v0.34), which a genesis's
+	// consensus_params.validator.pub_key_types may name. ed25519 first.
+	KeyTypes []KeyType
+}
+
+// KeyType is a validator key type of a release line.
+type KeyType struct {
+	// Name is CometBFT's name of the type (the crypto package's KeyType),
+	// as the manifest's key_type and the genesis's pub_key_types take it:
+	// "ed25519", "secp256k1", "secp256k1eth", "bls12_381", "ml_dsa_65".
+	Name string
+	// Since is the line's first release that has the type; "" when every
+	// release of the line has it.
+	Since string
+	// Tag is the build tag the node binary needs for the type ("" for
+	// none): crypto/bls12381 is a stub without the bls12381 tag (and
+	// v2.0's crypto/secp256k1eth without the secp256k1eth tag).
+	Tag string
+	// CGO: the tag's code needs cgo and a C compiler (bls12381: blst's C
+	// sources).
+	CGO bool
+	// Halts says why validators of this type never commit on the line's
+	// releases, a bug of the release ("" when they do): cometlab refuses
+	// the type there, and TestKeyTypes checks that it halts so.
+	Halts string
+}
+
+// Key type names (CometBFT's).
+const (
+	KeyEd25519      = "ed25519"
+	KeySecp256k1    = "secp256k1"
+	KeySecp256k1Eth = "secp256k1eth"
+	KeyBLS12381     = "bls12_381"
+	KeyMLDSA65      = "ml_dsa_65"
+)
+
+// KeyTypesOf returns the key types release version has (a line's types
+// whose Since is not after it), or nil for a release of no known line.
+func KeyTypesOf(version string) []KeyType {
+	l, err := LineOf(version)
+	if err != nil {
+		return nil
+	}
+	var out []KeyType
+	for _, k := range l.KeyTypes {
+		if k.Since == "" || !Older(version, k.Since) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// KeyTypeOf returns key type name of release version, and whether the
+// release has it.
+func KeyTypeOf(version, name string) (KeyType, bool) {
+	ks := KeyTypesOf(version)
+	i := slices.IndexFunc(ks, func(k KeyType) bool { return k.Name == name })
+	if i < 0 {
+		return KeyType{}, false
+	}
+	return ks[i], true
+}
+
+// KeyTypeProblem says why release version cannot run validators of key
+// type name ("" when it can): `v0.38.20 has only ed25519, secp256k1
+// (ml_dsa_65 came with v0.38.26)`, or why its validators of the type halt.
+func KeyTypeProblem(version, name string) string {
+	if k, ok := KeyTypeOf(version, name); ok {
+		if k.Halts != "" {
+			return fmt.Sprintf("%s's validators of this type never commit: %s", version, k.Halts)
+		}
+		return ""
+	}
+	l, err := LineOf(version)
+	if err != nil {
+		return err.Error()
+	}
+	var has []string
+	for _, k := range KeyTypesOf(version) {
+		has = append(has, k.Name)
+	}
+	msg := fmt.Sprintf("%s has only %s", version, strings.Join(has, ", "))
+	for _, k := range l.KeyTypes {
+		if k.Name == name && k.Since != "" {
+			msg += fmt.Sprintf(" (%s came with %s)", name, k.Since)
+		}
+	}
+	if name == "bls12381" && slices.ContainsFunc(l.KeyTypes, func(k KeyType) bool { return k.Name == KeyBLS12381 }) {
+		msg += fmt.Sprintf("; the key type is %q (bls12381 is its build tag)", KeyBLS12381)
+	}
+	return msg
+}
+
+// AllKeyTypes returns every key type name some line has, ed25519 first,
+// the others sorted.
+func AllKeyTypes() []string {
+	var out []string
+	for _, l := range Lines() {
+		for _, k := range l.KeyTypes {
+			if !slices.Contains(out, k.Name) {
+				out = append(out, k.Name)
+			}
+		}
+	}
+	slices.Sort(out[1:])
+	return out
 }
 
 // Lines returns the release lines cometlab knows, oldest first (a fresh
@@ -109,6 +240,15 @@ func Lines() []Line {
 	// storageMetricsAbsent: v1.0's storage series (pruning, store access
 	// times) and its proposal timestamp difference (PBTS), which the lines
 	// before it do not expose.
+	ed, secp := KeyType{Name: KeyEd25519}, KeyType{Name: KeySecp256k1}
+	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381", CGO: true}
+	// v0.39 and v0.40 turn a BLS key back from protobuf (a validator set
+	// read from the store) into a *bls12381.PubKey, which their own
+	// PubKeyToProto does not take (it switches on the value type; v1.0
+	// on Type()).
+	blsHalts := bls
+	blsHalts.Halts = "crypto/encoding's PubKeyToProto takes a bls12381.PubKey value, but a validator set read back from the node's store holds " +
+		"*bls12381.PubKey (NewPublicKeyFromBytes): the first proposer hashes it and stops with CONSENSUS FAILURE \"toproto: key type … is not supported\""
 	storageMetricsAbsent := map[string]string{"state_block_store_base_height": "", "state_store_access_duration_seconds": "",
 		"store_block_store_access_duration_seconds": "", "consensus_proposal_timestamp_difference": ""}
 	return withTimeScaleFacts([]Line{
@@ -132,6 +272,7 @@ func Lines() []Line {
 			KVStoreInitAppHash: "",
 			E2EAppKeys: []string{"chain_id", "key_type", "misbehaviors", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
+			KeyTypes: []KeyType{ed, secp},
 		},
 		{
 			Prefix: "v0.37", Proven: "v0.37.18", Parent: "v0.34", ModulePath: Module, Reports: "0.37.16",
@@ -147,6 +288,7 @@ func Lines() []Line {
 			KVStoreInitAppHash: "",
 			E2EAppKeys: []string{"chain_id", "key_type", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
+			KeyTypes: []KeyType{ed, secp},
 		},
 		{
 			Prefix: "v0.38", Proven: "v0.38.26", Parent: "v0.37", ModulePath: Module, Reports: "0.38.26",
@@ -162,6 +304,7 @@ func Lines() []Line {
 			E2EAppKeys: []string{"chain_id", "dir", "key_type", "listen", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval", "validator_update",
 				"vote_extensions_enable_height", "vote_extensions_update_height"},
+			KeyTypes: []KeyType{ed, secp, {Name: KeyMLDSA65, Since: "v0.38.26"}},
 		},
 		{
 			Prefix: "v0.39", Proven: "v0.39.4", Parent: "v0.38", ModulePath: Module, Reports: "0.39.4",
@@ -179,6 +322,7 @@ func Lines() []Line {
 			BlockMaxBytes: 22020096, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039,
+			KeyTypes:           []KeyType{ed, secp, blsHalts},
 		},
 		{
 			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
@@ -188,6 +332,7 @@ func Lines() []Line {
 			BlockMaxBytes: 55600190, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039,
+			KeyTypes:           []KeyType{ed, secp, {Name: KeySecp256k1Eth}, blsHalts, {Name: KeyMLDSA65}},
 		},
 		{
 			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
@@ -217,6 +362,34 @@ func Lines() []Line {
 				"prepare_proposal_delay", "privval_key", "privval_server", "privval_state", "process_proposal_delay",
 				"protocol", "retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay",
 				"vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"},
+			KeyTypes: []KeyType{ed, secp, bls},
+		},
+		{
+			// v2.0 stopped at rc1 (2025-06); its go.mod declares the /v2
+			// module path (ModuleOf).
+			Prefix: "v2.0", Proven: "v2.0.0-rc1", Parent: "v1.0", ModulePath: Module + "/v2", Reports: "2.0.0-dev",
+			P2PProtocol: 9, BlockProtocol: 11, ABCI: "2.3.0", EvidenceSnakeKeys: true, ClockSkew: true,
+			DBBackend: "pebbledb", MetricsNamespace: "cometbft",
+			MetricsAbsent: map[string]string{
+				"p2p_peer_receive_bytes_total": "p2p_message_receive_bytes_total",
+				"p2p_peer_send_bytes_total":    "p2p_message_send_bytes_total",
+				"state_block_processing_time":  "",
+			},
+			ConfigAdded: []string{"consensus.timeout_vote", "consensus.timeout_vote_delta", "log_colors", "mempool.dog_adjust_interval",
+				"mempool.dog_protocol_enabled", "mempool.dog_target_redundancy", "mempool.experimental_publish_event_pending_tx",
+				"statesync.max_discovery_time"},
+			ConfigRemoved: []string{"consensus.skip_timeout_commit", "consensus.timeout_precommit", "consensus.timeout_precommit_delta",
+				"consensus.timeout_prevote", "consensus.timeout_prevote_delta", "mempool.wal_dir", "p2p.dial_timeout", "p2p.handshake_timeout",
+				"statesync.discovery_time"},
+			BlockMaxBytes: 4194304, BlockMaxGas: 10000000,
+			KVStoreInitAppHash: "0000000000000000",
+			E2EAppKeys: []string{"abci_requests_logging_enabled", "chain_id", "check_tx_delay", "compact", "compaction_interval",
+				"constant_flip", "dir", "discard_abci_responses", "experimental_db_key_layout", "finalize_block_delay", "indexer",
+				"key_type", "lanes", "listen", "mode", "no_lanes", "pbts_enable_height", "pbts_update_height", "persist_interval",
+				"prepare_proposal_delay", "privval_key", "privval_server", "privval_state", "process_proposal_delay", "protocol",
+				"retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay", "vote_extension_size",
+				"vote_extensions_enable_height", "vote_extensions_update_height"},
+			KeyTypes: []KeyType{ed, secp, {Name: KeySecp256k1Eth, Tag: "secp256k1eth"}, bls},
 		},
 	})
 }
@@ -277,12 +450,29 @@ func Mix(a, b Line) Mixing {
 	if newer.P2PProtocol < older.P2PProtocol {
 		older, newer = newer, older
 	}
-	if older.P2PProtocol != newer.P2PProtocol && len(newer.NewConsensusMessages) > 0 {
+	if msgs := newMessages(newer, older.P2PProtocol); older.P2PProtocol != newer.P2PProtocol && len(msgs) > 0 {
 		m.Why = append(m.Why, fmt.Sprintf("nodes of %s send the %s consensus message (p2p protocol %d), which nodes of p2p protocol %d cannot decode: they drop the peer that sent it and redial it, over and over, but blocks still commit",
-			newer.Prefix, strings.Join(newer.NewConsensusMessages, ", "), newer.P2PProtocol, older.P2PProtocol))
+			newer.Prefix, strings.Join(msgs, ", "), newer.P2PProtocol, older.P2PProtocol))
 		m.Evidence = append(m.Evidence, "unknown message")
 	}
 	return m
+}
+
+// newMessages returns the consensus messages line l sends that nodes of
+// p2p protocol p cannot decode: the NewConsensusMessages of l and of its
+// parents back to the first of protocol p or below (v2.0 sends v1.0's
+// HasProposalBlockPart).
+func newMessages(l Line, p int) []string {
+	var out []string
+	for l.P2PProtocol > p {
+		out = append(out, l.NewConsensusMessages...)
+		parent, ok := LineByPrefix(l.Parent)
+		if !ok {
+			break
+		}
+		l = parent
+	}
+	return out
 }
 
 // groupLines says which lines share a's and b's value of a fact: "v0.34,

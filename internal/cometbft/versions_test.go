@@ -18,7 +18,8 @@ func TestLineOf(t *testing.T) {
 		{DefaultVersion, "v0.40", ""},
 		{"v1.0.1", "v1.0", ""},
 		{"v0.4.0", "", "no release line"},
-		{"v2.0.0", "", "no release line"},
+		{"v2.0.0-rc1", "v2.0", ""},
+		{"v3.0.0", "", "no release line"},
 		{"0.38.1", "", "malformed"},
 		{"v0.38", "", "malformed"},
 		{"latest", "", "malformed"},
@@ -123,8 +124,29 @@ func TestLinesFacts(t *testing.T) {
 		if l.Parent == "" && len(l.ConfigAdded)+len(l.ConfigRemoved)+len(l.GenesisAdded)+len(l.GenesisRemoved) > 0 {
 			t.Errorf("%s: differences without a parent", l.Prefix)
 		}
+		if len(l.KeyTypes) == 0 || l.KeyTypes[0].Name != KeyEd25519 {
+			t.Errorf("%s: key types %v do not start with ed25519", l.Prefix, l.KeyTypes)
+		}
+		for _, k := range l.KeyTypes {
+			if _, ok := keygenCases[k.Name]; !ok {
+				t.Errorf("%s: key type %s has no keygen constructor", l.Prefix, k.Name)
+			}
+			if since, err := LineOf(k.Since); k.Since != "" && (err != nil || since.Prefix != l.Prefix) {
+				t.Errorf("%s: key type %s since %s, not a release of the line", l.Prefix, k.Name, k.Since)
+			}
+		}
 		if l.MetricsNamespace == "" || l.DBBackend == "" || l.Reports == "" || l.ModulePath == "" {
 			t.Errorf("%s: a fact is missing: %+v", l.Prefix, l)
+		}
+	}
+}
+
+// TestModuleOf: v0 and v1 releases are fetched by the module path, v2
+// and later by its major version suffix.
+func TestModuleOf(t *testing.T) {
+	for v, want := range map[string]string{"v0.34.33": Module, "v1.0.1": Module, "v2.0.0-rc1": Module + "/v2", "v3.1.0": Module + "/v3", "x": Module} {
+		if got := ModuleOf(v); got != want {
+			t.Errorf("ModuleOf(%q) = %s, want %s", v, got, want)
 		}
 	}
 }

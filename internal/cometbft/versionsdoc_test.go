@@ -40,19 +40,36 @@ func code(keys []string, sign string) string {
 func versionsMarkdown() string {
 	var b strings.Builder
 	ls := cometbft.Lines()
-	b.WriteString("| line | release run | go.mod declares → built by | `cometbft version` | p2p / block / ABCI | `db_backend` | genesis `block.max_bytes` / `max_gas` | kvstore app hash after InitChain |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| line | release run | go.mod declares → built by | `cometbft version` | p2p / block / ABCI | `db_backend` | genesis `block.max_bytes` / `max_gas` | kvstore app hash after InitChain | validator key types |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, l := range ls {
 		method := cometbft.MethodInstall
-		if l.ModulePath != cometbft.Module {
+		if l.ModulePath != cometbft.ModuleOf(l.Proven) {
 			method = cometbft.MethodMainModule
 		}
 		hash := "`" + l.KVStoreInitAppHash + "`"
 		if l.KVStoreInitAppHash == "" {
 			hash = "empty"
 		}
-		fmt.Fprintf(&b, "| %s | %s | `%s` → %s | %s | %d / %d / %s | %s | %d / %d | %s |\n", l.Prefix, l.Proven,
-			l.ModulePath, method, l.Reports, l.P2PProtocol, l.BlockProtocol, l.ABCI, l.DBBackend, l.BlockMaxBytes, l.BlockMaxGas, hash)
+		var keys []string
+		for _, k := range l.KeyTypes {
+			s := "`" + k.Name + "`"
+			if k.Since != "" {
+				s += " (since " + k.Since + ")"
+			}
+			if k.Tag != "" && k.CGO {
+				s += " (tag `" + k.Tag + "`, cgo)"
+			} else if k.Tag != "" {
+				s += " (tag `" + k.Tag + "`)"
+			}
+			if k.Halts != "" {
+				s += " (halts: [a bug](keys.md#bls12_381-on-v039-and-v040))"
+			}
+			keys = append(keys, s)
+		}
+		fmt.Fprintf(&b, "| %s | %s | `%s` → %s | %s | %d / %d / %s | %s | %d / %d | %s | %s |\n", l.Prefix, l.Proven,
+			l.ModulePath, method, l.Reports, l.P2PProtocol, l.BlockProtocol, l.ABCI, l.DBBackend, l.BlockMaxBytes, l.BlockMaxGas, hash,
+			strings.Join(keys, ", "))
 	}
 	b.WriteString("\nWhat differs, against the line each branched from (config.toml and genesis keys of `cometbft init`, ")
 	b.WriteString("families of the default metrics scrape, keys of the e2e app node's config):\n\n")

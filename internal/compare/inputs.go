@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -58,8 +59,8 @@ const (
 )
 
 // RunSettings describes a run from its run.json as flat settings (see
-// Run.Settings): node versions, what the target reported, app,
-// load, nodes, host and cometlab version.
+// Run.Settings): node versions, what the target reported, app, the
+// validators' key type, load, nodes, host and cometlab version.
 func RunSettings(run results.Run) map[string]string {
 	modes := map[string]int{}
 	for _, n := range run.Nodes {
@@ -73,6 +74,7 @@ func RunSettings(run results.Run) map[string]string {
 		SettingVersions:         NodeVersions(run),
 		"run.cometbft_reported": run.CometBFTVersion,
 		"run.app":               run.App,
+		"run.key_type":          cmp.Or(run.KeyType, "ed25519"), // runs without one were ed25519
 		SettingLoad:             LoadText(run.Load),
 		"run.late_threshold_s":  strconv.FormatFloat(run.Load.LateThreshold, 'g', -1, 64),
 		"run.nodes":             strings.Join(ms, ", "),

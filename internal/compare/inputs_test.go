@@ -177,3 +177,17 @@ func TestLoadRun(t *testing.T) {
 		t.Error("a directory without run.json loaded")
 	}
 }
+
+// TestRunSettingsKeyType: the key type is a setting of every run, ed25519
+// for runs recorded before cometlab had key types, so that two sides
+// differing in it show it.
+func TestRunSettingsKeyType(t *testing.T) {
+	old, pq := RunSettings(results.Run{}), RunSettings(results.Run{KeyType: "ml_dsa_65"})
+	if old["run.key_type"] != "ed25519" || pq["run.key_type"] != "ml_dsa_65" {
+		t.Fatalf("key types %q, %q", old["run.key_type"], pq["run.key_type"])
+	}
+	sides := []Side{{Label: "a", Runs: []Run{{Settings: old}}}, {Label: "b", Runs: []Run{{Settings: pq}}}}
+	if !slices.ContainsFunc(settingDiffs(sides), func(d SettingDiff) bool { return d.Key == "run.key_type" }) {
+		t.Errorf("run.key_type is not among the differences %v", settingDiffs(sides))
+	}
+}

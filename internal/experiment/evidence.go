@@ -113,7 +113,7 @@ func (x *injector) inject(ctx context.Context, chainID, name string, h int64, sn
 		return err
 	}
 	dv := &rpc.DuplicateVote{ChainID: chainID, Height: h, Time: blk.Time, Address: key.Address, Index: int32(idx),
-		Power: set[idx].Power, Total: total, A: randomBlockID(), B: randomBlockID(), Key: key.Key, SnakeCase: snake}
+		Power: set[idx].Power, Total: total, A: randomBlockID(), B: randomBlockID(), Key: rpc.Key{Type: key.Type, Priv: key.Priv}, SnakeCase: snake}
 	_, err = x.target.BroadcastEvidence(ctx, dv)
 	return err
 }

@@ -20,7 +20,7 @@ import (
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
-		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale}
+		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType}
 	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
 	program := func(v string, prog cometbft.Program) (string, error) {
 		if built[prog][v] == "" {
@@ -46,10 +46,21 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		if n.ClockSkew != 0 {
 			node, e2e = cometbft.ClockSkewProgram, cometbft.ClockSkewE2EProgram
 		}
+		// A key type behind a build tag (bls12_381) needs every program
+		// of the node built with it; a validator's key of a type `cometbft
+		// init` does not make is made by the keygen of its release.
+		key, _ := cometbft.KeyTypeOf(v, m.KeyType)
+		node, e2e = node.ForKey(key), e2e.ForKey(key)
+		var keygen string
 		if v != "" {
 			var err error
 			if bin, err = program(v, node); err != nil {
 				return spec, err
+			}
+			if n.Mode == manifest.ModeValidator && m.KeyType != "" && m.KeyType != cometbft.KeyEd25519 {
+				if keygen, err = program(v, cometbft.KeygenProgram.ForKey(key)); err != nil {
+					return spec, err
+				}
 			}
 		} else if err := cometbft.CheckBinary(bin); err != nil {
 			return spec, err
@@ -63,13 +74,14 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
 			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
-			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: n.App})
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: n.App, Keygen: keygen})
 	}
 	for _, p := range m.Perturbations {
 		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.To] != "" {
 			continue
 		}
-		b, err := f.Binary(ctx, p.To)
+		key, _ := cometbft.KeyTypeOf(p.To, m.KeyType)
+		b, err := f.Program(ctx, p.To, cometbft.NodeProgram.ForKey(key))
 		if err != nil {
 			return spec, err
 		}

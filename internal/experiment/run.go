@@ -212,7 +212,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 	}
 	r := s.record(version, m.Load)
 	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
-	r.Zones, r.Absent, r.Evidence = zonesRecord(m), absentRecord(m), m.Evidence
+	r.Zones, r.Absent, r.Evidence, r.KeyType = zonesRecord(m), absentRecord(m), m.Evidence, m.KeyType
 	if m.TimeScale != 1 {
 		r.TimeScale = m.TimeScale // unscaled runs' run.json stays as it was
 	}

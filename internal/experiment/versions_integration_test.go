@@ -232,7 +232,7 @@ func checkBinaryFacts(t *testing.T, l cometbft.Line, bin string, inits map[strin
 	}
 	if rec, err := cometbft.ReadBuildRecord(filepath.Dir(bin)); err != nil {
 		t.Error(err)
-	} else if rec != nil && (rec.Declares != l.ModulePath || (rec.Method == cometbft.MethodInstall) != (l.ModulePath == cometbft.Module)) {
+	} else if rec != nil && (rec.Declares != l.ModulePath || (rec.Method == cometbft.MethodInstall) != (l.ModulePath == cometbft.ModuleOf(l.Proven))) {
 		t.Errorf("built by %s from a go.mod declaring %s; facts say %s", rec.Method, rec.Declares, l.ModulePath)
 	}
 	in := inits[l.Prefix]
@@ -294,7 +294,7 @@ func checkScaledFacts(t *testing.T, l cometbft.Line, in initFiles) {
 // module source: the protocol versions and the e2e app node's config keys.
 func checkSourceFacts(t *testing.T, l cometbft.Line) {
 	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", cometbft.Module+"@"+l.Proven).Output()
+	out, err := exec.Command("go", "mod", "download", "-json", cometbft.ModuleOf(l.Proven)+"@"+l.Proven).Output()
 	var info struct{ Dir, Error string }
 	if err == nil {
 		err = json.Unmarshal(out, &info)
@@ -322,6 +322,67 @@ func checkSourceFacts(t *testing.T, l cometbft.Line) {
 	}
 	if !slices.Equal(keys, l.E2EAppKeys) {
 		t.Errorf("e2e app keys %q, facts say %q", keys, l.E2EAppKeys)
+	}
+	checkKeyTypeFacts(t, l, info.Dir)
+}
+
+// checkKeyTypeFacts checks the line's key types against the module
+// source: the ABCIPubKeyType constants of types/params.go
+// (types/protobuf.go in v0.34), each the KeyType of a crypto package,
+// and the build tag of a package that is a stub without it.
+func checkKeyTypeFacts(t *testing.T, l cometbft.Line, dir string) {
+	t.Helper()
+	constant := regexp.MustCompile(`ABCIPubKeyType\w+\s*=\s*(\w+)\.KeyType`)
+	var src []byte
+	for _, f := range []string{"types/params.go", "types/protobuf.go"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err == nil && constant.Match(b) {
+			src = b
+			break
+		}
+	}
+	if src == nil {
+		t.Fatal("no ABCIPubKeyType constants in types/params.go or types/protobuf.go")
+	}
+	var got []string
+	tags := map[string]string{}
+	for _, m := range constant.FindAllSubmatch(src, -1) {
+		pkg := filepath.Join(dir, "crypto", string(m[1]))
+		files, _ := filepath.Glob(filepath.Join(pkg, "*.go"))
+		name := ""
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			if k := regexp.MustCompile(`KeyType\s*=\s*"([^"]+)"`).FindSubmatch(b); k != nil {
+				name = string(k[1])
+			}
+			// A tag the type needs: a file built with it, and a stub
+			// built without it (crypto/bls12381's Enabled = false).
+			if g := regexp.MustCompile(`(?m)^//go:build (\w+)$`).FindSubmatch(b); g != nil && !strings.HasSuffix(f, "_test.go") &&
+				slices.ContainsFunc(files, func(o string) bool {
+					ob, _ := os.ReadFile(o)
+					return bytes.Contains(ob, []byte("//go:build !"+string(g[1])+"\n"))
+				}) {
+				tags[string(m[1])] = string(g[1])
+			}
+		}
+		if name == "" {
+			t.Errorf("crypto/%s: no KeyType constant", m[1])
+			continue
+		}
+		got = append(got, name)
+		i := slices.IndexFunc(l.KeyTypes, func(k cometbft.KeyType) bool { return k.Name == name })
+		if i >= 0 && l.KeyTypes[i].Tag != tags[string(m[1])] {
+			t.Errorf("key type %s: build tag %q, facts say %q", name, tags[string(m[1])], l.KeyTypes[i].Tag)
+		}
+	}
+	var facts []string
+	for _, k := range cometbft.KeyTypesOf(l.Proven) {
+		facts = append(facts, k.Name)
+	}
+	slices.Sort(got)
+	slices.Sort(facts)
+	if !slices.Equal(got, facts) {
+		t.Errorf("key types %q, facts say %q", got, facts)
 	}
 }
 

@@ -24,7 +24,7 @@ func TestApply(t *testing.T) {
 			name: "no flags",
 			file: "full.good.toml",
 			check: func(t *testing.T, r Resolved) {
-				want := goodManifests["full.good.toml"]
+				want := withKeyType(goodManifests["full.good.toml"])
 				want.TimeScale = 1
 				if !reflect.DeepEqual(r, want) {
 					t.Errorf("empty Overrides changed the manifest: %+v", r)

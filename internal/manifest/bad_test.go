@@ -37,7 +37,7 @@ var badManifests = map[string][]string{
 	"app.bad.toml":                 {`app.bad.toml:1:1: app: unsupported app "tendermint-app"`},
 	"app-settings.bad.toml": {
 		`app-settings.bad.toml:6:1: app.chain_id: "chain_id" is set by cometlab`,
-		`app-settings.bad.toml:5:1: app.vote_extension_size: the e2e app of v0.38.26 has no key "vote_extension_size" (it takes: key_type, persist_interval, retain_blocks,`,
+		`app-settings.bad.toml:5:1: app.vote_extension_size: the e2e app of v0.38.26 has no key "vote_extension_size" (it takes: persist_interval, retain_blocks,`,
 	},
 	"app-kvstore-settings.bad.toml": {`app-kvstore-settings.bad.toml:2:1: app.snapshot_interval: app settings are for the e2e app (kind = "e2e")`},
 	"app-external.bad.toml": {

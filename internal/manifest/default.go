@@ -14,6 +14,7 @@ func Default() Manifest {
 		Validators:      4,
 		LogLevel:        "state:info,*:error",
 		Links:           LinksAuto,
+		KeyType:         DefaultKeyType,
 		Rotate:          ManifestRotate{Dwell: "10s"},
 		Load: ManifestLoad{
 			Connections:   1,

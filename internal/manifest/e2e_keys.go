@@ -27,8 +27,9 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 	"validators":       (*e2eReader).readValidators,
 	"validator_update": (*e2eReader).readValidatorUpdate,
 	"key_type": func(r *e2eReader, path []string, v any) {
-		if s, ok := r.str(path, v); ok && s != "" && s != "ed25519" {
-			r.refuse(path, false, "cometlab generates ed25519 validator keys, not %s", s)
+		if s, ok := r.str(path, v); ok && s != "" { // "" is the runner's ed25519
+			r.m.KeyType = s
+			r.from("key_type", path)
 		}
 	},
 	"evidence": func(r *e2eReader, path []string, v any) {
@@ -94,9 +95,9 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 		}
 	},
 	"config":            func(r *e2eReader, path []string, v any) { r.configList(path, v, r.m.Config, "config") },
-	"constant_flip":     only(kBool, false, true, "the e2e app's constant_flip of CometBFT's unreleased main; no release cometlab runs has it"),
+	"constant_flip":     only(kBool, false, true, "the e2e app's constant_flip (v2.0's e2e app) is not mapped by cometlab"),
 	"lanes":             unreleased("mempool lanes"),
-	"no_lanes":          only(kBool, false, false, "mempool lanes are CometBFT's unreleased main; no release cometlab runs has them"),
+	"no_lanes":          only(kBool, false, false, "mempool lanes (v2.0's e2e app) are not mapped by cometlab"),
 	"load_lane_weights": unreleased("mempool lanes"),
 	"perturb_interval":  func(r *e2eReader, path []string, v any) { r.gap = r.duration(path, v) },
 	"disable_pex": func(r *e2eReader, path []string, v any) {
@@ -302,10 +303,11 @@ func nodeOnly(kind string, def any, lenient bool, reason string, also ...any) fu
 	return func(r *e2eReader, _ string, path []string, v any) { h(r, path, v) }
 }
 
-// unreleased refuses a key of CometBFT's unreleased main.
+// unreleased refuses a key of the e2e app of v2.0 (CometBFT's main until
+// 2025-09), which cometlab does not map.
 func unreleased(what string) func(r *e2eReader, path []string, v any) {
 	return func(r *e2eReader, path []string, _ any) {
-		r.refuse(path, false, "%s are CometBFT's unreleased main; no release cometlab runs has them", what)
+		r.refuse(path, false, "%s (v2.0's e2e app) are not mapped by cometlab", what)
 	}
 }
 

@@ -149,8 +149,9 @@ func (r *e2eReader) readMisbehaviors(_ string, path []string, v any) {
 
 // chooseVersion picks the release: the default one when its e2e app takes
 // every app setting of the file, else the newest proven release whose app
-// does (pbts_enable_height and the v1.0 app delays need v1.0). An e2e
-// manifest names no release (the runner runs the image it built);
+// does (pbts_enable_height and the v1.0 app delays need v1.0), a
+// pre-release (v2.0.0-rc1) only when no release does. An e2e manifest
+// names no release (the runner runs the image it built);
 // --cometbft-version overrides.
 func (r *e2eReader) chooseVersion() {
 	fits := func(v string) bool {
@@ -170,6 +171,12 @@ func (r *e2eReader) chooseVersion() {
 		proven = append(proven, l.Proven)
 	}
 	slices.SortFunc(proven, func(a, b string) int {
+		if pa, pb := strings.Contains(a, "-"), strings.Contains(b, "-"); pa != pb { // releases before pre-releases
+			if pa {
+				return 1
+			}
+			return -1
+		}
 		if cometbft.Older(a, b) {
 			return 1
 		}

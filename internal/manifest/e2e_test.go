@@ -31,6 +31,8 @@ func TestE2EFixtures(t *testing.T) {
 		"vote_extention.toml":       "runs",
 		"200-nodes.toml":            "runs",
 		"200-nodes-with-zones.toml": "runs",
+		"mldsa65.toml":              "runs", // v0.40.0's post-quantum network
+		"secp256k1eth.toml":         "runs",
 	}
 	paths, err := filepath.Glob(filepath.Join(e2eFixtures, "*.toml"))
 	if err != nil || len(paths) != len(want) {
@@ -156,6 +158,8 @@ func TestE2ERefusals(t *testing.T) {
 		{"perturbation after the load", "load_max_seconds = 10\n[node.v]\nperturb = [\"pause\"]\n[node.w]\nperturb = [\"pause\"]\n", "x.toml:5:1: perturb.w.at: begins at 38s, after the load ends", false},
 		{"all send_no_load", "[node.v]\nsend_no_load = true\n", "x.toml:2:1: node.v.send_no_load: every node has send_no_load: the e2e runner would send no load, and a cometlab run is a load", false},
 		{"lenient still refuses the rest", "ipv6 = true\ninitial_height = 3\n[node.v]\n", "x.toml:2:1: initial_height: cometlab's genesis starts the chain at height 1", true},
+		{"key type of no release", "key_type = \"sr25519\"\n[node.v]\n", `x.toml:1:1: key_type: unknown key type "sr25519"`, false},
+		{"key type the release lacks", "key_type = \"ml_dsa_65\"\n[node.v]\nversion = \"cometbft/e2e-node:v1.0.1\"\n", `x.toml:1:1: key_type: "ml_dsa_65": v1.0.1 has only ed25519, secp256k1, bls12_381 (node v)`, false},
 		{"evidence", "evidence = 3\n[node.v]\n", "x.toml:1:1: evidence: the e2e runner makes 1 in 4 of its 3 pieces a light-client attack (half of those invalid); cometlab injects duplicate votes only, with its own evidence key (docs/scenarios.md) (--lenient takes the file without it)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

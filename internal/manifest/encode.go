@@ -27,6 +27,7 @@ type encoded struct {
 	Absent          []string                  `toml:"absent,omitempty"`
 	Evidence        int                       `toml:"evidence,omitempty"`
 	TimeScale       float64                   `toml:"time_scale,omitempty"`
+	KeyType         string                    `toml:"key_type"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -83,6 +84,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Absent:          r.AbsentNames(),
 		Evidence:        r.Evidence,
 		TimeScale:       encodeTimeScale(r.TimeScale),
+		KeyType:         r.KeyType,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,

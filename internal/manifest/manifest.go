@@ -176,6 +176,19 @@ type Manifest struct {
 	//	evidence = 2
 	Evidence int `toml:"evidence"`
 
+	// KeyType is the validators' key type, network-wide, as CometBFT's
+	// e2e manifest's key_type: "ed25519", "secp256k1", "secp256k1eth",
+	// "bls12_381" or "ml_dsa_65" (CometBFT's names), where every node's
+	// release has it (cometbft.Line.KeyTypes; `cometlab versions`). The
+	// validators' keys are made with the release's own crypto and the
+	// genesis's consensus_params.validator.pub_key_types is set to it, as
+	// CometBFT's e2e runner does; bls12_381 runs nodes built with the
+	// bls12381 tag (cgo and a C compiler; local testnets only). Evidence
+	// is forged with every type but bls12_381. Default "ed25519".
+	//
+	//	key_type = "ml_dsa_65"
+	KeyType string `toml:"key_type"`
+
 	// Partition cuts the network in groups for a while during the load
 	// (see [ManifestPartition]). Default: none.
 	//

@@ -37,7 +37,8 @@ func validators(n int, version string) []Node {
 	return nodes
 }
 
-// goodManifests are the *.good.toml fixtures and what they resolve to.
+// goodManifests are the *.good.toml fixtures and what they resolve to
+// (an entry without a key type has the default).
 var goodManifests = map[string]Resolved{
 	"empty.good.toml": {
 		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
@@ -120,6 +121,15 @@ var goodManifests = map[string]Resolved{
 		r.Load.TraceFile = abs
 		return r
 	}(),
+}
+
+// withKeyType gives a goodManifests entry without a key type the
+// default one.
+func withKeyType(r Resolved) Resolved {
+	if r.KeyType == "" {
+		r.KeyType = DefaultKeyType
+	}
+	return r
 }
 
 // shaped is the default testnet with a shaped load.
@@ -244,7 +254,7 @@ func TestGoodManifests(t *testing.T) {
 			if want.TimeScale == 0 {
 				want.TimeScale = 1 // real time, unless the fixture says
 			}
-			if !reflect.DeepEqual(got, want) {
+			if want = withKeyType(want); !reflect.DeepEqual(got, want) {
 				t.Errorf("Resolve:\n got %+v\nwant %+v", got, want)
 			}
 		})

@@ -56,6 +56,9 @@ type Resolved struct {
 	// Evidence is the number of duplicate-vote evidences injected during
 	// the load (the evidence key); 0 for none.
 	Evidence int
+	// KeyType is the validators' key type (CometBFT's name, see
+	// [Manifest.KeyType]).
+	KeyType string
 	// Partition is the [partition] table; nil without a partition.
 	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
@@ -254,6 +257,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Perturbations = m.resolvePerturbations(ps, r.Nodes, r.Load.Duration, r.App)
 	r.Partition = m.resolvePartition(ps, r.Nodes, r.Load.Duration)
 	m.resolveClockSkew(ps, r.Nodes, r.Perturbations)
+	r.KeyType = m.resolveKeyType(ps, &r)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	r.TimeScale = m.resolveTimeScale(ps, &r)

@@ -76,6 +76,8 @@ func setter(key string) func(m *Manifest, v string) error {
 		return apply(func(v string) (Overrides, error) { return Overrides{Target: &v}, nil })
 	case "app":
 		return func(m *Manifest, v string) error { return m.setApp("", v) }
+	case "key_type":
+		return func(m *Manifest, v string) error { m.KeyType = v; return nil }
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -88,6 +90,7 @@ func setter(key string) func(m *Manifest, v string) error {
 // canonical form: "validators", "cometbft_version", "time_scale",
 // "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
+// "key_type",
 // "rotate.concurrency", "rotate.dwell", "partition.split",
 // "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),

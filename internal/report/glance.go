@@ -157,8 +157,12 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 	if run.Sentinel != nil {
 		to = "the sentinel in front of " + run.Target
 	}
-	m.f("Setup: CometBFT %s, %d nodes, %s, to %s. The load, testnet, nodes, host, timeline and resolved manifest are in the [appendix](#%s).\n\n",
-		run.CometBFTVersion, len(run.Nodes), load, to, appendixAnchor)
+	nodes := fmt.Sprintf("%d nodes", len(run.Nodes))
+	if run.KeyType != "" && run.KeyType != "ed25519" {
+		nodes += " (validator keys " + run.KeyType + ")"
+	}
+	m.f("Setup: CometBFT %s, %s, %s, to %s. The load, testnet, nodes, host, timeline and resolved manifest are in the [appendix](#%s).\n\n",
+		run.CometBFTVersion, nodes, load, to, appendixAnchor)
 }
 
 // saturationChecks writes the default saturation criterion's checks on

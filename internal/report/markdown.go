@@ -215,12 +215,17 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	if run.FirstHeight != 0 || run.LastHeight != 0 {
 		heights = fmt.Sprintf("%d … %d", run.FirstHeight, run.LastHeight)
 	}
-	m.table([]string{"testnet", "value"}, "ll", [][]string{
+	testnet := [][]string{
 		{"CometBFT version", run.CometBFTVersion},
 		{"app", appText(run.App, run.AppConfig)},
+	}
+	if run.KeyType != "" {
+		testnet = append(testnet, []string{"validator key type", codeSpan(run.KeyType)})
+	}
+	m.table([]string{"testnet", "value"}, "ll", append(testnet, [][]string{
 		{"cometlab version", run.CometlabVersion},
 		{"heights walked", heights},
-	})
+	}...))
 	if len(run.Nodes) > 0 {
 		var rows [][]string
 		for _, n := range run.Nodes {

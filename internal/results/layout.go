@@ -94,6 +94,10 @@ type Run struct {
 	// model time (summary.json): see docs/timescale.md. Absent (0) for a
 	// run in real time.
 	TimeScale float64 `json:"time_scale,omitempty"`
+	// KeyType is the validators' key type (CometBFT's name: "ed25519",
+	// "ml_dsa_65", …; the manifest's key_type); "" in runs made before
+	// cometlab had key types, which were ed25519.
+	KeyType string `json:"key_type,omitempty"`
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
 	Sentinel *Sentinel `json:"sentinel,omitempty"`

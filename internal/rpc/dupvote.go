@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -39,7 +38,7 @@ type DuplicateVote struct {
 	Power     int64
 	Total     int64 // the set's voting power
 	A, B      BlockID
-	Key       ed25519.PrivateKey
+	Key       Key  // the validator's, of a type [CanSign] takes
 	SnakeCase bool // the release's JSON names the power and time fields in snake case (v1.0)
 }
 
@@ -106,8 +105,8 @@ func (id BlockID) key() string { return string(id.Hash) + string(id.partSetHeade
 // "tendermint/DuplicateVoteEvidence", "value": {...}}, its votes signed
 // with Key and ordered by block id.
 func (d *DuplicateVote) MarshalJSON() ([]byte, error) {
-	if len(d.Key) != ed25519.PrivateKeySize || len(d.Address) != 20 {
-		return nil, fmt.Errorf("duplicate vote: want an ed25519 key and a 20-byte address, got %d and %d bytes", len(d.Key), len(d.Address))
+	if len(d.Address) != 20 {
+		return nil, fmt.Errorf("duplicate vote: want a 20-byte address, got %d bytes", len(d.Address))
 	}
 	a, b := d.A, d.B
 	if a.key() > b.key() {
@@ -117,14 +116,25 @@ func (d *DuplicateVote) MarshalJSON() ([]byte, error) {
 	if d.SnakeCase {
 		total, power, ts = "total_voting_power", "validator_power", "timestamp"
 	}
-	value := map[string]any{"vote_a": d.vote(a), "vote_b": d.vote(b), total: strconv.FormatInt(d.Total, 10),
+	va, err := d.vote(a)
+	if err != nil {
+		return nil, err
+	}
+	vb, err := d.vote(b)
+	if err != nil {
+		return nil, err
+	}
+	value := map[string]any{"vote_a": va, "vote_b": vb, total: strconv.FormatInt(d.Total, 10),
 		power: strconv.FormatInt(d.Power, 10), ts: d.Time.UTC().Format(time.RFC3339Nano)}
 	return json.Marshal(map[string]any{"type": "tendermint/DuplicateVoteEvidence", "value": value})
 }
 
 // vote is one signed precommit in CometBFT's JSON.
-func (d *DuplicateVote) vote(id BlockID) map[string]any {
-	sig := ed25519.Sign(d.Key, d.VoteSignBytes(id))
+func (d *DuplicateVote) vote(id BlockID) (map[string]any, error) {
+	sig, err := d.Key.Sign(d.VoteSignBytes(id))
+	if err != nil {
+		return nil, fmt.Errorf("duplicate vote: %w", err)
+	}
 	upper := func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
 	return map[string]any{
 		"type": precommitType, "height": strconv.FormatInt(d.Height, 10), "round": 0,
@@ -132,7 +142,7 @@ func (d *DuplicateVote) vote(id BlockID) map[string]any {
 		"timestamp":         d.Time.UTC().Format(time.RFC3339Nano),
 		"validator_address": upper(d.Address), "validator_index": d.Index,
 		"signature": base64.StdEncoding.EncodeToString(sig),
-	}
+	}, nil
 }
 
 // BroadcastEvidence submits evidence (a JSON value such as a

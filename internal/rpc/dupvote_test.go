@@ -24,7 +24,7 @@ func knownDuplicateVote(snake bool) *DuplicateVote {
 	addr := sha256.Sum256(key.Public().(ed25519.PublicKey)) // CometBFT's ed25519 address: SHA-256 of the key, first 20 bytes
 	return &DuplicateVote{ChainID: "cometlab-test", Height: 12, Time: time.Date(2026, 11, 26, 9, 30, 1, 123456789, time.UTC),
 		Address: addr[:20], Index: 1, Power: 1, Total: 4, A: BlockID{Hash: fill(0xBB), PartTotal: 100, PartHash: fill(2)},
-		B: BlockID{Hash: fill(0xAA), PartTotal: 100, PartHash: fill(1)}, Key: key, SnakeCase: snake}
+		B: BlockID{Hash: fill(0xAA), PartTotal: 100, PartHash: fill(1)}, Key: Key{Type: "ed25519", Priv: key}, SnakeCase: snake}
 }
 
 // TestVoteSignBytes compares the bytes signed with those of CometBFT
@@ -58,8 +58,12 @@ func TestDuplicateVoteJSON(t *testing.T) {
 		})
 	}
 	d := knownDuplicateVote(false)
-	d.Key = d.Key[:10]
-	if _, err := d.MarshalJSON(); err == nil || !strings.Contains(err.Error(), "want an ed25519 key") {
+	d.Key.Priv = d.Key.Priv[:10]
+	if _, err := d.MarshalJSON(); err == nil || !strings.Contains(err.Error(), "ed25519 key of 10 bytes") {
 		t.Errorf("a short key: %v, want an error", err)
+	}
+	d.Key = Key{Type: "bls12_381", Priv: make([]byte, 32)}
+	if _, err := d.MarshalJSON(); err == nil || !strings.Contains(err.Error(), "cannot sign with a bls12_381 key") {
+		t.Errorf("a bls12_381 key: %v, want an error", err)
 	}
 }

@@ -177,6 +177,7 @@ type nodeState struct {
 	rss        float64
 	rejected   float64
 	sentBytes  float64
+	blockSize  float64 // the last committed block's, whole: its transactions and 700 bytes
 }
 
 // Generate calls metric for every metrics.csv row and resource for every
@@ -236,6 +237,9 @@ func (n *Nodes) Generate(metric func(*results.Metric) error, resource func(*resu
 			s := &st[i]
 			n.advance(i, t, s, commits[i])
 			s.totalTxs = cumTxs[s.committed]
+			if c := s.committed; c > 0 && c <= len(n.Blocks) {
+				s.blockSize = float64(n.Blocks[c-1].Bytes) + 700
+			}
 			s.steps = cum[s.committed]
 			if n.Skew != nil { // a slower node's steps take longer: 2 % per unit of skew
 				for j := range 8 {
@@ -328,6 +332,7 @@ func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error
 		{ns + "_consensus_latest_block_height", chain, float64(s.height - 1)},
 		{ns + "_consensus_rounds", chain, s.rounds},
 		{ns + "_consensus_total_txs", chain, s.totalTxs},
+		{ns + "_consensus_block_size_bytes", chain, s.blockSize},
 		{ns + "_consensus_round_duration_seconds_sum", chain, s.roundSum},
 		{ns + "_consensus_round_duration_seconds_count", chain, s.roundCount},
 		{ns + "_state_block_processing_time_sum", chain, s.procSum},
