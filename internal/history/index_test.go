@@ -263,3 +263,32 @@ func TestHammer(t *testing.T) {
 	}
 	t.Logf("%d reads during the writes", reads)
 }
+
+// TestGeneration: every write moves the generation on, from 0; a read
+// does not.
+func TestGeneration(t *testing.T) {
+	ctx := context.Background()
+	x := openIndex(t)
+	gen := func() int64 {
+		t.Helper()
+		g, err := x.Generation(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	if g := gen(); g != 0 {
+		t.Fatalf("new index: generation %d", g)
+	}
+	for want := int64(1); want <= 3; want++ {
+		if err := x.Put(ctx, []Run{synthetic("/r", day(int(want)), map[string]float64{"committed_tps": 200})}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := x.Runs(ctx, Filter{}); err != nil {
+			t.Fatal(err)
+		}
+		if g := gen(); g != want {
+			t.Errorf("after %d writes: generation %d", want, g)
+		}
+	}
+}

@@ -12,9 +12,15 @@ import (
 // string, times as ParseTime reads them. Query.Filter is the one way from
 // either to a Filter.
 type Query struct {
-	Release, Label, Manifest, Host, Series string
-	Since, Until                           string
-	Kinds, Status                          []string
+	Release  string   `json:"release,omitempty"`
+	Label    string   `json:"label,omitempty"`
+	Manifest string   `json:"manifest,omitempty"`
+	Host     string   `json:"host,omitempty"`
+	Series   string   `json:"series,omitempty"`
+	Since    string   `json:"since,omitempty"`
+	Until    string   `json:"until,omitempty"`
+	Kinds    []string `json:"kind,omitempty"`
+	Status   []string `json:"status,omitempty"`
 }
 
 // FieldError is a Query field that cannot be read: Field names it ("kind",
