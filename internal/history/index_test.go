@@ -19,7 +19,7 @@ func TestIndexQueries(t *testing.T) {
 	x := openIndex(t)
 	a := synthetic("/r/a", day(0), map[string]float64{"committed_tps": 200, "block_latency_p50_ms": 900})
 	b := synthetic("/r/b", day(1), map[string]float64{"committed_tps": 190})
-	b.Release, b.Label, b.Status = "v0.40.0", "nightly", results.StatusPartial
+	b.Release, b.Label, b.Status = "v0.40.0 (reports itself as 0.39.0)", "nightly", results.StatusPartial
 	c := synthetic("/r/c", day(2), nil)
 	c.Release, c.Label, c.Host.Name, c.Host.Cores = "v0.38.9", "v0.38.9", "ci-7", 4
 	sw := synthetic("/s/x", day(3), map[string]float64{"saturation_diagonal_tps": 800})
@@ -43,6 +43,8 @@ func TestIndexQueries(t *testing.T) {
 		{"release line", Filter{Release: "v0.38"}, "/q/y /s/x/cells/c1-r200-0 /s/x /r/c /r/a"},
 		{"release", Filter{Release: "v0.38.9"}, "/r/c"},
 		{"release, not a prefix", Filter{Release: "v0.3"}, ""},
+		{"release, as the binary reports itself", Filter{Release: "v0.40.0"}, "/r/b"},
+		{"release line, as the binary reports itself", Filter{Release: "v0.40"}, "/r/b"},
 		{"label", Filter{Label: "nightly"}, "/r/b"},
 		{"manifest prefix", Filter{Manifest: "abc"}, "/q/y /s/x/cells/c1-r200-0 /s/x /r/c /r/b /r/a"},
 		{"manifest, like characters are literal", Filter{Manifest: "a%"}, ""},

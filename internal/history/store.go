@@ -101,7 +101,8 @@ type Filter struct {
 	Kinds  []string // any of these kinds
 	Status []string // any of these statuses
 	// Release is a release or a release line: "v0.38" selects v0.38 and
-	// every v0.38.x.
+	// every v0.38.x, also as run.json records a binary that reports
+	// another version ("v0.38.26 (reports itself as …)").
 	Release  string
 	Label    string
 	Manifest string // a prefix of the manifest hash
@@ -138,8 +139,9 @@ func (f Filter) where() (string, []any) {
 		return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 	}
 	if f.Release != "" {
-		conds = append(conds, `(release = ? OR release LIKE ? ESCAPE '\')`)
-		args = append(args, f.Release, like(f.Release)+".%")
+		// run.json's "v0.40.0 (reports itself as 0.39.0)" is v0.40.0.
+		conds = append(conds, `(release = ? OR release LIKE ? ESCAPE '\' OR release LIKE ? ESCAPE '\')`)
+		args = append(args, f.Release, like(f.Release)+".%", like(f.Release)+" (%")
 	}
 	if f.Label != "" {
 		conds = append(conds, "label = ?")
