@@ -23,13 +23,16 @@ type ComparePage struct {
 	Baseline  *history.Run `json:"baseline,omitempty"`
 	Candidate *history.Run `json:"candidate,omitempty"`
 	// Verdict is the comparison's (worse when any figure is worse).
-	Verdict     compare.Verdict       `json:"verdict,omitempty"`
-	VerdictText string                `json:"verdict_text,omitempty"`
+	Verdict     compare.Verdict `json:"verdict,omitempty"`
+	VerdictText string          `json:"verdict_text,omitempty"`
+	// Better and Worse count the candidate's figures judged so.
+	Better      int                   `json:"better"`
+	Worse       int                   `json:"worse"`
 	Differences []compare.SettingDiff `json:"differences,omitempty"`
 	Warnings    []string              `json:"warnings,omitempty"`
 	Method      *compare.Method       `json:"method,omitempty"`
 	// Rows are every figure compared, in the dictionary's order; Key marks
-	// those cometlab compare's table shows.
+	// those cometlab compare's table shows and those better or worse.
 	Rows []CompareRow `json:"rows,omitempty"`
 	// Choices are the newest runs, to pick two of when none are given.
 	Choices []history.Run `json:"choices,omitempty"`
@@ -154,13 +157,16 @@ func (s *Server) compareRuns(base, cand history.Run) (ComparePage, error) {
 	}
 	p := ComparePage{Baseline: &base, Candidate: &cand, Verdict: res.Verdict, VerdictText: report.VerdictText(res.Verdict),
 		Differences: res.Differences, Warnings: res.Warnings, Method: &res.Method}
+	if len(res.Candidates) == 1 {
+		p.Better, p.Worse = res.Candidates[0].Better, res.Candidates[0].Worse
+	}
 	key2 := report.CompareTableIDs()
 	for _, row := range res.Metrics {
 		if len(row.Candidates) != 1 {
 			continue
 		}
 		c := row.Candidates[0]
-		p.Rows = append(p.Rows, CompareRow{ID: row.ID, Title: row.Title, Unit: row.Unit, Better: row.Better, Key: slices.Contains(key2, row.ID),
+		p.Rows = append(p.Rows, CompareRow{ID: row.ID, Title: row.Title, Unit: row.Unit, Better: row.Better, Key: slices.Contains(key2, row.ID) || c.Verdict == compare.Better || c.Verdict == compare.Worse,
 			Baseline: row.Baseline, Candidate: c.Value, Delta: c.Delta, DeltaPct: c.DeltaPct, P: c.P,
 			Verdict: c.Verdict, VerdictText: report.VerdictText(c.Verdict), Reason: c.Reason})
 	}
