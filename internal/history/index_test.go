@@ -86,6 +86,13 @@ func TestIndexQueries(t *testing.T) {
 	if runs, _ := x.Runs(ctx, Filter{Dir: "/r/a", Figures: []string{}}); runs[0].Figures != nil {
 		t.Errorf("figures %v, want none", runs[0].Figures)
 	}
+	long := []string{"committed_tps"}
+	for i := range maxFigureList {
+		long = append(long, fmt.Sprintf("other_%d", i))
+	}
+	if runs, _ := x.Runs(ctx, Filter{Dir: "/r/a", Figures: long}); len(runs[0].Figures) != 1 || runs[0].Figures["committed_tps"].Value != 200 {
+		t.Errorf("figures %v of a long list, want committed_tps alone", runs[0].Figures)
+	}
 	// A series put again replaces its runs: a cell gone is gone.
 	sw.Status = "partial"
 	if err := x.Put(ctx, []Run{sw}); err != nil {

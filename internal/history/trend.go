@@ -93,12 +93,13 @@ func MakeTrend(runs []Run, figure string, order Order, detect Detector) Trend {
 	// Sort the places of the runs that have the figure, not the runs: a
 	// run is a large value, and a page makes a trend of every figure.
 	var at []int
-	for i, r := range runs {
-		if _, ok := r.Figures[figure]; ok {
+	for i := range runs {
+		if _, ok := runs[i].Figures[figure]; ok {
 			at = append(at, i)
 		}
 	}
 	slices.SortStableFunc(at, func(a, b int) int { return compareRuns(&runs[a], &runs[b], order) })
+	t.Points = make([]Point, 0, len(at))
 	for _, i := range at {
 		r := &runs[i]
 		f := r.Figures[figure]

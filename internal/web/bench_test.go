@@ -59,3 +59,22 @@ func BenchmarkPages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChangesFirst is the change-point page as first asked after a
+// run was added (a new server each time: nothing kept), with 1,000 runs
+// indexed: the gate's figures, and every judged figure.
+func BenchmarkChangesFirst(b *testing.B) {
+	x := openIndex(b)
+	if err := x.Put(context.Background(), synthRuns(1000, filepath.Join(b.TempDir(), "runs"))); err != nil {
+		b.Fatal(err)
+	}
+	for _, target := range []string{"/changes", "/changes?figures=all"} {
+		b.Run(url.QueryEscape(target), func(b *testing.B) {
+			for b.Loop() {
+				if code, _ := get(b, newHandler(b, x), target); code != http.StatusOK {
+					b.Fatalf("%s: %d", target, code)
+				}
+			}
+		})
+	}
+}
