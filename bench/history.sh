@@ -20,32 +20,9 @@ trap 'rm -rf "$WORK"' EXIT
 go build -o "$WORK/cometlab" ./cmd/cometlab
 export COMETLAB_HISTORY="$WORK/history.db"
 
-# One analysed copy of the fixture: the template.
-TPL="$WORK/template"
-mkdir -p "$TPL"
-cp testdata/runs/small/* "$TPL/"
-"$WORK/cometlab" analyze "$TPL" >/dev/null
-rm -f "$TPL"/report.* "$TPL"/autopsy.csv "$TPL"/stages.csv
-echo "template: $(grep -c '^    "' "$TPL/summary.json") summary lines, $(du -sk "$TPL" | cut -f1) KiB a run"
-
-# N runs, one every hour from 2026-01-01, figures scaled per run.
-mkdir -p "$WORK/runs"
-start=$(date +%s.%N)
-for i in $(seq 0 $((N - 1))); do
-	d="$WORK/runs/r$(printf %05d "$i")"
-	mkdir "$d"
-	cp "$TPL"/*.csv "$TPL"/manifest.toml "$d/"
-	ts=$(date -u -d "@$((1767225600 + i * 3600))" +%Y-%m-%dT%H:%M:%SZ)
-	sed -e "s/\"id\": \"[^\"]*\"/\"id\": \"run-$i\"/" -e "s/\"started\": \"[^\"]*\"/\"started\": \"$ts\"/" "$TPL/run.json" >"$d/run.json"
-	awk -v seed="$i" 'BEGIN { srand(seed); f = 0.9 + 0.2 * rand() }
-		/"metrics": \{/ { m = 1; print; next }
-		m && /^  \}/ { m = 0 }
-		m && match($0, /: -?[0-9.e+-]+,?$/) {
-			v = substr($0, RSTART + 2); comma = (v ~ /,$/) ? "," : ""; sub(/,$/, "", v)
-			printf "%s: %.6g%s\n", substr($0, 1, RSTART - 1), v * f, comma; next }
-		{ print }' "$TPL/summary.json" >"$d/summary.json"
-done
-echo "made $N run directories in $(echo "$(date +%s.%N) - $start" | bc) s ($(du -sm "$WORK/runs" | cut -f1) MB)"
+# shellcheck source=bench/history-runs.sh
+. bench/history-runs.sh
+make_runs "$WORK/cometlab" "$WORK" "$N"
 
 timed() {
 	local t0 t1

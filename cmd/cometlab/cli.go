@@ -141,7 +141,7 @@ accepted); 6 gate: too few runs to judge; 130 interrupted.`,
 	root.AddCommand(newSweepCmd(st), newSaturateCmd(st))
 	root.AddCommand(newCompareCmd(st), newABCmd(st), newQACmd(st), newVersionsCmd(st), newSentinelCmd(st))
 	root.AddCommand(newDeployCmd(st), newManifestCmd(st))
-	root.AddCommand(newHistoryCmd(st), newGateCmd(st))
+	root.AddCommand(newHistoryCmd(st), newGateCmd(st), newServeCmd(st))
 	root.SetArgs(st.args)
 	root.SetOut(st.stdout)
 	root.SetErr(st.stderr)

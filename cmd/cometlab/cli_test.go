@@ -28,7 +28,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // TestHelpGolden keeps every command's --help under review: a changed flag
 // shows up as a diff of testdata/help/*.txt (regenerate with -update).
 func TestHelpGolden(t *testing.T) {
-	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"ab"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}, {"deploy"}, {"manifest"}, {"manifest", "check"}, {"history"}, {"history", "rebuild"}, {"history", "add"}, {"history", "trend"}, {"gate"}, {"qa"}} {
+	for _, args := range [][]string{{}, {"run"}, {"load"}, {"analyze"}, {"report"}, {"readback"}, {"testnet"}, {"testnet", "up"}, {"testnet", "down"}, {"prometheus-config"}, {"grafana-dashboard"}, {"compare"}, {"ab"}, {"sweep"}, {"saturate"}, {"versions"}, {"sentinel"}, {"deploy"}, {"manifest"}, {"manifest", "check"}, {"history"}, {"history", "rebuild"}, {"history", "add"}, {"history", "trend"}, {"gate"}, {"qa"}, {"serve"}} {
 		name := strings.Join(append([]string{"cometlab"}, args...), "_")
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := run(t, append(args, "--help")...)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -53,26 +52,17 @@ func (f *historyFlags) registerFilters(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "write JSON instead of a table")
 }
 
-// filter is the Filter the flags select, times read at now.
+// filter is the Filter the flags select, times read at now
+// (history.Query, as cometlab serve's pages read theirs).
 func (f *historyFlags) filter(now time.Time) (history.Filter, error) {
-	flt := history.Filter{Release: f.release, Label: f.label, Manifest: f.manifest, Host: f.host, Series: f.series, Status: f.status, Kinds: f.kinds}
-	for _, k := range f.kinds {
-		if !slices.Contains(history.Kinds(), k) {
-			return flt, exitcode.With(fmt.Errorf("--kind %q: want one of %s", k, strings.Join(history.Kinds(), ", ")), exitcode.Usage)
-		}
+	q := history.Query{Release: f.release, Label: f.label, Manifest: f.manifest, Host: f.host, Series: f.series,
+		Since: f.since, Until: f.until, Kinds: f.kinds, Status: f.status}
+	flt, err := q.Filter(now)
+	var fe history.FieldError
+	if errors.As(err, &fe) {
+		return flt, exitcode.With(fmt.Errorf("--%s: %w", fe.Field, fe.Err), exitcode.Usage)
 	}
-	var err error
-	if f.since != "" {
-		if flt.Since, err = history.ParseTime(f.since, now); err != nil {
-			return flt, exitcode.With(fmt.Errorf("--since: %w", err), exitcode.Usage)
-		}
-	}
-	if f.until != "" {
-		if flt.Until, err = history.ParseTime(f.until, now); err != nil {
-			return flt, exitcode.With(fmt.Errorf("--until: %w", err), exitcode.Usage)
-		}
-	}
-	return flt, nil
+	return flt, err
 }
 
 // open opens the index the flags name.

@@ -90,7 +90,7 @@ func TestHistoryCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"history", "--index", index, "--since", "yesterday"}, "--since: time \"yesterday\""},
-		{[]string{"history", "--index", index, "--kind", "cell"}, "--kind \"cell\": want one of run, sweep, saturate, ab, qa"},
+		{[]string{"history", "--index", index, "--kind", "cell"}, "--kind: \"cell\": want one of run, sweep, saturate, ab, qa"},
 		{[]string{"history", "--index", index, "--limit", "-1"}, "--limit -1"},
 		{[]string{"history", "trend", "tps", "--index", index}, `"tps" is not a figure`},
 		{[]string{"history", "trend", "committed_tps", "--index", index, "--by", "size"}, "--by \"size\""},

@@ -55,25 +55,18 @@ Without --status only complete runs count.`,
 			if err != nil {
 				return err
 			}
-			var with []history.Run
-			for _, r := range runs {
-				if _, ok := r.Value(figure); ok {
-					with = append(with, r)
-				}
-			}
-			groups := history.Groups(with)
-			if len(groups) == 0 {
+			detect, _ := changeMethods()
+			t, others, ok := history.TrendOf(runs, figure, order, detect)
+			if !ok {
 				return fmt.Errorf("no run the filters select has %s", figure)
 			}
-			if len(groups) > 1 {
-				var others []string
-				for _, g := range groups[1:] {
-					others = append(others, fmt.Sprintf("%s (%d runs)", g.ID, len(g.Runs)))
+			if len(others) > 0 {
+				var names []string
+				for _, g := range others {
+					names = append(names, fmt.Sprintf("%s (%d runs)", g.ID, len(g.Runs)))
 				}
-				fmt.Fprintf(st.stderr, "history: %d other series have %s: %s; choose one with --series\n", len(others), figure, strings.Join(others, ", "))
+				fmt.Fprintf(st.stderr, "history: %d other series have %s: %s; choose one with --series\n", len(names), figure, strings.Join(names, ", "))
 			}
-			detect, _ := changeMethods()
-			t := history.MakeTrend(groups[0].Runs, figure, order, detect)
 			if hf.json {
 				return writeJSON(st.stdout, t)
 			}

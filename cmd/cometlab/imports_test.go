@@ -19,7 +19,9 @@ import (
 // and no package under internal/ imports experiment. stats (the
 // statistics) is a leaf: it imports nothing internal; sequential (ab's
 // stepping rule) is rendered by report and applied by experiment;
-// changepoint (change points of a series of runs) takes only stats. A new
+// changepoint (change points of a series of runs) takes only stats; web
+// (cometlab serve's pages) reads the history index and renders with
+// report's formats and compare's engine, and nothing imports it. A new
 // edge is a design decision, made here; TestImportsDoc draws the graph in
 // docs/architecture.md from this map (go test -update rewrites it).
 var allowedImports = map[string][]string{
@@ -47,6 +49,7 @@ var allowedImports = map[string][]string{
 	"history":             {"analysis", "changepoint", "results", "saturation", "stats"},
 	"compare":             {"analysis", "cometbft", "exitcode", "results", "stats"},
 	"report":              {"analysis", "compare", "results", "saturation", "sequential", "stats"},
+	"web":                 {"analysis", "compare", "history", "report", "results", "saturation"},
 	"experiment":          {"analysis", "collect", "cometbft", "compare", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "sequential", "shape", "stats", "testnet"},
 }
 

@@ -141,6 +141,20 @@ func TestDetectFlat(t *testing.T) {
 	}
 }
 
+// TestDetectConstant: a series of one value has no change point, whatever
+// the rounding of its segments' means.
+func TestDetectConstant(t *testing.T) {
+	for _, v := range []float64{1449.3, 0.1, 11.6, 0, -3.7e9} {
+		xs := make([]float64, 12)
+		for i := range xs {
+			xs[i] = v
+		}
+		if ps := detect(t, xs); len(ps) > 0 {
+			t.Errorf("12 × %g: change points %+v", v, ps)
+		}
+	}
+}
+
 // TestDetectOutlier: one outlier (10 σ above a 3 % noise), anywhere, is
 // not a change, in series that have none without it.
 func TestDetectOutlier(t *testing.T) {

@@ -45,7 +45,15 @@ func testP(a, b Segment) float64 {
 	if v := b.SD * b.SD; v > s2 {
 		s2, nu = v, float64(b.N-1)
 	}
-	return tP(b.Mean-a.Mean, s2*(1/float64(a.N)+1/float64(b.N)), nu)
+	// The means of equal values can differ in their last bits (1449.3
+	// against 1449.2999999999997), and two constant sides would make that
+	// a certain change: a difference within a mean's rounding error
+	// (n·ε of its magnitude) is none.
+	d := b.Mean - a.Mean
+	if math.Abs(d) <= float64(a.N+b.N)*0x1p-52*max(math.Abs(a.Mean), math.Abs(b.Mean)) {
+		d = 0
+	}
+	return tP(d, s2*(1/float64(a.N)+1/float64(b.N)), nu)
 }
 
 // tP returns 2·P(T_ν > |d|/√se2). When both sides are constant

@@ -20,6 +20,7 @@ func TestTestP(t *testing.T) {
 		{"short noisy side", Segment{N: 97, Mean: 10, SD: 1}, Segment{N: 3, Mean: 14, SD: 2}, p2(4 / math.Sqrt(4*(1.0/3+1.0/97)))},
 		{"constant, equal", Segment{N: 3, Mean: 1}, Segment{N: 5, Mean: 1}, 1},
 		{"constant, different", Segment{N: 3, Mean: 1}, Segment{N: 5, Mean: 2}, 0},
+		{"constant, means rounded apart", Segment{N: 3, Mean: 1449.3}, Segment{N: 9, Mean: 1449.2999999999997}, 1},
 		{"one point", Segment{N: 1, Mean: 1}, Segment{N: 5, Mean: 2, SD: 1}, 1},
 		{"overflow", Segment{N: 3, Mean: math.Inf(1), SD: math.NaN()}, Segment{N: 3, Mean: 1, SD: 1}, 1},
 	}

@@ -281,10 +281,29 @@ func (x *Index) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return fmt.Errorf("history index %s: %w", x.path, err)
 	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('generation', '1')
+  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`); err != nil {
+		return fmt.Errorf("history index %s: %w", x.path, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("history index %s: %w", x.path, err)
 	}
 	return nil
+}
+
+// Generation counts the index's writes (Add, Put, Rebuild, by any
+// process): what a reader computed from the index is still current while
+// the generation it read it at is. An index never written is at 0.
+func (x *Index) Generation(ctx context.Context) (int64, error) {
+	var g int64
+	err := x.db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'`).Scan(&g)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("history index %s: %w", x.path, err)
+	}
+	return g, nil
 }
 
 // Check runs SQLite's integrity check and returns its complaints as the

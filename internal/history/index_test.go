@@ -19,7 +19,7 @@ func TestIndexQueries(t *testing.T) {
 	x := openIndex(t)
 	a := synthetic("/r/a", day(0), map[string]float64{"committed_tps": 200, "block_latency_p50_ms": 900})
 	b := synthetic("/r/b", day(1), map[string]float64{"committed_tps": 190})
-	b.Release, b.Label, b.Status = "v0.40.0", "nightly", results.StatusPartial
+	b.Release, b.Label, b.Status = "v0.40.0 (reports itself as 0.39.0)", "nightly", results.StatusPartial
 	c := synthetic("/r/c", day(2), nil)
 	c.Release, c.Label, c.Host.Name, c.Host.Cores = "v0.38.9", "v0.38.9", "ci-7", 4
 	sw := synthetic("/s/x", day(3), map[string]float64{"saturation_diagonal_tps": 800})
@@ -43,6 +43,8 @@ func TestIndexQueries(t *testing.T) {
 		{"release line", Filter{Release: "v0.38"}, "/q/y /s/x/cells/c1-r200-0 /s/x /r/c /r/a"},
 		{"release", Filter{Release: "v0.38.9"}, "/r/c"},
 		{"release, not a prefix", Filter{Release: "v0.3"}, ""},
+		{"release, as the binary reports itself", Filter{Release: "v0.40.0"}, "/r/b"},
+		{"release line, as the binary reports itself", Filter{Release: "v0.40"}, "/r/b"},
 		{"label", Filter{Label: "nightly"}, "/r/b"},
 		{"manifest prefix", Filter{Manifest: "abc"}, "/q/y /s/x/cells/c1-r200-0 /s/x /r/c /r/b /r/a"},
 		{"manifest, like characters are literal", Filter{Manifest: "a%"}, ""},
@@ -83,6 +85,13 @@ func TestIndexQueries(t *testing.T) {
 	}
 	if runs, _ := x.Runs(ctx, Filter{Dir: "/r/a", Figures: []string{}}); runs[0].Figures != nil {
 		t.Errorf("figures %v, want none", runs[0].Figures)
+	}
+	long := []string{"committed_tps"}
+	for i := range maxFigureList {
+		long = append(long, fmt.Sprintf("other_%d", i))
+	}
+	if runs, _ := x.Runs(ctx, Filter{Dir: "/r/a", Figures: long}); len(runs[0].Figures) != 1 || runs[0].Figures["committed_tps"].Value != 200 {
+		t.Errorf("figures %v of a long list, want committed_tps alone", runs[0].Figures)
 	}
 	// A series put again replaces its runs: a cell gone is gone.
 	sw.Status = "partial"
@@ -262,4 +271,33 @@ func TestHammer(t *testing.T) {
 		t.Error(err)
 	}
 	t.Logf("%d reads during the writes", reads)
+}
+
+// TestGeneration: every write moves the generation on, from 0; a read
+// does not.
+func TestGeneration(t *testing.T) {
+	ctx := context.Background()
+	x := openIndex(t)
+	gen := func() int64 {
+		t.Helper()
+		g, err := x.Generation(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	if g := gen(); g != 0 {
+		t.Fatalf("new index: generation %d", g)
+	}
+	for want := int64(1); want <= 3; want++ {
+		if err := x.Put(ctx, []Run{synthetic("/r", day(int(want)), map[string]float64{"committed_tps": 200})}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := x.Runs(ctx, Filter{}); err != nil {
+			t.Fatal(err)
+		}
+		if g := gen(); g != want {
+			t.Errorf("after %d writes: generation %d", want, g)
+		}
+	}
 }

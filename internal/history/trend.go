@@ -90,12 +90,19 @@ func MakeTrend(runs []Run, figure string, order Order, detect Detector) Trend {
 	if m, ok := Lookup(figure); ok {
 		t.Title, t.Unit, t.Better = m.Title, m.Unit, m.Better.String()
 	}
-	sorted := SortRuns(runs, order)
-	for _, r := range sorted {
-		f, ok := r.Figures[figure]
-		if !ok {
-			continue
+	// Sort the places of the runs that have the figure, not the runs: a
+	// run is a large value, and a page makes a trend of every figure.
+	var at []int
+	for i := range runs {
+		if _, ok := runs[i].Figures[figure]; ok {
+			at = append(at, i)
 		}
+	}
+	slices.SortStableFunc(at, func(a, b int) int { return compareRuns(&runs[a], &runs[b], order) })
+	t.Points = make([]Point, 0, len(at))
+	for _, i := range at {
+		r := &runs[i]
+		f := r.Figures[figure]
 		t.Points = append(t.Points, Point{Dir: r.Dir, Created: r.Created, Release: r.Release, Label: r.Label, Value: f.Value, Interval: f.Interval})
 	}
 	if detect != nil {
@@ -109,15 +116,18 @@ func MakeTrend(runs []Run, figure string, order Order, detect Detector) Trend {
 // ties by creation time, then directory. runs is not changed.
 func SortRuns(runs []Run, order Order) []Run {
 	out := slices.Clone(runs)
-	slices.SortStableFunc(out, func(a, b Run) int {
-		if order == ByRelease {
-			if c := CompareReleases(a.Release, b.Release); c != 0 {
-				return c
-			}
-		}
-		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Dir, b.Dir))
-	})
+	slices.SortStableFunc(out, func(a, b Run) int { return compareRuns(&a, &b, order) })
 	return out
+}
+
+// compareRuns orders two runs as SortRuns does.
+func compareRuns(a, b *Run, order Order) int {
+	if order == ByRelease {
+		if c := CompareReleases(a.Release, b.Release); c != 0 {
+			return c
+		}
+	}
+	return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Dir, b.Dir))
 }
 
 // Group is the runs of one series.
@@ -158,4 +168,21 @@ func Lookup(id string) (analysis.Metric, bool) {
 		}
 	}
 	return analysis.Metric{}, false
+}
+
+// TrendOf is figure's trend along the series of the newest of runs that
+// has it (runs newest first, as Index.Runs gives them), and the other
+// series that have it, each a Group; ok is false when no run has it.
+func TrendOf(runs []Run, figure string, order Order, detect Detector) (t Trend, others []Group, ok bool) {
+	var with []Run
+	for _, r := range runs {
+		if _, ok := r.Value(figure); ok {
+			with = append(with, r)
+		}
+	}
+	groups := Groups(with)
+	if len(groups) == 0 {
+		return Trend{Figure: figure, Order: order, Points: []Point{}}, nil, false
+	}
+	return MakeTrend(groups[0].Runs, figure, order, detect), groups[1:], true
 }

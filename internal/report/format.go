@@ -99,6 +99,11 @@ func FormatMetric(id string, v float64) string {
 	return formatValue(m, v)
 }
 
+// FormatValue formats v as the reports format a value of the dictionary
+// entry m (its unit's precision): for entries outside analysis's
+// dictionary (a sweep's or search's, saturation.Dictionary).
+func FormatValue(m analysis.Metric, v float64) string { return formatValue(m, v) }
+
 // codeSpan returns s as a Markdown code span ("—" when empty): an address
 // such as id@127.0.0.1:26656 in a code span is not autolinked as an email.
 func codeSpan(s string) string {
