@@ -121,17 +121,8 @@ func newAB(opts ABOptions) (*abLoop, error) {
 	if err := checkSideScales(opts.Sides, opts.Labels, opts.AllowTimeScaleMismatch); err != nil {
 		return l, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, results.ManifestsDir), 0o755); err != nil {
+	if err := writeSides(dir, opts.Sides, opts.Labels); err != nil {
 		return l, err
-	}
-	for i, m := range opts.Sides {
-		text, err := manifest.Encode(m)
-		if err != nil {
-			return l, err
-		}
-		if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestsDir, opts.Labels[i]+".toml"), text); err != nil {
-			return l, err
-		}
 	}
 	th := opts.Thresholds
 	l.rec = &ABRecord{Base: opts.Base, Candidates: opts.Candidates, Repeat: opts.Repeat, MaxPairs: opts.MaxPairs, Order: opts.Order,
@@ -173,16 +164,8 @@ func resumeAB(dir string, env CellEnv) (*abLoop, error) {
 		return nil, fmt.Errorf("resume %s: %w", dir, err)
 	}
 	l := &abLoop{dir: dir, rec: &rec, out: orDiscard(env.Out), env: env}
-	for _, label := range rec.Labels {
-		mf, err := manifest.Load(filepath.Join(dir, results.ManifestsDir, label+".toml"))
-		if err != nil {
-			return nil, fmt.Errorf("resume %s: %w", dir, err)
-		}
-		m, err := mf.Resolve()
-		if err != nil {
-			return nil, fmt.Errorf("resume %s: side %s: %w", dir, label, err)
-		}
-		l.sides = append(l.sides, m)
+	if l.sides, err = readSides(dir, rec.Labels); err != nil {
+		return nil, err
 	}
 	l.th = compare.DefaultThresholds()
 	if rec.Thresholds != nil {

@@ -93,20 +93,13 @@ func newQA(opts QAOptions) (*qaRun, error) {
 	if _, err := os.Stat(filepath.Join(dir, results.QAFile)); err == nil {
 		return q, fmt.Errorf("%s already holds a QA; resume it with --resume %s or choose another --out", dir, dir)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, results.ManifestsDir), 0o755); err != nil {
+	if err := writeSides(dir, opts.Sides, opts.Labels); err != nil {
 		return q, err
 	}
 	rec := &results.QARecord{Kind: "qa", Status: results.StatusRunning, CometlabVersion: opts.Env.Version, Created: time.Now(),
 		Command: opts.Command, Host: hostInfo(), Baseline: opts.Baseline, Candidate: opts.Candidate, Labels: opts.Labels,
 		ThresholdPct: opts.Thresholds.DefaultPct, Alpha: opts.Thresholds.Alpha, Plan: opts.Plan}
-	for i, m := range opts.Sides {
-		text, err := manifest.Encode(m)
-		if err != nil {
-			return q, err
-		}
-		if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestsDir, opts.Labels[i]+".toml"), text); err != nil {
-			return q, err
-		}
+	for _, m := range opts.Sides {
 		rec.Testnets = append(rec.Testnets, testnetInfo(m))
 	}
 	for _, ps := range opts.Plan.Steps {
@@ -146,16 +139,8 @@ func resumeQA(dir string, env CellEnv) (*qaRun, error) {
 	}
 	q := &qaRun{dir: dir, rec: &rec, env: env, out: newPrinter(env.Out),
 		th: compare.Thresholds{DefaultPct: rec.ThresholdPct, Alpha: rec.Alpha}}
-	for _, label := range rec.Labels {
-		mf, err := manifest.Load(filepath.Join(dir, results.ManifestsDir, label+".toml"))
-		if err != nil {
-			return nil, fmt.Errorf("resume %s: %w", dir, err)
-		}
-		m, err := mf.Resolve()
-		if err != nil {
-			return nil, fmt.Errorf("resume %s: side %s: %w", dir, label, err)
-		}
-		q.sides = append(q.sides, m)
+	if q.sides, err = readSides(dir, rec.Labels); err != nil {
+		return nil, err
 	}
 	done := 0
 	for i := range rec.Steps {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -107,6 +108,42 @@ func (s *series) disturbed(outs []cellOutcome, labels []string, again bool) *res
 		s.budget--
 	}
 	return d
+}
+
+// writeSides writes the resolved manifest of each side of an experiment
+// (an A/B's, a QA's) to dir/manifests/<label>.toml, which readSides reads
+// back when it is resumed.
+func writeSides(dir string, sides []manifest.Resolved, labels []string) error {
+	if err := os.MkdirAll(filepath.Join(dir, results.ManifestsDir), 0o755); err != nil {
+		return err
+	}
+	for i, m := range sides {
+		text, err := manifest.Encode(m)
+		if err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestsDir, labels[i]+".toml"), text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSides reads back the sides' manifests writeSides wrote in dir.
+func readSides(dir string, labels []string) ([]manifest.Resolved, error) {
+	var sides []manifest.Resolved
+	for _, label := range labels {
+		mf, err := manifest.Load(filepath.Join(dir, results.ManifestsDir, label+".toml"))
+		if err != nil {
+			return nil, fmt.Errorf("resume %s: %w", dir, err)
+		}
+		m, err := mf.Resolve()
+		if err != nil {
+			return nil, fmt.Errorf("resume %s: side %s: %w", dir, label, err)
+		}
+		sides = append(sides, m)
+	}
+	return sides, nil
 }
 
 // ErrUnsafe marks a run or series one of whose runs' safety check found a
