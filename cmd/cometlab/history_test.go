@@ -94,7 +94,7 @@ func TestHistoryCLI(t *testing.T) {
 		{[]string{"history", "--index", index, "--limit", "-1"}, "--limit -1"},
 		{[]string{"history", "trend", "tps", "--index", index}, `"tps" is not a figure`},
 		{[]string{"history", "trend", "committed_tps", "--index", index, "--by", "size"}, "--by \"size\""},
-		{[]string{"history", "add", "--index", index, root}, "not a run, sweep, search or A/B directory"},
+		{[]string{"history", "add", "--index", index, root}, "not a run, sweep, search, A/B or QA directory"},
 		{[]string{"history", "rebuild", "--index", index, "--root", filepath.Join(root, "nothing")}, "none of " + filepath.Join(root, "nothing") + " is here"},
 	} {
 		code, _, errs := run(t, c.args...)

@@ -199,6 +199,7 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 // qaResult prints the pass/fail table of a finished QA and returns its
 // error, which carries its exit code.
 func qaResult(st *state, res experiment.QAResult, err error) error {
+	remember(st, res.Dir)
 	if !res.Finished {
 		return err
 	}

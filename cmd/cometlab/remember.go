@@ -10,8 +10,8 @@ import (
 	"github.com/cometlab/cometlab/internal/history"
 )
 
-// remember adds the directory of a run, sweep, search or A/B experiment
-// that ended to the history index ($COMETLAB_HISTORY, or the default
+// remember adds the directory of a run, sweep, search, A/B experiment or
+// QA that ended to the history index ($COMETLAB_HISTORY, or the default
 // place; "off" turns it off). It never fails the command: a directory that
 // was never made is left out, a problem is a warning.
 func remember(st *state, dir string) {

@@ -30,8 +30,8 @@ type Skip struct {
 }
 
 // ErrNotRun is the error of a directory that holds none of run.json,
-// sweep.json, saturate.json and ab.json.
-var ErrNotRun = errors.New("not a run, sweep, search or A/B directory (no run.json, sweep.json, saturate.json or ab.json)")
+// sweep.json, saturate.json, ab.json and qa.json.
+var ErrNotRun = errors.New("not a run, sweep, search, A/B or QA directory (no run.json, sweep.json, saturate.json, ab.json or qa.json)")
 
 // Read reads the directory dir: a run, a sweep, a search or an A/B
 // experiment, with its runs. A run of a series that cannot be read is
@@ -43,6 +43,8 @@ func Read(dir string) (Found, error) {
 		return Found{}, err
 	}
 	switch {
+	case exists(abs, results.QAFile):
+		return readQA(abs)
 	case exists(abs, results.SweepFile):
 		return readSweep(abs)
 	case exists(abs, results.SaturateFile):
@@ -103,7 +105,7 @@ func Walk(roots []string) Found {
 
 // isRecord reports whether dir holds one of the records Read reads.
 func isRecord(dir string) bool {
-	return slices.ContainsFunc([]string{results.RunFile, results.SweepFile, results.SaturateFile, ABFile},
+	return slices.ContainsFunc([]string{results.RunFile, results.SweepFile, results.SaturateFile, ABFile, results.QAFile},
 		func(name string) bool { return exists(dir, name) })
 }
 

@@ -130,6 +130,40 @@ func readAB(dir string) (Found, error) {
 	return out, nil
 }
 
+// readQA reads a QA directory: the QA itself (its sides' labels, the
+// candidate's release and testnet) and every step's series or runs, each
+// under the QA as its parent (a step's own runs under the step's series).
+func readQA(dir string) (Found, error) {
+	var rec results.QARecord
+	if err := results.ReadJSON(filepath.Join(dir, results.QAFile), &rec); err != nil {
+		return Found{}, fmt.Errorf("%s unreadable (half-written?): %w", results.QAFile, err)
+	}
+	var tn results.TestnetInfo
+	if len(rec.Testnets) > 0 {
+		tn = rec.Testnets[len(rec.Testnets)-1] // the candidate's
+	}
+	p := seriesRun(dir, KindQA, filepath.Base(dir), rec.Status, rec.Created, rec.Updated, rec.Host, tn)
+	p.Label = strings.Join(rec.Labels, sidesSep)
+	out := Found{Runs: []Run{p}}
+	for _, st := range rec.Steps {
+		for _, d := range st.Dirs {
+			f, err := Read(resolve(dir, d))
+			if err != nil {
+				out.Skipped = append(out.Skipped, Skip{Dir: resolve(dir, d), Reason: "step " + st.ID + ": " + err.Error()})
+				continue
+			}
+			for i := range f.Runs {
+				if f.Runs[i].Parent == "" {
+					f.Runs[i].Parent = dir
+				}
+			}
+			out.Runs = append(out.Runs, f.Runs...)
+			out.Skipped = append(out.Skipped, f.Skipped...)
+		}
+	}
+	return out, nil
+}
+
 // StatusRunning is a run's or a series' status while it runs (or after
 // cometlab died without a word).
 const StatusRunning = results.StatusRunning

@@ -206,3 +206,43 @@ func TestManifestHash(t *testing.T) {
 		t.Errorf("not TOML: %s %v", h, ok)
 	}
 }
+
+// TestReadQA: a QA directory is indexed with its steps' series and runs
+// under it; a step's directory that cannot be read is skipped with the
+// step named.
+func TestReadQA(t *testing.T) {
+	root := t.TempDir()
+	qa := filepath.Join(root, "qa", "20261127-100000")
+	long := filepath.Join(qa, "tests", "long")
+	writeRun(t, filepath.Join(long, "runs", "01-v0.38.26"), spec{started: day(3)})
+	writeRun(t, filepath.Join(long, "runs", "01-v0.40.0"), spec{started: day(3).Add(time.Minute), release: "v0.40.0"})
+	resultstest.WriteFile(t, filepath.Join(long, ABFile), []byte(`{"base": "v0.38.26", "labels": ["v0.38.26", "v0.40.0"], "status": "complete", "pairs": 1}`))
+	rec := results.QARecord{Kind: "qa", Status: "complete", Created: day(3), Updated: day(3).Add(time.Hour), Labels: []string{"v0.38.26", "v0.40.0"},
+		Testnets: []results.TestnetInfo{{CometBFTVersion: "v0.38.26", App: "kvstore", Validators: 4, Nodes: 4}, {CometBFTVersion: "v0.40.0", App: "kvstore", Validators: 4, Nodes: 4}},
+		Steps: []results.QAStep{{ID: "long", Status: "done", Dirs: []string{"tests/long"}}, {ID: "partition", Status: "failed", Dirs: []string{"tests/partition"}}}}
+	if err := results.WriteJSON(filepath.Join(qa, results.QAFile), rec); err != nil {
+		t.Fatal(err)
+	}
+	f := Walk([]string{filepath.Join(root, "qa")})
+	var got []string
+	for _, r := range f.Runs {
+		rel, _ := filepath.Rel(root, r.Dir)
+		p, _ := filepath.Rel(root, r.Parent)
+		if r.Parent == "" {
+			p = "-"
+		}
+		got = append(got, rel+" "+r.Kind+" "+r.Status+" "+r.Release+" "+r.Label+" parent "+p)
+	}
+	want := []string{
+		"qa/20261127-100000 qa complete v0.40.0 v0.38.26 vs v0.40.0 parent -",
+		"qa/20261127-100000/tests/long ab complete v0.38.26 v0.38.26 vs v0.40.0 parent qa/20261127-100000",
+		"qa/20261127-100000/tests/long/runs/01-v0.38.26 run complete v0.38.26 v0.38.26 parent qa/20261127-100000/tests/long",
+		"qa/20261127-100000/tests/long/runs/01-v0.40.0 run complete v0.40.0 v0.40.0 parent qa/20261127-100000/tests/long",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("indexed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(f.Skipped) != 1 || !strings.HasPrefix(f.Skipped[0].Reason, "step partition: ") {
+		t.Errorf("skipped %+v", f.Skipped)
+	}
+}

@@ -51,7 +51,7 @@ func fixtureSpecs() []fixtureSpec {
 
 // fixture makes the fixture's run directories under root/runs (the first
 // with a report.html and a plot), a QA directory root/qa/q1 with its
-// qa.html (indexed by hand: history reads no qa directory yet), and an
+// qa.html (indexed by hand), and an
 // index of them. It returns the index and root.
 func fixture(t testing.TB) (*history.Index, string) {
 	t.Helper()
