@@ -219,7 +219,7 @@ func TestReadQA(t *testing.T) {
 	resultstest.WriteFile(t, filepath.Join(long, ABFile), []byte(`{"base": "v0.38.26", "labels": ["v0.38.26", "v0.40.0"], "status": "complete", "pairs": 1}`))
 	rec := results.QARecord{Kind: "qa", Status: "complete", Created: day(3), Updated: day(3).Add(time.Hour), Labels: []string{"v0.38.26", "v0.40.0"},
 		Testnets: []results.TestnetInfo{{CometBFTVersion: "v0.38.26", App: "kvstore", Validators: 4, Nodes: 4}, {CometBFTVersion: "v0.40.0", App: "kvstore", Validators: 4, Nodes: 4}},
-		Steps: []results.QAStep{{ID: "long", Status: "done", Dirs: []string{"tests/long"}}, {ID: "partition", Status: "failed", Dirs: []string{"tests/partition"}}}}
+		Steps:    []results.QAStep{{ID: "long", Status: "done", Dirs: []string{"tests/long"}}, {ID: "partition", Status: "failed", Dirs: []string{"tests/partition"}}}}
 	if err := results.WriteJSON(filepath.Join(qa, results.QAFile), rec); err != nil {
 		t.Fatal(err)
 	}
