@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,12 +89,8 @@ func TestRunInterrupted(t *testing.T) {
 // and txs.csv give, and the blocks of blocks.csv holding txs.csv's rows.
 func checkInterruptedAccounts(t *testing.T, dir string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var s analysis.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := results.ReadJSON(filepath.Join(dir, results.SummaryFile), &s); err != nil {
 		t.Fatal(err)
 	}
 	m := s.Metrics

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -112,12 +111,8 @@ func TestSafetyFiresOnDivergentApp(t *testing.T) {
 // in its log.
 func checkDivergence(t *testing.T, dir string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var s analysis.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := results.ReadJSON(filepath.Join(dir, results.SummaryFile), &s); err != nil {
 		t.Fatal(err)
 	}
 	if s.Safety == nil || len(s.Safety.Disagreements) == 0 {
