@@ -20,7 +20,12 @@
 # `SIZES="4 8" DURATION=30s bench/scale.sh`. SEEDS=K runs the N validators
 # with K seeds in the seeds topology (each validator knows one seed, the
 # peer exchange finds the rest), as qa-infra's networks are built, instead
-# of the full mesh. Each run takes the load's
+# of the full mesh. ZONES=Z (≤ 13) spreads the nodes round robin over the
+# first Z zones of CometBFT's AWS matrix (ZONE_MBPS caps the links);
+# MEMPOOL_SIZE=M sets each node's mempool.size and mempool.cache_size (the
+# memory per node, issue 39). At 100 validators add --time-scale K (e.g.
+# `SIZES=100 SEEDS=5 ZONES=13 MEMPOOL_SIZE=2000 RATE=40 bench/scale.sh
+# --time-scale 16`): the figures are the model's. Each run takes the load's
 # duration plus start-up and read-back (about 2 min at 32 validators on 2
 # cores). Run it under the shared lock.
 set -euo pipefail
@@ -41,6 +46,31 @@ seconds() {
 	e=$(grep -o '"ended": *"[^"]*"' "$1/run.json" | sed 's/.*: *"//; s/"$//')
 	echo $(( $(date -d "$e" +%s) - $(date -d "$s" +%s) ))
 }
+# zone I: the I-th of ZONES zones of CometBFT's AWS matrix (round robin).
+AWS=(N_Virginia Canada N_California London Oregon Ireland Frankfurt S_Paulo Tokyo Mumbai Sydney Seoul Singapore)
+zone() { echo "${AWS[$(( ($1 - 1) % ZONES ))]}"; }
+# manifest N: N validators (and SEEDS seeds in the seeds topology; spread
+# over ZONES zones; mempools of MEMPOOL_SIZE transactions, caches as big).
+manifest() {
+	local n=$1 i
+	[ "${SEEDS:-0}" -gt 0 ] && echo 'topology = "seeds"'
+	if [ "${ZONES:-0}" -gt 0 ]; then
+		printf '[zones]\nmatrix = "aws"\n'
+		[ -n "${ZONE_MBPS:-}" ] && printf 'bandwidth_mbps = %s\n' "$ZONE_MBPS"
+	fi
+	if [ -n "${MEMPOOL_SIZE:-}" ]; then
+		printf '[config]\n"mempool.size" = %s\n"mempool.cache_size" = %s\n' "$MEMPOOL_SIZE" "$MEMPOOL_SIZE"
+	fi
+	for i in $(seq 1 "${SEEDS:-0}"); do
+		printf '[node.seed%02d]\nmode = "seed"\n' "$i"
+		[ "${ZONES:-0}" -gt 0 ] && printf 'zone = "%s"\n' "$(zone "$i")"
+	done
+	for i in $(seq 1 "$n"); do
+		printf '[node.validator%03d]\n' "$i"
+		[ "${ZONES:-0}" -gt 0 ] && printf 'zone = "%s"\n' "$(zone "$i")"
+	done
+	return 0
+}
 fmt() { awk -v v="$1" -v f="$2" 'BEGIN{ if (v == "—") print "—"; else printf f, v }'; }
 
 printf '%-4s %-9s %-13s %-8s %-9s %-9s %-9s %-7s %-7s %-9s %-9s %-6s %-5s\n' \
@@ -50,11 +80,9 @@ for n in $SIZES; do
 	dir="$WORK/v$n"
 	s=$(date +%s)
 	net=(--validators "$n")
-	if [ "${SEEDS:-0}" -gt 0 ]; then
-		m="$WORK/seeds$n.toml"
-		echo 'topology = "seeds"' > "$m"
-		for i in $(seq 1 "$SEEDS"); do printf '[node.seed%02d]\nmode = "seed"\n' "$i" >> "$m"; done
-		for i in $(seq 1 "$n"); do printf '[node.validator%02d]\n' "$i" >> "$m"; done
+	if [ "${SEEDS:-0}" -gt 0 ] || [ "${ZONES:-0}" -gt 0 ] || [ -n "${MEMPOOL_SIZE:-}" ]; then
+		m="$WORK/net$n.toml"
+		manifest "$n" > "$m"
 		net=(--manifest "$m")
 	fi
 	"$WORK/cometlab" run "${net[@]}" -r "$RATE" -T "$DURATION" --start-timeout 5m "$@" --out "$dir" \
