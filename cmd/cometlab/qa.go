@@ -27,6 +27,7 @@ type qaFlags struct {
 	threshold           string
 	out                 string
 	long                bool
+	inventory           string
 }
 
 // qaOverheadRoots are where qa looks for finished runs to measure a run's
@@ -95,6 +96,10 @@ continues with --resume DIR: finished steps are kept, and the step it
 stopped in resumes its own series. A step that fails is recorded and the
 others go on.
 
+qa runs every run on a fresh local testnet: a manifest with [host.*] tables,
+or --inventory, is refused (exit 2) with what hosts would need; deploy a
+testnet on hosts with 'deploy --inventory' and load it with 'load --testnet'.
+
 Exit codes: 0 every test passed; 4 a test found a regression; 5 a run
 broke safety (before any other verdict); 3 a step failed; 2 bad flags or
 a budget too small; 130 interrupted (resume with --resume).`,
@@ -121,6 +126,7 @@ a budget too small; 130 interrupted (resume with --resume).`,
 	fs.StringVar(&f.threshold, "threshold", "10%", "a figure worse by this much or more (and significant) is a regression")
 	fs.StringVar(&f.out, "out", "", "QA directory (default qa/<UTC time>)")
 	fs.BoolVar(&f.long, "long", false, "make the long test an hour per run")
+	fs.StringVar(&f.inventory, "inventory", "", "not supported yet: qa runs on local testnets only (refused with what is missing; use 'deploy --inventory' and 'load --testnet')")
 	return cmd
 }
 
@@ -145,6 +151,9 @@ func parseThreshold(s string) (float64, error) {
 }
 
 func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *collectFlags, f qaFlags) error {
+	if f.inventory != "" {
+		return experiment.QAOnHosts("--inventory " + f.inventory)
+	}
 	if f.resume != "" {
 		if err := resumeConflicts(cmd.Flags()); err != nil {
 			return err

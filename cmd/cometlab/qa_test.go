@@ -36,6 +36,10 @@ func TestQAPlan(t *testing.T) {
 
 // TestQAUsage: what qa cannot take is refused before anything runs.
 func TestQAUsage(t *testing.T) {
+	onHosts, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests", "hosts.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(t.TempDir())
 	for _, c := range []struct {
 		args []string
@@ -47,6 +51,9 @@ func TestQAUsage(t *testing.T) {
 		{[]string{"qa", "--candidate", "v0.40.0", "--budget", "5m"}, "--budget 5m0s is too small"},
 		{[]string{"qa", "--candidate", "nonsense=1"}, "nonsense"},
 		{[]string{"qa", "--resume", "x", "--candidate", "v0.40.0"}, "drop [--candidate]"},
+		{[]string{"qa", "--candidate", "v0.40.0", "--inventory", "hosts.ini", "--plan"}, "--inventory hosts.ini: qa runs on local testnets only"},
+		{[]string{"qa", "--candidate", "v0.40.0", "--manifest", onHosts, "--plan"},
+			"the baseline (base) and the candidate (v0.40.0) put their nodes on [host.*] hosts: qa runs on local testnets only"},
 	} {
 		code, _, stderr := run(t, c.args...)
 		if code != exitcode.Usage || !strings.Contains(stderr, c.want) {

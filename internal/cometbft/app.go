@@ -90,9 +90,9 @@ func HasVoteExtensions(version string) bool {
 }
 
 // writeAppConfig writes the e2e app node's config/app.toml for node n: the
-// keys cometlab owns (chain id, mode, the app's data directory, the app
-// built into the node process), the spec's app settings and the node's
-// own over them.
+// keys cometlab owns (chain id, mode, the app's data directory — under
+// the node's HostHome when it has one —, the app built into the node
+// process), the spec's app settings and the node's own over them.
 func writeAppConfig(spec Spec, n NodeSpec, h Home) error {
 	cfg := map[string]any{}
 	for k, v := range spec.AppConfig {
@@ -106,7 +106,11 @@ func writeAppConfig(spec Spec, n NodeSpec, h Home) error {
 		cfg["key_type"] = spec.KeyType // the type of the validator updates the app makes
 	}
 	cfg["protocol"] = "builtin"
-	cfg["dir"] = filepath.Join(h.Dir, "data", "app")
+	home := h.Dir
+	if n.HostHome != "" {
+		home = n.HostHome // deployed: the path on the node's host
+	}
+	cfg["dir"] = filepath.Join(home, "data", "app")
 	mode := n.Mode
 	if mode == ModeSeed {
 		mode = ModeFull

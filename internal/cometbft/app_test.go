@@ -12,16 +12,19 @@ import (
 
 func TestWriteAppConfig(t *testing.T) {
 	for _, tc := range []struct {
-		golden  string
-		mode    string
-		cfg     map[string]any
-		nodeApp map[string]any // the node's own settings, over cfg
+		golden   string
+		mode     string
+		cfg      map[string]any
+		nodeApp  map[string]any // the node's own settings, over cfg
+		hostHome string         // the home on a deployed node's host
 	}{
 		{"app_e2e_validator.toml", ModeValidator, map[string]any{"vote_extension_size": int64(2048), "vote_extensions_enable_height": int64(1),
-			"retain_blocks": int64(100)}, nil},
-		{"app_e2e_seed.toml", ModeSeed, nil, nil},
+			"retain_blocks": int64(100)}, nil, ""},
+		{"app_e2e_seed.toml", ModeSeed, nil, nil, ""},
 		{"app_e2e_node_own.toml", ModeValidator, map[string]any{"retain_blocks": int64(100), "finalize_block_delay": "10ms"},
-			map[string]any{"retain_blocks": int64(7), "prepare_proposal_delay": "1500ms"}},
+			map[string]any{"retain_blocks": int64(7), "prepare_proposal_delay": "1500ms"}, ""},
+		// deployed: dir is under the home on the host, not the control host's
+		{"app_e2e_host.toml", ModeValidator, map[string]any{"vote_extensions_enable_height": int64(1)}, nil, "/srv/cometlab/homes/n"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			home := t.TempDir()
@@ -29,7 +32,7 @@ func TestWriteAppConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec := Spec{ChainID: "cometlab-test", App: AppE2E, AppConfig: tc.cfg}
-			if err := writeAppConfig(spec, NodeSpec{Name: "n", Mode: tc.mode, App: tc.nodeApp}, Home{Dir: home}); err != nil {
+			if err := writeAppConfig(spec, NodeSpec{Name: "n", Mode: tc.mode, App: tc.nodeApp, HostHome: tc.hostHome}, Home{Dir: home}); err != nil {
 				t.Fatal(err)
 			}
 			b, err := os.ReadFile(AppConfigFile(home))

@@ -71,6 +71,10 @@ type NodeSpec struct {
 	// [HostPorts], and peers dial it. "" for a local node (loopback, free
 	// ports).
 	Address string
+	// HostHome is the directory the node's home has on its host (a
+	// deployed testnet: the e2e app's app.toml names its data directory
+	// there); "" for a local node, whose home is where Generate puts it.
+	HostHome string
 	// Seeds and PersistentPeers name (by node name) the node's seeds and
 	// persistent peers when the spec's Listed is set.
 	Seeds, PersistentPeers []string

@@ -20,6 +20,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -79,6 +80,11 @@ type Node struct {
 	// Seed marks a seed node: deploy.yml starts the seeds of every host,
 	// and waits until their p2p ports listen, before the other nodes.
 	Seed bool
+	// E2E marks CometBFT's e2e app node (test/e2e/node, the app and the
+	// node in one process): Binary is that program, and deploy.yml starts
+	// it as the local path does, `BINARY HOME/config/app.toml` with
+	// CMTHOME=HOME, instead of `BINARY start --home HOME`.
+	E2E bool
 }
 
 // Plan is what Write writes.
@@ -101,6 +107,10 @@ type Plan struct {
 	Cometlab string
 }
 
+// HostHome is the directory deploy.yml unpacks node's home into on a
+// host whose workdir is workdir (and where down.yml looks for it).
+func HostHome(workdir, node string) string { return path.Join(workdir, "homes", node) }
+
 // Inventory returns the inventory of p as JSON: group cometlab_hosts,
 // one host per [Host] with its ssh settings and cometlab_* variables.
 func Inventory(p Plan, dir string) ([]byte, error) {
@@ -116,7 +126,7 @@ func Inventory(p Plan, dir string) ([]byte, error) {
 		ports := []string{}
 		for _, n := range h.Nodes {
 			nodes = append(nodes, map[string]any{"name": n.Name, "binary_src": n.BinarySrc, "binary": n.Binary, "rpc_port": n.RPCPort,
-				"p2p_port": n.P2PPort, "seed": n.Seed})
+				"p2p_port": n.P2PPort, "seed": n.Seed, "e2e": n.E2E})
 			if !seen[n.Binary] {
 				seen[n.Binary] = true
 				binaries = append(binaries, map[string]any{"src": n.BinarySrc, "name": n.Binary})

@@ -44,7 +44,8 @@ func TestInventory(t *testing.T) {
 				Nodes: []Node{{Name: "validator01", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657, P2PPort: 26656, MetricsPort: 26660},
 					{Name: "validator02", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26667, P2PPort: 26666, MetricsPort: 26670}}},
 			{Name: "h2", Address: "node2.example.org", SSHUser: "qa", SSHPort: 2222, Workdir: "/var/tmp/cometlab-default",
-				Nodes: []Node{{Name: "validator03", BinarySrc: "/cache/cometbft", Binary: "cometbft-v1.0.1", RPCPort: 26657}}, Load: true},
+				// the e2e app node (its testnet's app is network-wide; one plan shows both kinds here)
+				Nodes: []Node{{Name: "validator03", BinarySrc: "/cache/e2e-node", Binary: "e2e-node-v1.0.1", RPCPort: 26657, E2E: true}}, Load: true},
 			{Name: "load1", Address: "10.213.0.15", SSHUser: "qa", SSHPort: 22, Workdir: "/var/tmp/cometlab-default", Load: true},
 		},
 		Cometlab: "/ctl/bin/cometlab",

@@ -99,9 +99,9 @@ func TestParseYAMLOwn(t *testing.T) {
 	for _, h := range hosts {
 		got = append(got, fmt.Sprintf("%s %s %s:%s user=%s:%d", h.Group, h.Name(), h.NodeAddress(), h.Vars["ansible_port"], h.Vars["ansible_user"], h.Line))
 	}
-	want := []string{"cometlab_hosts h1 10.213.0.11:22 user=qa:6", "cometlab_hosts h2 node2.example.org:2222 user=qa:49",
-		"cometlab_hosts load1 10.213.0.15:22 user=qa:78", "cometlab_load_hosts h2 node2.example.org:2222 user=qa:94",
-		"cometlab_load_hosts load1 10.213.0.15:22 user=qa:95"}
+	want := []string{"cometlab_hosts h1 10.213.0.11:22 user=qa:6", "cometlab_hosts h2 node2.example.org:2222 user=qa:51",
+		"cometlab_hosts load1 10.213.0.15:22 user=qa:81", "cometlab_load_hosts h2 node2.example.org:2222 user=qa:97",
+		"cometlab_load_hosts load1 10.213.0.15:22 user=qa:98"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseInventory(inventory.json):\n got %q\nwant %q", got, want)
 	}

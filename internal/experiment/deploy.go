@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,7 +69,7 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	}
 	for i, n := range m.Nodes {
 		h, _ := m.HostOf(n.Host)
-		spec.Nodes[i].Address = h.Address
+		spec.Nodes[i].Address, spec.Nodes[i].HostHome = h.Address, deploy.HostHome(h.Workdir, n.Name)
 	}
 	homesDir, err := filepath.Abs(filepath.Join(opts.Dir, results.NodesDir))
 	if err != nil {
@@ -110,12 +111,12 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 		if err != nil {
 			return UpState{}, err
 		}
-		out.Phase("plan: %d nodes on %d hosts in %s: homes, %s, %s, %s, %s and %s written; %d peer addresses resolve to a node of the plan, no host has two listeners on one port; ansible-playbook not run",
-			len(homes), len(m.Hosts), opts.Dir, deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, deploy.LoadStopBook, links)
+		out.Phase("plan: %d nodes on %d hosts in %s, running %s: homes, %s, %s, %s, %s and %s written; %d peer addresses resolve to a node of the plan, no host has two listeners on one port; ansible-playbook not run",
+			len(homes), len(m.Hosts), opts.Dir, deployedApp(plan, m), deploy.InventoryFile, deploy.DeployBook, deploy.DownBook, deploy.LoadBook, deploy.LoadStopBook, links)
 		return st, nil
 	}
 	start := time.Now()
-	out.Phase("deploy: %d nodes on %d hosts through ansible-playbook %s", len(homes), len(m.Hosts), deploy.DeployBook)
+	out.Phase("deploy: %d nodes on %d hosts, running %s, through ansible-playbook %s", len(homes), len(m.Hosts), deployedApp(plan, m), deploy.DeployBook)
 	err = deploy.Playbook(ctx, opts.Dir, deploy.DeployBook, "", nil)
 	if err == nil {
 		err = waitRemote(ctx, st, opts.StartTimeout)
@@ -165,16 +166,48 @@ func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, 
 			if n.Host != h.Name {
 				continue
 			}
-			bin := "cometbft"
+			bin, src, e2e := "cometbft", spec.Nodes[i].Binary, spec.Nodes[i].AppBinary != ""
+			if e2e { // the e2e app node runs instead of cometbft, as locally
+				bin, src = "e2e-node", spec.Nodes[i].AppBinary
+			}
 			if spec.Nodes[i].Version != "" {
 				bin += "-" + spec.Nodes[i].Version
 			}
-			dh.Nodes = append(dh.Nodes, deploy.Node{Name: n.Name, BinarySrc: spec.Nodes[i].Binary, Binary: bin,
+			dh.Nodes = append(dh.Nodes, deploy.Node{Name: n.Name, BinarySrc: src, Binary: bin, E2E: e2e,
 				RPCPort: homes[i].RPCPort, P2PPort: homes[i].P2PPort, MetricsPort: homes[i].MetricsPort, Seed: n.Mode == manifest.ModeSeed})
 		}
 		p.Hosts = append(p.Hosts, dh)
 	}
 	return p
+}
+
+// deployedApp says what the nodes of plan run, for the plan's and the
+// deploy's first line: the binaries copied to the hosts, by name, and
+// for the e2e app node the app.toml settings m gives every node.
+func deployedApp(plan deploy.Plan, m manifest.Resolved) string {
+	var bins []string
+	e2e := false
+	for _, h := range plan.Hosts {
+		for _, n := range h.Nodes {
+			e2e = e2e || n.E2E
+			if !slices.Contains(bins, n.Binary) {
+				bins = append(bins, n.Binary)
+			}
+		}
+	}
+	slices.Sort(bins)
+	if !e2e {
+		return fmt.Sprintf("the kvstore app built into %s", strings.Join(bins, ", "))
+	}
+	var set []string
+	for _, k := range slices.Sorted(maps.Keys(m.AppConfig)) {
+		set = append(set, fmt.Sprintf("%s = %v", k, m.AppConfig[k]))
+	}
+	settings := "its defaults"
+	if len(set) > 0 {
+		settings = strings.Join(set, ", ")
+	}
+	return fmt.Sprintf("CometBFT's e2e app node (%s; app.toml: %s)", strings.Join(bins, ", "), settings)
 }
 
 // checkPlan checks a written deployment plan (deploy.Check): every

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/deploy"
+	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -87,5 +89,40 @@ func TestWriteDeployed(t *testing.T) {
 	var got UpState
 	if err := results.ReadJSON(filepath.Join(dir, TestnetFile), &got); err != nil || got.ChainID != up.ChainID {
 		t.Errorf("testnet.json: %+v, %v", got, err)
+	}
+}
+
+// TestDeployPlanApp: with the e2e app each node's host gets its release's
+// e2e app node (not cometbft) marked to start from its app.toml, and the
+// plan's line says so with the app's settings; with the kvstore, cometbft.
+func TestDeployPlanApp(t *testing.T) {
+	m := manifest.Resolved{App: manifest.AppE2E, AppConfig: map[string]any{"vote_extensions_enable_height": int64(1), "pbts_enable_height": int64(1)},
+		Hosts: []manifest.Host{{Name: "h1", Address: "10.0.0.1", SSHUser: "qa", SSHPort: 22, Workdir: "/srv/c"}},
+		Nodes: []manifest.Node{{Name: "validator01", Mode: manifest.ModeValidator, Host: "h1"}, {Name: "seed0", Mode: manifest.ModeSeed, Host: "h1"}}}
+	spec := cometbft.Spec{App: cometbft.AppE2E, Nodes: []cometbft.NodeSpec{
+		{Name: "validator01", Version: "v1.0.1", Binary: "/cache/cometbft", AppBinary: "/cache/e2e-node"},
+		{Name: "seed0", Version: "v1.0.1", Binary: "/cache/cometbft", AppBinary: "/cache/e2e-node"}}}
+	homes := []cometbft.Home{{RPCPort: 26657, P2PPort: 26656, MetricsPort: 26660}, {RPCPort: 26667, P2PPort: 26666, MetricsPort: 26670}}
+	p := deployPlan(m, spec, homes, "/ctl/nodes", DeployOptions{})
+	want := []deploy.Node{
+		{Name: "validator01", BinarySrc: "/cache/e2e-node", Binary: "e2e-node-v1.0.1", E2E: true, RPCPort: 26657, P2PPort: 26656, MetricsPort: 26660},
+		{Name: "seed0", BinarySrc: "/cache/e2e-node", Binary: "e2e-node-v1.0.1", E2E: true, RPCPort: 26667, P2PPort: 26666, MetricsPort: 26670, Seed: true},
+	}
+	if len(p.Hosts) != 1 || !reflect.DeepEqual(p.Hosts[0].Nodes, want) {
+		t.Errorf("deployPlan nodes:\n got %+v\nwant %+v", p.Hosts, want)
+	}
+	if got, want := deployedApp(p, m), "CometBFT's e2e app node (e2e-node-v1.0.1; app.toml: pbts_enable_height = 1, vote_extensions_enable_height = 1)"; got != want {
+		t.Errorf("deployedApp = %q, want %q", got, want)
+	}
+	m.App, m.AppConfig = manifest.AppKVStore, nil
+	for i := range spec.Nodes {
+		spec.Nodes[i].AppBinary = ""
+	}
+	p = deployPlan(m, spec, homes, "/ctl/nodes", DeployOptions{})
+	if n := p.Hosts[0].Nodes[0]; n.E2E || n.Binary != "cometbft-v1.0.1" || n.BinarySrc != "/cache/cometbft" {
+		t.Errorf("kvstore node %+v, want cometbft-v1.0.1 from /cache/cometbft", n)
+	}
+	if got, want := deployedApp(p, m), "the kvstore app built into cometbft-v1.0.1"; got != want {
+		t.Errorf("deployedApp = %q, want %q", got, want)
 	}
 }

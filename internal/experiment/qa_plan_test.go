@@ -186,11 +186,18 @@ func TestPlanQABudget(t *testing.T) {
 func TestPlanQARefusals(t *testing.T) {
 	v := proven(t, "v0.40")
 	sides := qaSides(t, v, v)
+	onHost := sides[1] // a side on hosts: qa does not deploy its runs
+	onHost.Hosts = []manifest.Host{{Name: "h1", Address: "10.0.0.1", SSHUser: "qa", SSHPort: 22}}
+	if _, err := PlanQA(QAPlanInput{Sides: []manifest.Resolved{sides[0], onHost}, Labels: []string{"base", "cand"}}); err == nil ||
+		!strings.Contains(err.Error(), "the candidate (cand) puts its nodes on [host.*] hosts: qa runs on local testnets only") {
+		t.Errorf("a side on hosts: %v", err)
+	}
 	for _, in := range []QAPlanInput{
 		{Sides: sides, Labels: []string{"base", "cand"}, Skip: []string{"sweep"}},
 		{Sides: sides, Labels: []string{"base", "cand"}, Skip: []string{QALoadStep}},
 		{Sides: sides[:1], Labels: []string{"base"}},
 		{Sides: sides, Labels: []string{"base", "cand"}, Factors: []float64{0}},
+		{Sides: []manifest.Resolved{sides[0], onHost}, Labels: []string{"base", "cand"}},
 	} {
 		if _, err := PlanQA(in); err == nil {
 			t.Errorf("%+v: no error", in.Skip)

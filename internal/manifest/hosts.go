@@ -213,7 +213,9 @@ func (l Workload) HostShares() (offsets, connections []int) {
 
 // checkHostFeatures refuses what a deployed testnet cannot do yet: its
 // nodes are started by ansible on other machines, so cometlab cannot run
-// their relays, perturb them, rotate nodes or start an app beside them.
+// their relays, perturb them, rotate nodes or start an app beside them
+// (the kvstore is built into the node, the e2e app node is one binary
+// that deploy.yml starts instead of cometbft).
 // Zones are taken as labels (the report's figures per zone, the matrix
 // for reference); their delays, jitter and bandwidth are the hosts' own.
 func checkHostFeatures(ps *problems, r *Resolved) {
@@ -246,8 +248,8 @@ func checkHostFeatures(ps *problems, r *Resolved) {
 	if r.Sentinel != nil {
 		ps.add(f("sentinel"), "the sentinel is not supported on [host.*] testnets")
 	}
-	if r.App != AppKVStore {
-		ps.add(f("app"), "[host.*] testnets run the kvstore app only")
+	if r.App == AppExternal {
+		ps.add(f("app"), "an external app is a process cometlab starts beside each local node: [host.*] testnets run the kvstore or the e2e app (%q or %q)", AppKVStore, AppE2E)
 	}
 	if r.TimeScale != 1 {
 		ps.add(f("time_scale"), "a time-scaled run scales every delay and rate: on [host.*] testnets the hosts' own network (its delays and bandwidth) cannot be scaled")

@@ -66,6 +66,9 @@ func init() {
 		`hosts-features.bad.toml:1:1: links: relayed links are local: [host.*] testnets need links = "direct"`,
 		"hosts-features.bad.toml:7:2: perturb: perturbations are not supported on [host.*] testnets",
 	}
+	badManifests["hosts-app.bad.toml"] = []string{
+		`hosts-app.bad.toml:3:1: app: an external app is a process cometlab starts beside each local node: [host.*] testnets run the kvstore or the e2e app ("kvstore" or "e2e")`,
+	}
 }
 
 func TestHostShares(t *testing.T) {
