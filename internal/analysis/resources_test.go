@@ -27,10 +27,10 @@ func TestDataGrowthPerHour(t *testing.T) {
 	}
 	t2, _ := line(120, 0)
 	for _, tt := range []struct {
-		name     string
-		t        []int64
-		v        []float64
-		from, to int64
+		name      string
+		t         []int64
+		v         []float64
+		from, to  int64
 		want, tol float64
 	}{
 		{"1 MiB/min", t1, v1, 0, 120 * s, 60, 0.01},

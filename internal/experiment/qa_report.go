@@ -32,9 +32,11 @@ func qaInputs(dir string, rec results.QARecord) report.QAInputs {
 		in.Saturation = append(in.Saturation, s)
 	}
 	in.Sweeps = map[string]*saturation.SweepRecord{}
-	if st := rec.Step(QAVoteExtensions); st != nil && len(st.Dirs) > 0 {
-		if r, err := saturation.ReadSweep(filepath.Join(dir, st.Dirs[0])); err == nil {
-			in.Sweeps[QAVoteExtensions] = &r
+	for _, id := range []string{QAVoteExtensions, QAStorage} {
+		if st := rec.Step(id); st != nil && len(st.Dirs) > 0 {
+			if r, err := saturation.ReadSweep(filepath.Join(dir, st.Dirs[0])); err == nil {
+				in.Sweeps[id] = &r
+			}
 		}
 	}
 	for _, st := range rec.Steps {

@@ -29,8 +29,8 @@ type QASaturation struct {
 type QAInputs struct {
 	Saturation []QASaturation
 	Runs       map[string][]string
-	// Sweeps are the steps run as a sweep (the vote-extension sweep), by
-	// step id.
+	// Sweeps are the steps run as a sweep (the vote-extension sweep, the
+	// storage matrix), by step id.
 	Sweeps map[string]*saturation.SweepRecord
 }
 
@@ -320,7 +320,10 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, ru
 	if len(st.Figures) > 0 {
 		m.qaFigures(rec, st.Figures)
 	}
-	if sweep != nil {
+	switch {
+	case sweep != nil && st.ID == "storage" && len(st.Dirs) > 0:
+		m.qaStorage(filepath.Join(dir, st.Dirs[0]), *sweep)
+	case sweep != nil:
 		m.qaSweep(*sweep)
 	}
 	for _, d := range st.Dirs {
