@@ -93,7 +93,7 @@ func TestGlancePartitionGolden(t *testing.T) {
 			"partition_heights": 0, "partition_halted": 1, "partition_halt_s": 0.4, "partition_recover_s": 4.1, "partition_sent_txs": 1000,
 			"partition_committed_during_txs": 0, "partition_committed_after_txs": 1000, "partition_lost_txs": 0},
 		Perturbations: []analysis.PerturbationSummary{{Action: analysis.PartitionAction, Detail: "partition 50/50", BeginS: 20, EndS: &end}},
-		Autopsy: []results.Verdict{{Height: 31, Round: 3, IntervalMs: 24100, Cause: analysis.CausePerturbation}}}
+		Autopsy:       []results.Verdict{{Height: 31, Round: 3, IntervalMs: 24100, Cause: analysis.CausePerturbation}}}
 	run := results.Run{CometBFTVersion: "v0.40.0", Target: "validator00", Nodes: make([]results.Node, 4),
 		Load: results.Load{Connections: 1, Rate: 100, DurationS: 60}}
 	var b bytes.Buffer
