@@ -216,12 +216,6 @@ func buildPlan(in QAPlanInput, s qaSettings, overhead time.Duration) results.QAP
 	p := results.QAPlan{DurationS: cand.Load.Duration.Seconds(), LongDurationS: s.long.Seconds(), Repeat: s.repeat, ScenarioRepeat: s.scenario,
 		Long: in.Long, Connections: s.conns, Factors: s.factors, SearchRuns: s.searchRuns, VoteExtensionSizes: s.veSizes,
 		OverheadS: overhead.Seconds()}
-	if knobs := storageKnobs(cand, s); len(knobs) > 0 && !slices.Contains(in.Skip, QAStorage) {
-		p.StorageDurationS = s.storage.Seconds()
-		for _, k := range knobs {
-			p.StorageParams = append(p.StorageParams, results.SweepParam{Key: k.Key, Values: k.Values})
-		}
-	}
 	for _, id := range QASteps() {
 		st := results.QAPlanStep{ID: id, Title: QATitle(id)}
 		switch {
@@ -231,6 +225,12 @@ func buildPlan(in QAPlanInput, s qaSettings, overhead time.Duration) results.QAP
 			st.Skip, st.NotBuilt = qaNotBuilt[id], true
 		default:
 			st.Runs, st.Skip = planRuns(id, in, s)
+		}
+		if id == QAStorage && len(st.Runs) > 0 {
+			p.StorageDurationS = s.storage.Seconds()
+			for _, k := range storageKnobs(cand, s) {
+				p.StorageParams = append(p.StorageParams, results.SweepParam{Key: k.Key, Values: k.Values})
+			}
 		}
 		for _, r := range st.Runs {
 			st.EstimateS += float64(r.Count) * (r.DurationS + overhead.Seconds())

@@ -65,7 +65,8 @@ func TestPlanQAStorage(t *testing.T) {
 	}
 	own := qaSides(t, v1, v1)
 	own[1].App = manifest.AppExternal
-	if p, err := PlanQA(QAPlanInput{Sides: own, Labels: []string{"base", "cand"}}); err != nil || !strings.Contains(p.PlanStep(QAStorage).Skip, "its own ABCI app") {
+	if p, err := PlanQA(QAPlanInput{Sides: own, Labels: []string{"base", "cand"}}); err != nil || !strings.Contains(p.PlanStep(QAStorage).Skip, "its own ABCI app") ||
+		len(p.StorageParams) != 0 {
 		t.Errorf("own app: %v, %+v", err, p.PlanStep(QAStorage))
 	}
 }
