@@ -82,12 +82,32 @@ func QAStorageRows(dir string, rec saturation.SweepRecord) []QAStorageRow {
 	return rows
 }
 
+// Unpruned says, for a cell that prunes (app.retain_blocks > 0) whose
+// chain never passed that many heights, that it cannot have pruned
+// ("never pruned: 6 heights ≤ retain_blocks 10"); "" otherwise.
+func (r QAStorageRow) Unpruned() string {
+	for _, s := range r.Settings {
+		k, v, _ := strings.Cut(s, "=")
+		if k != "app.retain_blocks" {
+			continue
+		}
+		if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 && r.Runs > 0 && r.Heights <= n {
+			return fmt.Sprintf("never pruned: %s heights ≤ retain_blocks %s", groupDigits(r.Heights), v)
+		}
+	}
+	return ""
+}
+
 // QAStorageSummary is the storage matrix in a phrase: each cell's
 // growth per hour and how it was found.
 func QAStorageSummary(rows []QAStorageRow) string {
 	var parts []string
 	for _, r := range rows {
-		parts = append(parts, fmt.Sprintf("%s: %s MiB/h (%s)", shortSettings(r.Settings), fmtMiB(r.PerHourMiB), r.Basis()))
+		basis := r.Basis()
+		if u := r.Unpruned(); u != "" {
+			basis += "; " + u
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s MiB/h (%s)", shortSettings(r.Settings), fmtMiB(r.PerHourMiB), basis))
 	}
 	if len(parts) == 0 {
 		return "no cell finished"
@@ -137,7 +157,11 @@ func (m mdWriter) qaStorage(dir string, rec saturation.SweepRecord) {
 			_, v, _ := strings.Cut(s, "=")
 			row = append(row, v)
 		}
-		row = append(row, strconv.Itoa(r.Runs), groupDigits(r.Heights), fmtMiB(r.DataEndMiB), fmtMiB(r.GrowthMiB), fmtMiB(r.PerHourMiB), r.Basis())
+		basis := r.Basis()
+		if u := r.Unpruned(); u != "" {
+			basis += "; **" + u + "**"
+		}
+		row = append(row, strconv.Itoa(r.Runs), groupDigits(r.Heights), fmtMiB(r.DataEndMiB), fmtMiB(r.GrowthMiB), fmtMiB(r.PerHourMiB), basis)
 		out = append(out, row)
 	}
 	m.f("The data directory of the largest node; growth per hour is the slope of its size over the load " +
