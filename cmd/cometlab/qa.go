@@ -63,7 +63,11 @@ The steps, in order (their ids for --skip):
   absent-stake     both sides with a third of the stake never started
   upgrade          the baseline with every node restarted on the candidate's
                    release in turn, where the release lines allow it
-  storage          not built yet (listed in the plan as such)
+  storage          the candidate with CometBFT's e2e app, one run per combination
+                   of the storage knobs its line has: pruning (retain_blocks 0|10)
+                   on every line; forced compaction, key layout v1|v2 and
+                   pebbledb|goleveldb on v1.0 and later; each cell's storage
+                   growth per hour, extrapolated from the run (measured with --long)
 
 A SPEC is what 'ab' takes: a CometBFT version (v0.40.0), the path of a
 cometbft binary, a manifest file (*.toml), or key=value overrides on the

@@ -67,8 +67,10 @@ const (
 
 	UnitTPSPerMin = "tx/s per min" // change of a rate per minute of the load
 	UnitMSPerMin  = "ms per min"
-	UnitEvents    = "events"
-	UnitLines     = "lines" // of a log
+	// UnitMiBPerHour is a size's growth per hour.
+	UnitMiBPerHour = "MiB/h"
+	UnitEvents     = "events"
+	UnitLines      = "lines" // of a log
 	// UnitMSPerHeight is a slope: milliseconds per chain height.
 	UnitMSPerHeight = "ms/height"
 )
@@ -76,7 +78,7 @@ const (
 // TimeScaleExponent is how a figure in unit turns from a time-scaled
 // run's host time into the model's (docs/timescale.md): at time scale k
 // the model's value is the host's × k^e. A time (ms, s, ms/height) is
-// k times shorter in the model (e = −1), a rate (tx/s, blocks/s) k times
+// k times shorter in the model (e = −1), a rate (tx/s, blocks/s, MiB/h) k times
 // higher (+1), the change of a rate per minute k² times (+2), the change
 // of a latency per minute the same (−1 + 1). Counts, bytes, MiB, ratios
 // and rounds are the same (0). So is a share of CPU (%) and the load
@@ -86,7 +88,7 @@ func TimeScaleExponent(unit string) int {
 	switch unit {
 	case UnitMS, UnitS, UnitMSPerHeight:
 		return -1
-	case UnitTPS, UnitBPS:
+	case UnitTPS, UnitBPS, UnitMiBPerHour:
 		return 1
 	case UnitTPSPerMin:
 		return 2
@@ -107,7 +109,8 @@ func ModelValue(v float64, unit string, k float64) float64 {
 // Units returns every unit the dictionary uses.
 func Units() []string {
 	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
-		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin, UnitEvents, UnitLines, UnitMSPerHeight}
+		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin, UnitEvents, UnitLines, UnitMSPerHeight,
+		UnitMiBPerHour}
 }
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,

@@ -103,6 +103,8 @@ func resourceDictionary() []Metric {
 			Definition: "Size on disk of a node's data directory (block store, state, indexer, WAL) at its last sample, in MiB: the storage footprint. Run-wide: the largest over nodes."},
 		{ID: "data_dir_growth_mib", Title: "Data dir growth", Unit: UnitMiB, Better: LowerIsBetter, Group: GroupResources, PerNode: true, Source: "resources.csv",
 			Definition: "Last − first sample of a node's data-directory size, in MiB. Run-wide: the largest over nodes."},
+		{ID: "data_dir_growth_mib_per_h", Title: "Data dir growth per hour", Unit: UnitMiBPerHour, Better: LowerIsBetter, Group: GroupResources, PerNode: true, Source: "resources.csv",
+			Definition: "Least-squares slope of a node's data-directory size over the load, in MiB per hour: the storage growth an hour at this load would add, extrapolated from the run when it is shorter. Run-wide: the largest over nodes."},
 	}
 }
 

@@ -175,6 +175,7 @@ func resourceFigures(in Input, b *builder, nodes []string, from, to int64) {
 		if r.Data != nil {
 			put(r.Node, "data_dir_end_mib", lastOf(r.Data)/mib, true)
 			put(r.Node, "data_dir_growth_mib", (lastOf(r.Data)-r.Data[0])/mib, true)
+			put(r.Node, "data_dir_growth_mib_per_h", dataGrowthPerHour(r.T, r.Data, from, to), true)
 		}
 	}
 	ids := make([]string, 0, len(run))
@@ -195,6 +196,25 @@ func resourceFigures(in Input, b *builder, nodes []string, from, to int64) {
 		b.put("load1_max", maxOf(v), "no load1 sample")
 		b.put("load1_mean", meanNaN(t, v, from, to), "no load1 sample during the load")
 	}
+}
+
+// dataGrowthPerHour is the least-squares slope of a data directory's
+// size (bytes) over the samples within [from, to] (Unix ns), in MiB per
+// hour; NaN with fewer than two samples there. A slope, not last − first,
+// so that a pruned store's saw-tooth counts as what it keeps on average.
+func dataGrowthPerHour(t []int64, v []float64, from, to int64) float64 {
+	var xs, ys []float64
+	for i, x := range t {
+		if x >= from && x <= to && !math.IsNaN(v[i]) {
+			xs = append(xs, float64(x-from)/3600e9)
+			ys = append(ys, v[i]/mib)
+		}
+	}
+	l, ok := stats.FitLine(xs, ys)
+	if !ok {
+		return math.NaN()
+	}
+	return l.Slope
 }
 
 // meanNaN is meanIn leaving NaN values out.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/manifest"
 )
 
 // ceilMinute is s seconds rounded up to a whole minute.
@@ -58,6 +60,16 @@ func qaShrinks(in QAPlanInput, s0 qaSettings) []qaShrink {
 			return changed(len(a.veSizes) != len(b.veSizes), "vote-extension sizes %v instead of %v", b.veSizes, a.veSizes)
 		}},
 		{func(s qaSettings) (qaSettings, bool) {
+			if s.storageKnobs <= 1 || !runs(QAStorage) {
+				return s, false
+			}
+			s.storageKnobs--
+			return s, true
+		}, func(a, b qaSettings) string {
+			return changed(a.storageKnobs != b.storageKnobs, "storage matrix: %s instead of %s",
+				knobNames(in.Sides[1], b), knobNames(in.Sides[1], a))
+		}},
+		{func(s qaSettings) (qaSettings, bool) {
 			switch {
 			case !runs(QASaturation):
 				return s, false
@@ -86,6 +98,16 @@ func qaShrinks(in QAPlanInput, s0 qaSettings) []qaShrink {
 			return changed(a.long != b.long, "long test of %v instead of %v", b.long, a.long)
 		}},
 		{func(s qaSettings) (qaSettings, bool) {
+			d := in.Sides[1].Load.Duration
+			if s.storage <= d || !runs(QAStorage) {
+				return s, false
+			}
+			s.storage = max(d, s.storage/2)
+			return s, true
+		}, func(a, b qaSettings) string {
+			return changed(a.storage != b.storage, "storage matrix runs of %v instead of %v (growth per hour extrapolated)", b.storage, a.storage)
+		}},
+		{func(s qaSettings) (qaSettings, bool) {
 			if s.repeat <= longFloor || !runs(QALong) {
 				return s, false
 			}
@@ -95,6 +117,15 @@ func qaShrinks(in QAPlanInput, s0 qaSettings) []qaShrink {
 			return changed(a.repeat != b.repeat, "long test: %d rounds instead of %d", b.repeat, a.repeat)
 		}},
 	}
+}
+
+// knobNames are the storage knobs settings s keep, by name.
+func knobNames(cand manifest.Resolved, s qaSettings) string {
+	var names []string
+	for _, k := range storageKnobs(cand, s) {
+		names = append(names, k.Name)
+	}
+	return strings.Join(names, " × ")
 }
 
 func changed(did bool, format string, a ...any) string {

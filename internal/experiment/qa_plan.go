@@ -63,10 +63,8 @@ var (
 
 // qaNotBuilt names the steps of the method this cometlab does not run as
 // part of qa yet, and what to use instead: --plan lists them, never
-// silently.
-var qaNotBuilt = map[string]string{
-	QAStorage: "not built yet: run the storage matrix with `cometlab sweep --set config.db_backend=… --set storage.…` (docs/apps.md)",
-}
+// silently. Every step is built today.
+var qaNotBuilt = map[string]string{}
 
 // QAPlanInput is what the plan is made from.
 type QAPlanInput struct {
@@ -102,6 +100,10 @@ type qaSettings struct {
 	factors                      []float64
 	long                         time.Duration
 	veSizes                      []int
+	// storage is the storage matrix's run length, storageKnobs how many
+	// of the candidate's storage knobs (cometbft.StorageKnobs) it varies.
+	storage      time.Duration
+	storageKnobs int
 }
 
 // PlanQA makes the plan of a QA: every step in the method's order with
@@ -114,11 +116,12 @@ type qaSettings struct {
 // Under a budget the plan shrinks, in this order, each as far as needed
 // and no further: the other tests' rounds (rotation, each vote-extension
 // size, partition, absent stake) down to 1; the vote-extension sizes down to the smallest
-// and the largest; the saturation grid (the largest c while more than two
+// and the largest; the storage matrix's knobs from the last (backend, key
+// layout, compaction) down to pruning alone; the saturation grid (the largest c while more than two
 // are left, then the lowest factor while more than three are left, then
 // the largest c, down to c = 1 × three factors); the long test's length
-// (halved, down to the manifest's duration); the long test's rounds down
-// to 2. A budget smaller than that smallest plan is refused (exit 2) with
+// (halved, down to the manifest's duration); the storage matrix's run
+// length likewise; the long test's rounds down to 2. A budget smaller than that smallest plan is refused (exit 2) with
 // the smallest budget that would do.
 func PlanQA(in QAPlanInput) (results.QAPlan, error) {
 	if err := checkPlanInput(in); err != nil {
@@ -130,7 +133,8 @@ func PlanQA(in QAPlanInput) (results.QAPlan, error) {
 	}
 	s := qaSettings{repeat: cmpOr(in.Repeat, DefaultQARepeat), searchRuns: cmpOr(in.SearchRuns, saturation.DefaultSearch(1, 60).MaxRuns),
 		conns: slices.Clone(in.Connections), factors: slices.Clone(in.Factors), long: in.Sides[1].Load.Duration,
-		veSizes: slices.Clone(DefaultQAVoteExtensionSizes)}
+		veSizes: slices.Clone(DefaultQAVoteExtensionSizes), storage: in.Sides[1].Load.Duration,
+		storageKnobs: len(cometbft.StorageKnobs(in.Sides[1].CometBFTVersion))}
 	s.scenario = s.repeat
 	if len(s.conns) == 0 {
 		s.conns = slices.Clone(DefaultQAConnections)
@@ -140,7 +144,7 @@ func PlanQA(in QAPlanInput) (results.QAPlan, error) {
 	}
 	s.conns, s.factors = sortedUnique(s.conns), sortedUnique(s.factors)
 	if in.Long {
-		s.long = QALongDuration
+		s.long, s.storage = QALongDuration, QALongDuration
 	}
 	p := buildPlan(in, s, overhead)
 	p.OverheadFrom = from
@@ -246,6 +250,12 @@ func buildPlan(in QAPlanInput, s qaSettings, overhead time.Duration) results.QAP
 		default:
 			st.Runs, st.Skip = planRuns(id, in, s)
 		}
+		if id == QAStorage && len(st.Runs) > 0 {
+			p.StorageDurationS = s.storage.Seconds()
+			for _, k := range storageKnobs(cand, s) {
+				p.StorageParams = append(p.StorageParams, results.SweepParam{Key: k.Key, Values: k.Values})
+			}
+		}
 		for _, r := range st.Runs {
 			st.EstimateS += float64(r.Count) * (r.DurationS + overhead.Seconds())
 		}
@@ -312,6 +322,8 @@ func planRuns(id string, in QAPlanInput, s qaSettings) ([]results.QAPlanRun, str
 		return both(fmt.Sprintf("at the QA load, a third of the stake never starts, %s", roundsText(s.scenario)), []string{"absent=33%"}, s.scenario, d)
 	case QAVoteExtensions:
 		return voteExtensionRuns(in, s)
+	case QAStorage:
+		return storageRuns(in, s)
 	case QAUpgrade:
 		ch, why := upgradeChanges(base, cand)
 		if why != "" {

@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
@@ -32,19 +34,42 @@ func qaInputs(dir string, rec results.QARecord) report.QAInputs {
 		in.Saturation = append(in.Saturation, s)
 	}
 	in.Sweeps = map[string]*saturation.SweepRecord{}
-	if st := rec.Step(QAVoteExtensions); st != nil && len(st.Dirs) > 0 {
-		if r, err := saturation.ReadSweep(filepath.Join(dir, st.Dirs[0])); err == nil {
-			in.Sweeps[QAVoteExtensions] = &r
+	for _, id := range []string{QAVoteExtensions, QAStorage} {
+		if st := rec.Step(id); st != nil && len(st.Dirs) > 0 {
+			if r, err := saturation.ReadSweep(filepath.Join(dir, st.Dirs[0])); err == nil {
+				in.Sweeps[id] = &r
+			}
 		}
 	}
+	in.Disturbed = map[string][]string{}
 	for _, st := range rec.Steps {
 		for _, d := range st.Dirs {
 			for _, r := range runDirsUnder(filepath.Join(dir, d)) {
 				in.Runs[st.ID] = append(in.Runs[st.ID], relDir(dir, r))
 			}
+			for _, r := range disturbedUnder(filepath.Join(dir, d)) {
+				in.Disturbed[st.ID] = append(in.Disturbed[st.ID], relDir(dir, r))
+			}
 		}
 	}
 	return in
+}
+
+// disturbedUnder are the runs under root set aside because their host
+// was busy (DIR.disturbed), measured again by the series runner.
+func disturbedUnder(root string) []string {
+	var dirs []string
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.HasSuffix(p, ".disturbed") {
+			dirs = append(dirs, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return dirs
 }
 
 // ReportQA rewrites the report of the QA in dir from its files.

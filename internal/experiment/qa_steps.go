@@ -31,6 +31,8 @@ func (q *qaRun) runStep(ctx context.Context, ps results.QAPlanStep, st *results.
 		return q.upgrade(ctx, ps, st)
 	case QAVoteExtensions:
 		return q.voteExtensions(ctx, ps, st)
+	case QAStorage:
+		return q.storage(ctx, ps, st)
 	}
 	return fmt.Errorf("step %s is not built yet", ps.ID)
 }

@@ -9,14 +9,14 @@ import (
 )
 
 // formatValue formats v for metric m: counts (and bytes) as integers with
-// thousands separators, ratios with 4 decimals, ms, MiB and % with 1, s
+// thousands separators, ratios with 4 decimals, ms, MiB, MiB/h and % with 1, s
 // with 3, tx/s with 1, blocks/s and load with 2.
 func formatValue(m analysis.Metric, v float64) string {
 	switch m.Unit {
 	case analysis.UnitTxs, analysis.UnitBlocks, analysis.UnitRounds, analysis.UnitBytes,
 		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles, analysis.UnitEvents:
 		return groupDigits(math.Round(v))
-	case analysis.UnitMiB, analysis.UnitPct:
+	case analysis.UnitMiB, analysis.UnitMiBPerHour, analysis.UnitPct:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case analysis.UnitLoad:
 		return strconv.FormatFloat(v, 'f', 2, 64)

@@ -70,12 +70,18 @@ func DisturbanceLine(s analysis.Summary) string {
 		pct, s.Metrics["host_other_cpu_max_pct"], s.Metrics["host_steal_mean_pct"], analysis.DisturbedPct)
 }
 
-// glance writes the title and the run's answer: what was committed, the
-// throughput, the latency, the saturation verdict, the anomalies (the
-// worst named) and the slow heights' causes (SlowLine), then the run's
-// errors and its setup in one line.
+// glance writes the title and the run's answer: first the answer of the
+// scenario it played (ScenarioLines: a partition, an upgrade, an absent
+// stake, a rotation), then what was committed, the throughput, the
+// latency, the saturation verdict, the anomalies (the worst named) and
+// the slow heights' causes (SlowLine), then the run's errors and its
+// setup in one line.
 func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdict) {
 	m.f("# Run %s — %s\n\n", s.RunID, s.Status)
+	for _, line := range ScenarioLines(s) {
+		title, text, _ := strings.Cut(line, ": ")
+		m.f("- **%s**: %s\n", title, text)
+	}
 	if line := TimeScaleLine(s.TimeScale); line != "" {
 		m.f("- **%s** (docs/timescale.md)\n", line)
 	}

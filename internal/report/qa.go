@@ -29,8 +29,12 @@ type QASaturation struct {
 type QAInputs struct {
 	Saturation []QASaturation
 	Runs       map[string][]string
-	// Sweeps are the steps run as a sweep (the vote-extension sweep), by
-	// step id.
+	// Disturbed are the runs of each step set aside because their host
+	// was busy and measured again (DIR.disturbed, relative to the QA
+	// directory), by step id.
+	Disturbed map[string][]string
+	// Sweeps are the steps run as a sweep (the vote-extension sweep, the
+	// storage matrix), by step id.
 	Sweeps map[string]*saturation.SweepRecord
 }
 
@@ -57,7 +61,7 @@ func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
 			if st.Status == results.QASkipped || st.Status == results.QANotBuilt {
 				continue
 			}
-			m.qaTest(dir, rec, st, in.Runs[st.ID], in.Sweeps[st.ID])
+			m.qaTest(dir, rec, st, in)
 		}
 	}
 	m.qaNotRun(rec)
@@ -296,8 +300,10 @@ func (m mdWriter) qaLoad(rec results.QARecord, st results.QAStep) {
 }
 
 // qaTest is one test's section: its verdict, the figures table, the
-// overlaid plots of its comparison and the links to its runs.
-func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, runs []string, sweep *saturation.SweepRecord) {
+// overlaid plots of its comparison, the issues its runs discovered and
+// their autopsy (qaAutopsy), and the links to its runs.
+func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in QAInputs) {
+	runs, sweep := in.Runs[st.ID], in.Sweeps[st.ID]
 	m.f("## %s\n\n", qaStepTitle(rec, st.ID))
 	if ps := rec.Plan.PlanStep(st.ID); ps != nil {
 		for _, r := range ps.Runs {
@@ -320,7 +326,10 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, ru
 	if len(st.Figures) > 0 {
 		m.qaFigures(rec, st.Figures)
 	}
-	if sweep != nil {
+	switch {
+	case sweep != nil && st.ID == "storage" && len(st.Dirs) > 0:
+		m.qaStorage(filepath.Join(dir, st.Dirs[0]), *sweep)
+	case sweep != nil:
 		m.qaSweep(*sweep)
 	}
 	for _, d := range st.Dirs {
@@ -344,6 +353,7 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, ru
 			m.f("\n")
 		}
 	}
+	m.qaAutopsy(dir, runs, in.Disturbed[st.ID])
 	if len(runs) > 0 {
 		var links []string
 		for _, r := range runs {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/saturation"
@@ -115,8 +116,9 @@ func TestWriteQAGolden(t *testing.T) {
 	}
 	resultstest.WriteFile(t, filepath.Join(dir, "tests/long/plots/compare_latency_cdf.png"), img.Bytes())
 	resultstest.WriteFile(t, filepath.Join(dir, "tests/long", results.CompareMD), []byte("# compare\n"))
+	writeFixtureLongSummaries(t, dir)
 	search, grid := fixtureSaturate(), fixtureSweep()
-	in := QAInputs{Saturation: []QASaturation{
+	in := QAInputs{Disturbed: map[string][]string{"long": {"tests/long/runs/02-v0.40.0.disturbed"}}, Saturation: []QASaturation{
 		{Label: "v0.38.26", SearchDir: "tests/saturation/v0.38.26/search", GridDir: "tests/saturation/v0.38.26/grid", Search: &search, Grid: &grid},
 		{Label: "v0.40.0", SearchDir: "tests/saturation/v0.40.0/search", GridDir: "tests/saturation/v0.40.0/grid"}},
 		Runs:   map[string][]string{"long": {"tests/long/runs/01-v0.38.26", "tests/long/runs/01-v0.40.0"}},
@@ -138,14 +140,42 @@ func TestWriteQAGolden(t *testing.T) {
 			t.Errorf("qa.html lacks %s", s)
 		}
 	}
-	order := []string{"| Long test at the QA load | **REGRESSION** |", "## Setup", "## Saturation point", "## QA load", "## Long test", "## Rotating nodes",
-		"## Vote-extension sizes", "| 32768 | 1 |", "## Network partition", "## Steps not run"}
+	order := []string{"| Long test at the QA load | **REGRESSION** |", "## Setup", "## Saturation point", "## QA load", "## Long test",
+		"### Issues discovered and autopsy", "- **Slow heights** (the block autopsy;", "3 of 120 heights over 2 runs: 2 perturbation, 1 unexplained",
+		"- **SAFETY VIOLATION** in 1 of 2 runs: [01-v0.40.0]", "- **Issues discovered**: [01-v0.40.0](tests/long/runs/01-v0.40.0/report.md): validator02 panicked",
+		"1 run was measured again because the host was busy, kept as evidence: `tests/long/runs/02-v0.40.0.disturbed`",
+		"## Rotating nodes", "## Vote-extension sizes", "| 32768 | 1 |", "## Network partition", "## Steps not run"}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(string(md), s)
-		if i < last {
+		if i < 0 || i < last {
 			t.Errorf("%q is out of order (or missing)", s)
 		}
 		last = i
+	}
+}
+
+// writeFixtureLongSummaries writes the long test's runs' summaries: the
+// baseline's safe, with three slow heights (two in a perturbation); the
+// candidate's with a transaction committed twice, a panic, an anomaly and
+// a busy host.
+func writeFixtureLongSummaries(t *testing.T, dir string) {
+	t.Helper()
+	base := analysis.Summary{RunID: "b", Status: results.StatusComplete,
+		Metrics: map[string]float64{"blocks": 60, "slow_heights": 3, "slow_heights_perturbation": 2, "slow_heights_unexplained": 1},
+		Autopsy: []results.Verdict{{Height: 12, Round: 1, IntervalMs: 4100, Cause: analysis.CausePerturbation, Node: "validator01"}},
+		Safety:  &analysis.Safety{Checked: true, Heights: 60, Nodes: []string{"validator00", "validator01"}}}
+	cand := analysis.Summary{RunID: "c", Status: results.StatusComplete,
+		Metrics: map[string]float64{"blocks": 60, "slow_heights": 0, "host_other_cpu_mean_pct": 45, "host_other_cpu_max_pct": 90},
+		Autopsy: []results.Verdict{{Height: 3, IntervalMs: 900, Cause: analysis.CauseUnexplained}},
+		Safety:  &analysis.Safety{Checked: true, Heights: 60, CommittedTwice: 1}, Issues: []string{"validator02 panicked (1 panic)."},
+		Anomalies: []string{"validator02 exited at 30.0 s, signal 2, outside every perturbation."}}
+	for rel, s := range map[string]analysis.Summary{"tests/long/runs/01-v0.38.26": base, "tests/long/runs/01-v0.40.0": cand} {
+		if err := os.MkdirAll(filepath.Join(dir, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := results.WriteJSON(filepath.Join(dir, rel, results.SummaryFile), s); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -50,6 +50,12 @@ func Table(w io.Writer, s analysis.Summary) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s (%s)\n\n", s.RunID, s.Status)
+	if lines := ScenarioLines(s); len(lines) > 0 {
+		for _, line := range lines {
+			fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(line, "**", ""))
+		}
+		b.WriteByte('\n')
+	}
 	safety, unsafe := SafetyLine(s)
 	if unsafe {
 		fmt.Fprintf(&b, "  SAFETY VIOLATION: %s\n\n", safety)

@@ -94,6 +94,11 @@ type QAPlan struct {
 	// VoteExtensionSizes are the sizes (bytes) the vote-extension sweep
 	// runs (0: the app's default 8-byte extension).
 	VoteExtensionSizes []int `json:"vote_extension_sizes,omitempty"`
+	// StorageParams are the storage matrix's swept settings (each value
+	// of each, crossed) and StorageDurationS its runs' length: the
+	// manifest's, or an hour with --long.
+	StorageParams    []SweepParam `json:"storage_params,omitempty"`
+	StorageDurationS float64      `json:"storage_duration_s,omitempty"`
 	// OverheadS is the time a run takes besides its load (start-up,
 	// drain, read-back, stop), and OverheadFrom where it comes from.
 	OverheadS    float64 `json:"overhead_s"`

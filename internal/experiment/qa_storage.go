@@ -1,0 +1,108 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
+)
+
+// storageKnobs are the knobs of the candidate's release the storage
+// matrix varies under settings s: the first s.storageKnobs of
+// cometbft.StorageKnobs (pruning first), each key as a sweep names it.
+func storageKnobs(cand manifest.Resolved, s qaSettings) []cometbft.StorageKnob {
+	if cand.CometBFTVersion == "" {
+		return nil
+	}
+	knobs := cometbft.StorageKnobs(cand.CometBFTVersion)
+	knobs = knobs[:min(len(knobs), max(0, s.storageKnobs))]
+	for i := range knobs {
+		if k, err := CanonicalParam(knobs[i].Key); err == nil {
+			knobs[i].Key = k
+		}
+	}
+	return knobs
+}
+
+// storageRuns are the storage matrix's runs: the candidate with
+// CometBFT's e2e app (whose retain_blocks prunes) at the QA load, one
+// run per combination of its release's storage knobs, each as long as
+// s.storage — or why the candidate cannot run it: a binary (the e2e app
+// is built from a release), its own ABCI app, or a release with no knob.
+func storageRuns(in QAPlanInput, s qaSettings) ([]results.QAPlanRun, string) {
+	cand, label := in.Sides[1], in.Labels[1]
+	switch {
+	case cand.CometBFTVersion == "":
+		return nil, "skipped: the storage matrix prunes through the e2e app, built from a release, and the " + label + " runs a cometbft binary"
+	case cand.App != manifest.AppKVStore && cand.App != manifest.AppE2E:
+		return nil, "skipped: the " + label + " runs its own ABCI app, not CometBFT's e2e app"
+	}
+	knobs := storageKnobs(cand, s)
+	if len(knobs) == 0 {
+		return nil, fmt.Sprintf("skipped: %s has none of the storage knobs (pruning, compaction, key layout, backend)", cand.CometBFTVersion)
+	}
+	ch := []string{"app=e2e", "load.duration=" + s.storage.String()}
+	last := append([]string(nil), ch...)
+	cells := 1
+	var what []string
+	for _, k := range knobs {
+		cells *= len(k.Values)
+		last = append(last, k.Key+"="+k.Values[len(k.Values)-1])
+		what = append(what, fmt.Sprintf("%s %s", k.Name, strings.Join(k.Values, "|")))
+	}
+	if _, err := withChanges(cand, last); err != nil {
+		return nil, fmt.Sprintf("skipped: the %s cannot run it: %v", label, err)
+	}
+	basis := "storage growth per hour extrapolated from each run"
+	if s.storage >= time.Hour {
+		basis = "storage growth measured over an hour"
+	}
+	return []results.QAPlanRun{{Side: label, What: fmt.Sprintf("at the QA load with the e2e app, every combination of %s, one run each; %s",
+		strings.Join(what, " × "), basis), Changes: ch, Count: cells, DurationS: s.storage.Seconds()}}, ""
+}
+
+// storage runs the storage matrix: the candidate at the QA load with the
+// plan's storage knobs crossed, one run each, as a sweep in its
+// directory, resumed where it stopped. Like the storage report's, it has
+// no baseline to judge against: its verdict is not judged, and its
+// summary says each cell's storage growth per hour, measured or
+// extrapolated.
+func (q *qaRun) storage(ctx context.Context, ps results.QAPlanStep, st *results.QAStep) error {
+	rel := stepDir(ps.ID)
+	dir := filepath.Join(q.dir, rel)
+	st.Dirs = []string{rel}
+	if len(q.rec.Plan.StorageParams) == 0 || len(ps.Runs) == 0 {
+		return fmt.Errorf("no storage knob planned")
+	}
+	side, err := withChanges(q.sides[1], append(q.loadChanges(), ps.Runs[0].Changes...))
+	if err != nil {
+		return err
+	}
+	rec, err := saturation.ReadSweep(dir)
+	switch {
+	case err != nil:
+		m, merr := manifestOf(side.Name, side)
+		if merr != nil {
+			return merr
+		}
+		if serr := q.save(); serr != nil {
+			return serr
+		}
+		rec, err = Sweep(ctx, SweepOptions{Manifest: m, Params: q.rec.Plan.StorageParams, Repeat: 1,
+			Criterion: saturation.DefaultCriterion(), Dir: dir, Env: q.env})
+	case !results.Finished(rec.Status):
+		rec, err = ResumeSweep(ctx, dir, false, q.env)
+	}
+	if err = seriesErr(ctx, err); err != nil {
+		return err
+	}
+	st.Verdict, st.Summary = results.QAVerdictNotJudged, report.QAStorageSummary(report.QAStorageRows(dir, rec))
+	return q.safety(st)
+}
