@@ -189,6 +189,20 @@ type Manifest struct {
 	//	key_type = "ml_dsa_65"
 	KeyType string `toml:"key_type"`
 
+	// PBTSEnableHeight is the first height whose blocks carry
+	// proposer-based timestamps (PBTS: the proposer's clock, checked by
+	// every validator against the synchrony parameters) instead of BFT
+	// time (the median of the previous commit's vote times): the
+	// genesis's consensus_params.feature.pbts_enable_height, on releases
+	// that have it (v1.0 and later; refused on the others). With the e2e
+	// app it is also the app's pbts_enable_height setting. Block latency
+	// is measured to the block's time, so compare and ab warn when the
+	// sides stamp blocks differently (docs/compare.md). Default 0 (BFT
+	// time).
+	//
+	//	pbts_enable_height = 1
+	PBTSEnableHeight int64 `toml:"pbts_enable_height"`
+
 	// Partition cuts the network in groups for a while during the load
 	// (see [ManifestPartition]). Default: none.
 	//

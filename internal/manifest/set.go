@@ -78,6 +78,15 @@ func setter(key string) func(m *Manifest, v string) error {
 		return func(m *Manifest, v string) error { return m.setApp("", v) }
 	case "key_type":
 		return func(m *Manifest, v string) error { m.KeyType = v; return nil }
+	case "pbts_enable_height":
+		return func(m *Manifest, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("pbts_enable_height: want an integer, got %q", v)
+			}
+			m.PBTSEnableHeight = n
+			return nil
+		}
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -90,7 +99,7 @@ func setter(key string) func(m *Manifest, v string) error {
 // canonical form: "validators", "cometbft_version", "time_scale",
 // "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
-// "key_type",
+// "key_type", "pbts_enable_height",
 // "rotate.concurrency", "rotate.dwell", "partition.split",
 // "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),
