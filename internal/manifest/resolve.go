@@ -62,6 +62,8 @@ type Resolved struct {
 	// PBTSEnableHeight is pbts_enable_height (see
 	// [Manifest.PBTSEnableHeight]): 0 for BFT time.
 	PBTSEnableHeight int64
+	// DOG is the mempool's DOG gossip (see [Manifest.DOG]); nil when off.
+	DOG *DOG
 	// Partition is the [partition] table; nil without a partition.
 	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
@@ -265,6 +267,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	r.TimeScale = m.resolveTimeScale(ps, &r)
+	r.DOG = m.resolveDOG(ps, &r)
 	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
 	m.checkRelayedTopology(ps, r)
