@@ -221,6 +221,7 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 	histMean("state_store_access_mean_ms", "state_store_access_duration_seconds", 1000)
 	pruningFigures(in, set, b, nodes)
 	proposalTimeFigures(set, b, nodes)
+	msgBytesFigures(set, b, nodes, b.s.Metrics["committed_txs"])
 
 	last := map[string]float64{}
 	top := math.Inf(-1)

@@ -36,7 +36,7 @@ func (s *Series) Label(k string) string {
 func keptSeries() []string {
 	return []string{
 		"mempool_size", "mempool_size_bytes", "mempool_failed_txs", "mempool_rejected_txs", "mempool_evicted_txs",
-		"p2p_peers", "consensus_height", "consensus_rounds", "consensus_total_txs", "consensus_block_size_bytes",
+		"p2p_peers", "p2p_message_send_bytes_total", "p2p_peer_send_bytes_total", "consensus_height", "consensus_rounds", "consensus_total_txs", "consensus_block_size_bytes",
 		"consensus_step_duration_seconds_sum", "consensus_step_duration_seconds_count",
 		"consensus_round_duration_seconds_sum", "consensus_round_duration_seconds_count",
 		"state_block_processing_time_sum", "state_block_processing_time_count",

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -141,6 +142,11 @@ type Spec struct {
 	// Keygen, as CometBFT's e2e runner does for its key_type; "" or
 	// "ed25519" for the keys `cometbft init` makes.
 	KeyType string
+	// PBTSEnableHeight is the first height whose blocks carry
+	// proposer-based timestamps (the genesis's
+	// consensus_params.feature.pbts_enable_height, v1.0 and later); 0
+	// leaves the release's genesis as it is (BFT time).
+	PBTSEnableHeight int64
 	// Upgrades are the cometbft binaries, by release, that upgrade
 	// perturbations start nodes' homes with during the run, built before
 	// it; Generate does not use them.
@@ -423,6 +429,11 @@ func writeGenesis(spec Spec, homes []Home) error {
 			return fmt.Errorf("%s: %w", path0, err)
 		}
 	}
+	if spec.PBTSEnableHeight > 0 {
+		if err := setGenesisParam(gen, GenesisPBTSKey, fmt.Sprint(spec.PBTSEnableHeight)); err != nil {
+			return fmt.Errorf("%s: %w", path0, err)
+		}
+	}
 	if spec.App == AppE2E {
 		if err := setGenesisAppHeights(gen, spec.AppConfig); err != nil {
 			return err
@@ -443,6 +454,21 @@ func writeGenesis(spec Spec, homes []Home) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// setGenesisParam sets the consensus parameter key (dotted, under
+// consensus_params) that the release's genesis already has.
+func setGenesisParam(gen map[string]any, key string, v any) error {
+	cur, _ := gen["consensus_params"].(map[string]any)
+	parts := strings.Split(key, ".")
+	for _, p := range parts[:len(parts)-1] {
+		cur, _ = cur[p].(map[string]any)
+	}
+	if _, ok := cur[parts[len(parts)-1]]; !ok {
+		return fmt.Errorf("no consensus_params.%s to set", key)
+	}
+	cur[parts[len(parts)-1]] = v
 	return nil
 }
 

@@ -208,6 +208,9 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	if scaleWarning != "" {
 		out.Warnings = append(out.Warnings, scaleWarning)
 	}
+	if w := blockTimeWarning(append([]Side{base}, cands...)); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	out.Metrics = c.rows()
 	c.family(out.Metrics)
 	out.Distributions = c.distRows()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
@@ -20,7 +21,7 @@ import (
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
-		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType}
+		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType, PBTSEnableHeight: m.PBTSEnableHeight}
 	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
 	program := func(v string, prog cometbft.Program) (string, error) {
 		if built[prog][v] == "" {
@@ -73,7 +74,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			}
 		}
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: n.Config, AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
+			Version: v, Binary: bin, Config: nodeConfig(m, n), AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: n.App, Keygen: keygen})
 	}
 	for _, p := range m.Perturbations {
@@ -255,4 +256,19 @@ func startLate(ctx context.Context, tn *testnet.Testnet, out *printer) error {
 	return tn.StartLate(ctx, func(s testnet.LateStart) {
 		out.Phase("testnet: %s started at height %d, caught up to %d after %s", s.Node, s.NetworkHeight, s.StartAt, s.CaughtUp.Round(100*time.Millisecond))
 	})
+}
+
+// nodeConfig returns node n's config.toml overrides with those of the
+// testnet's features that live in config.toml (DOG) laid over them; the
+// manifest refused a node config that sets them itself.
+func nodeConfig(m manifest.Resolved, n manifest.Node) map[string]any {
+	if m.DOG == nil {
+		return n.Config
+	}
+	out := maps.Clone(n.Config)
+	if out == nil {
+		out = map[string]any{}
+	}
+	maps.Copy(out, m.DOG.Config())
+	return out
 }

@@ -96,9 +96,9 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 	},
 	"config":            func(r *e2eReader, path []string, v any) { r.configList(path, v, r.m.Config, "config") },
 	"constant_flip":     only(kBool, false, true, "the e2e app's constant_flip (v2.0's e2e app) is not mapped by cometlab"),
-	"lanes":             unreleased("mempool lanes"),
+	"lanes":             lanesRefused,
 	"no_lanes":          only(kBool, false, false, "mempool lanes (v2.0's e2e app) are not mapped by cometlab"),
-	"load_lane_weights": unreleased("mempool lanes"),
+	"load_lane_weights": lanesRefused,
 	"perturb_interval":  func(r *e2eReader, path []string, v any) { r.gap = r.duration(path, v) },
 	"disable_pex": func(r *e2eReader, path []string, v any) {
 		if b, ok := r.bool(path, v); ok && b {
@@ -303,12 +303,12 @@ func nodeOnly(kind string, def any, lenient bool, reason string, also ...any) fu
 	return func(r *e2eReader, _ string, path []string, v any) { h(r, path, v) }
 }
 
-// unreleased refuses a key of the e2e app of v2.0 (CometBFT's main until
-// 2025-09), which cometlab does not map.
-func unreleased(what string) func(r *e2eReader, path []string, v any) {
-	return func(r *e2eReader, path []string, _ any) {
-		r.refuse(path, false, "%s (v2.0's e2e app) are not mapped by cometlab", what)
-	}
+// lanesRefused refuses v2.0's lanes keys, which cometlab does not map
+// (its load cannot name a lane).
+func lanesRefused(r *e2eReader, path []string, _ any) {
+	r.refuse(path, false, "mempool lanes (v2.0's e2e app) are not mapped by cometlab: the app reads a transaction's lane from "+
+		"loadtime's payload field 7 (a string, v2.0), where cometlab's payload carries its connection index, so cometlab's load "+
+		"cannot pick a lane: CheckTx names none, and every transaction goes to the mempool's default lane")
 }
 
 // appKey makes the handler of a testnet-wide e2e app setting: it goes to

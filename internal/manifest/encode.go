@@ -17,26 +17,30 @@ const encodeHeader = "# cometlab resolved manifest: every default filled in, nod
 // validators (nodes are explicit) and with every value present; [load] is
 // the Manifest's own table.
 type encoded struct {
-	Name            string                    `toml:"name"`
-	CometBFTVersion string                    `toml:"cometbft_version"`
-	CometBFTBinary  string                    `toml:"cometbft_binary"`
-	App             any                       `toml:"app"`
-	LogLevel        string                    `toml:"log_level"`
-	Links           string                    `toml:"links"`
-	Topology        string                    `toml:"topology,omitempty"`
-	Absent          []string                  `toml:"absent,omitempty"`
-	Evidence        int                       `toml:"evidence,omitempty"`
-	TimeScale       float64                   `toml:"time_scale,omitempty"`
-	KeyType         string                    `toml:"key_type"`
-	Config          map[string]any            `toml:"config"`
-	Load            ManifestLoad              `toml:"load"`
-	Nodes           map[string]encodedNode    `toml:"node"`
-	Perturb         map[string]encodedPerturb `toml:"perturb,omitempty"`
-	Partition       *ManifestPartition        `toml:"partition,omitempty"`
-	Rotate          *ManifestRotate           `toml:"rotate,omitempty"`
-	Zones           *ManifestZones            `toml:"zones,omitempty"`
-	Sentinel        *ManifestSentinel         `toml:"sentinel,omitempty"`
-	Hosts           map[string]ManifestHost   `toml:"host,omitempty"`
+	Name                string                    `toml:"name"`
+	CometBFTVersion     string                    `toml:"cometbft_version"`
+	CometBFTBinary      string                    `toml:"cometbft_binary"`
+	App                 any                       `toml:"app"`
+	LogLevel            string                    `toml:"log_level"`
+	Links               string                    `toml:"links"`
+	Topology            string                    `toml:"topology,omitempty"`
+	Absent              []string                  `toml:"absent,omitempty"`
+	Evidence            int                       `toml:"evidence,omitempty"`
+	TimeScale           float64                   `toml:"time_scale,omitempty"`
+	KeyType             string                    `toml:"key_type"`
+	PBTSEnableHeight    int64                     `toml:"pbts_enable_height,omitempty"`
+	DOG                 bool                      `toml:"dog,omitempty"`
+	DOGTargetRedundancy float64                   `toml:"dog_target_redundancy,omitempty"`
+	DOGAdjustInterval   string                    `toml:"dog_adjust_interval,omitempty"`
+	Config              map[string]any            `toml:"config"`
+	Load                ManifestLoad              `toml:"load"`
+	Nodes               map[string]encodedNode    `toml:"node"`
+	Perturb             map[string]encodedPerturb `toml:"perturb,omitempty"`
+	Partition           *ManifestPartition        `toml:"partition,omitempty"`
+	Rotate              *ManifestRotate           `toml:"rotate,omitempty"`
+	Zones               *ManifestZones            `toml:"zones,omitempty"`
+	Sentinel            *ManifestSentinel         `toml:"sentinel,omitempty"`
+	Hosts               map[string]ManifestHost   `toml:"host,omitempty"`
 }
 
 type encodedPerturb struct {
@@ -74,18 +78,19 @@ func Encode(r Resolved) ([]byte, error) {
 		return nil, errors.New("encode manifest: a host-time view (HostTime) is not the model a run records")
 	}
 	e := encoded{
-		Name:            r.Name,
-		CometBFTVersion: r.CometBFTVersion,
-		CometBFTBinary:  r.CometBFTBinary,
-		App:             appValue(r.App, r.AppConfig),
-		LogLevel:        r.LogLevel,
-		Links:           r.Links,
-		Topology:        encodeTopology(r.Topology),
-		Absent:          r.AbsentNames(),
-		Evidence:        r.Evidence,
-		TimeScale:       encodeTimeScale(r.TimeScale),
-		KeyType:         r.KeyType,
-		Config:          r.Config,
+		Name:             r.Name,
+		CometBFTVersion:  r.CometBFTVersion,
+		CometBFTBinary:   r.CometBFTBinary,
+		App:              appValue(r.App, r.AppConfig),
+		LogLevel:         r.LogLevel,
+		Links:            r.Links,
+		Topology:         encodeTopology(r.Topology),
+		Absent:           r.AbsentNames(),
+		Evidence:         r.Evidence,
+		TimeScale:        encodeTimeScale(r.TimeScale),
+		KeyType:          r.KeyType,
+		PBTSEnableHeight: r.PBTSEnableHeight,
+		Config:           r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
 			Rate:          r.Load.Rate,
@@ -114,6 +119,9 @@ func Encode(r Resolved) ([]byte, error) {
 		if p.Split == "" {
 			e.Partition.Groups = p.Groups
 		}
+	}
+	if d := r.DOG; d != nil {
+		e.DOG, e.DOGTargetRedundancy, e.DOGAdjustInterval = true, d.TargetRedundancy, d.AdjustInterval.String()
 	}
 	if r.Rotate != nil {
 		e.Rotate = &ManifestRotate{Concurrency: len(r.Rotate.Nodes), Dwell: r.Rotate.Dwell.String()}

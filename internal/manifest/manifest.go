@@ -189,6 +189,44 @@ type Manifest struct {
 	//	key_type = "ml_dsa_65"
 	KeyType string `toml:"key_type"`
 
+	// PBTSEnableHeight is the first height whose blocks carry
+	// proposer-based timestamps (PBTS: the proposer's clock, checked by
+	// every validator against the synchrony parameters) instead of BFT
+	// time (the median of the previous commit's vote times): the
+	// genesis's consensus_params.feature.pbts_enable_height, on releases
+	// that have it (v1.0 and later; refused on the others). With the e2e
+	// app it is also the app's pbts_enable_height setting. Block latency
+	// is measured to the block's time, so compare and ab warn when the
+	// sides stamp blocks differently (docs/compare.md). Default 0 (BFT
+	// time).
+	//
+	//	pbts_enable_height = 1
+	PBTSEnableHeight int64 `toml:"pbts_enable_height"`
+
+	// DOG turns on the mempool's DOG gossip (ADR-119: a node learns which
+	// peers send it transactions it already has and asks them to stop,
+	// down to a target redundancy): every node's config.toml
+	// mempool.dog_protocol_enabled, on releases that have it (v2.0;
+	// refused on the others). Its effect shows in the bytes sent per
+	// message type (p2p_sent_bytes_per_tx_txs, _have_tx, _reset_route).
+	// Default false.
+	//
+	//	dog = true
+	DOG bool `toml:"dog"`
+
+	// DOGTargetRedundancy is the redundancy DOG aims at (how many copies
+	// of a transaction a node may receive beyond the first; > 0), its
+	// mempool.dog_target_redundancy; dog = true only. Default 1.
+	//
+	//	dog_target_redundancy = 0.5
+	DOGTargetRedundancy float64 `toml:"dog_target_redundancy"`
+
+	// DOGAdjustInterval is how often DOG adjusts its routes (≥ 1 s), its
+	// mempool.dog_adjust_interval; dog = true only. Default "1s".
+	//
+	//	dog_adjust_interval = "2s"
+	DOGAdjustInterval string `toml:"dog_adjust_interval"`
+
 	// Partition cuts the network in groups for a while during the load
 	// (see [ManifestPartition]). Default: none.
 	//

@@ -59,6 +59,11 @@ type Resolved struct {
 	// KeyType is the validators' key type (CometBFT's name, see
 	// [Manifest.KeyType]).
 	KeyType string
+	// PBTSEnableHeight is pbts_enable_height (see
+	// [Manifest.PBTSEnableHeight]): 0 for BFT time.
+	PBTSEnableHeight int64
+	// DOG is the mempool's DOG gossip (see [Manifest.DOG]); nil when off.
+	DOG *DOG
 	// Partition is the [partition] table; nil without a partition.
 	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
@@ -258,9 +263,11 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Partition = m.resolvePartition(ps, r.Nodes, r.Load.Duration)
 	m.resolveClockSkew(ps, r.Nodes, r.Perturbations)
 	r.KeyType = m.resolveKeyType(ps, &r)
+	r.PBTSEnableHeight = m.resolvePBTS(ps, &r)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	r.TimeScale = m.resolveTimeScale(ps, &r)
+	r.DOG = m.resolveDOG(ps, &r)
 	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
 	m.checkRelayedTopology(ps, r)

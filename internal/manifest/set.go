@@ -78,6 +78,35 @@ func setter(key string) func(m *Manifest, v string) error {
 		return func(m *Manifest, v string) error { return m.setApp("", v) }
 	case "key_type":
 		return func(m *Manifest, v string) error { m.KeyType = v; return nil }
+	case "dog":
+		return func(m *Manifest, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("dog: want true or false, got %q", v)
+			}
+			m.DOG = b
+			return nil
+		}
+	case "dog_target_redundancy":
+		return func(m *Manifest, v string) error {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return fmt.Errorf("dog_target_redundancy: want a number, got %q", v)
+			}
+			m.DOGTargetRedundancy = x
+			return nil
+		}
+	case "dog_adjust_interval":
+		return func(m *Manifest, v string) error { m.DOGAdjustInterval = v; return nil }
+	case "pbts_enable_height":
+		return func(m *Manifest, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("pbts_enable_height: want an integer, got %q", v)
+			}
+			m.PBTSEnableHeight = n
+			return nil
+		}
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -90,7 +119,8 @@ func setter(key string) func(m *Manifest, v string) error {
 // canonical form: "validators", "cometbft_version", "time_scale",
 // "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
-// "key_type",
+// "key_type", "pbts_enable_height", "dog", "dog_target_redundancy",
+// "dog_adjust_interval",
 // "rotate.concurrency", "rotate.dwell", "partition.split",
 // "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),

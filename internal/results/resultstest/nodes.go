@@ -377,5 +377,14 @@ func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error
 			return err
 		}
 	}
+	// The same bytes by message type, as every line counts them too.
+	for _, m := range []struct {
+		typ   string
+		share float64
+	}{{"consensus_BlockPart", 0.55}, {"consensus_Vote", 0.2}, {"mempool_Txs", 0.25}} {
+		if err := emit(t, node, ns+"_p2p_message_send_bytes_total", chain+";message_type="+m.typ, s.sentBytes*m.share); err != nil {
+			return err
+		}
+	}
 	return nil
 }
