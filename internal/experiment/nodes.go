@@ -20,7 +20,7 @@ import (
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
-		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType}
+		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType, LibP2P: m.LibP2P}
 	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
 	program := func(v string, prog cometbft.Program) (string, error) {
 		if built[prog][v] == "" {

@@ -28,6 +28,7 @@ type encoded struct {
 	Evidence        int                       `toml:"evidence,omitempty"`
 	TimeScale       float64                   `toml:"time_scale,omitempty"`
 	KeyType         string                    `toml:"key_type"`
+	LibP2P          bool                      `toml:"libp2p,omitempty"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -85,6 +86,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Evidence:        r.Evidence,
 		TimeScale:       encodeTimeScale(r.TimeScale),
 		KeyType:         r.KeyType,
+		LibP2P:          r.LibP2P,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,

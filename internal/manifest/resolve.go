@@ -59,6 +59,8 @@ type Resolved struct {
 	// KeyType is the validators' key type (CometBFT's name, see
 	// [Manifest.KeyType]).
 	KeyType string
+	// LibP2P runs the nodes on go-libp2p (see [Manifest.LibP2P]).
+	LibP2P bool
 	// Partition is the [partition] table; nil without a partition.
 	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
@@ -263,6 +265,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.TimeScale = m.resolveTimeScale(ps, &r)
 	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
+	r.LibP2P = m.resolveLibP2P(ps, &r)
 	m.checkRelayedTopology(ps, r)
 	m.checkPEX(ps, r)
 	r.Hosts = m.resolveHosts(ps, &r)
