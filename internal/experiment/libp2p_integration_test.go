@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -76,4 +78,103 @@ func pair(a, b string) [2]string {
 		a, b = b, a
 	}
 	return [2]string{a, b}
+}
+
+// TestLibP2PZones runs the 4 validators of TestZones (zones z1 … z4,
+// one-way delays of 20 to 60 ms) on libp2p under 50 tx/s for 8 s, each
+// node behind its UDP relay: every transaction commits; the relays' round
+// trips (QUIC's first exchange through them) are the matrix's within the
+// bounds TestZones holds TCP to; and nothing went around the relays — no
+// datagram came from elsewhere than a node's listener, every ordered pair
+// of nodes sent bytes through them, and for every pair the relays carried
+// at least the bytes the sender's own p2p_peer_send_bytes_total counts
+// for that peer (message payloads, before QUIC's headers and
+// encryption): a pair talking directly would fall short.
+func TestLibP2PZones(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real libp2p testnet")
+	}
+	mf := zonedManifestFile(t, true)
+	mf.LibP2P = true
+	m, err := mf.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, dir := runBuilt(t, m)
+	checkAccounted(t, res, 400)
+	if !res.Run.LibP2P {
+		t.Error("run.json does not say libp2p")
+	}
+	for _, p := range analysis.ZoneRoundTrips(res.Run) {
+		t.Logf("%s ↔ %s: matrix %.0f ms, measured min %.1f ms, median %.1f ms over %d sessions", p.From, p.To, p.MatrixMs, p.MinMs, p.MedianMs, p.N)
+		if p.MinMs < p.MatrixMs-1 || p.MinMs >= 2*p.MatrixMs {
+			t.Errorf("%s ↔ %s: measured round trip %.1f ms, matrix %.0f ms: want at least the matrix's, below twice it", p.From, p.To, p.MinMs, p.MatrixMs)
+		}
+	}
+	if n := len(analysis.ZoneRoundTrips(res.Run)); n < 6 {
+		t.Errorf("round trips of %d zone pairs, want all 6", n)
+	}
+	checkRelayedBytes(t, res, dir)
+}
+
+// checkRelayedBytes checks run.json's UDP relay counts against the nodes'
+// own per-peer byte counters (see TestLibP2PZones).
+func checkRelayedBytes(t *testing.T, res experiment.Result, dir string) {
+	t.Helper()
+	u := res.Run.UDPRelays
+	if u == nil {
+		t.Fatal("run.json has no udp_relays")
+	}
+	if u.Unknown != 0 {
+		t.Errorf("%d datagrams came from no node's listener", u.Unknown)
+	}
+	relayed := map[[2]string]int64{}
+	for _, b := range u.Bytes {
+		relayed[[2]string{b.From, b.To}] = b.Bytes
+	}
+	names := map[string]string{} // libp2p id → node
+	homes, _ := filepath.Glob(filepath.Join(dir, results.NodesDir, "validator*"))
+	for _, h := range homes {
+		id, err := cometbft.LibP2PID(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[id] = filepath.Base(h)
+	}
+	last := map[string]float64{} // node, labels → the counter's last value
+	peerOf := map[string][2]string{}
+	ms, err := results.ReadMetrics(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peerID := regexp.MustCompile(`peer_id=([^;]+)`)
+	for _, mt := range ms {
+		if !strings.HasSuffix(mt.Name, "p2p_peer_send_bytes_total") {
+			continue
+		}
+		mm := peerID.FindStringSubmatch(mt.Labels)
+		if mm == nil || names[mm[1]] == "" {
+			t.Fatalf("%s: %s{%s}: no peer of the testnet", mt.Node, mt.Name, mt.Labels)
+		}
+		k := mt.Node + "|" + mt.Labels
+		last[k] = mt.Value
+		peerOf[k] = [2]string{mt.Node, names[mm[1]]}
+	}
+	app := map[[2]string]float64{}
+	for k, v := range last {
+		app[peerOf[k]] += v
+	}
+	for a := range names {
+		for b := range names {
+			pa := [2]string{names[a], names[b]}
+			if a == b {
+				continue
+			}
+			t.Logf("%s → %s: %d bytes relayed, %.0f bytes of messages sent", pa[0], pa[1], relayed[pa], app[pa])
+			if relayed[pa] == 0 || app[pa] == 0 || float64(relayed[pa]) < app[pa] {
+				t.Errorf("%s → %s: the relays carried %d bytes, the sender counts %.0f bytes of messages: want some, all through the relays",
+					pa[0], pa[1], relayed[pa], app[pa])
+			}
+		}
+	}
 }

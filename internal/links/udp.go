@@ -20,7 +20,12 @@ import (
 // address names the node that sent it: AddUDP registers every node's
 // listener, and a datagram from any other source is dropped and counted
 // (UDPStats), never relayed unemulated. Datagrams get the same one-way
-// delays, jitter, bandwidths, cuts and partitions as the TCP relays.
+// delays, jitter, bandwidths, cuts and partitions as the TCP relays. A
+// session's round trip (RoundTrips) is its sender's first datagram after
+// the node's first reply less its last one before it: QUIC's handshake
+// (the client's Initial, the server's answer, the client's next flight),
+// both one-way delays plus the two nodes' processing; a retransmitted
+// Initial (the node not up yet) restarts it.
 
 // udpQueue bounds the datagrams waiting for a direction's bandwidth: a
 // full queue drops the newest, as a router's tail drop does. udpInFlight
@@ -55,8 +60,8 @@ type udpSession struct {
 	once   sync.Once
 
 	mu      sync.Mutex
-	first   time.Time // the sender's first datagram
-	replied bool      // the node answered it
+	first   time.Time // the sender's last datagram before the node's first reply
+	replied bool      // the node replied
 	timed   bool      // the handshake's round trip is recorded
 }
 
@@ -176,9 +181,9 @@ func (l *Links) serveUDP(r *udpRelay) {
 		}
 		l.mu.Unlock()
 		s.mu.Lock()
-		if s.first.IsZero() {
-			s.first = time.Now()
-		} else if s.replied && !s.timed {
+		if !s.replied {
+			s.first = time.Now() // a retransmission restarts the exchange
+		} else if !s.timed {
 			s.timed = true
 			l.mu.Lock()
 			l.rtts = append(l.rtts, RoundTrip{From: s.from, To: r.to, RTT: time.Since(s.first)})

@@ -165,7 +165,6 @@ func TestE2ERefusals(t *testing.T) {
 		{"mixed transports", "[node.v]\nuse_libp2p = true\n[node.w]\n", "x.toml:2:1: node.v.use_libp2p: mixed transports: v use libp2p (QUIC over UDP) and w CometBFT's p2p (TCP), which cannot connect to each other", false},
 		{"libp2p on a release without it", "[node.v]\nuse_libp2p = true\nversion = \"cometbft/e2e-node:v1.0.1\"\n", "x.toml:2:1: libp2p: v1.0.1 has no libp2p networking ([p2p.libp2p] came with v0.39)", false},
 		{"libp2p with a seed", "[node.v]\nuse_libp2p = true\n[node.s]\nmode = \"seed\"\nuse_libp2p = true\n", "libp2p: node s is a seed, but libp2p nodes have no peer exchange", false},
-		{"libp2p with a disconnect", "[node.v]\nuse_libp2p = true\n[node.w]\nuse_libp2p = true\nperturb = [\"disconnect\"]\n", "libp2p: a disconnect perturbation with libp2p: not supported yet (cometlab's relays carry TCP; libp2p is QUIC over UDP)", false},
 		{"evidence", "evidence = 3\n[node.v]\n", "x.toml:1:1: evidence: the e2e runner makes 1 in 4 of its 3 pieces a light-client attack (half of those invalid); cometlab injects duplicate votes only, with its own evidence key (docs/scenarios.md) (--lenient takes the file without it)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,10 +16,9 @@ var libp2pOwnedKeys = []string{"p2p.libp2p.enabled", "p2p.libp2p.bootstrap_peers
 // Every node's release must have libp2p (cometbft.Line.LibP2P), as must
 // every release an upgrade perturbation starts; a cometbft_binary's
 // release is unknown. A libp2p node has no peer exchange (CometBFT turns
-// it off), so a seed hands out no peers: seeds are refused. The links
-// cometlab emulates (relays: zones, disconnect, partition) are TCP, and
-// a libp2p node speaks QUIC over UDP: they are refused too, as are
-// nodes on hosts (deploy opens and checks TCP ports). The config keys
+// it off), so a seed hands out no peers: seeds are refused, as are nodes
+// on hosts (deploy opens and checks TCP ports). Relayed links (zones,
+// disconnect, partition) go through UDP relays (links.AddUDP). The config keys
 // the key writes may not be set by hand, whichever way libp2p is set, so
 // that no testnet mixes transports (a libp2p node and a CometBFT p2p node
 // cannot connect: QUIC over UDP against TCP).
@@ -61,22 +60,6 @@ func (m *Manifest) resolveLibP2P(ps *problems, r *Resolved) bool {
 				ps.add(f("perturb", p.Node, "to"), "libp2p: %s", msg)
 			}
 		}
-	}
-	var relayed []string
-	if slices.ContainsFunc(r.Perturbations, func(p Perturbation) bool { return p.Action == ActionDisconnect }) {
-		relayed = append(relayed, "a disconnect perturbation")
-	}
-	if r.Partition != nil {
-		relayed = append(relayed, "a [partition]")
-	}
-	if r.Zones != nil {
-		relayed = append(relayed, "[zones]")
-	}
-	if m.Links == LinksRelay {
-		relayed = append(relayed, `links = "relay"`)
-	}
-	if len(relayed) > 0 {
-		ps.add(field, "%s with libp2p: not supported yet (cometlab's relays carry TCP; libp2p is QUIC over UDP)", strings.Join(relayed, ", "))
 	}
 	if len(m.Hosts) > 0 {
 		ps.add(field, "libp2p nodes on [host.*] are not supported yet (deploy is proven with CometBFT's TCP p2p only)")

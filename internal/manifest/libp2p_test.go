@@ -21,9 +21,6 @@ func init() {
 	badManifests["libp2p-config.bad.toml"] = []string{
 		`node.validator01.config.p2p.libp2p.enabled: is written by cometlab: a testnet's nodes run one transport, set by the libp2p key`,
 	}
-	badManifests["libp2p-links.bad.toml"] = []string{
-		`libp2p-links.bad.toml:1:1: libp2p: links = "relay" with libp2p: not supported yet (cometlab's relays carry TCP; libp2p is QUIC over UDP)`,
-	}
 }
 
 // TestSetLibP2P: libp2p is a setting a sweep or an A/B side varies
