@@ -6,10 +6,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -176,5 +178,31 @@ func checkRelayedBytes(t *testing.T, res experiment.Result, dir string) {
 					pa[0], pa[1], relayed[pa], app[pa])
 			}
 		}
+	}
+}
+
+// TestLibP2PPartition runs TestPartition's 50/50 split (4 validators,
+// 14 s of load, cut 3 s into it for 6 s) on libp2p, through the UDP
+// relays, which drop the datagrams between the sides: the chain halts
+// within 3 s and recovers after the heal, every transaction committed,
+// and the relays counted the datagrams they dropped.
+func TestLibP2PPartition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real libp2p testnet")
+	}
+	m := underLoad(t, 14*time.Second, func(m *manifest.Manifest) error {
+		p, err := manifest.ParsePartition("50/50@3s,duration=6s")
+		m.SetPartition(p)
+		m.LibP2P = true
+		return err
+	})
+	res, dir := runBuilt(t, m)
+	get := checkAccounted(t, res, 1400)
+	for _, id := range []string{"partition_heights", "partition_rounds", "partition_recover_s", "partition_caught_up_s"} {
+		t.Logf("%s = %v", id, get(id))
+	}
+	checkPartition(t, dir, res, true)
+	if u := res.Run.UDPRelays; u == nil || u.Severed == 0 || u.Unknown != 0 {
+		t.Errorf("udp relays %+v: want datagrams dropped across the partition, none from unknown sources", u)
 	}
 }

@@ -198,8 +198,9 @@ type Manifest struct {
 	// refused. The scaler and limits are config.toml keys
 	// ("p2p.libp2p.scaler.max_workers", "p2p.libp2p.limits.mode", …),
 	// set in [config]. Releases whose line has libp2p only (v0.39,
-	// v0.40); relayed links (zones, disconnect, partition) are not
-	// supported with it yet. Default false.
+	// v0.40). Relayed links (zones, disconnect, partition) go through
+	// one UDP relay per node, which it advertises (docs/libp2p.md).
+	// Default false.
 	//
 	//	libp2p = true
 	LibP2P bool `toml:"libp2p"`
