@@ -52,6 +52,21 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	if spec.Relay != nil {
 		set["p2p.pex"] = false
 	}
+	if spec.LibP2P {
+		// As CometBFT's e2e runner: libp2p and the peer exchange are
+		// mutually exclusive, and the peers are bootstrap peers (a
+		// libp2p node ignores persistent_peers and seeds).
+		bp, err := bootstrapPeers(spec, n, homes, i)
+		if err != nil {
+			return err
+		}
+		if err := setBootstrapPeers(cfg, bp); err != nil {
+			return err
+		}
+		set["p2p.libp2p.enabled"] = true
+		set["p2p.pex"] = false
+		set["p2p.persistent_peers"], set["p2p.seeds"] = "", ""
+	}
 	if spec.Advertise != nil {
 		a, err := spec.Advertise(h)
 		if err != nil {
@@ -100,17 +115,41 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 // names them (id@host:port, or id@relay when the links are relayed): the
 // spec's lists when Listed, else the mesh.
 func peerAddrs(spec Spec, n NodeSpec, homes []Home, i int) (peers, seeds []string, err error) {
+	ph, sh, err := peerHosts(spec, n, homes, i)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range ph {
+		peers = append(peers, p.home.ID+"@"+p.addr)
+	}
+	for _, s := range sh {
+		seeds = append(seeds, s.home.ID+"@"+s.addr)
+	}
+	return peers, seeds, nil
+}
+
+// peerHost is a peer of a node and the address (host:port) the node dials
+// it at.
+type peerHost struct {
+	home Home
+	addr string
+}
+
+// peerHosts returns node i's persistent peers and seeds with the address
+// it dials each at (the peer's listener, or the relay in front of it):
+// the spec's lists when Listed, else the mesh.
+func peerHosts(spec Spec, n NodeSpec, homes []Home, i int) (peers, seeds []peerHost, err error) {
 	h := homes[i]
-	addr := func(o Home) (string, error) {
+	addr := func(o Home) (peerHost, error) {
 		switch {
 		case spec.Advertise != nil:
 			a, err := spec.Advertise(o)
-			return o.ID + "@" + a, err
+			return peerHost{o, a}, err
 		case spec.Relay != nil:
 			a, err := spec.Relay(h, o)
-			return o.ID + "@" + a, err
+			return peerHost{o, a}, err
 		}
-		return o.P2PAddr(), nil
+		return peerHost{o, net.JoinHostPort(o.host(), strconv.Itoa(o.P2PPort))}, nil
 	}
 	if spec.Listed {
 		byName := map[string]Home{}
@@ -119,7 +158,7 @@ func peerAddrs(spec Spec, n NodeSpec, homes []Home, i int) (peers, seeds []strin
 		}
 		for _, l := range []struct {
 			names []string
-			out   *[]string
+			out   *[]peerHost
 		}{{n.PersistentPeers, &peers}, {n.Seeds, &seeds}} {
 			for _, name := range l.names {
 				o, ok := byName[name]

@@ -147,6 +147,12 @@ type Spec struct {
 	// consensus_params.feature.pbts_enable_height, v1.0 and later); 0
 	// leaves the release's genesis as it is (BFT time).
 	PBTSEnableHeight int64
+	// LibP2P runs every node on go-libp2p (QUIC over UDP, on the p2p
+	// port) instead of CometBFT's own p2p (TCP): p2p.libp2p.enabled, the
+	// peer exchange off and the node's seeds and persistent peers written
+	// as p2p.libp2p.bootstrap_peers {host, id, persistent}, as CometBFT's
+	// e2e runner does for use_libp2p. Releases whose Line has LibP2P only.
+	LibP2P bool
 	// Upgrades are the cometbft binaries, by release, that upgrade
 	// perturbations start nodes' homes with during the run, built before
 	// it; Generate does not use them.
@@ -165,9 +171,12 @@ type Home struct {
 	// AppCommand is the external app's command line for this node
 	// (placeholders replaced), nil unless the spec's App is [AppExternal];
 	// AppPort is where it listens.
-	AppCommand  []string
-	AppPort     int
-	ID          string // p2p node id
+	AppCommand []string
+	AppPort    int
+	ID         string // p2p node id
+	// LibP2PID is the node's libp2p peer id ([LibP2PID]), set when the
+	// spec's LibP2P is.
+	LibP2PID    string
 	RPCPort     int
 	P2PPort     int
 	MetricsPort int
@@ -267,6 +276,11 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 		}
 		if h.ID, err = nodeID(h.Dir); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
+		}
+		if spec.LibP2P {
+			if h.LibP2PID, err = LibP2PID(h.Dir); err != nil {
+				return nil, fmt.Errorf("node %s: %w", n.Name, err)
+			}
 		}
 		if n.Mode == ModeValidator && spec.KeyType != "" && spec.KeyType != KeyEd25519 {
 			if err := genValidatorKey(ctx, n.Keygen, spec.KeyType, h.Dir); err != nil {

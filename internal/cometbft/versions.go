@@ -120,6 +120,11 @@ type Line struct {
 	GenesisScaledTimes       map[string]string
 	E2EAppScaledTimes        []string
 
+	// LibP2P: the line can network with go-libp2p instead of its own p2p
+	// ([p2p.libp2p] in config.toml: QUIC over UDP on the p2p port,
+	// bootstrap peers by libp2p id; v0.39 and v0.40).
+	LibP2P bool
+
 	// KeyTypes are the validator key types the line's nodes sign and
 	// verify with: the keys of types/params.go's ABCIPubKeyTypesToNames
 	// (types/protobuf.go in v0.34), which a genesis's
@@ -218,8 +223,8 @@ func Lines() []Line {
 			GenesisAdded:  []string{"authority.authority"},
 			BlockMaxBytes: 22020096, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
-			E2EAppKeys:         e2eAppKeysV039,
-			KeyTypes:           []KeyType{ed, secp, blsHalts},
+			E2EAppKeys:         e2eAppKeysV039, LibP2P: true,
+			KeyTypes: []KeyType{ed, secp, blsHalts},
 		},
 		{
 			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
@@ -228,8 +233,8 @@ func Lines() []Line {
 			MetricsAbsent: storageMetricsAbsent,
 			BlockMaxBytes: 55600190, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
-			E2EAppKeys:         e2eAppKeysV039,
-			KeyTypes:           []KeyType{ed, secp, {Name: KeySecp256k1Eth}, blsHalts, {Name: KeyMLDSA65}},
+			E2EAppKeys:         e2eAppKeysV039, LibP2P: true,
+			KeyTypes: []KeyType{ed, secp, {Name: KeySecp256k1Eth}, blsHalts, {Name: KeyMLDSA65}},
 		},
 		{
 			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
@@ -476,7 +481,7 @@ func parseVersion(v string) (version, bool) {
 // runs and say nothing about the setup, so comparisons leave them out.
 func RunSpecificConfigKeys() []string {
 	return []string{"moniker", "rpc.laddr", "p2p.laddr", "p2p.external_address", "p2p.persistent_peers", "p2p.seeds",
-		"instrumentation.prometheus_listen_addr"}
+		"p2p.libp2p.bootstrap_peers", "instrumentation.prometheus_listen_addr"}
 }
 
 // provenReleases are the lines' proven releases, oldest first.

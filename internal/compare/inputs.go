@@ -87,6 +87,9 @@ func RunSettings(run results.Run) map[string]string {
 		"run.host.go":           run.Host.Go,
 		"run.host.hostname":     run.Host.Hostname,
 	}
+	if run.LibP2P {
+		s["run.p2p"] = "go-libp2p" // absent: CometBFT's own p2p
+	}
 	for k, v := range s {
 		if v == "" {
 			delete(s, k)

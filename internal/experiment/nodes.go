@@ -21,7 +21,7 @@ import (
 // reads.
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
-		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType, PBTSEnableHeight: m.PBTSEnableHeight}
+		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType, PBTSEnableHeight: m.PBTSEnableHeight, LibP2P: m.LibP2P}
 	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
 	program := func(v string, prog cometbft.Program) (string, error) {
 		if built[prog][v] == "" {
@@ -99,7 +99,8 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 // topologies, every node one inbound relay that it advertises (so that
 // the addresses the peer exchange hands out are relays too), delayed by
 // m's zones; the caller closes them after the nodes stopped and tells
-// inbound relays the node processes (SetDiallers). nil for direct links.
+// inbound relays the node processes (SetDiallers); libp2p nodes get one
+// UDP relay each, which they advertise. nil for direct links.
 func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *links.Links {
 	if m.Links != manifest.LinksRelay {
 		return nil
@@ -108,6 +109,21 @@ func relays(m manifest.Resolved, spec *cometbft.Spec, logger *slog.Logger) *link
 	lk.SetTimeScale(m.TimeScale)
 	setZoneDelays(m, lk)
 	spec.PortsReserved = func(ports []int) { lk.Avoid(ports...) }
+	if m.LibP2P {
+		// One datagram relay in front of each node, which it advertises
+		// (libp2p's identify then hands out the relay, never the
+		// node's own address), in every topology.
+		addrs := map[string]string{}
+		spec.Advertise = func(to cometbft.Home) (string, error) {
+			if a, ok := addrs[to.Name]; ok {
+				return a, nil
+			}
+			a, err := lk.AddUDP(to.Name, fmt.Sprintf("127.0.0.1:%d", to.P2PPort))
+			addrs[to.Name] = a
+			return a, err
+		}
+		return lk
+	}
 	if m.Topology != manifest.TopologyMesh {
 		addrs := map[string]string{} // Generate asks for each node's more than once, in one goroutine
 		spec.Advertise = func(to cometbft.Home) (string, error) {

@@ -212,7 +212,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 	}
 	r := s.record(version, m.Load)
 	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
-	r.Zones, r.Absent, r.Evidence, r.KeyType = zonesRecord(m), absentRecord(m), m.Evidence, m.KeyType
+	r.Zones, r.Absent, r.Evidence, r.KeyType, r.LibP2P = zonesRecord(m), absentRecord(m), m.Evidence, m.KeyType, m.LibP2P
 	if m.TimeScale != 1 {
 		r.TimeScale = m.TimeScale // unscaled runs' run.json stays as it was
 	}
@@ -245,6 +245,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 		out.Phase("testnet: stopping")
 		ln.stop()
 		recordRoundTrips(rd, ln)
+		recordUDPRelays(rd, ln)
 	}()
 	return onNet(ctx, s, rd, out, ln, m, opts.Collect, w)
 }

@@ -106,6 +106,7 @@ func (rn *runner) runShared(ctx context.Context, m manifest.Resolved, dir string
 	p, runErr := onNet(ctx, st, rd, out, ln, m, rn.env.Collect, w)
 	ln.observe(nil)
 	recordRoundTrips(rd, ln)
+	recordUDPRelays(rd, ln)
 	events.close(rd) // before finish records the run's end
 	res, err := finish(ctx, rd, out, runErr, p)
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {

@@ -116,3 +116,18 @@ func recordRoundTrips(rd *runDir, ln *localNet) {
 		})
 	}
 }
+
+// recordUDPRelays puts what ln's UDP relays carried and dropped into the
+// run (a libp2p testnet with relayed links).
+func recordUDPRelays(rd *runDir, ln *localNet) {
+	if ln.links == nil || !ln.m.LibP2P {
+		return
+	}
+	st := ln.links.UDPStats()
+	rec := &results.UDPRelays{Unknown: st.Unknown, Severed: st.Severed, Queued: st.Queued}
+	for k, b := range st.Bytes {
+		rec.Bytes = append(rec.Bytes, results.PairBytes{From: k[0], To: k[1], Bytes: b})
+	}
+	slices.SortFunc(rec.Bytes, func(a, b results.PairBytes) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To)) })
+	rd.set(func(r *results.Run) { r.UDPRelays = rec })
+}

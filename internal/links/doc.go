@@ -20,4 +20,11 @@
 // advertises), and each connection's dialler is found in /proc
 // (SetDiallers names the node processes), so the same per-pair delays,
 // bandwidths and cuts apply.
+//
+// libp2p nodes (QUIC over UDP) go through datagram relays (udp.go): AddUDP
+// opens one in front of a node, which it advertises; each datagram's
+// sender is named by its source address (a libp2p node sends from its
+// listener), and one from no node's listener is dropped and counted. The
+// same delays, jitter, bandwidths, cuts and partitions apply per datagram;
+// UDPStats counts the bytes relayed per ordered pair.
 package links

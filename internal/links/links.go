@@ -30,6 +30,7 @@ type Links struct {
 	avoid     map[int]bool                // ports reserved for the nodes (Avoid)
 	diallers  func() map[int]string       // the processes that may dial an inbound relay (SetDiallers)
 	scale     float64                     // time scale: delays ×scale, bandwidths ÷scale (SetTimeScale); 0 is 1
+	udp       udpState                    // the UDP relays (AddUDP)
 	closed    bool
 	wg        sync.WaitGroup // accept loops and relayed connections
 }
@@ -333,6 +334,9 @@ func (l *Links) dialler(down net.Conn) string {
 // has reports whether node has a relay, or a connection through an
 // inbound one; l.mu is held.
 func (l *Links) has(node string) bool {
+	if l.hasUDP(node) {
+		return true
+	}
 	for _, r := range l.relays {
 		if r.from == node || r.to == node {
 			return true
@@ -368,6 +372,7 @@ func (l *Links) Close() error {
 			p.close()
 		}
 	}
+	l.closeUDP()
 	l.mu.Unlock()
 	l.wg.Wait()
 	return nil

@@ -38,6 +38,9 @@ type e2eReader struct {
 	noLoad      map[string]bool
 	zones       map[string]string
 	defaultZone string
+	// libp2p is each node's use_libp2p, libp2pPath where it was set.
+	libp2p     map[string]bool
+	libp2pPath map[string][]string
 	// settled is the gap between two perturbations (perturb_interval).
 	gap string
 	// batch, conns, maxTxs and maxSeconds are the load_* keys (0: unset).
@@ -74,6 +77,7 @@ func parseE2E(name string, data []byte, lenient bool) (Manifest, []string, error
 		file: name, pos: keyPositions(data), lenient: lenient, m: Default(),
 		cpos: map[string]string{}, app: map[string]any{}, nodeApp: map[string]map[string]any{},
 		perturbs: map[string][]string{}, noLoad: map[string]bool{}, zones: map[string]string{},
+		libp2p: map[string]bool{}, libp2pPath: map[string][]string{},
 	}
 	r.m.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	r.m.App = AppE2E
@@ -82,6 +86,7 @@ func parseE2E(name string, data []byte, lenient bool) (Manifest, []string, error
 	r.readTop(doc)
 	r.readNodes(doc["node"])
 	r.applyPowers()
+	r.applyLibP2P()
 	r.applyNodeApp()
 	r.applyLoad()
 	r.applyPerturbs()

@@ -149,7 +149,7 @@ var e2eNodeKeys = map[string]func(r *e2eReader, node string, path []string, v an
 		}
 	},
 	"enable_companion_pruning":   nodeOnly(kBool, false, false, "cometlab runs no data companion, which this pruning waits for"),
-	"use_libp2p":                 nodeOnly(kBool, false, false, "cometlab's links (relays, peer addresses) are for CometBFT's own p2p transport, not libp2p"),
+	"use_libp2p":                 (*e2eReader).readUseLibP2P,
 	"block_sync_adaptive_sync":   nodeConfig("blocksync.adaptive_sync", kBool),
 	"mempool_type":               nodeConfig("mempool.type", kString),
 	"mempool_version":            nodeConfig("mempool.version", kString),

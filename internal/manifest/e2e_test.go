@@ -33,6 +33,8 @@ func TestE2EFixtures(t *testing.T) {
 		"200-nodes-with-zones.toml": "runs",
 		"mldsa65.toml":              "runs", // v0.40.0's post-quantum network
 		"secp256k1eth.toml":         "runs",
+		"libp2p-simple.toml":        "runs", // v0.40.0's libp2p networks
+		"secp256k1eth-libp2p.toml":  "runs",
 	}
 	paths, err := filepath.Glob(filepath.Join(e2eFixtures, "*.toml"))
 	if err != nil || len(paths) != len(want) {
@@ -160,6 +162,9 @@ func TestE2ERefusals(t *testing.T) {
 		{"lenient still refuses the rest", "ipv6 = true\ninitial_height = 3\n[node.v]\n", "x.toml:2:1: initial_height: cometlab's genesis starts the chain at height 1", true},
 		{"key type of no release", "key_type = \"sr25519\"\n[node.v]\n", `x.toml:1:1: key_type: unknown key type "sr25519"`, false},
 		{"key type the release lacks", "key_type = \"ml_dsa_65\"\n[node.v]\nversion = \"cometbft/e2e-node:v1.0.1\"\n", `x.toml:1:1: key_type: "ml_dsa_65": v1.0.1 has only ed25519, secp256k1, bls12_381 (node v)`, false},
+		{"mixed transports", "[node.v]\nuse_libp2p = true\n[node.w]\n", "x.toml:2:1: node.v.use_libp2p: mixed transports: v use libp2p (QUIC over UDP) and w CometBFT's p2p (TCP), which cannot connect to each other", false},
+		{"libp2p on a release without it", "[node.v]\nuse_libp2p = true\nversion = \"cometbft/e2e-node:v1.0.1\"\n", "x.toml:2:1: libp2p: v1.0.1 has no libp2p networking ([p2p.libp2p] came with v0.39)", false},
+		{"libp2p with a seed", "[node.v]\nuse_libp2p = true\n[node.s]\nmode = \"seed\"\nuse_libp2p = true\n", "libp2p: node s is a seed, but libp2p nodes have no peer exchange", false},
 		{"evidence", "evidence = 3\n[node.v]\n", "x.toml:1:1: evidence: the e2e runner makes 1 in 4 of its 3 pieces a light-client attack (half of those invalid); cometlab injects duplicate votes only, with its own evidence key (docs/scenarios.md) (--lenient takes the file without it)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,6 +41,7 @@ type encoded struct {
 	Zones               *ManifestZones            `toml:"zones,omitempty"`
 	Sentinel            *ManifestSentinel         `toml:"sentinel,omitempty"`
 	Hosts               map[string]ManifestHost   `toml:"host,omitempty"`
+	LibP2P              bool                      `toml:"libp2p,omitempty"`
 }
 
 type encodedPerturb struct {
@@ -91,6 +92,7 @@ func Encode(r Resolved) ([]byte, error) {
 		KeyType:          r.KeyType,
 		PBTSEnableHeight: r.PBTSEnableHeight,
 		Config:           r.Config,
+		LibP2P:           r.LibP2P,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
 			Rate:          r.Load.Rate,

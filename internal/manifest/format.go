@@ -74,7 +74,7 @@ func Read(name string, data []byte, o ReadOptions) (Manifest, []string, error) {
 // persistent_peers in a node table):
 // the others mark a file.
 var (
-	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "absent", "evidence", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load", "topology", "key_type", "pbts_enable_height"}
+	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "absent", "evidence", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load", "topology", "key_type", "pbts_enable_height", "libp2p"}
 	cometlabNode = []string{"mode", "power", "cometbft_version", "config", "zone", "host", "seeds", "persistent_peers", "start_at", "twin_of", "clock_skew"}
 )
 

@@ -226,6 +226,21 @@ type Manifest struct {
 	//
 	//	dog_adjust_interval = "2s"
 	DOGAdjustInterval string `toml:"dog_adjust_interval"`
+	// LibP2P runs every node on go-libp2p (QUIC over UDP on the p2p port)
+	// instead of CometBFT's own p2p (TCP), as CometBFT's e2e manifest's
+	// use_libp2p (on every node: one testnet runs one transport). Each
+	// node's seeds and persistent peers (the topology) become its
+	// p2p.libp2p.bootstrap_peers, with the peer's libp2p id; the peer
+	// exchange is off (CometBFT turns it off under libp2p), so seeds are
+	// refused. The scaler and limits are config.toml keys
+	// ("p2p.libp2p.scaler.max_workers", "p2p.libp2p.limits.mode", …),
+	// set in [config]. Releases whose line has libp2p only (v0.39,
+	// v0.40). Relayed links (zones, disconnect, partition) go through
+	// one UDP relay per node, which it advertises (docs/libp2p.md).
+	// Default false.
+	//
+	//	libp2p = true
+	LibP2P bool `toml:"libp2p"`
 
 	// Partition cuts the network in groups for a while during the load
 	// (see [ManifestPartition]). Default: none.

@@ -64,6 +64,8 @@ type Resolved struct {
 	PBTSEnableHeight int64
 	// DOG is the mempool's DOG gossip (see [Manifest.DOG]); nil when off.
 	DOG *DOG
+	// LibP2P runs the nodes on go-libp2p (see [Manifest.LibP2P]).
+	LibP2P bool
 	// Partition is the [partition] table; nil without a partition.
 	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
@@ -270,6 +272,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.DOG = m.resolveDOG(ps, &r)
 	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels
+	r.LibP2P = m.resolveLibP2P(ps, &r)
 	m.checkRelayedTopology(ps, r)
 	m.checkPEX(ps, r)
 	r.Hosts = m.resolveHosts(ps, &r)

@@ -107,6 +107,15 @@ func setter(key string) func(m *Manifest, v string) error {
 			m.PBTSEnableHeight = n
 			return nil
 		}
+	case "libp2p":
+		return func(m *Manifest, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("libp2p: want true or false, not %q", v)
+			}
+			m.LibP2P = b
+			return nil
+		}
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -120,7 +129,7 @@ func setter(key string) func(m *Manifest, v string) error {
 // "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
 // "key_type", "pbts_enable_height", "dog", "dog_target_redundancy",
-// "dog_adjust_interval",
+// "dog_adjust_interval", "libp2p",
 // "rotate.concurrency", "rotate.dwell", "partition.split",
 // "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),

@@ -167,6 +167,9 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 	if run.KeyType != "" && run.KeyType != "ed25519" {
 		nodes += " (validator keys " + run.KeyType + ")"
 	}
+	if run.LibP2P {
+		nodes += " on go-libp2p"
+	}
 	m.f("Setup: CometBFT %s, %s, %s, to %s. The load, testnet, nodes, host, timeline and resolved manifest are in the [appendix](#%s).\n\n",
 		run.CometBFTVersion, nodes, load, to, appendixAnchor)
 }

@@ -222,6 +222,9 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 	if run.KeyType != "" {
 		testnet = append(testnet, []string{"validator key type", codeSpan(run.KeyType)})
 	}
+	if run.LibP2P {
+		testnet = append(testnet, []string{"p2p", "go-libp2p (QUIC over UDP)"})
+	}
 	m.table([]string{"testnet", "value"}, "ll", append(testnet, [][]string{
 		{"cometlab version", run.CometlabVersion},
 		{"heights walked", heights},

@@ -98,6 +98,12 @@ type Run struct {
 	// "ml_dsa_65", …; the manifest's key_type); "" in runs made before
 	// cometlab had key types, which were ed25519.
 	KeyType string `json:"key_type,omitempty"`
+	// LibP2P says the nodes networked with go-libp2p (QUIC over UDP; the
+	// manifest's libp2p key); false for CometBFT's own p2p.
+	LibP2P bool `json:"libp2p,omitempty"`
+	// UDPRelays is what the UDP relays of a libp2p testnet with relayed
+	// links carried and dropped; nil without them.
+	UDPRelays *UDPRelays `json:"udp_relays,omitempty"`
 	// Sentinel is the sentinel the load went through; nil when the load
 	// went to the target directly.
 	Sentinel *Sentinel `json:"sentinel,omitempty"`
@@ -400,6 +406,24 @@ type Zones struct {
 	// zones label them and the delays between zones were the hosts' own
 	// network's; the matrix was not emulated and is there for reference.
 	OnHosts bool `json:"on_hosts,omitempty"`
+}
+
+// UDPRelays is what the UDP relays (links.Links.UDPStats) carried: the
+// datagram bytes per ordered pair of nodes, and the datagrams dropped
+// because they came from no node's listener (a path around the
+// emulation), on a cut or partitioned link, or on a full bandwidth queue.
+type UDPRelays struct {
+	Bytes   []PairBytes `json:"bytes"`
+	Unknown int64       `json:"unknown_source_datagrams"`
+	Severed int64       `json:"severed_datagrams"`
+	Queued  int64       `json:"queue_dropped_datagrams"`
+}
+
+// PairBytes is the bytes node From sent node To.
+type PairBytes struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Bytes int64  `json:"bytes"`
 }
 
 // RoundTrip is the measured round trip of the p2p connections From
