@@ -125,6 +125,15 @@ type Line struct {
 	// (types/protobuf.go in v0.34), which a genesis's
 	// consensus_params.validator.pub_key_types may name. ed25519 first.
 	KeyTypes []KeyType
+
+	// Mempools are the mempool types (config.toml's mempool.type) the
+	// line's releases run, flood first: nop came with v0.37.4 and v0.38.2
+	// (cometbft#1643), app with v0.39.2 (the app-side mempool, ABCI
+	// InsertTx and ReapTxs).
+	Mempools []Feature
+	// AdaptiveSync: the line has blocksync.adaptive_sync (v0.39.0 on:
+	// block sync and consensus at once, cometbft#5633).
+	AdaptiveSync bool
 }
 
 // Lines returns the release lines cometlab knows, oldest first (a fresh
@@ -138,6 +147,7 @@ func Lines() []Line {
 	// times) and its proposal timestamp difference (PBTS), which the lines
 	// before it do not expose.
 	ed, secp := KeyType{Name: KeyEd25519}, KeyType{Name: KeySecp256k1}
+	flood, nop := Feature{Name: MempoolFlood}, Feature{Name: MempoolNop}
 	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381", CGO: true}
 	// v0.39 and v0.40 turn a BLS key back from protobuf (a validator set
 	// read from the store) into a *bls12381.PubKey, which their own
@@ -170,6 +180,7 @@ func Lines() []Line {
 			E2EAppKeys: []string{"chain_id", "key_type", "misbehaviors", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
 			KeyTypes: []KeyType{ed, secp},
+			Mempools: []Feature{flood},
 		},
 		{
 			Prefix: "v0.37", Proven: "v0.37.18", Parent: "v0.34", ModulePath: Module, Reports: "0.37.16",
@@ -186,6 +197,7 @@ func Lines() []Line {
 			E2EAppKeys: []string{"chain_id", "key_type", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
 			KeyTypes: []KeyType{ed, secp},
+			Mempools: []Feature{flood, {Name: MempoolNop, Since: "v0.37.4"}},
 		},
 		{
 			Prefix: "v0.38", Proven: "v0.38.26", Parent: "v0.37", ModulePath: Module, Reports: "0.38.26",
@@ -202,6 +214,7 @@ func Lines() []Line {
 				"privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval", "validator_update",
 				"vote_extensions_enable_height", "vote_extensions_update_height"},
 			KeyTypes: []KeyType{ed, secp, {Name: KeyMLDSA65, Since: "v0.38.26"}},
+			Mempools: []Feature{flood, {Name: MempoolNop, Since: "v0.38.2"}},
 		},
 		{
 			Prefix: "v0.39", Proven: "v0.39.4", Parent: "v0.38", ModulePath: Module, Reports: "0.39.4",
@@ -220,6 +233,8 @@ func Lines() []Line {
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039,
 			KeyTypes:           []KeyType{ed, secp, blsHalts},
+			Mempools:           []Feature{flood, nop, {Name: MempoolApp, Since: "v0.39.2"}},
+			AdaptiveSync:       true,
 		},
 		{
 			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
@@ -230,6 +245,8 @@ func Lines() []Line {
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039,
 			KeyTypes:           []KeyType{ed, secp, {Name: KeySecp256k1Eth}, blsHalts, {Name: KeyMLDSA65}},
+			Mempools:           []Feature{flood, nop, {Name: MempoolApp}},
+			AdaptiveSync:       true,
 		},
 		{
 			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
@@ -260,6 +277,7 @@ func Lines() []Line {
 				"protocol", "retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay",
 				"vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"},
 			KeyTypes: []KeyType{ed, secp, bls},
+			Mempools: []Feature{flood, nop},
 		},
 		{
 			// v2.0 stopped at rc1 (2025-06); its go.mod declares the /v2
@@ -287,6 +305,7 @@ func Lines() []Line {
 				"retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay", "vote_extension_size",
 				"vote_extensions_enable_height", "vote_extensions_update_height"},
 			KeyTypes: []KeyType{ed, secp, {Name: KeySecp256k1Eth, Tag: "secp256k1eth"}, bls},
+			Mempools: []Feature{flood, nop},
 		},
 	})
 }
