@@ -33,6 +33,9 @@ func TestE2EFixtures(t *testing.T) {
 		"200-nodes-with-zones.toml": "runs",
 		"mldsa65.toml":              "runs", // v0.40.0's post-quantum network
 		"secp256k1eth.toml":         "runs",
+		"app-mempool-simple.toml":   "runs", // v0.40.0's app-side mempool networks
+		"app-mempool-pertrub.toml":  "runs",
+		"adaptive-sync.toml":        "refused", // state_sync, and perturb = ["disconnect", "pause"]
 	}
 	paths, err := filepath.Glob(filepath.Join(e2eFixtures, "*.toml"))
 	if err != nil || len(paths) != len(want) {

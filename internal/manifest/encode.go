@@ -2,10 +2,12 @@ package manifest
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
 
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -28,6 +30,8 @@ type encoded struct {
 	Evidence        int                       `toml:"evidence,omitempty"`
 	TimeScale       float64                   `toml:"time_scale,omitempty"`
 	KeyType         string                    `toml:"key_type"`
+	Mempool         string                    `toml:"mempool,omitempty"`
+	AdaptiveSync    bool                      `toml:"adaptive_sync,omitempty"`
 	Config          map[string]any            `toml:"config"`
 	Load            ManifestLoad              `toml:"load"`
 	Nodes           map[string]encodedNode    `toml:"node"`
@@ -62,6 +66,8 @@ type encodedNode struct {
 	TwinOf          string         `toml:"twin_of,omitempty"`
 	ClockSkew       string         `toml:"clock_skew,omitempty"`
 	App             map[string]any `toml:"app,omitempty"`
+	Mempool         string         `toml:"mempool,omitempty"`
+	AdaptiveSync    *bool          `toml:"adaptive_sync,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -85,6 +91,8 @@ func Encode(r Resolved) ([]byte, error) {
 		Evidence:        r.Evidence,
 		TimeScale:       encodeTimeScale(r.TimeScale),
 		KeyType:         r.KeyType,
+		Mempool:         r.Mempool,
+		AdaptiveSync:    r.AdaptiveSync,
 		Config:          r.Config,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
@@ -128,6 +136,12 @@ func Encode(r Resolved) ([]byte, error) {
 		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, TwinOf: n.TwinOf, App: n.App}
 		if n.ClockSkew != 0 {
 			en.ClockSkew = n.ClockSkew.String()
+		}
+		if n.Mempool != r.Mempool {
+			en.Mempool = cmp.Or(n.Mempool, cometbft.MempoolFlood)
+		}
+		if n.AdaptiveSync != r.AdaptiveSync {
+			en.AdaptiveSync = &n.AdaptiveSync
 		}
 		if r.Topology == TopologyAsWritten {
 			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers

@@ -189,6 +189,29 @@ type Manifest struct {
 	//	key_type = "ml_dsa_65"
 	KeyType string `toml:"key_type"`
 
+	// Mempool is every node's mempool (config.toml's mempool.type), as
+	// CometBFT's e2e manifest's mempool_type: "flood" (CometBFT's own),
+	// "app" (the app-side mempool: the app keeps the transactions, ABCI
+	// InsertTx and ReapTxs, and builds each block; v0.39.2 and later; the
+	// e2e app, whose app_side_mempool cometlab turns on, or your own app,
+	// never the kvstore) or "nop" (no mempool: broadcast_tx fails, so the
+	// load's target must not run it; v0.37.4, v0.38.2 and later; not with
+	// consensus.create_empty_blocks = false). A node's own mempool key
+	// wins. See docs/mempool.md. Default "flood".
+	//
+	//	mempool = "app"
+	Mempool string `toml:"mempool"`
+
+	// AdaptiveSync turns on every node's blocksync.adaptive_sync (v0.39
+	// and v0.40; the e2e manifest's block_sync_adaptive_sync): a node that
+	// falls behind keeps ingesting blocks by block sync while it runs
+	// consensus. CometBFT warns of an equivocation risk on validators
+	// (cometbft#5953), which the safety check watches for. A node's own
+	// adaptive_sync key wins. Default false.
+	//
+	//	adaptive_sync = true
+	AdaptiveSync bool `toml:"adaptive_sync"`
+
 	// Partition cuts the network in groups for a while during the load
 	// (see [ManifestPartition]). Default: none.
 	//
@@ -362,6 +385,19 @@ type ManifestNode struct {
 	//
 	//	app = { prepare_proposal_delay = "1500ms" }
 	App map[string]any `toml:"app"`
+
+	// Mempool is this node's mempool, over the testnet's mempool key (see
+	// [Manifest.Mempool]). Default: the testnet's.
+	//
+	//	mempool = "nop"
+	Mempool string `toml:"mempool"`
+
+	// AdaptiveSync is this node's blocksync.adaptive_sync, over the
+	// testnet's adaptive_sync key (see [Manifest.AdaptiveSync]). Default:
+	// the testnet's.
+	//
+	//	adaptive_sync = true
+	AdaptiveSync *bool `toml:"adaptive_sync"`
 }
 
 // ManifestLoad is the [load] table. The expected number of transactions is

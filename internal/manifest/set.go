@@ -78,6 +78,17 @@ func setter(key string) func(m *Manifest, v string) error {
 		return func(m *Manifest, v string) error { return m.setApp("", v) }
 	case "key_type":
 		return func(m *Manifest, v string) error { m.KeyType = v; return nil }
+	case "mempool":
+		return func(m *Manifest, v string) error { m.Mempool = v; return nil }
+	case "adaptive_sync":
+		return func(m *Manifest, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("adaptive_sync: want true or false, got %q", v)
+			}
+			m.AdaptiveSync = b
+			return nil
+		}
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -90,7 +101,7 @@ func setter(key string) func(m *Manifest, v string) error {
 // canonical form: "validators", "cometbft_version", "time_scale",
 // "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
-// "key_type",
+// "key_type", "mempool", "adaptive_sync",
 // "rotate.concurrency", "rotate.dwell", "partition.split",
 // "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),
