@@ -251,10 +251,12 @@ func TestSummarizeSynthetic(t *testing.T) {
 	// TestPerturbedRun cover those ids); knee_tps is for ramp runs only
 	// (knee_test.go); refused_txs for runs through a sentinel
 	// (TestClientAccounting); the scenarios' for runs with absent
-	// validators or injected evidence (scenarios_test.go).
+	// validators or injected evidence (scenarios_test.go); the app
+	// mempool's and adaptive sync's for runs whose nodes ran them
+	// (TestSyncFigures).
 	var ids []string
 	for _, m := range Dictionary() {
-		if m.Group == GroupEvents || m.ID == "knee_tps" || m.ID == "refused_txs" || IsScenarioMetric(m.ID) {
+		if m.Group == GroupEvents || m.ID == "knee_tps" || m.ID == "refused_txs" || IsScenarioMetric(m.ID) || IsSyncMetric(m.ID) {
 			continue
 		}
 		ids = append(ids, m.ID)

@@ -450,7 +450,9 @@ func tomlTags(path, typeName string) ([]string, error) {
 // have counted or been set (go-kit metrics without observations): v1.0
 // sets state_block_store_base_height only once it prunes.
 var countedOnly = []string{"mempool_evicted_txs", "mempool_failed_txs", "mempool_rejected_txs", "state_block_store_base_height",
-	"consensus_late_votes"} // exported once a late vote arrives, which a short run may not see
+	"consensus_late_votes", // exported once a late vote arrives, which a short run may not see
+	// v0.39+: exported once an app-side mempool reaps, or adaptive sync runs
+	"mempool_reaped_txs", "blocksync_ingested_blocks", "blocksync_already_included_blocks", "blocksync_ingested_block_duration"}
 
 // checkMetricFamilies checks the families a run scraped (from nodes, or
 // every node when nil) against the line's facts: a family of the default
