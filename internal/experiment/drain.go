@@ -38,7 +38,11 @@ func (p *pipeline) drain(ctx context.Context) {
 		skipped = fmt.Sprintf(" (not waited for:%s)", d.Skipped)
 	}
 	if d.Drained {
-		p.out.Phase("drain: mempools empty after %s%s", since(start), skipped)
+		app := ""
+		if d.App != "" {
+			app = "; waited " + d.App
+		}
+		p.out.Phase("drain: mempools empty after %s%s%s", since(start), skipped, app)
 		return
 	}
 	msg := fmt.Sprintf("mempools not empty after the drain timeout %s:%s%s", p.send.work.DrainTimeout, d.Left, skipped)
