@@ -47,6 +47,9 @@ func TestUsageErrors(t *testing.T) {
 	badTxs, fewTxs := filepath.Join(dir, "bad.txs"), filepath.Join(dir, "few.txs")
 	resultstest.WriteFile(t, badTxs, []byte("YT0x\na=1\n"))
 	resultstest.WriteFile(t, fewTxs, []byte("YT0x\nYj0y\n"))
+	nop, appKV := filepath.Join(dir, "nop.toml"), filepath.Join(dir, "app-kvstore.toml")
+	resultstest.WriteFile(t, nop, []byte("mempool = \"nop\"\n"))
+	resultstest.WriteFile(t, appKV, []byte("mempool = \"app\"\n"))
 	ramp := filepath.Join(dir, "ramp.toml")
 	resultstest.WriteFile(t, ramp, []byte("[load]\nshape = \"ramp\"\nrate_to = 800\n"))
 	hosts, goodHosts := filepath.Join(dir, "hosts.toml"), filepath.Join(dir, "good-hosts.toml")
@@ -67,6 +70,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sweep", "--reuse-testnet", "--rates", "10", "--manifest", filepath.Join("..", "..", "testdata", "manifests", "perturb.good.toml")},
 			[]string{"a shared testnet (--reuse-testnet) cannot be perturbed"}},
 		{[]string{"run", "--manifest", filepath.Join(dir, "none.toml")}, []string{"none.toml"}},
+		{[]string{"run", "--manifest", nop}, []string{`load.target: node "validator01" runs the nop mempool, where broadcast_tx fails`}},
+		{[]string{"run", "--manifest", appKV}, []string{"mempool: the kvstore has no app-side mempool"}},
+		{[]string{"sweep", "--rates", "10", "--cometbft-version", "v1.0.1", "--set", "adaptive_sync=false,true"}, []string{"v1.0.1 has no blocksync.adaptive_sync"}},
 		{[]string{"run", "-r", "0"}, []string{"--rate"}},
 		{[]string{"run", "-r", "fast"}, []string{"--rate"}},
 		{[]string{"run", "-s", "1023"}, []string{"--size", "even"}},

@@ -161,7 +161,8 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 		b.note("metrics.csv has %d rows but none of the series cometlab uses (such as <namespace>_mempool_size): mempool, peer and consensus-metric figures not computed", set.Rows)
 		return
 	}
-	mempoolFigures(set, b, nodes, start, to)
+	mempoolFigures(set, b, withMempool(in, b, nodes), start, to)
+	syncFigures(in, set, b, nodes)
 	counters := []string{"failed", "rejected", "evicted"}
 	for _, c := range counters {
 		id, short := "mempool_"+c+"_txs", "mempool_"+c+"_txs"

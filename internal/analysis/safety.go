@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
@@ -208,7 +209,18 @@ func lossExplanation(run results.Run, events []results.Event) string {
 // cache, so a transaction already committed can enter its mempool again
 // from a peer that has not yet committed it, and be proposed again.
 // CometBFT leaves replay protection to the app, and the kvstore has none.
-func twiceExplanation(events []results.Event) string {
+func twiceExplanation(run results.Run, events []results.Event) string {
+	var app []string
+	for _, n := range run.Nodes {
+		if n.Mempool == "app" {
+			app = append(app, n.Name)
+		}
+	}
+	if len(app) > 0 {
+		return fmt.Sprintf("%s ran the app-side mempool (mempool = \"app\"): the app keeps the transactions and builds each block it proposes "+
+			"from them, so replay protection is the app's alone (CometBFT's mempool cache never sees the commits); the e2e app's mock mempool "+
+			"forgets a transaction only on the proposer that reaps it, so every other validator that holds it proposes it again", strings.Join(app, ", "))
+	}
 	stopped := map[string]string{}
 	for _, e := range sortedEvents(events) {
 		switch e.Kind {
@@ -231,7 +243,7 @@ func twiceExplanation(events []results.Event) string {
 func safety(in Input, b *builder, lostAcked int64, noHashes bool) *Safety {
 	s := &Safety{Checked: !noHashes, LostAcked: lostAcked, CommittedTwice: int64(b.s.Metrics["duplicate_txs"])}
 	if s.CommittedTwice > 0 {
-		s.TwiceExplained = twiceExplanation(in.Events)
+		s.TwiceExplained = twiceExplanation(in.Run, in.Events)
 	}
 	if s.Checked {
 		var dis []Disagreement

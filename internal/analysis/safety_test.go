@@ -150,23 +150,27 @@ func BenchmarkAgreement(b *testing.B) {
 
 // TestTwiceExplanation: transactions committed twice are explained by a
 // node that started again after a stop (its mempool cache was empty), and
-// by nothing else: a node only killed, or only started, explains nothing.
+// by a node with the app-side mempool (replay protection is the app's),
+// and by nothing else: a node only killed, or only started, explains nothing.
 func TestTwiceExplanation(t *testing.T) {
 	ev := func(at int64, node, kind string) results.Event { return results.Event{At: at, Node: node, Kind: kind} }
 	for _, tc := range []struct {
 		name   string
 		events []results.Event
 		want   string
+		nodes  []results.Node
 	}{
+		{"app-side mempool", nil, "v1 ran the app-side mempool", []results.Node{{Name: "v1", Mempool: "app"}, {Name: "v2"}}},
+		{"nop mempool explains nothing", nil, "", []results.Node{{Name: "v1", Mempool: "nop"}}},
 		{"wiped and started again", []results.Event{ev(1, "v5", results.EventStart), ev(5, "v5", results.EventWipe), ev(6, "v5", results.EventStart)},
-			"v5 started again after a wipe"},
+			"v5 started again after a wipe", nil},
 		{"restarted", []results.Event{ev(1, "v6", results.EventStart), ev(5, "v6", results.EventTerm), ev(6, "v6", results.EventStart)},
-			"v6 started again after a term"},
-		{"killed, never back", []results.Event{ev(1, "v2", results.EventStart), ev(5, "v2", results.EventKill)}, ""},
-		{"started once", []results.Event{ev(1, "v2", results.EventStart)}, ""},
-		{"no events", nil, ""},
+			"v6 started again after a term", nil},
+		{"killed, never back", []results.Event{ev(1, "v2", results.EventStart), ev(5, "v2", results.EventKill)}, "", nil},
+		{"started once", []results.Event{ev(1, "v2", results.EventStart)}, "", nil},
+		{"no events", nil, "", nil},
 	} {
-		got := twiceExplanation(tc.events)
+		got := twiceExplanation(results.Run{Nodes: tc.nodes}, tc.events)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}

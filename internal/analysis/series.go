@@ -44,6 +44,8 @@ func keptSeries() []string {
 		"state_store_access_duration_seconds_sum", "state_store_access_duration_seconds_count",
 		"store_block_store_access_duration_seconds_sum", "store_block_store_access_duration_seconds_count",
 		"blocksync_syncing",
+		"mempool_reaped_txs", "blocksync_ingested_blocks", "blocksync_already_included_blocks",
+		"blocksync_ingested_block_duration_sum", "blocksync_ingested_block_duration_count",
 		"consensus_proposal_timestamp_difference_sum", "consensus_proposal_timestamp_difference_count",
 		"process_resident_memory_bytes", "process_cpu_seconds_total", "go_gc_duration_seconds_sum",
 	}

@@ -15,6 +15,9 @@ const DefaultNamespace = "cometbft"
 // (cometbft.Line.MetricsAbsent).
 var nodeFamilies = []string{
 	"abci_connection_method_timing_seconds", // histogram, by method and type
+	"blocksync_already_included_blocks",     // v0.39+: adaptive sync
+	"blocksync_ingested_block_duration",     // v0.39+ histogram (s)
+	"blocksync_ingested_blocks",             // v0.39+
 	"blocksync_syncing",
 	"consensus_block_interval_seconds", // histogram
 	"consensus_block_size_bytes",
@@ -33,6 +36,7 @@ var nodeFamilies = []string{
 	"consensus_total_txs",
 	"mempool_evicted_txs",
 	"mempool_failed_txs",
+	"mempool_reaped_txs", // v0.39.2+: the app-side mempool's ReapTxs
 	"mempool_rejected_txs",
 	"mempool_size",
 	"mempool_size_bytes",

@@ -47,6 +47,9 @@ func E2EAppKeyProblem(version, key string) string {
 	if key == "key_type" {
 		return `"key_type" is the manifest's key_type (network-wide: the validators' keys, the genesis and every app)`
 	}
+	if key == "app_side_mempool" {
+		return `"app_side_mempool" follows the manifest's mempool key (mempool = "app" turns it on for each node that runs the app-side mempool)`
+	}
 	if slices.Contains(e2eOwnedKeys, key) {
 		return fmt.Sprintf("%q is set by cometlab (the node's chain, mode, data directory and in-process wiring)", key)
 	}
@@ -75,7 +78,7 @@ func E2EAppKeys(version string) []string {
 func E2EAppSettable(version string) []string {
 	var out []string
 	for _, k := range E2EAppKeys(version) {
-		if !slices.Contains(e2eOwnedKeys, k) {
+		if !slices.Contains(e2eOwnedKeys, k) && k != "app_side_mempool" {
 			out = append(out, k)
 		}
 	}

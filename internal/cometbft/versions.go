@@ -1,7 +1,6 @@
 package cometbft
 
 import (
-	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -130,6 +129,15 @@ type Line struct {
 	// (types/protobuf.go in v0.34), which a genesis's
 	// consensus_params.validator.pub_key_types may name. ed25519 first.
 	KeyTypes []KeyType
+
+	// Mempools are the mempool types (config.toml's mempool.type) the
+	// line's releases run, flood first: nop came with v0.37.4 and v0.38.2
+	// (cometbft#1643), app with v0.39.2 (the app-side mempool, ABCI
+	// InsertTx and ReapTxs).
+	Mempools []Feature
+	// AdaptiveSync: the line has blocksync.adaptive_sync (v0.39.0 on:
+	// block sync and consensus at once, cometbft#5633).
+	AdaptiveSync bool
 }
 
 // Lines returns the release lines cometlab knows, oldest first (a fresh
@@ -143,6 +151,7 @@ func Lines() []Line {
 	// times) and its proposal timestamp difference (PBTS), which the lines
 	// before it do not expose.
 	ed, secp := KeyType{Name: KeyEd25519}, KeyType{Name: KeySecp256k1}
+	flood, nop := Feature{Name: MempoolFlood}, Feature{Name: MempoolNop}
 	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381", CGO: true}
 	// v0.39 and v0.40 turn a BLS key back from protobuf (a validator set
 	// read from the store) into a *bls12381.PubKey, which their own
@@ -175,6 +184,7 @@ func Lines() []Line {
 			E2EAppKeys: []string{"chain_id", "key_type", "misbehaviors", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
 			KeyTypes: []KeyType{ed, secp},
+			Mempools: []Feature{flood},
 		},
 		{
 			Prefix: "v0.37", Proven: "v0.37.18", Parent: "v0.34", ModulePath: Module, Reports: "0.37.16",
@@ -191,6 +201,7 @@ func Lines() []Line {
 			E2EAppKeys: []string{"chain_id", "key_type", "mode", "persist_interval", "privval_key",
 				"privval_server", "privval_state", "retain_blocks", "snapshot_interval", "validator_update"},
 			KeyTypes: []KeyType{ed, secp},
+			Mempools: []Feature{flood, {Name: MempoolNop, Since: "v0.37.4"}},
 		},
 		{
 			Prefix: "v0.38", Proven: "v0.38.26", Parent: "v0.37", ModulePath: Module, Reports: "0.38.26",
@@ -207,6 +218,7 @@ func Lines() []Line {
 				"privval_server", "privval_state", "protocol", "retain_blocks", "snapshot_interval", "validator_update",
 				"vote_extensions_enable_height", "vote_extensions_update_height"},
 			KeyTypes: []KeyType{ed, secp, {Name: KeyMLDSA65, Since: "v0.38.26"}},
+			Mempools: []Feature{flood, {Name: MempoolNop, Since: "v0.38.2"}},
 		},
 		{
 			Prefix: "v0.39", Proven: "v0.39.4", Parent: "v0.38", ModulePath: Module, Reports: "0.39.4",
@@ -224,7 +236,9 @@ func Lines() []Line {
 			BlockMaxBytes: 22020096, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039, LibP2P: true,
-			KeyTypes: []KeyType{ed, secp, blsHalts},
+			KeyTypes:     []KeyType{ed, secp, blsHalts},
+			Mempools:     []Feature{flood, nop, {Name: MempoolApp, Since: "v0.39.2"}},
+			AdaptiveSync: true,
 		},
 		{
 			Prefix: "v0.40", Proven: "v0.40.0", Parent: "v0.39", ModulePath: Module, Reports: "0.39.0",
@@ -234,7 +248,9 @@ func Lines() []Line {
 			BlockMaxBytes: 55600190, BlockMaxGas: -1,
 			KVStoreInitAppHash: "0000000000000000",
 			E2EAppKeys:         e2eAppKeysV039, LibP2P: true,
-			KeyTypes: []KeyType{ed, secp, {Name: KeySecp256k1Eth}, blsHalts, {Name: KeyMLDSA65}},
+			KeyTypes:     []KeyType{ed, secp, {Name: KeySecp256k1Eth}, blsHalts, {Name: KeyMLDSA65}},
+			Mempools:     []Feature{flood, nop, {Name: MempoolApp}},
+			AdaptiveSync: true,
 		},
 		{
 			Prefix: "v1.0", Proven: "v1.0.1", Parent: "v0.38", ModulePath: Module, Reports: "1.0.1",
@@ -265,6 +281,7 @@ func Lines() []Line {
 				"protocol", "retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay",
 				"vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"},
 			KeyTypes: []KeyType{ed, secp, bls},
+			Mempools: []Feature{flood, nop},
 		},
 		{
 			// v2.0 stopped at rc1 (2025-06); its go.mod declares the /v2
@@ -292,6 +309,7 @@ func Lines() []Line {
 				"retain_blocks", "snapshot_interval", "validator_update", "vote_extension_delay", "vote_extension_size",
 				"vote_extensions_enable_height", "vote_extensions_update_height"},
 			KeyTypes: []KeyType{ed, secp, {Name: KeySecp256k1Eth, Tag: "secp256k1eth"}, bls},
+			Mempools: []Feature{flood, nop},
 		},
 	})
 }
@@ -419,60 +437,6 @@ func LineOf(version string) (Line, error) {
 		known[i] = l.Prefix + ".x"
 	}
 	return Line{}, fmt.Errorf("version %q is of no release line cometlab knows (%s)", version, strings.Join(known, ", "))
-}
-
-// Older reports whether release a precedes release b (by major, minor,
-// patch; a pre-release precedes its release). Malformed versions sort last.
-func Older(a, b string) bool { return compareVersions(a, b) < 0 }
-
-// compareVersions orders releases as Older does: -1, 0 or +1.
-func compareVersions(a, b string) int {
-	pa, oka := parseVersion(a)
-	pb, okb := parseVersion(b)
-	switch {
-	case !oka || !okb:
-		return cmp.Compare(b2i(!oka), b2i(!okb))
-	case pa.nums != pb.nums:
-		for i := range pa.nums {
-			if c := cmp.Compare(pa.nums[i], pb.nums[i]); c != 0 {
-				return c
-			}
-		}
-	}
-	switch {
-	case pa.pre == pb.pre:
-		return 0
-	case pa.pre == "":
-		return 1
-	case pb.pre == "":
-		return -1
-	}
-	return cmp.Compare(pa.pre, pb.pre)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-type version struct {
-	nums [3]int
-	pre  string
-}
-
-func parseVersion(v string) (version, bool) {
-	m := versionRE.FindStringSubmatch(v)
-	if m == nil {
-		return version{}, false
-	}
-	var out version
-	for i := range 3 {
-		fmt.Sscan(m[i+1], &out.nums[i])
-	}
-	out.pre = m[4]
-	return out, true
 }
 
 // RunSpecificConfigKeys returns the config.toml keys (dotted) that

@@ -40,8 +40,8 @@ func code(keys []string, sign string) string {
 func versionsMarkdown() string {
 	var b strings.Builder
 	ls := cometbft.Lines()
-	b.WriteString("| line | release run | go.mod declares → built by | `cometbft version` | p2p / block / ABCI | `db_backend` | genesis `block.max_bytes` / `max_gas` | kvstore app hash after InitChain | validator key types |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| line | release run | go.mod declares → built by | `cometbft version` | p2p / block / ABCI | `db_backend` | genesis `block.max_bytes` / `max_gas` | kvstore app hash after InitChain | validator key types | `mempool.type` | `blocksync.adaptive_sync` |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, l := range ls {
 		method := cometbft.MethodInstall
 		if l.ModulePath != cometbft.ModuleOf(l.Proven) {
@@ -67,9 +67,21 @@ func versionsMarkdown() string {
 			}
 			keys = append(keys, s)
 		}
-		fmt.Fprintf(&b, "| %s | %s | `%s` → %s | %s | %d / %d / %s | %s | %d / %d | %s | %s |\n", l.Prefix, l.Proven,
+		var mempools []string
+		for _, m := range l.Mempools {
+			s := "`" + m.Name + "`"
+			if m.Since != "" {
+				s += " (since " + m.Since + ")"
+			}
+			mempools = append(mempools, s)
+		}
+		adaptive := "no"
+		if l.AdaptiveSync {
+			adaptive = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | `%s` → %s | %s | %d / %d / %s | %s | %d / %d | %s | %s | %s | %s |\n", l.Prefix, l.Proven,
 			l.ModulePath, method, l.Reports, l.P2PProtocol, l.BlockProtocol, l.ABCI, l.DBBackend, l.BlockMaxBytes, l.BlockMaxGas, hash,
-			strings.Join(keys, ", "))
+			strings.Join(keys, ", "), strings.Join(mempools, ", "), adaptive)
 	}
 	b.WriteString("\nWhat differs, against the line each branched from (config.toml and genesis keys of `cometbft init`, ")
 	b.WriteString("families of the default metrics scrape, keys of the e2e app node's config):\n\n")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
@@ -19,7 +20,16 @@ const drainPoll = 200 * time.Millisecond
 // run.json's drain, and fails the run partial when they did not empty.
 func (p *pipeline) drain(ctx context.Context) {
 	start := time.Now()
-	d := drainMempools(ctx, p.chain.nodes, p.downSince(p.loadStart), p.send.work.DrainTimeout, p.out.Status)
+	var flood []collect.Endpoint
+	for _, n := range p.chain.nodes {
+		if !p.chain.appMempool[n.Name] {
+			flood = append(flood, n)
+		}
+	}
+	d := drainMempools(ctx, flood, p.downSince(p.loadStart), p.send.work.DrainTimeout, p.out.Status)
+	if d.Drained && len(p.chain.appMempool) > 0 {
+		d.App, d.Drained = p.appDrain(ctx, p.send.work.DrainTimeout-time.Since(start))
+	}
 	d.Seconds = max(0, time.Since(p.loadEnd).Seconds())
 	p.drained = &d
 	p.rd.set(func(r *results.Run) { r.Drain = &d })
@@ -28,12 +38,59 @@ func (p *pipeline) drain(ctx context.Context) {
 		skipped = fmt.Sprintf(" (not waited for:%s)", d.Skipped)
 	}
 	if d.Drained {
-		p.out.Phase("drain: mempools empty after %s%s", since(start), skipped)
+		app := ""
+		if d.App != "" {
+			app = "; waited " + d.App
+		}
+		p.out.Phase("drain: mempools empty after %s%s%s", since(start), skipped, app)
 		return
 	}
 	msg := fmt.Sprintf("mempools not empty after the drain timeout %s:%s%s", p.send.work.DrainTimeout, d.Left, skipped)
+	if d.Left == "" && d.App != "" {
+		msg = "app-side mempools not drained: waited " + d.App
+	}
 	p.out.Phase("drain: %s", msg)
 	p.rd.fail(problemNotDrained, "", errors.New(msg))
+}
+
+// appDrain waits for the app-side mempools, which no RPC counts: until
+// the chain has gone validators + 1 heights past the drain's start (each
+// validator's turn to propose at equal power: the app builds the block
+// from what it holds), at most timeout. It says what it waited for, and
+// whether the heights passed.
+func (p *pipeline) appDrain(ctx context.Context, timeout time.Duration) (string, bool) {
+	var names []string
+	for _, n := range p.chain.nodes {
+		if p.chain.appMempool[n.Name] {
+			names = append(names, n.Name)
+		}
+	}
+	want := int64(p.chain.validators + 1)
+	highest := func() int64 {
+		var h int64
+		for _, n := range p.chain.nodes {
+			h = max(h, p.heights.Latest(n.Name))
+		}
+		return h
+	}
+	from := highest()
+	what := fmt.Sprintf("%d heights after height %d for the app-side mempools of %s (no RPC counts them)",
+		want, from, strings.Join(names, ", "))
+	deadline := time.NewTimer(max(timeout, 0))
+	defer deadline.Stop()
+	t := time.NewTicker(drainPoll)
+	defer t.Stop()
+	for highest() < from+want {
+		p.out.Status("drain: waiting %s: at %d", what, highest())
+		select {
+		case <-ctx.Done():
+			return what + ": interrupted", false
+		case <-deadline.C:
+			return fmt.Sprintf("%s: reached only %d by the drain timeout", what, highest()), false
+		case <-t.C:
+		}
+	}
+	return what, true
 }
 
 // downSince is the chain's down with its times since t0 (nil when the

@@ -73,9 +73,10 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 				return spec, err
 			}
 		}
+		cfg, appCfg := mempoolSettings(n, m.App)
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: nodeConfig(m, n), AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
-			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: n.App, Keygen: keygen})
+			Version: v, Binary: bin, Config: nodeConfig(m, cfg), AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: appCfg, Keygen: keygen})
 	}
 	for _, p := range m.Perturbations {
 		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.To] != "" {
@@ -181,7 +182,8 @@ func nodeRecords(m manifest.Resolved, homes []cometbft.Home) ([]results.Node, []
 		nodes = append(nodes, results.Node{Name: h.Name, Mode: h.Mode, Version: nodeVersion(m, m.Nodes[i]), RPC: h.RPCAddr(), P2P: h.P2PAddr(),
 			Metrics: h.MetricsAddr(), Home: h.Dir, Zone: m.Nodes[i].Zone, Seeds: m.Nodes[i].Seeds, PersistentPeers: m.Nodes[i].PersistentPeers,
 			UpgradeTo: upgradeTo(m, h.Name), StartAt: h.StartAt, TwinOf: m.Nodes[i].TwinOf, ClockSkewS: h.ClockSkew.Seconds(),
-			App: m.Nodes[i].App, MempoolCapacity: mempoolCapacity(m.Nodes[i].Config, m.Load.Size)})
+			App: m.Nodes[i].App, MempoolCapacity: nodeMempoolCapacity(m.Nodes[i], m.Load.Size),
+			Mempool: m.Nodes[i].Mempool, AdaptiveSync: m.Nodes[i].AdaptiveSync})
 		if h.Mode != cometbft.ModeSeed {
 			endpoints = append(endpoints, collect.Endpoint{Name: h.Name, Addr: h.RPCAddr()})
 		}
@@ -204,6 +206,16 @@ func mempoolCapacity(cfg map[string]any, size int) int64 {
 		n = min(n, maxBytes/int64(size))
 	}
 	return n
+}
+
+// nodeMempoolCapacity is node n's mempoolCapacity, or 0 for an app or
+// nop mempool, which holds none (the app's own is not bounded by these
+// keys).
+func nodeMempoolCapacity(n manifest.Node, size int) int64 {
+	if n.Mempool != "" {
+		return 0
+	}
+	return mempoolCapacity(n.Config, size)
 }
 
 // upgradeTo is the release an upgrade perturbation of m starts node with,
@@ -274,17 +286,46 @@ func startLate(ctx context.Context, tn *testnet.Testnet, out *printer) error {
 	})
 }
 
-// nodeConfig returns node n's config.toml overrides with those of the
+// nodeConfig returns a node's config.toml overrides cfg with those of the
 // testnet's features that live in config.toml (DOG) laid over them; the
 // manifest refused a node config that sets them itself.
-func nodeConfig(m manifest.Resolved, n manifest.Node) map[string]any {
+func nodeConfig(m manifest.Resolved, cfg map[string]any) map[string]any {
 	if m.DOG == nil {
-		return n.Config
+		return cfg
 	}
-	out := maps.Clone(n.Config)
+	out := maps.Clone(cfg)
 	if out == nil {
 		out = map[string]any{}
 	}
 	maps.Copy(out, m.DOG.Config())
 	return out
+}
+
+// mempoolSettings returns node n's config.toml overrides and e2e app
+// settings with its mempool type and adaptive sync written in: mempool.type
+// and blocksync.adaptive_sync, and the e2e app's app_side_mempool beside an
+// app mempool (as CometBFT's e2e runner sets it). A flood node without
+// adaptive sync keeps its own maps, so its files are as before.
+func mempoolSettings(n manifest.Node, app string) (map[string]any, map[string]any) {
+	cfg, appCfg := n.Config, n.App
+	if n.Mempool != "" || n.AdaptiveSync {
+		cfg = maps.Clone(n.Config)
+		if cfg == nil {
+			cfg = map[string]any{}
+		}
+	}
+	if n.Mempool != "" {
+		cfg["mempool.type"] = n.Mempool
+	}
+	if n.AdaptiveSync {
+		cfg["blocksync.adaptive_sync"] = true
+	}
+	if n.Mempool == cometbft.MempoolApp && app == cometbft.AppE2E {
+		appCfg = maps.Clone(n.App)
+		if appCfg == nil {
+			appCfg = map[string]any{}
+		}
+		appCfg["app_side_mempool"] = true
+	}
+	return cfg, appCfg
 }

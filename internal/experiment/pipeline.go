@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -66,6 +67,11 @@ type chainView struct {
 	// t0); nil means every node is taken to be up (a chain cometlab does
 	// not run).
 	down func(name string, t0 time.Time) (bool, string)
+	// appMempool names the nodes whose transactions wait in the app
+	// (mempool = "app"), which num_unconfirmed_txs does not see, and
+	// validators counts the validators (see appDrain).
+	appMempool map[string]bool
+	validators int
 }
 
 // sendPlan is the load.
@@ -136,7 +142,15 @@ func newNetPipeline(s runStart, rd *runDir, out *printer, c Collect, ln *localNe
 	p.scale = m.TimeScale
 	t := ln.tn.Node(m.Load.Target)
 	p.chain = chainView{endpoint: rpc.WSAddr(t.RPCAddr()), target: t.RPC, targetName: t.Name,
-		nodes: ln.endpoints, down: ln.down}
+		nodes: ln.endpoints, down: ln.down, appMempool: map[string]bool{}}
+	for _, n := range m.Nodes {
+		if n.Mempool == cometbft.MempoolApp {
+			p.chain.appMempool[n.Name] = true
+		}
+		if n.Mode == manifest.ModeValidator && !n.Absent {
+			p.chain.validators++
+		}
+	}
 	p.read = readPlan{on: true, live: !c.ReadAfterLoad, avoid: map[string]bool{}}
 	for _, pt := range m.Perturbations {
 		p.read.avoid[pt.Node] = true

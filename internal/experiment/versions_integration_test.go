@@ -328,6 +328,32 @@ func checkSourceFacts(t *testing.T, l cometbft.Line) {
 		t.Errorf("e2e app keys %q, facts say %q", keys, l.E2EAppKeys)
 	}
 	checkKeyTypeFacts(t, l, info.Dir)
+	checkMempoolFacts(t, l, info.Dir)
+}
+
+// checkMempoolFacts checks the proven release's mempool types and
+// adaptive sync against the module source: config/config.go's
+// MempoolType… constants (none before v0.37: flood only) and its
+// BlockSyncConfig's AdaptiveSync field.
+func checkMempoolFacts(t *testing.T, l cometbft.Line, dir string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(dir, "config", "config.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, m := range regexp.MustCompile(`MempoolType\w+\s*=\s*"(\w+)"`).FindAllSubmatch(src, -1) {
+		got = append(got, string(m[1]))
+	}
+	if len(got) == 0 {
+		got = []string{cometbft.MempoolFlood}
+	}
+	if want := cometbft.MempoolsOf(l.Proven); !slices.Equal(got, want) {
+		t.Errorf("config/config.go mempool types %q, facts say %q", got, want)
+	}
+	if has := regexp.MustCompile(`AdaptiveSync\s+bool`).Match(src); has != l.AdaptiveSync {
+		t.Errorf("config/config.go has AdaptiveSync: %v, facts say %v", has, l.AdaptiveSync)
+	}
 }
 
 // checkKeyTypeFacts checks the line's key types against the module
@@ -450,7 +476,9 @@ func tomlTags(path, typeName string) ([]string, error) {
 // have counted or been set (go-kit metrics without observations): v1.0
 // sets state_block_store_base_height only once it prunes.
 var countedOnly = []string{"mempool_evicted_txs", "mempool_failed_txs", "mempool_rejected_txs", "state_block_store_base_height",
-	"consensus_late_votes"} // exported once a late vote arrives, which a short run may not see
+	"consensus_late_votes", // exported once a late vote arrives, which a short run may not see
+	// v0.39+: exported once an app-side mempool reaps, or adaptive sync runs
+	"mempool_reaped_txs", "blocksync_ingested_blocks", "blocksync_already_included_blocks", "blocksync_ingested_block_duration"}
 
 // checkMetricFamilies checks the families a run scraped (from nodes, or
 // every node when nil) against the line's facts: a family of the default

@@ -148,10 +148,20 @@ var e2eNodeKeys = map[string]func(r *e2eReader, node string, path []string, v an
 			r.from("node."+node+".clock_skew", path)
 		}
 	},
-	"enable_companion_pruning":   nodeOnly(kBool, false, false, "cometlab runs no data companion, which this pruning waits for"),
-	"use_libp2p":                 (*e2eReader).readUseLibP2P,
-	"block_sync_adaptive_sync":   nodeConfig("blocksync.adaptive_sync", kBool),
-	"mempool_type":               nodeConfig("mempool.type", kString),
+	"enable_companion_pruning": nodeOnly(kBool, false, false, "cometlab runs no data companion, which this pruning waits for"),
+	"use_libp2p":               (*e2eReader).readUseLibP2P,
+	"block_sync_adaptive_sync": func(r *e2eReader, node string, path []string, v any) {
+		if b, ok := r.bool(path, v); ok {
+			r.node(node, func(mn *ManifestNode) { mn.AdaptiveSync = &b })
+			r.from("node."+node+".adaptive_sync", path)
+		}
+	},
+	"mempool_type": func(r *e2eReader, node string, path []string, v any) {
+		if s, ok := r.str(path, v); ok && s != "" {
+			r.node(node, func(mn *ManifestNode) { mn.Mempool = s })
+			r.from("node."+node+".mempool", path)
+		}
+	},
 	"mempool_version":            nodeConfig("mempool.version", kString),
 	"experimental_db_key_layout": nodeConfig("storage.experimental_db_key_layout", kString),
 	"compact":                    nodeConfig("storage.compact", kBool),

@@ -35,6 +35,9 @@ func TestE2EFixtures(t *testing.T) {
 		"secp256k1eth.toml":         "runs",
 		"libp2p-simple.toml":        "runs", // v0.40.0's libp2p networks
 		"secp256k1eth-libp2p.toml":  "runs",
+		"app-mempool-simple.toml":   "runs", // v0.40.0's app-side mempool networks
+		"app-mempool-pertrub.toml":  "runs",
+		"adaptive-sync.toml":        "refused", // state_sync, and perturb = ["disconnect", "pause"]
 	}
 	paths, err := filepath.Glob(filepath.Join(e2eFixtures, "*.toml"))
 	if err != nil || len(paths) != len(want) {

@@ -2,10 +2,12 @@ package manifest
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
 
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -42,6 +44,8 @@ type encoded struct {
 	Sentinel            *ManifestSentinel         `toml:"sentinel,omitempty"`
 	Hosts               map[string]ManifestHost   `toml:"host,omitempty"`
 	LibP2P              bool                      `toml:"libp2p,omitempty"`
+	Mempool             string                    `toml:"mempool,omitempty"`
+	AdaptiveSync        bool                      `toml:"adaptive_sync,omitempty"`
 }
 
 type encodedPerturb struct {
@@ -67,6 +71,8 @@ type encodedNode struct {
 	TwinOf          string         `toml:"twin_of,omitempty"`
 	ClockSkew       string         `toml:"clock_skew,omitempty"`
 	App             map[string]any `toml:"app,omitempty"`
+	Mempool         string         `toml:"mempool,omitempty"`
+	AdaptiveSync    *bool          `toml:"adaptive_sync,omitempty"`
 }
 
 // Encode writes r as a TOML manifest with every value explicit: all keys,
@@ -93,6 +99,8 @@ func Encode(r Resolved) ([]byte, error) {
 		PBTSEnableHeight: r.PBTSEnableHeight,
 		Config:           r.Config,
 		LibP2P:           r.LibP2P,
+		Mempool:          r.Mempool,
+		AdaptiveSync:     r.AdaptiveSync,
 		Load: ManifestLoad{
 			Connections:   r.Load.Connections,
 			Rate:          r.Load.Rate,
@@ -138,6 +146,12 @@ func Encode(r Resolved) ([]byte, error) {
 		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, TwinOf: n.TwinOf, App: n.App}
 		if n.ClockSkew != 0 {
 			en.ClockSkew = n.ClockSkew.String()
+		}
+		if n.Mempool != r.Mempool {
+			en.Mempool = cmp.Or(n.Mempool, cometbft.MempoolFlood)
+		}
+		if n.AdaptiveSync != r.AdaptiveSync {
+			en.AdaptiveSync = &n.AdaptiveSync
 		}
 		if r.Topology == TopologyAsWritten {
 			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers

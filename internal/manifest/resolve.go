@@ -66,6 +66,11 @@ type Resolved struct {
 	DOG *DOG
 	// LibP2P runs the nodes on go-libp2p (see [Manifest.LibP2P]).
 	LibP2P bool
+	// Mempool is the testnet's mempool key when it is not flood ("" for
+	// flood) and AdaptiveSync its adaptive_sync key; each node's own are
+	// its Mempool and AdaptiveSync.
+	Mempool      string
+	AdaptiveSync bool
 	// Partition is the [partition] table; nil without a partition.
 	Partition *Partition
 	// Rotate is the [rotate] table; nil when rotation is off.
@@ -127,6 +132,13 @@ type Node struct {
 	// App holds the node's own e2e app settings (see [ManifestNode.App]),
 	// which override the testnet's AppConfig in its app.toml; nil for none.
 	App map[string]any
+	// Mempool is the node's mempool type when it is not flood:
+	// [cometbft.MempoolApp] or [cometbft.MempoolNop] (see
+	// [Manifest.Mempool]); "" for flood.
+	Mempool string
+	// AdaptiveSync: the node runs blocksync.adaptive_sync (see
+	// [Manifest.AdaptiveSync]).
+	AdaptiveSync bool
 	// Zone is the node's zone of Resolved.Zones; "" without zones.
 	Zone string
 	// Host is the name of the node's host of Resolved.Hosts; "" for a
@@ -266,6 +278,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	m.resolveClockSkew(ps, r.Nodes, r.Perturbations)
 	r.KeyType = m.resolveKeyType(ps, &r)
 	r.PBTSEnableHeight = m.resolvePBTS(ps, &r)
+	m.resolveMempool(ps, &r)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	r.TimeScale = m.resolveTimeScale(ps, &r)

@@ -116,6 +116,17 @@ func setter(key string) func(m *Manifest, v string) error {
 			m.LibP2P = b
 			return nil
 		}
+	case "mempool":
+		return func(m *Manifest, v string) error { m.Mempool = v; return nil }
+	case "adaptive_sync":
+		return func(m *Manifest, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("adaptive_sync: want true or false, got %q", v)
+			}
+			m.AdaptiveSync = b
+			return nil
+		}
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -129,7 +140,7 @@ func setter(key string) func(m *Manifest, v string) error {
 // "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
 // "key_type", "pbts_enable_height", "dog", "dog_target_redundancy",
-// "dog_adjust_interval", "libp2p",
+// "dog_adjust_interval", "libp2p", "mempool", "adaptive_sync",
 // "rotate.concurrency", "rotate.dwell", "partition.split",
 // "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),

@@ -170,6 +170,9 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 	if run.LibP2P {
 		nodes += " on go-libp2p"
 	}
+	if s := syncSettings(run.Nodes); s != "" {
+		nodes += " (" + s + ")"
+	}
 	m.f("Setup: CometBFT %s, %s, %s, to %s. The load, testnet, nodes, host, timeline and resolved manifest are in the [appendix](#%s).\n\n",
 		run.CometBFTVersion, nodes, load, to, appendixAnchor)
 }
@@ -191,4 +194,37 @@ func passText(ok bool) string {
 		return "pass"
 	}
 	return "**fail**"
+}
+
+// syncSettings says which nodes ran a mempool other than flood or adaptive
+// sync ("mempool app on 4 nodes, adaptive sync on validator04"), "" when
+// none did.
+func syncSettings(nodes []results.Node) string {
+	count := func(want func(results.Node) bool) string {
+		var names []string
+		for _, n := range nodes {
+			if want(n) {
+				names = append(names, n.Name)
+			}
+		}
+		switch {
+		case len(names) == 0:
+			return ""
+		case len(names) == len(nodes):
+			return fmt.Sprintf("%d nodes", len(names))
+		case len(names) <= 3:
+			return strings.Join(names, ", ")
+		}
+		return fmt.Sprintf("%d of %d nodes", len(names), len(nodes))
+	}
+	var parts []string
+	for _, kind := range []string{"app", "nop"} {
+		if on := count(func(n results.Node) bool { return n.Mempool == kind }); on != "" {
+			parts = append(parts, "mempool "+kind+" on "+on)
+		}
+	}
+	if on := count(func(n results.Node) bool { return n.AdaptiveSync }); on != "" {
+		parts = append(parts, "adaptive sync on "+on)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -246,6 +246,12 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 			if len(n.App) > 0 {
 				mode += " (app: " + settingsText(n.App) + ")"
 			}
+			if n.Mempool != "" {
+				mode += " (mempool " + n.Mempool + ")"
+			}
+			if n.AdaptiveSync {
+				mode += " (adaptive sync)"
+			}
 			rows = append(rows, []string{n.Name, mode, n.Version, n.RPC, codeSpan(n.P2P), metrics})
 		}
 		m.f("### Nodes\n\n")

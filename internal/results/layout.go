@@ -139,6 +139,10 @@ type Drain struct {
 	// because they were down, with why.
 	Left    string `json:"left,omitempty"`
 	Skipped string `json:"skipped,omitempty"`
+	// App is what the drain waited for instead of the nodes whose
+	// transactions wait in the app (mempool = "app"), which no RPC
+	// counts: heights, one proposer turn per validator; "" without them.
+	App string `json:"app,omitempty"`
 }
 
 // Load is the load that was asked for.
@@ -368,6 +372,12 @@ type Node struct {
 	// load's transaction size when that is fewer (CometBFT's defaults
 	// where the config sets neither); 0 in runs before it was recorded.
 	MempoolCapacity int64 `json:"mempool_capacity_txs,omitempty"`
+	// Mempool is the node's mempool type when it is not flood: "app" (the
+	// app keeps the transactions; the node's num_unconfirmed_txs and
+	// mempool_size are 0 by construction) or "nop" (none); "" for flood.
+	Mempool string `json:"mempool,omitempty"`
+	// AdaptiveSync: the node ran blocksync.adaptive_sync.
+	AdaptiveSync bool `json:"adaptive_sync,omitempty"`
 }
 
 // DefaultMempoolSize is CometBFT's default mempool.size (every release
