@@ -124,3 +124,55 @@ func TestTimeScaleReal(t *testing.T) {
 		}
 	}
 }
+
+// TestHarnessScalesWithNodes runs the default testnet at 200 tx/s for 8 s
+// of model time in real time and at time scale 4 (50 tx/s for 32 s on the
+// host), and checks that cometlab's own CPU, as a share of the nodes'
+// (host.csv over the load), does not grow with k: its sampling, polling
+// and flushing are k times rarer per host second, as the nodes' work is.
+// About 1 minute of nodes.
+func TestHarnessScalesWithNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet twice, once at time scale 4")
+	}
+	f := fetcher(t)
+	share := func(k string) float64 {
+		m := manifest.Default()
+		rate, d := 200.0, 8*time.Second
+		if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d, TimeScale: &k}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "k"+k)
+		res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir,
+			Env: experiment.Env{Fetcher: f, Out: &bytes.Buffer{}, Version: "test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, err := results.ReadHost(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nodes, harness, n float64
+		for _, h := range host {
+			if h.Time >= res.Run.LoadStart.UnixNano() && h.Time <= res.Run.LoadEnd.UnixNano() {
+				nodes, harness, n = nodes+h.Testnet, harness+h.Harness, n+1
+			}
+		}
+		if nodes <= 0 {
+			t.Fatalf("k = %s: no CPU of the nodes in host.csv during the load", k)
+		}
+		t.Logf("k = %s: nodes %.3f cores, cometlab %.3f cores (mean over the load): cometlab %.1f %% of the nodes' CPU; harness_cpu_mean_pct %.1f",
+			k, nodes/n, harness/n, 100*harness/nodes, res.Summary.Metrics["harness_cpu_mean_pct"])
+		return harness / nodes
+	}
+	real, scaled := share("1"), share("4")
+	// A share measured on a shared machine over a few dozen samples is
+	// noisy: "does not grow" is read as no more than a quarter above.
+	if scaled > 1.25*real {
+		t.Errorf("cometlab's share of the nodes' CPU grew with k: %.1f %% at k = 4, %.1f %% in real time", 100*scaled, 100*real)
+	}
+}
