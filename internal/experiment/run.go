@@ -33,6 +33,10 @@ type Options struct {
 	Dir string
 	Env
 	Collect
+	// inSeries marks a run of a series (a sweep's cell, a search's step, an
+	// A/B round): time_scale = "auto" is refused there, since every run of
+	// a series must run at one k.
+	inSeries bool
 }
 
 // PrometheusOptions say how metrics.csv is read from a Prometheus server.
@@ -135,6 +139,17 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	out := newPrinter(opts.Out)
+	var auto *results.TimeScaleAuto
+	if m.TimeScaleAuto {
+		if opts.inSeries {
+			return Result{}, errAutoInSeries
+		}
+		opts.Dir = s.dir // the probes run beside it
+		if m, auto, err = chooseByProbe(ctx, opts, m, out); err != nil {
+			return Result{}, err
+		}
+		opts.Manifest = m
+	}
 	// The binaries first: a release that cannot be built (or fetched) is
 	// refused before a run directory exists.
 	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+s.id.String()[:8])
@@ -144,6 +159,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	rd, err := s.createOnTestnet(opts.Version, m)
 	if err != nil {
 		return Result{}, err
+	}
+	if auto != nil {
+		rd.set(func(r *results.Run) { r.TimeScaleAuto = auto })
 	}
 	out.Phase("run %s → %s", s.id, s.dir)
 

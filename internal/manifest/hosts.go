@@ -249,7 +249,7 @@ func checkHostFeatures(ps *problems, r *Resolved) {
 	if r.App != AppKVStore {
 		ps.add(f("app"), "[host.*] testnets run the kvstore app only")
 	}
-	if r.TimeScale != 1 {
+	if r.TimeScale != 1 || r.TimeScaleAuto {
 		ps.add(f("time_scale"), "a time-scaled run scales every delay and rate: on [host.*] testnets the hosts' own network (its delays and bandwidth) cannot be scaled")
 	}
 }
