@@ -11,8 +11,12 @@ import (
 
 // maxProbes is how many probes time_scale = "auto" runs at most: the
 // first at k = 1, then, while a probe's host was itself above the limit
-// (its demand a lower bound), one at a larger k.
-const maxProbes = 3
+// (its demand a lower bound), one at a larger k, at most maxProbeScale (a
+// probe at k loads the host for 5 × k s).
+const (
+	maxProbes     = 3
+	maxProbeScale = 8
+)
 
 // autoScales are the time scales "auto" chooses among: 1, 2, 4, … up to
 // maxK (at most cometbft.MaxTimeScale).
@@ -31,24 +35,30 @@ func autoScales(maxK float64) []float64 {
 // of C cores:
 //
 //	demand D = (T + H) × k_p           cores the run takes in real time
-//	busy(k) = 100 × (O + D ÷ k) ÷ C    % of the host at time scale k
+//	O' = min(O, C × DisturbedPct/100)  other work, counted up to the disturbance threshold
+//	busy(k) = 100 × (O' + D ÷ k) ÷ C   % of the host at time scale k
 //	limit L = analysis.BusyLimitPct (100 − analysis.DisturbedPct)
+//
+// Other work beyond the disturbance threshold is counted at it: no k makes
+// room for it (the run is disturbed whatever k, and says so), and a k
+// chosen to make room would only make the run longer.
 //
 // k is the smallest of autoScales(maxK) with busy(k) ≤ L; when none is,
 // the largest, marked saturated. When the probe's own host was above L
-// (100 × (O + T + H) ÷ C > L: the nodes queued for CPU, so D is a lower
+// (100 × (O' + T + H) ÷ C > L: the nodes queued for CPU, so D is a lower
 // bound) and fewer than maxProbes ran, it returns instead reprobe > 0:
 // the k to probe again at, the smallest allowed k ≥ 2 k_p with
-// busy(k) ≤ L (else the largest allowed).
+// busy(k) ≤ L, at most maxProbeScale; none when that is not above k_p.
 func chooseTimeScale(probes []results.TimeScaleProbe, maxK float64) (choice results.TimeScaleAuto, reprobe float64) {
 	ks := autoScales(maxK)
 	p := probes[len(probes)-1]
 	cores := float64(max(p.Cores, 1))
 	limit := float64(analysis.BusyLimitPct)
 	demand := (p.Testnet + p.Harness) * p.K
-	busy := func(k float64) float64 { return 100 * (p.Other + demand/k) / cores }
+	other := min(p.Other, cores*analysis.DisturbedPct/100)
+	busy := func(k float64) float64 { return 100 * (other + demand/k) / cores }
 	choice = results.TimeScaleAuto{Probes: probes, LimitPct: limit, DemandCores: demand, MaxScale: ks[len(ks)-1]}
-	if 100*(p.Other+p.Testnet+p.Harness)/cores > limit && len(probes) < maxProbes {
+	if 100*(other+p.Testnet+p.Harness)/cores > limit && len(probes) < maxProbes {
 		next := ks[len(ks)-1]
 		for _, k := range ks {
 			if k >= 2*p.K && busy(k) <= limit {
@@ -56,7 +66,7 @@ func chooseTimeScale(probes []results.TimeScaleProbe, maxK float64) (choice resu
 				break
 			}
 		}
-		if next > p.K {
+		if next = min(next, maxProbeScale); next > p.K {
 			return choice, next
 		}
 	}
@@ -87,11 +97,13 @@ func autoReason(c results.TimeScaleAuto, p results.TimeScaleProbe) string {
 	case c.Chosen == 1:
 		s += fmt.Sprintf(": in real time the host is %.0f %% busy, within its %.0f %% limit", c.BusyPct, c.LimitPct)
 	default:
+		other := min(p.Other, float64(max(p.Cores, 1))*analysis.DisturbedPct/100)
 		s += fmt.Sprintf(": k = %s is the smallest that keeps the host within its %.0f %% limit (%.0f %% busy; k = %s: %.0f %%)",
-			g(c.Chosen), c.LimitPct, c.BusyPct, g(c.Chosen/2), 100*(p.Other+c.DemandCores/(c.Chosen/2))/float64(max(p.Cores, 1)))
+			g(c.Chosen), c.LimitPct, c.BusyPct, g(c.Chosen/2), 100*(other+c.DemandCores/(c.Chosen/2))/float64(max(p.Cores, 1)))
 	}
 	if pct := 100 * p.Other / float64(max(p.Cores, 1)); pct > analysis.DisturbedPct {
-		s += fmt.Sprintf("; the host was busy with other work during the probe (%.0f %%, above the %d %% disturbance threshold)", pct, analysis.DisturbedPct)
+		s += fmt.Sprintf("; other work took %.0f %% of the host during the probe, above the %d %% disturbance threshold: "+
+			"it is counted at %d %%, since no k makes room for it (the run says whether its own host was disturbed)", pct, analysis.DisturbedPct, analysis.DisturbedPct)
 	}
 	return s
 }

@@ -46,10 +46,14 @@ func TestChooseTimeScale(t *testing.T) {
 			k: 8, busy: 97.5, saturated: true, reason: "even k = 8, the largest allowed, leaves the host 98 % busy"},
 		{name: "a release's bound: k ≤ 59 tries 32", probes: []results.TimeScaleProbe{probe(32, 1.9, 0, 0)}, maxK: 59,
 			k: 32, busy: 95, saturated: true},
-		{name: "other work: disturbed, said", probes: []results.TimeScaleProbe{probe(1, 0.5, 0.05, 1.0)}, maxK: 100,
-			k: 1, busy: 77.5, reason: "busy with other work during the probe (50 %"},
-		{name: "other work above the limit: no k helps", probes: []results.TimeScaleProbe{probe(1, 0.1, 0, 1.9)}, maxK: 100,
-			reprobe: 64},
+		{name: "other work: counted at the threshold, said", probes: []results.TimeScaleProbe{probe(1, 0.5, 0.05, 1.0)}, maxK: 100,
+			k: 1, busy: 37.5, reason: "other work took 50 % of the host during the probe, above the 10 % disturbance threshold: it is counted at 10 %"},
+		{name: "other work above the limit: no k helps, none probed", probes: []results.TimeScaleProbe{probe(1, 0.1, 0, 1.9)}, maxK: 100,
+			k: 1, busy: 15, reason: "it is counted at 10 %"},
+		{name: "other work and a busy testnet", probes: []results.TimeScaleProbe{probe(2, 0.9, 0.05, 1.0)}, maxK: 100,
+			k: 2, busy: 57.5},
+		{name: "a probe is at most k = 8: choose from it", probes: []results.TimeScaleProbe{probe(8, 1.9, 0.05, 0)}, maxK: 100,
+			k: 16, busy: 48.75},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, reprobe := chooseTimeScale(c.probes, c.maxK)
