@@ -129,16 +129,20 @@ func TestTimeScaleReal(t *testing.T) {
 
 // TestHarnessScalesWithNodes runs the default testnet at 200 tx/s for 8 s
 // of model time in real time and at time scale 4 (50 tx/s for 32 s on the
-// host), and checks that cometlab's own CPU, as a share of the nodes'
-// (host.csv over the load), does not grow with k: its sampling, polling
-// and flushing are k times rarer per host second, as the nodes' work is.
-// About 1 minute of nodes.
+// host) and logs cometlab's own CPU beside the nodes' (host.csv over the
+// load). Its sampling, polling and flushing are k times rarer per host
+// second at k, as the nodes' work is, so its CPU must fall with k: at k = 4
+// below 3/4 of its CPU in real time. It does not fall 4 times: what Go's
+// runtime does per second of the host (the sysmon thread's sleeps, idle
+// threads parked in epoll, about half of cometlab's CPU at k = 4 under
+// perf) does not scale, so its share of the nodes' CPU grows with k
+// (docs/measurements.md). About 1 minute of nodes.
 func TestHarnessScalesWithNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet twice, once at time scale 4")
 	}
 	f := fetcher(t)
-	share := func(k string) float64 {
+	measure := func(k string) cpuUse {
 		m := manifest.Default()
 		rate, d := 200.0, 8*time.Second
 		if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d, TimeScale: &k}); err != nil {
@@ -179,15 +183,19 @@ func TestHarnessScalesWithNodes(t *testing.T) {
 		}
 		t.Logf("k = %s: nodes %.3f cores, cometlab %.3f cores (mean over the load, %.0f rows): cometlab %.1f %% of the nodes' CPU; harness_cpu_mean_pct %.1f",
 			k, nodes/n, harness/n, n, 100*harness/nodes, res.Summary.Metrics["harness_cpu_mean_pct"])
-		return harness / nodes
+		return cpuUse{nodes: nodes / n, harness: harness / n}
 	}
-	real, scaled := share("1"), share("4")
-	// A share measured on a shared machine over a few dozen samples is
-	// noisy: "does not grow" is read as no more than a quarter above.
-	if scaled > 1.25*real {
-		t.Errorf("cometlab's share of the nodes' CPU grew with k: %.1f %% at k = 4, %.1f %% in real time", 100*scaled, 100*real)
+	real, scaled := measure("1"), measure("4")
+	if scaled.harness > 0.75*real.harness {
+		t.Errorf("cometlab's CPU did not fall with k: %.3f cores at k = 4, %.3f in real time", scaled.harness, real.harness)
 	}
+	t.Logf("cometlab's share of the nodes' CPU: %.1f %% in real time, %.1f %% at k = 4", 100*real.share(), 100*scaled.share())
 }
+
+// cpuUse is the mean CPU (cores) of the nodes and of cometlab over a load.
+type cpuUse struct{ nodes, harness float64 }
+
+func (u cpuUse) share() float64 { return u.harness / u.nodes }
 
 // TestTimeScaleAutoProbe runs the default testnet with time_scale =
 // "auto" at a light model load (50 tx/s for 5 s): the probe measures the
