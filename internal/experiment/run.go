@@ -33,10 +33,6 @@ type Options struct {
 	Dir string
 	Env
 	Collect
-	// inSeries marks a run of a series (a sweep's cell, a search's step, an
-	// A/B round): time_scale = "auto" is refused there, since every run of
-	// a series must run at one k.
-	inSeries bool
 }
 
 // PrometheusOptions say how metrics.csv is read from a Prometheus server.
@@ -140,10 +136,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	out := newPrinter(opts.Out)
 	var auto *results.TimeScaleAuto
-	if m.TimeScaleAuto {
-		if opts.inSeries {
-			return Result{}, errAutoInSeries
-		}
+	if m.TimeScaleAuto { // a series' runs refused it (checkFixedScale)
 		opts.Dir = s.dir // the probes run beside it
 		if m, auto, err = chooseByProbe(ctx, opts, m, out); err != nil {
 			return Result{}, err

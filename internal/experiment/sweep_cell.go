@@ -65,7 +65,7 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	case rn.reuse:
 		res, err = rn.runShared(ctx, m, dir)
 	default:
-		res, err = Run(ctx, Options{Manifest: m, Dir: dir, Env: rn.env.Env, Collect: rn.env.Collect, inSeries: true})
+		res, err = Run(ctx, Options{Manifest: m, Dir: dir, Env: rn.env.Env, Collect: rn.env.Collect})
 	}
 
 	o := cellOutcome{status: res.Run.Status}
