@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 )
@@ -161,6 +162,10 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 	l := r.Load
 	fmt.Fprintf(w, "load: %d connections × %g tx/s (%s, %s) of %d B for %s to %s: %d transactions expected\n",
 		l.Connections, l.Rate, l.Pacing, l.Spec().String(), l.Size, l.Duration, l.Target, l.ExpectedTxs())
+	if r.TimeScaleAuto {
+		fmt.Fprintf(w, "time scale: auto: `cometlab run` probes the testnet on this host (seconds of its load at k = 1, then at a larger k while the host is above its %d %% limit) "+
+			"and runs at the smallest k of 1, 2, 4, … that keeps it within (docs/timescale.md)\n", analysis.BusyLimitPct)
+	}
 	if k := r.TimeScale; k != 1 {
 		h := r.HostTime().Load
 		fmt.Fprintf(w, "time scale: k = %g, %[1]g times slower than real time (the values above are the model's): the host sends %g tx/s a connection for %s, "+

@@ -288,7 +288,7 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.app, "app", "", `ABCI app: "kvstore" (built into cometbft) or "e2e" (CometBFT's e2e QA app of the same release; its settings with --set app.KEY=V in a sweep or an [app] table in the manifest) (default from the manifest: kvstore)`)
 	fs.DurationVar(&f.startTimeout, "start-timeout", 90*time.Second, "how long every node has to advance two heights after start (× the time scale)")
 	fs.StringVar(&f.timeScale, "time-scale", "", "run the testnet k times slower than real time, k ≥ 1: every time constant of the nodes, the zones and the load ×k, every rate ÷k; "+
-		"figures are reported in model time (docs/timescale.md) (default from the manifest: 1)")
+		"figures are reported in model time (docs/timescale.md); \"auto\" (run only) chooses k from a short probe of the testnet on this host (default from the manifest: 1)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
 }
 

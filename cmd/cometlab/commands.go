@@ -183,7 +183,7 @@ gateways that are not CometBFT nodes).`,
 			opts := experiment.LoadOptions{
 				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, ClientKey: key,
 				Env: st.chainEnv(verbose), Collect: c,
-				MetricsURLs: murls, NodeNames: mnames, RunID: runID, ConnOffset: offset, TimeScale: r.TimeScale,
+				MetricsURLs: murls, NodeNames: mnames, RunID: runID, ConnOffset: offset, TimeScale: r.TimeScale, TimeScaleAuto: r.TimeScaleAuto,
 			}
 			if tnDir != "" {
 				tl.Apply(&opts)

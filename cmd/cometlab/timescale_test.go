@@ -11,8 +11,8 @@ import (
 )
 
 // TestTimeScaleRefused: --time-scale is refused with its reason before
-// anything runs (a bad k, "auto", a testnet kept up), on every command of
-// the testnet flag group.
+// anything runs (a bad k, "auto" where runs must share one k, a testnet
+// kept up), on every command of the testnet flag group.
 func TestTimeScaleRefused(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -20,7 +20,11 @@ func TestTimeScaleRefused(t *testing.T) {
 	}{
 		{[]string{"run", "--time-scale", "0.5"}, "--time-scale: must be a number >= 1 (1 runs in real time), got 0.5"},
 		{[]string{"run", "--time-scale", "fast"}, `--time-scale: want a number >= 1 (or "auto"), got "fast"`},
-		{[]string{"sweep", "--time-scale", "auto", "--rates", "100"}, `--time-scale: "auto" (k chosen from a probe of the host) is not built yet`},
+		{[]string{"sweep", "--time-scale", "auto", "--rates", "100"}, `time_scale = "auto" chooses k for one run from a probe of the host, and the runs of a sweep`},
+		{[]string{"saturate", "--time-scale", "auto"}, `time_scale = "auto" chooses k for one run`},
+		{[]string{"ab", "--time-scale", "auto", "--cand", "v0.40.0"}, `time_scale = "auto" chooses k for one run`},
+		{[]string{"qa", "--baseline", "v0.39.0", "--candidate", "v0.40.0", "--time-scale", "auto", "--out", "DIR"}, `time_scale = "auto" chooses k for one run`},
+		{[]string{"testnet", "up", "--time-scale", "auto", "--dir", "DIR"}, "time_scale: `testnet up` runs no load"},
 		{[]string{"ab", "--time-scale", "200", "--cand", "v0.40.0"}, "--time-scale: must be <= 100"},
 		{[]string{"testnet", "up", "--time-scale", "4", "--dir", "DIR"}, "time_scale: `testnet up` runs no load"},
 	} {

@@ -13,6 +13,12 @@ import (
 // 2 taken by a busy loop for the whole load is 50 %.
 const DisturbedPct = 10
 
+// BusyLimitPct is the share of the host's cores (in %) a run may keep
+// busy, the testnet, cometlab and other work together, and leave the
+// nodes room: what other work may take before a run is disturbed is the
+// headroom (100 − DisturbedPct). time_scale = "auto" chooses k by it.
+const BusyLimitPct = 100 - DisturbedPct
+
 // hostDictionary holds the figures of host.csv.
 func hostDictionary() []Metric {
 	src := "host.csv"
@@ -22,6 +28,8 @@ func hostDictionary() []Metric {
 				"10 % (analysis.DisturbedPct) the run is marked disturbed: its figures may be slower than on a quiet host."},
 		{ID: "host_other_cpu_max_pct", Title: "Host busy with other work, max", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
 			Definition: "The largest 1-s sample of the disturbance (see host_other_cpu_mean_pct) during the load, in % of all the host's cores."},
+		{ID: "host_busy_mean_pct", Title: "Host busy", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
+			Definition: "Mean, over the load, of the host's busy CPU (user + system time of every CPU, as for host_other_cpu_mean_pct: the testnet, cometlab and other work together) in % of all the host's cores. Above 100 − 10 % (analysis.BusyLimitPct) the nodes queue for CPU: time_scale = \"auto\" chooses the smallest k that keeps a probe's prediction of it below that, and the report says when a run went above it anyway."},
 		{ID: "host_steal_mean_pct", Title: "CPU steal mean", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
 			Definition: "Mean CPU time the hypervisor gave this virtual machine's CPUs to other guests during the load (/proc/stat steal), in % of all the host's cores; 0 on bare metal."},
 		{ID: "harness_cpu_mean_pct", Title: "cometlab CPU mean", Unit: UnitPct, Better: Neutral, Group: GroupResources, Source: src,
@@ -36,7 +44,7 @@ func hostDictionary() []Metric {
 // hostFigures puts the figures of host.csv over the load window from…to
 // (Unix ns); nothing without host.csv rows.
 func hostFigures(in Input, b *builder, from, to int64) {
-	var other, steal, harness, share []float64
+	var other, steal, harness, share, busy []float64
 	peak := math.Inf(-1)
 	for _, h := range in.Host {
 		if h.Time < from || h.Time > to || h.Cores <= 0 {
@@ -45,6 +53,8 @@ func hostFigures(in Input, b *builder, from, to int64) {
 		o := 100 * h.Other() / float64(h.Cores)
 		other, steal, harness = append(other, o), append(steal, 100*h.Steal/float64(h.Cores)), append(harness, 100*h.Harness)
 		share = append(share, 100*h.Harness/float64(h.Cores))
+		// host.csv keeps 3 decimals: a sample read back equals one in memory
+		busy = append(busy, 100*math.Round(1000*h.Busy)/1000/float64(h.Cores))
 		peak = max(peak, o)
 	}
 	if len(other) == 0 {
@@ -55,6 +65,7 @@ func hostFigures(in Input, b *builder, from, to int64) {
 	}
 	b.put("host_other_cpu_mean_pct", stats.Mean(other), "")
 	b.put("host_other_cpu_max_pct", peak, "")
+	b.put("host_busy_mean_pct", stats.Mean(busy), "")
 	b.put("host_steal_mean_pct", stats.Mean(steal), "")
 	b.put("harness_cpu_mean_pct", stats.Mean(harness), "")
 	b.put("harness_host_share_pct", stats.Mean(share), "")

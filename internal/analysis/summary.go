@@ -76,6 +76,9 @@ type Summary struct {
 	// time_scale): the figures below were turned into model time
 	// (ToModel). Absent for a run in real time.
 	TimeScale float64 `json:"time_scale,omitempty"`
+	// TimeScaleAuto is how time_scale = "auto" chose TimeScale (run.json's
+	// time_scale_auto); absent for a k given as a number.
+	TimeScaleAuto *results.TimeScaleAuto `json:"time_scale_auto,omitempty"`
 
 	// Metrics holds every figure that could be computed, keyed by
 	// dictionary id, in the dictionary's unit. Figures that could not be
@@ -224,6 +227,7 @@ func summarize(in Input) (Summary, []results.Stage) {
 	logFigures(in, b)
 	b.sortAnomalies()
 	ToModel(&s, in.Run.Scale()) // the one turn into model time
+	s.TimeScaleAuto = in.Run.TimeScaleAuto
 	stagesToModel(stages, in.Run.Scale())
 	return s, stages
 }

@@ -118,6 +118,9 @@ func newAB(opts ABOptions) (*abLoop, error) {
 	if _, err := os.Stat(filepath.Join(dir, ABFile)); err == nil {
 		return l, fmt.Errorf("%s already holds an A/B experiment; resume it with --resume %s or choose another --out", dir, dir)
 	}
+	if err := checkFixedScale(opts.Sides...); err != nil {
+		return l, err
+	}
 	if err := checkSideScales(opts.Sides, opts.Labels, opts.AllowTimeScaleMismatch); err != nil {
 		return l, err
 	}

@@ -14,3 +14,7 @@ func BuildPrograms(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher
 	_, err := testnetSpec(ctx, m, f, "build")
 	return err
 }
+
+// ChooseTimeScale is chooseTimeScale, for the tests that check a run's
+// record of time_scale = "auto" against its own probes.
+var ChooseTimeScale = chooseTimeScale

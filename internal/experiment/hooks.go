@@ -129,6 +129,7 @@ func diskGuardHook(p *pipeline, minFree int64) hook {
 		return hook{name: "disk guard (off)"}
 	}
 	g := newDiskGuard(p.rd.dir, DefaultMinFreeDisk)
+	g.every = p.harnessEvery(g.every) // the disk fills k times slower
 	if minFree > 0 {
 		g.min = uint64(minFree)
 	}
@@ -154,7 +155,7 @@ func progressHook(p *pipeline) hook {
 			if p.live != nil {
 				return
 			}
-			every(ctx, 500*time.Millisecond, func() {
+			every(ctx, p.harnessEvery(500*time.Millisecond), func() {
 				st := gen.Stats()
 				el := time.Since(t0)
 				height := ""

@@ -28,7 +28,8 @@ const (
 type liveReader struct {
 	files  *walkFiles
 	reader *rpc.Client
-	name   string // the reader node
+	name   string        // the reader node
+	poll   time.Duration // livePoll at the testnet's time scale
 
 	mu     sync.Mutex // guards w and the window below
 	w      *collect.Walker
@@ -41,7 +42,7 @@ type liveReader struct {
 // first, reading from the first node that is not the target nor perturbed
 // nor rotating (the target when there is none).
 func (p *pipeline) newLiveReader() (*liveReader, error) {
-	l := &liveReader{reader: p.chain.target, name: "the target"}
+	l := &liveReader{reader: p.chain.target, name: "the target", poll: p.harnessEvery(livePoll)}
 	if p.read.liveFrom != "" {
 		l.reader, l.name = rpc.New(p.read.liveFrom), p.read.liveFrom
 	}
@@ -75,10 +76,10 @@ func (l *liveReader) mark() commitMark {
 	return commitMark{Height: l.w.Done(), At: l.w.DoneAt(), Txs: l.w.Stats().RunTxs}
 }
 
-// run reads what the reader node committed until ctx ends: every livePoll,
+// run reads what the reader node committed until ctx ends: every l.poll,
 // the heights up to the reader's height − 1 (whose commit time is known).
 func (l *liveReader) run(ctx context.Context) {
-	every(ctx, livePoll, func() {
+	every(ctx, l.poll, func() {
 		h, err := l.reader.Height(ctx)
 		if err != nil {
 			return
@@ -121,7 +122,8 @@ func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, 
 // close closes the files (a no-op after finish).
 func (l *liveReader) close() { l.files.close() }
 
-// liveLines prints the live line every liveLine until ctx ends: sent,
+// liveLines prints the live line every liveLine (×k at time scale k)
+// until ctx ends: sent,
 // committed (read so far), the committed rate between the last commit read
 // before the previous line and the last read before this one
 // (committedRate), block latency p50/p99 of the transactions read since
@@ -129,7 +131,7 @@ func (l *liveReader) close() { l.files.close() }
 // redrawn in place, else printed one line at a time.
 func (p *pipeline) liveLines(ctx context.Context, l *liveReader, gen loadRunner, start time.Time) {
 	var prev commitMark // the last commit read before the previous line
-	every(ctx, liveLine, func() {
+	every(ctx, p.harnessEvery(liveLine), func() {
 		if wait := time.Until(start); wait > 0 { // load hosts waiting for their start time
 			p.out.Live("live: the load hosts start in %s", wait.Round(time.Second))
 			return

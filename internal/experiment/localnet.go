@@ -52,7 +52,7 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 			errs = append(errs, errors.New("evidence needs a testnet of its own: committed evidence stays on the chain, and the kvstore lowers the accused validators' power"))
 		}
 	case netUp:
-		if m.TimeScale != 1 {
+		if m.TimeScale != 1 || m.TimeScaleAuto {
 			errs = append(errs, errors.New("time_scale: `testnet up` runs no load, and a load that is not scaled with the nodes measures neither them nor the model: use `cometlab run` (or a sweep, saturate, ab)"))
 		}
 		if m.Links == manifest.LinksRelay {

@@ -185,7 +185,7 @@ func (p *pipeline) startCollectors(hard context.Context) (*runningCollectors, er
 		c.group.Go(func() error { return r.Run(ctx) })
 	}
 	c.group.Go(func() error {
-		every(ctx, time.Second, func() {
+		every(ctx, p.harnessEvery(time.Second), func() {
 			for _, w := range c.files {
 				w.Flush() // a failure sticks: close returns it
 			}
@@ -295,7 +295,7 @@ func (p *pipeline) sendLoad(ctx, hard context.Context, logs sendLogs) error {
 	// are: a crash loses at most a second of them, and a load host's log
 	// can be read while its load runs. A failed flush sticks: the flush
 	// after the load returns it.
-	during.Go(func() error { every(lctx, time.Second, func() { _ = logs.flush() }); return nil })
+	during.Go(func() error { every(lctx, p.harnessEvery(time.Second), func() { _ = logs.flush() }); return nil })
 	for _, h := range p.hooks {
 		if h.whileLoad != nil {
 			during.Go(func() error { h.whileLoad(lctx, loadStart, gen, stopLoad); return nil })

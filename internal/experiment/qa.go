@@ -90,6 +90,9 @@ func newQA(opts QAOptions) (*qaRun, error) {
 	if len(opts.Sides) != 2 || len(opts.Labels) != 2 || len(opts.Plan.Steps) == 0 {
 		return q, fmt.Errorf("%w QA: want a baseline, a candidate and a plan", ErrInvalid)
 	}
+	if err := checkFixedScale(opts.Sides...); err != nil {
+		return q, err
+	}
 	if _, err := os.Stat(filepath.Join(dir, results.QAFile)); err == nil {
 		return q, fmt.Errorf("%s already holds a QA; resume it with --resume %s or choose another --out", dir, dir)
 	}

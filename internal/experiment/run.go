@@ -135,6 +135,14 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	out := newPrinter(opts.Out)
+	var auto *results.TimeScaleAuto
+	if m.TimeScaleAuto { // a series' runs refused it (checkFixedScale)
+		opts.Dir = s.dir // the probes run beside it
+		if m, auto, err = chooseByProbe(ctx, opts, m, out); err != nil {
+			return Result{}, err
+		}
+		opts.Manifest = m
+	}
 	// The binaries first: a release that cannot be built (or fetched) is
 	// refused before a run directory exists.
 	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+s.id.String()[:8])
@@ -144,6 +152,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	rd, err := s.createOnTestnet(opts.Version, m)
 	if err != nil {
 		return Result{}, err
+	}
+	if auto != nil {
+		rd.set(func(r *results.Run) { r.TimeScaleAuto = auto })
 	}
 	out.Phase("run %s → %s", s.id, s.dir)
 

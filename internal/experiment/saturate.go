@@ -82,6 +82,9 @@ func Saturate(ctx context.Context, opts SaturateOptions) (saturation.SearchRecor
 	if err := checkLocal(opts.Manifest, netModeOf(opts.Reuse)); err != nil {
 		return saturation.SearchRecord{}, err
 	}
+	if err := checkFixedScale(opts.Manifest); err != nil {
+		return saturation.SearchRecord{}, err
+	}
 	id := uuid.NewString()
 	dir := opts.Dir
 	if dir == "" {

@@ -72,6 +72,8 @@ type LoadOptions struct {
 	// cometlab did not start was not configured to a time scale, so any
 	// other is refused (checkChain).
 	TimeScale float64
+	// TimeScaleAuto is time_scale = "auto", refused as TimeScale ≠ 1 is.
+	TimeScaleAuto bool
 }
 
 // ClientKeyHeader is the header LoadOptions.ClientKey is sent in (the
@@ -152,6 +154,9 @@ func checkChain(o LoadOptions, targets []collect.Target) error {
 	}
 	if o.Prometheus != "" && !o.Readback {
 		errs = append(errs, errors.New("--prometheus: with --readback=false the run ends with the load, before the series are read from the server"))
+	}
+	if o.TimeScaleAuto {
+		errs = append(errs, errors.New(`time_scale "auto": the chain's nodes were not started by this run, so no k can be chosen for them: time-scale a testnet cometlab starts (run)`))
 	}
 	if o.TimeScale != 0 && o.TimeScale != 1 {
 		errs = append(errs, fmt.Errorf("time_scale %v: the chain's nodes were not started by this run, so their timeouts and rates were not scaled with the load: time-scale a testnet cometlab starts (run, sweep, saturate, ab)", o.TimeScale))

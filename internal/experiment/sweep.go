@@ -78,6 +78,9 @@ func Sweep(ctx context.Context, opts SweepOptions) (saturation.SweepRecord, erro
 	if err := checkLocal(baseRes, netModeOf(opts.Reuse)); err != nil {
 		return saturation.SweepRecord{}, err
 	}
+	if err := checkFixedScale(baseRes); err != nil {
+		return saturation.SweepRecord{}, err
+	}
 	conns, rates := opts.Connections, opts.Rates
 	if len(conns) == 0 {
 		conns = []int{baseRes.Load.Connections}

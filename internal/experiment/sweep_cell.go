@@ -59,10 +59,12 @@ type runner struct {
 // judges it. ctx ending interrupts it.
 func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cellOutcome {
 	var res Result
-	var err error
-	if rn.reuse {
+	err := checkFixedScale(m) // a cell of --set time_scale=auto,…
+	switch {
+	case err != nil:
+	case rn.reuse:
 		res, err = rn.runShared(ctx, m, dir)
-	} else {
+	default:
 		res, err = Run(ctx, Options{Manifest: m, Dir: dir, Env: rn.env.Env, Collect: rn.env.Collect})
 	}
 

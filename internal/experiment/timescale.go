@@ -30,6 +30,15 @@ func scaledTimeout(d, def time.Duration, k float64) time.Duration {
 	return cometbft.ScaleDuration(d, k)
 }
 
+// harnessEvery is one of the harness's own fixed intervals d (the live
+// reader's poll and line, the progress line, the files' flush, the disk
+// guard) on the pipeline's testnet: ×k at time scale k, so that the
+// harness does k times less of that work per second of the host, as the
+// nodes do; d itself in real time.
+func (p *pipeline) harnessEvery(d time.Duration) time.Duration {
+	return scaledTimeout(d, 0, p.scale)
+}
+
 // checkSideScales refuses, as bad input and before anything runs, the
 // sides of an A/B experiment that run at different time scales, unless
 // allow: their figures would be in model time, but the load on the host

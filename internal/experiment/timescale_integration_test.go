@@ -3,6 +3,8 @@ package experiment_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -122,5 +124,138 @@ func TestTimeScaleReal(t *testing.T) {
 		if !okA || !okB || math.Abs(b/a-1) > timeScaleTolerance {
 			t.Errorf("%s: %v at k = 4 (model time), %v in real time: beyond %.0f %%", id, b, a, 100*timeScaleTolerance)
 		}
+	}
+}
+
+// TestHarnessScalesWithNodes runs the default testnet at 200 tx/s for 8 s
+// of model time in real time and at time scale 4 (50 tx/s for 32 s on the
+// host) and logs cometlab's own CPU beside the nodes' (host.csv over the
+// load). Its sampling, polling and flushing are k times rarer per host
+// second at k, as the nodes' work is, so its CPU must fall with k: at k = 4
+// below 3/4 of its CPU in real time. It does not fall 4 times: what Go's
+// runtime does per second of the host (the sysmon thread's sleeps, idle
+// threads parked in epoll, about half of cometlab's CPU at k = 4 under
+// perf) does not scale, so its share of the nodes' CPU grows with k
+// (docs/measurements.md). About 1 minute of nodes.
+func TestHarnessScalesWithNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet twice, once at time scale 4")
+	}
+	f := fetcher(t)
+	measure := func(k string) cpuUse {
+		m := manifest.Default()
+		rate, d := 200.0, 8*time.Second
+		if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d, TimeScale: &k}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "k"+k)
+		res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir,
+			Env: experiment.Env{Fetcher: f, Out: &bytes.Buffer{}, Version: "test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, err := results.ReadHost(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The rows inside the load, less the first and the last: a row
+		// covers the sampling interval before it (k seconds at k), and
+		// the first would hold the start of the load, the last its end.
+		var in []results.HostSample
+		for _, h := range host {
+			if h.Time >= res.Run.LoadStart.UnixNano() && h.Time <= res.Run.LoadEnd.UnixNano() {
+				in = append(in, h)
+			}
+		}
+		if len(in) < 4 {
+			t.Fatalf("k = %s: %d rows of host.csv during the load", k, len(in))
+		}
+		var nodes, harness, n float64
+		for _, h := range in[1 : len(in)-1] {
+			nodes, harness, n = nodes+h.Testnet, harness+h.Harness, n+1
+		}
+		if nodes <= 0 {
+			t.Fatalf("k = %s: no CPU of the nodes in host.csv during the load", k)
+		}
+		t.Logf("k = %s: nodes %.3f cores, cometlab %.3f cores (mean over the load, %.0f rows): cometlab %.1f %% of the nodes' CPU; harness_cpu_mean_pct %.1f",
+			k, nodes/n, harness/n, n, 100*harness/nodes, res.Summary.Metrics["harness_cpu_mean_pct"])
+		return cpuUse{nodes: nodes / n, harness: harness / n}
+	}
+	real, scaled := measure("1"), measure("4")
+	if scaled.harness > 0.75*real.harness {
+		t.Errorf("cometlab's CPU did not fall with k: %.3f cores at k = 4, %.3f in real time", scaled.harness, real.harness)
+	}
+	t.Logf("cometlab's share of the nodes' CPU: %.1f %% in real time, %.1f %% at k = 4", 100*real.share(), 100*scaled.share())
+}
+
+// cpuUse is the mean CPU (cores) of the nodes and of cometlab over a load.
+type cpuUse struct{ nodes, harness float64 }
+
+func (u cpuUse) share() float64 { return u.harness / u.nodes }
+
+// TestTimeScaleAutoProbe runs the default testnet with time_scale =
+// "auto" at a light model load (50 tx/s for 5 s): the probe measures the
+// testnet on this host, the run records the chosen k with the probe's
+// figures (run.json, summary.json), k is what chooseTimeScale makes of
+// those figures, manifest.toml records k, and the report's first line
+// says how k was chosen. About 40 s of nodes.
+func TestTimeScaleAutoProbe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real 4-validator testnet: a probe, then the run")
+	}
+	m := manifest.Default()
+	rate, d, k := 50.0, 5*time.Second, manifest.TimeScaleAuto
+	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d, TimeScale: &k}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "auto")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir,
+		Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := testnettest.ProcessesUnder(t, dir); len(left) > 0 { // the probes' too: DIR.probe-k1
+		t.Errorf("processes left behind: %v", left)
+	}
+	if _, err := os.Stat(dir + ".probe-k1"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the probe's directory was left behind (%v)", err)
+	}
+	checkAccounted(t, res, 250)
+	auto := res.Run.TimeScaleAuto
+	if auto == nil || len(auto.Probes) == 0 {
+		t.Fatalf("run.json records no time_scale_auto: %+v", auto)
+	}
+	p := auto.Probes[0]
+	t.Logf("probe: %+v; chose k = %v: %s", p, auto.Chosen, auto.Reason)
+	if p.K != 1 || p.Cores < 1 || p.Testnet <= 0 || p.Harness <= 0 || p.Samples < 5 || p.Seconds < 7 || p.Rate != 50 {
+		t.Errorf("the first probe's figures are not a measure of the testnet in real time: %+v", p)
+	}
+	again, reprobe := experiment.ChooseTimeScale(auto.Probes, auto.MaxScale)
+	if reprobe != 0 || again.Chosen != auto.Chosen || again.Reason != auto.Reason {
+		t.Errorf("the probes recorded give k = %v (reprobe %v), the run chose %v", again.Chosen, reprobe, auto.Chosen)
+	}
+	if want := auto.Chosen; (want == 1 && res.Run.TimeScale != 0) || (want != 1 && res.Run.TimeScale != want) {
+		t.Errorf("run.json time_scale %v, chosen %v", res.Run.TimeScale, want)
+	}
+	if s := res.Summary.TimeScaleAuto; s == nil || s.Chosen != auto.Chosen {
+		t.Errorf("summary.json time_scale_auto %+v", s)
+	}
+	mf, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil || strings.Contains(string(mf), "auto") {
+		t.Errorf("manifest.toml (%v) does not record the chosen k:\n%s", err, mf)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil || !strings.Contains(string(report), `time_scale = "auto" chose k = `) {
+		t.Errorf("report.md (%v) does not say how k was chosen", err)
 	}
 }

@@ -28,7 +28,7 @@ type encoded struct {
 	Topology            string                    `toml:"topology,omitempty"`
 	Absent              []string                  `toml:"absent,omitempty"`
 	Evidence            int                       `toml:"evidence,omitempty"`
-	TimeScale           float64                   `toml:"time_scale,omitempty"`
+	TimeScale           any                       `toml:"time_scale,omitempty"`
 	KeyType             string                    `toml:"key_type"`
 	PBTSEnableHeight    int64                     `toml:"pbts_enable_height,omitempty"`
 	DOG                 bool                      `toml:"dog,omitempty"`
@@ -94,7 +94,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Topology:         encodeTopology(r.Topology),
 		Absent:           r.AbsentNames(),
 		Evidence:         r.Evidence,
-		TimeScale:        encodeTimeScale(r.TimeScale),
+		TimeScale:        encodeTimeScale(r),
 		KeyType:          r.KeyType,
 		PBTSEnableHeight: r.PBTSEnableHeight,
 		Config:           r.Config,
@@ -204,12 +204,16 @@ func Encode(r Resolved) ([]byte, error) {
 }
 
 // encodeTimeScale leaves real time (k = 1), the default, out, so that
-// the manifests of unscaled runs stay as they were.
-func encodeTimeScale(k float64) float64 {
-	if k == 1 {
-		return 0
+// the manifests of unscaled runs stay as they were; "auto" until k is
+// chosen (Resolved.WithTimeScale).
+func encodeTimeScale(r Resolved) any {
+	switch {
+	case r.TimeScaleAuto:
+		return TimeScaleAuto
+	case r.TimeScale == 1:
+		return nil
 	}
-	return k
+	return r.TimeScale
 }
 
 // encodeTopology leaves the mesh, the default, out, so that the manifests

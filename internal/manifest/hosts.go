@@ -251,7 +251,7 @@ func checkHostFeatures(ps *problems, r *Resolved) {
 	if r.App == AppExternal {
 		ps.add(f("app"), "an external app is a process cometlab starts beside each local node: [host.*] testnets run the kvstore or the e2e app (%q or %q)", AppKVStore, AppE2E)
 	}
-	if r.TimeScale != 1 {
+	if r.TimeScale != 1 || r.TimeScaleAuto {
 		ps.add(f("time_scale"), "a time-scaled run scales every delay and rate: on [host.*] testnets the hosts' own network (its delays and bandwidth) cannot be scaled")
 	}
 }

@@ -312,8 +312,8 @@ type Manifest struct {
 	// with k times less CPU per second, and analysis divides every figure
 	// of time by k and multiplies every rate by k: summary.json and the
 	// reports are in model time. A [config] override of a scaled key is
-	// scaled too. "auto" (k from the host) is not built yet. Local
-	// testnets only. See docs/timescale.md. Default 1 (real time).
+	// scaled too. "auto": k from a probe of the host (`cometlab run` only).
+	// Local testnets only. See docs/timescale.md. Default 1 (real time).
 	//
 	//	time_scale = 4
 	TimeScale any `toml:"time_scale"`

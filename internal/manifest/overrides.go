@@ -125,7 +125,7 @@ func (m *Manifest) Apply(o Overrides) error {
 		}
 	}
 	if o.TimeScale != nil {
-		_, msg := timeScaleOf(*o.TimeScale)
+		_, _, msg := timeScaleOf(*o.TimeScale)
 		check("--time-scale", msg)
 	}
 	if _, _, ok := appOf(m.App); o.App != nil && !ok {
@@ -192,8 +192,11 @@ func (m *Manifest) Apply(o Overrides) error {
 	}
 	m.applyShape(o, set)
 	if o.TimeScale != nil {
-		k, _ := timeScaleOf(*o.TimeScale) // checked above
+		k, auto, _ := timeScaleOf(*o.TimeScale) // checked above
 		m.TimeScale = k
+		if auto {
+			m.TimeScale = TimeScaleAuto
+		}
 		set("time_scale", "--time-scale")
 	}
 	if o.App != nil {

@@ -86,6 +86,10 @@ type Resolved struct {
 	// [Manifest.TimeScale] and [Resolved.HostTime]). Every value of
 	// Resolved is the model's; HostTime gives what the host runs.
 	TimeScale float64
+	// TimeScaleAuto is time_scale = "auto": k is chosen from a probe of
+	// the host before the run (TimeScale is 1 until then; WithTimeScale
+	// sets the choice).
+	TimeScaleAuto bool
 	// atHost marks a HostTime view, which Encode refuses.
 	atHost bool
 	// Hosts are the [host.NAME] tables by name; none for a local testnet.
@@ -281,7 +285,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	m.resolveMempool(ps, &r)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
-	r.TimeScale = m.resolveTimeScale(ps, &r)
+	m.resolveTimeScale(ps, &r)
 	r.DOG = m.resolveDOG(ps, &r)
 	r.Topology = m.resolveTopology(ps, r.Nodes)
 	r.Links = m.resolveLinks(ps, r.Nodes, r.Perturbations, r.Partition != nil, r.Zones != nil && len(m.Hosts) == 0) // on hosts zones are labels

@@ -10,26 +10,45 @@ import (
 	"github.com/cometlab/cometlab/internal/cometbft"
 )
 
-// TimeScaleAuto is the time_scale that would choose k from the host (a
-// probe of the nodes' CPU per model second); it is not built yet and is
-// refused with that reason.
+// TimeScaleAuto is the time_scale that chooses k from the host: a short
+// probe of the testnet measures the nodes' CPU per model second, and the
+// run uses the smallest k of 1, 2, 4, 8, … that leaves the host below its
+// disturbance threshold (experiment.ChooseTimeScale).
 const TimeScaleAuto = "auto"
 
-// resolveTimeScale reads time_scale: 1 when unset, else a number in [1,
-// cometbft.MaxTimeScale] every node's release can run at. A time-scaled
-// testnet cannot have a sentinel (its rates and timers are not scaled) or
-// a user's own app (its timers are unknown); [host.*] testnets are
-// refused in checkHostFeatures.
-func (m *Manifest) resolveTimeScale(ps *problems, r *Resolved) float64 {
-	k, msg := timeScaleOf(m.TimeScale)
+// resolveTimeScale reads time_scale into r: k (1 when unset), a number in
+// [1, cometbft.MaxTimeScale] every node's release can run at, or "auto"
+// (TimeScaleAuto set, k 1 until chosen). A time-scaled testnet cannot
+// have a sentinel (its rates and timers are not scaled) or a user's own
+// app (its timers are unknown); [host.*] testnets are refused in
+// checkHostFeatures.
+func (m *Manifest) resolveTimeScale(ps *problems, r *Resolved) {
+	k, auto, msg := timeScaleOf(m.TimeScale)
+	r.TimeScale, r.TimeScaleAuto = 1, auto
 	if msg != "" {
 		ps.add(f("time_scale"), "%s", msg)
-		return 1
+		return
 	}
-	if k == 1 {
-		return 1
+	if k == 1 && !auto {
+		return
 	}
-	var versions []string
+	if msg := r.TimeScaleProblem(k); msg != "" {
+		ps.add(f("time_scale"), "%s", msg)
+	}
+	r.TimeScale = k
+	if r.Sentinel != nil {
+		ps.add(f("time_scale"), "the sentinel's rates and timers are not scaled: a time-scaled run sends its load to the target directly")
+	}
+	if r.App == AppExternal {
+		ps.add(f("time_scale"), "the timers of the user's own app are unknown to cometlab and cannot be scaled: time-scale the kvstore or the e2e app")
+	}
+}
+
+// TimeScaleProblem says why r's testnet cannot run at time scale k (a
+// release whose genesis bounds a scaled value, cometbft.TimeScaleProblem,
+// for each release of its nodes, joined), "" when it can.
+func (r Resolved) TimeScaleProblem(k float64) string {
+	var versions, msgs []string
 	for _, n := range r.Nodes {
 		if !slices.Contains(versions, n.Version) {
 			versions = append(versions, n.Version)
@@ -37,48 +56,56 @@ func (m *Manifest) resolveTimeScale(ps *problems, r *Resolved) float64 {
 	}
 	for _, v := range versions {
 		if msg := cometbft.TimeScaleProblem(v, k); msg != "" {
-			ps.add(f("time_scale"), "%s", msg)
+			msgs = append(msgs, msg)
 		}
 	}
-	if r.Sentinel != nil {
-		ps.add(f("time_scale"), "the sentinel's rates and timers are not scaled: a time-scaled run sends its load to the target directly")
+	return strings.Join(msgs, "; ")
+}
+
+// WithTimeScale returns r run at the time scale k chosen for
+// time_scale = "auto" (TimeScaleAuto cleared, so that its manifest.toml
+// records k and resolves to the same testnet again), or why r cannot run
+// at k.
+func (r Resolved) WithTimeScale(k float64) (Resolved, error) {
+	if _, _, msg := timeScaleOf(k); msg != "" {
+		return r, fmt.Errorf("time_scale %v: %s", k, msg)
 	}
-	if r.App == AppExternal {
-		ps.add(f("time_scale"), "the timers of the user's own app are unknown to cometlab and cannot be scaled: time-scale the kvstore or the e2e app")
+	if msg := r.TimeScaleProblem(k); msg != "" {
+		return r, fmt.Errorf("time_scale %v: %s", k, msg)
 	}
-	return k
+	r.TimeScale, r.TimeScaleAuto = k, false
+	return r, nil
 }
 
 // timeScaleOf reads a time_scale value (a TOML number, or a string from
-// a flag or --set): k, or why it is not one.
-func timeScaleOf(v any) (float64, string) {
-	var k float64
+// a flag or --set): k, or auto for "auto" (k 1), or why it is neither.
+func timeScaleOf(v any) (k float64, auto bool, msg string) {
 	switch x := v.(type) {
 	case nil:
-		return 1, ""
+		return 1, false, ""
 	case int64:
 		k = float64(x)
 	case float64:
 		k = x
 	case string:
 		if strings.TrimSpace(x) == TimeScaleAuto {
-			return 0, `"auto" (k chosen from a probe of the host) is not built yet: give a number >= 1 (docs/timescale.md)`
+			return 1, true, ""
 		}
 		p, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
-			return 0, fmt.Sprintf("want a number >= 1 (or %q), got %q", TimeScaleAuto, x)
+			return 0, false, fmt.Sprintf("want a number >= 1 (or %q), got %q", TimeScaleAuto, x)
 		}
 		k = p
 	default:
-		return 0, fmt.Sprintf("want a number >= 1, got %s", tomlKind(v))
+		return 0, false, fmt.Sprintf("want a number >= 1 or %q, got %s", TimeScaleAuto, tomlKind(v))
 	}
 	switch {
 	case math.IsNaN(k) || math.IsInf(k, 0) || k < 1:
-		return 0, fmt.Sprintf("must be a number >= 1 (1 runs in real time), got %v", k)
+		return 0, false, fmt.Sprintf("must be a number >= 1 (1 runs in real time), got %v", k)
 	case k > cometbft.MaxTimeScale:
-		return 0, fmt.Sprintf("must be <= %d (nothing was measured beyond it), got %v", cometbft.MaxTimeScale, k)
+		return 0, false, fmt.Sprintf("must be <= %d (nothing was measured beyond it), got %v", cometbft.MaxTimeScale, k)
 	}
-	return k, ""
+	return k, false, ""
 }
 
 // HostTime returns r as the host runs it at its time scale k: every time

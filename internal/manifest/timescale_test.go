@@ -17,12 +17,14 @@ func init() {
 		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
 		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: l, TimeScale: 4,
 	}
-	badManifests["timescale-auto.bad.toml"] = []string{
-		`timescale-auto.bad.toml:1:1: time_scale: "auto" (k chosen from a probe of the host) is not built yet: give a number >= 1`}
+	goodManifests["timescale-auto.good.toml"] = Resolved{
+		Name: "default", CometBFTVersion: "v0.40.0", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
+		Config: map[string]any{}, Nodes: validators(4, "v0.40.0"), Load: defaultLoad, TimeScale: 1, TimeScaleAuto: true,
+	}
 	badManifests["timescale-low.bad.toml"] = []string{
 		"timescale-low.bad.toml:1:1: time_scale: must be a number >= 1 (1 runs in real time), got 0.5"}
 	badManifests["timescale-type.bad.toml"] = []string{
-		"timescale-type.bad.toml:1:1: time_scale: want a number >= 1, got a TOML boolean"}
+		`timescale-type.bad.toml:1:1: time_scale: want a number >= 1 or "auto", got a TOML boolean`}
 	badManifests["timescale-pbts.bad.toml"] = []string{
 		"timescale-pbts.bad.toml:2:1: time_scale: v1.0.1's genesis synchrony.precision (505ms) × 60 = 30.3s is above CometBFT's bound 30s"}
 	badManifests["timescale-sentinel.bad.toml"] = []string{
@@ -43,7 +45,7 @@ func TestTimeScaleFlag(t *testing.T) {
 		{"0.9", 0, "--time-scale: must be a number >= 1 (1 runs in real time), got 0.9"},
 		{"NaN", 0, "--time-scale: must be a number >= 1"},
 		{"fast", 0, `--time-scale: want a number >= 1 (or "auto"), got "fast"`},
-		{"auto", 0, `--time-scale: "auto" (k chosen from a probe of the host) is not built yet`},
+		{"auto", 1, ""}, {" auto ", 1, ""},
 		{"101", 0, "--time-scale: must be <= 100"},
 	} {
 		for _, how := range []string{"flag", "set"} {
@@ -61,8 +63,8 @@ func TestTimeScaleFlag(t *testing.T) {
 				continue
 			}
 			r, rerr := m.Resolve()
-			if err != nil || rerr != nil || r.TimeScale != c.want {
-				t.Errorf("%s %q: time scale %v (%v, %v), want %v", how, c.v, r.TimeScale, err, rerr, c.want)
+			if err != nil || rerr != nil || r.TimeScale != c.want || r.TimeScaleAuto != strings.Contains(c.v, "auto") {
+				t.Errorf("%s %q: time scale %v auto %v (%v, %v), want %v", how, c.v, r.TimeScale, r.TimeScaleAuto, err, rerr, c.want)
 			}
 		}
 	}
@@ -161,5 +163,52 @@ func TestEncodeTimeScale(t *testing.T) {
 	r.TimeScale = 1
 	if one, _ := Encode(r); !bytes.Equal(one, plain) {
 		t.Error("k = 1 changed manifest.toml")
+	}
+}
+
+// TestTimeScaleAuto checks time_scale = "auto": encoded as written until
+// k is chosen; WithTimeScale records the choice (manifest.toml then says
+// k and resolves to it again) and refuses a k a release cannot run at.
+func TestTimeScaleAuto(t *testing.T) {
+	m := Default()
+	auto := TimeScaleAuto
+	if err := m.Apply(Overrides{TimeScale: &auto}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := Encode(r)
+	if err != nil || !strings.Contains(string(text), `time_scale = 'auto'`) && !strings.Contains(string(text), `time_scale = "auto"`) {
+		t.Errorf("auto encoded as (%v):\n%s", err, text)
+	}
+	c, err := r.WithTimeScale(8)
+	if err != nil || c.TimeScale != 8 || c.TimeScaleAuto {
+		t.Fatalf("WithTimeScale(8): %v, %v, %v", c.TimeScale, c.TimeScaleAuto, err)
+	}
+	text, err = Encode(c)
+	if err != nil || !strings.Contains(string(text), "time_scale = 8.0") {
+		t.Errorf("chosen k encoded as (%v):\n%s", err, text)
+	}
+	again, err := Parse("manifest.toml", text)
+	if err == nil {
+		var rr Resolved
+		if rr, err = again.Resolve(); err == nil && (rr.TimeScale != 8 || rr.TimeScaleAuto) {
+			t.Errorf("manifest.toml resolves to k %v auto %v", rr.TimeScale, rr.TimeScaleAuto)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []float64{0.5, 101} {
+		if _, err := r.WithTimeScale(k); err == nil {
+			t.Errorf("WithTimeScale(%v) taken", k)
+		}
+	}
+	v1 := r
+	v1.Nodes = validators(4, "v1.0.1")
+	if _, err := v1.WithTimeScale(64); err == nil || !strings.Contains(err.Error(), "synchrony.precision") {
+		t.Errorf("v1.0.1 at k = 64: %v, want the PBTS bound", err)
 	}
 }

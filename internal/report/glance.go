@@ -45,16 +45,32 @@ func verdictOf(dir string, in *analysis.Input, s analysis.Summary) (saturation.V
 	return c.Judge(ev), nil
 }
 
-// TimeScaleLine says, for a run at time scale k ≠ 1, that it was scaled
-// and what that means for its figures; "" for a run in real time. The
-// report and the terminal summary open with it.
-func TimeScaleLine(k float64) string {
-	if k == 0 || k == 1 {
+// TimeScaleLine says, for a run at time scale k ≠ 1 (s.TimeScale), that
+// it was scaled and what that means for its figures; when time_scale =
+// "auto" chose k (s.TimeScaleAuto), how, and whether the host was busier
+// than its limit during the load anyway (host_busy_mean_pct above
+// analysis.BusyLimitPct); "" for a run in real time that "auto" did not
+// choose. The report and the terminal summary open with it.
+func TimeScaleLine(s analysis.Summary) string {
+	k, auto := s.TimeScale, s.TimeScaleAuto
+	if (k == 0 || k == 1) && auto == nil {
 		return ""
 	}
-	ks := fmtFloat(k)
-	return fmt.Sprintf("Scaled in time by k = %s: every time constant ×%s, every rate ÷%s; figures are in model time.", ks, ks, ks) +
-		" The plots' time axes, and what the report reads from the records rather than summary.json, keep the host's time (÷" + ks + " for the model's)."
+	var line string
+	if k != 0 && k != 1 {
+		ks := fmtFloat(k)
+		line = fmt.Sprintf("Scaled in time by k = %s: every time constant ×%s, every rate ÷%s; figures are in model time.", ks, ks, ks) +
+			" The plots' time axes, and what the report reads from the records rather than summary.json, keep the host's time (÷" + ks + " for the model's)."
+	}
+	if auto == nil {
+		return line
+	}
+	line = strings.TrimSpace(line + fmt.Sprintf(` time_scale = "auto" chose k = %s: %s.`, fmtFloat(auto.Chosen), auto.Reason))
+	if busy, ok := s.Metrics["host_busy_mean_pct"]; ok && busy > analysis.BusyLimitPct {
+		line += fmt.Sprintf(" The host was saturated anyway: %.0f %% busy during the load (mean), above its %d %% limit, so the nodes queued for CPU.",
+			busy, analysis.BusyLimitPct)
+	}
+	return line
 }
 
 // DisturbanceLine says, when the run's host was disturbed (see
@@ -82,7 +98,7 @@ func (m mdWriter) glance(run results.Run, s analysis.Summary, v saturation.Verdi
 		title, text, _ := strings.Cut(line, ": ")
 		m.f("- **%s**: %s\n", title, text)
 	}
-	if line := TimeScaleLine(s.TimeScale); line != "" {
+	if line := TimeScaleLine(s); line != "" {
 		m.f("- **%s** (docs/timescale.md)\n", line)
 	}
 	safety, unsafe := SafetyLine(s)

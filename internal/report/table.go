@@ -69,7 +69,7 @@ func Table(w io.Writer, s analysis.Summary) {
 	if line := DisturbanceLine(s); line != "" {
 		fmt.Fprintf(&b, "  HOST BUSY WITH OTHER WORK: %s\n\n", line)
 	}
-	if line := TimeScaleLine(s.TimeScale); line != "" {
+	if line := TimeScaleLine(s); line != "" {
 		fmt.Fprintf(&b, "  %s\n\n", line)
 	}
 	for _, r := range rows {

@@ -53,7 +53,39 @@ func TestTimeScaleReport(t *testing.T) {
 	if !strings.Contains(b.String(), "Scaled in time by k = 4: every time constant ×4, every rate ÷4; figures are in model time.") {
 		t.Errorf("the terminal table does not say the run was scaled:\n%s", b.String())
 	}
-	if TimeScaleLine(1) != "" || TimeScaleLine(0) != "" {
+	if TimeScaleLine(analysis.Summary{TimeScale: 1}) != "" || TimeScaleLine(analysis.Summary{}) != "" {
 		t.Error("a run in real time has a time-scale line")
+	}
+}
+
+// TestTimeScaleAutoLine checks the top line of a run whose k time_scale =
+// "auto" chose: the choice and its reason, in real time too, and the
+// host saturated anyway when host_busy_mean_pct passes the limit.
+func TestTimeScaleAutoLine(t *testing.T) {
+	auto := &results.TimeScaleAuto{Chosen: 4, Reason: "k = 4 is the smallest that keeps the host within its 90 % limit"}
+	for _, c := range []struct {
+		name string
+		s    analysis.Summary
+		want []string
+		not  string
+	}{
+		{"chosen 4, quiet", analysis.Summary{TimeScale: 4, TimeScaleAuto: auto, Metrics: map[string]float64{"host_busy_mean_pct": 60}},
+			[]string{"Scaled in time by k = 4", `time_scale = "auto" chose k = 4: k = 4 is the smallest`}, "saturated anyway"},
+		{"chosen 4, saturated anyway", analysis.Summary{TimeScale: 4, TimeScaleAuto: auto, Metrics: map[string]float64{"host_busy_mean_pct": 97}},
+			[]string{"The host was saturated anyway: 97 % busy during the load (mean), above its 90 % limit"}, ""},
+		{"chosen 1", analysis.Summary{TimeScaleAuto: &results.TimeScaleAuto{Chosen: 1, Reason: "in real time the host is 40 % busy"}},
+			[]string{`time_scale = "auto" chose k = 1: in real time the host is 40 % busy.`}, "Scaled in time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := TimeScaleLine(c.s)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("line %q lacks %q", got, w)
+				}
+			}
+			if c.not != "" && strings.Contains(got, c.not) {
+				t.Errorf("line %q holds %q", got, c.not)
+			}
+		})
 	}
 }

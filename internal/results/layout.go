@@ -94,6 +94,9 @@ type Run struct {
 	// model time (summary.json): see docs/timescale.md. Absent (0) for a
 	// run in real time.
 	TimeScale float64 `json:"time_scale,omitempty"`
+	// TimeScaleAuto is how time_scale = "auto" chose TimeScale (its
+	// probes); nil for a k given as a number.
+	TimeScaleAuto *TimeScaleAuto `json:"time_scale_auto,omitempty"`
 	// KeyType is the validators' key type (CometBFT's name: "ed25519",
 	// "ml_dsa_65", …; the manifest's key_type); "" in runs made before
 	// cometlab had key types, which were ed25519.
