@@ -20,15 +20,16 @@ import (
 // block latency (p50 or mean, of the three metrics judged) must be
 // decided worse, the exit code must be 4, and the
 // directory must hold every run, the comparison and ab.json; with --stop
-// worse it ends at the pair that decided it. 4–6 runs, about 1–2 minutes.
-// The first pair's runs are then compared alone (compareRealRuns).
+// worse it ends at the pair that decided it. 4–6 runs, about 1–2 minutes:
+// a round the host disturbed is kept, not run again (runKept). The first
+// pair's runs are then compared alone (compareRealRuns).
 func TestABKnownEffect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs up to six real 4-validator testnets")
 	}
 	testnettest.LockForTest(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := run(t, "ab", "--cand", "consensus.timeout_commit=2s", "--repeat", "auto", "--max-pairs", "3",
+	code, stdout, stderr := runKept(t, "ab", "--cand", "consensus.timeout_commit=2s", "--repeat", "auto", "--max-pairs", "3",
 		"--stop", "worse", "--metrics", "block_latency_mean_ms,block_latency_p50_ms,committed_tps", "-r", "100", "-T", "6s", "--out", out)
 	t.Log(stdout)
 	if code != exitcode.Regression {

@@ -13,7 +13,8 @@ import (
 
 // TestABPerturbEverySide: `ab --perturb … --cand FILE` perturbs both
 // sides, the manifest file's too (it used to perturb the base only). Two
-// 8-s runs of 4 validators, validator04 paused 2 s in each; about 40 s.
+// 8-s runs of 4 validators, validator04 paused 2 s in each (a disturbed
+// round kept, not run again: runKept); about 40 s.
 func TestABPerturbEverySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two real 4-validator testnets")
@@ -25,7 +26,7 @@ func TestABPerturbEverySide(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "ab")
-	code, stdout, stderr := run(t, "ab", "--perturb", "validator04:pause@2s,down=2s", "--cand", cand, "--repeat", "1",
+	code, stdout, stderr := runKept(t, "ab", "--perturb", "validator04:pause@2s,down=2s", "--cand", cand, "--repeat", "1",
 		"-r", "50", "-T", "8s", "--out", out)
 	if code != exitcode.OK && code != exitcode.Regression {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/exitcode"
 )
@@ -40,5 +43,22 @@ func TestABResumeUsage(t *testing.T) {
 	code, _, stderr = run(t, "ab", "--resume", filepath.Join(dir, "none"))
 	if code == exitcode.OK || !strings.Contains(stderr, "ab.json") {
 		t.Errorf("--resume of nothing: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestCellEnvMaxRemeasures: the state's maxRemeasures reaches every
+// series' environment (runKept's tests keep their disturbed runs); the
+// process's zero is the policy's budget.
+func TestCellEnvMaxRemeasures(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, want := range []int{0, -1} {
+		st := &state{stdout: io.Discard, stderr: io.Discard, hard: context.Background(), maxRemeasures: want}
+		env, err := st.cellEnv(&testnetFlags{}, &collectFlags{mf: metricsFlags{metrics: "default", interval: time.Second}, minFree: "1GiB"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env.MaxRemeasures != want {
+			t.Errorf("state maxRemeasures %d: the series' MaxRemeasures %d", want, env.MaxRemeasures)
+		}
 	}
 }

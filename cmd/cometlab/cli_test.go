@@ -25,6 +25,18 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// runKept is run with the disturbance policy's re-measurements off: each
+// run of a series that the host disturbed is kept (and recorded so), not
+// measured again. For the tests of real series that check nothing of the
+// policy: in CI other packages' tests share the host, and a disturbed
+// round measured again was two more testnets.
+func runKept(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = execute(context.Background(), &state{stdout: &o, stderr: &e, args: args, hard: context.Background(), maxRemeasures: -1})
+	return code, o.String(), e.String()
+}
+
 // TestHelpGolden keeps every command's --help under review: a changed flag
 // shows up as a diff of testdata/help/*.txt (regenerate with -update).
 func TestHelpGolden(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/history"
+	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -44,13 +45,20 @@ func TestServeInBrowser(t *testing.T) {
 	root := t.TempDir()
 	runs := filepath.Join(root, "runs")
 	t.Setenv(history.Env, filepath.Join(t.TempDir(), "history.db"))
-	t.Setenv("COMETLAB_PLOT_SIZE", "720x320")
 	recordedRuns(t, runs)
 
-	testnettest.LockForTest(t)
+	// The real run in a subtest of its own: it holds the node lock until it
+	// ends, not while Chromium starts and browses.
 	live := filepath.Join(runs, "live")
-	if code, out, errs := run(t, "run", "-T", "5s", "-r", "50", "--out", live); code != exitcode.OK {
-		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	t.Run("real run", func(t *testing.T) {
+		t.Setenv(report.PlotSizeEnv, screenshotPlots)
+		testnettest.LockForTest(t)
+		if code, out, errs := run(t, "run", "-T", "5s", "-r", "50", "--out", live); code != exitcode.OK {
+			t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
 	}
 
 	base, stop := startServe(t, runs)
@@ -161,12 +169,28 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
+// screenshotPlots is the plot size (report.PlotSizeEnv) of the reports
+// TestServeInBrowser shows in its screenshots; the other reports are
+// drawn at 200×100, as in every other test (under -race a report at
+// 720×320 costs several seconds of CPU, at 200×100 about one).
+const screenshotPlots = "720x320"
+
+// openedRun is the recorded run the test opens from the runs list
+// filtered by release v0.38 (the list is newest first): its report is
+// drawn at screenshotPlots.
+const openedRun = 7
+
 // recordedRuns copies the recorded runs under dir and reports each again
 // (summary.json, report.html, plots): twelve of testdata/runs/small, r00 …
 // r11, one a day, a new release every four, the committed rate stepped
 // down 10 % from r06; and testdata/runs/qa as qa.
 func recordedRuns(t *testing.T, dir string) {
 	for i := range 12 {
+		size := "200x100"
+		if i == openedRun {
+			size = screenshotPlots
+		}
+		t.Setenv(report.PlotSizeEnv, size)
 		rel := []string{"v0.38.26", "v0.38.27", "v0.40.0"}[i/4]
 		d := filepath.Join(dir, fmt.Sprintf("r%02d", i))
 		start := time.Date(2026, 11, 1+i, 10, 0, 0, 0, time.UTC)

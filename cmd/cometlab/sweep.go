@@ -125,7 +125,7 @@ func (st *state) cellEnv(tf *testnetFlags, cf *collectFlags) (experiment.CellEnv
 		return experiment.CellEnv{}, err
 	}
 	env, err := st.env(tf)
-	return experiment.CellEnv{Env: env, Collect: c}, err
+	return experiment.CellEnv{Env: env, Collect: c, MaxRemeasures: st.maxRemeasures}, err
 }
 
 func newSweepCmd(st *state) *cobra.Command {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,6 +22,7 @@ func newVersionsCmd(st *state) *cobra.Command {
 		apps  bool
 		skew  bool
 		keys  bool
+		kts   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "versions",
@@ -52,13 +54,15 @@ builds, for each release of --build, what validators of its other key types
 need (key_type): the keygen cometlab builds in the release's source, and,
 for a key type behind a build tag (bls12_381: cgo and a C compiler), the
 release's cometbft and keygen with the tag (with --apps its e2e app node
-too).`,
+too); --key-type limits it to the key types named (every one a key type of
+each --build release).`,
 		Example: `  cometlab versions
   cometlab versions --build v0.34.33,v1.0.1
   cometlab versions --build matrix
   cometlab versions --build default --apps
   cometlab versions --build v1.0.1 --clock-skew
-  cometlab versions --build v0.40.0 --keys`,
+  cometlab versions --build v0.40.0 --keys
+  cometlab versions --build v2.0.0-rc1 --keys --key-type bls12_381`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			build = expandBuild(build)
@@ -80,6 +84,17 @@ too).`,
 			if keys && len(build) == 0 {
 				return exitcode.With(errors.New("--keys builds the key type programs of the --build releases: name them with --build"), exitcode.Usage)
 			}
+			if len(kts) > 0 && !keys {
+				return exitcode.With(errors.New("--key-type limits what --keys builds: give --keys too"), exitcode.Usage)
+			}
+			progs := map[string][]cometbft.Program{}
+			for _, v := range build {
+				ps, err := keyPrograms(keys, apps, v, kts)
+				if err != nil {
+					return exitcode.With(err, exitcode.Usage)
+				}
+				progs[v] = ps
+			}
 			for _, v := range build {
 				if _, err := f.Binary(cmd.Context(), v); err != nil {
 					return err
@@ -96,7 +111,7 @@ too).`,
 				} else if skew {
 					fmt.Fprintf(st.stderr, "cometlab: %s has no clock_skew build tag (v1.0 has): no clock_skew binary built\n", v)
 				}
-				for _, p := range keyPrograms(keys, apps, v) {
+				for _, p := range progs[v] {
 					if _, err := f.Program(cmd.Context(), v, p); err != nil {
 						return err
 					}
@@ -115,6 +130,7 @@ too).`,
 	cmd.Flags().BoolVar(&apps, "apps", false, "with --build: build each release's e2e app node and abci-cli too")
 	cmd.Flags().BoolVar(&skew, "clock-skew", false, "with --build: build each release's cometbft with the clock_skew tag too (v1.0), for nodes with a clock_skew")
 	cmd.Flags().BoolVar(&keys, "keys", false, "with --build: build what each release's other key types need too (its keygen; cometbft, with --apps the e2e app node, built with a key type's tag)")
+	cmd.Flags().StringSliceVar(&kts, "key-type", nil, "with --keys: only what these key types need (comma-separated), e.g. bls12_381")
 	return cmd
 }
 
@@ -128,13 +144,31 @@ func buildApps(apps bool) []cometbft.Program {
 
 // keyPrograms are the programs --keys builds for release v: the keygen,
 // and for each key type with a build tag the node (and with apps the e2e
-// app node) and keygen built with it.
-func keyPrograms(keys, apps bool, v string) []cometbft.Program {
+// app node) and keygen built with it. Given only (--key-type), just what
+// those key types need: the keygen if one of them has no tag (ed25519
+// needs none), the tagged programs of those that have one; a name that
+// is not a key type of v is an error.
+func keyPrograms(keys, apps bool, v string, only []string) ([]cometbft.Program, error) {
 	if !keys {
-		return nil
+		return nil, nil
 	}
-	out := []cometbft.Program{cometbft.KeygenProgram}
-	for _, k := range cometbft.KeyTypesOf(v) {
+	ks := cometbft.KeyTypesOf(v)
+	if len(only) > 0 {
+		var picked []cometbft.KeyType
+		for _, name := range only {
+			k, ok := cometbft.KeyTypeOf(v, name)
+			if !ok {
+				return nil, fmt.Errorf("--key-type %s: not a key type of %s (%s)", name, v, keyTypeNames(ks))
+			}
+			picked = append(picked, k)
+		}
+		ks = picked
+	}
+	var out []cometbft.Program
+	if len(only) == 0 || slices.ContainsFunc(ks, func(k cometbft.KeyType) bool { return k.Tag == "" && k.Name != cometbft.KeyEd25519 }) {
+		out = append(out, cometbft.KeygenProgram)
+	}
+	for _, k := range ks {
 		if k.Tag == "" {
 			continue
 		}
@@ -143,7 +177,16 @@ func keyPrograms(keys, apps bool, v string) []cometbft.Program {
 			out = append(out, cometbft.E2ENodeProgram.ForKey(k))
 		}
 	}
-	return out
+	return out, nil
+}
+
+// keyTypeNames lists the key types' names, comma-separated.
+func keyTypeNames(ks []cometbft.KeyType) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // expandBuild replaces "default" in build with the default release and

@@ -26,3 +26,50 @@ func TestExpandBuild(t *testing.T) {
 		t.Errorf("expandBuild(default) = %v", got)
 	}
 }
+
+// TestKeyPrograms: --keys builds the keygen and every tagged key type's
+// node and keygen (with --apps its e2e app node); --key-type only what the
+// named types need; a name the release lacks is refused.
+func TestKeyPrograms(t *testing.T) {
+	names := func(ps []cometbft.Program) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name       string
+		keys, apps bool
+		v          string
+		only       []string
+		want       []string
+		err        string
+	}{
+		{name: "no --keys", v: "v2.0.0-rc1"},
+		{name: "every key type", keys: true, v: "v2.0.0-rc1",
+			want: []string{"cometlab-keygen", "cometbft-secp256k1eth", "cometlab-keygen-secp256k1eth", "cometbft-bls12381", "cometlab-keygen-bls12381"}},
+		{name: "bls12_381 only", keys: true, v: "v2.0.0-rc1", only: []string{"bls12_381"},
+			want: []string{"cometbft-bls12381", "cometlab-keygen-bls12381"}},
+		{name: "bls12_381 with apps", keys: true, apps: true, v: "v2.0.0-rc1", only: []string{"bls12_381"},
+			want: []string{"cometbft-bls12381", "cometlab-keygen-bls12381", "e2e-node-bls12381"}},
+		{name: "an untagged type needs the keygen", keys: true, v: "v0.40.0", only: []string{"secp256k1"},
+			want: []string{"cometlab-keygen"}},
+		{name: "ed25519 needs nothing", keys: true, v: "v0.40.0", only: []string{"ed25519"}},
+		{name: "not a key type of the release", keys: true, v: "v0.37.18", only: []string{"bls12_381"},
+			err: "--key-type bls12_381: not a key type of v0.37.18 (ed25519, secp256k1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps, err := keyPrograms(tc.keys, tc.apps, tc.v, tc.only)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(names(ps), tc.want) {
+				t.Errorf("programs %q (%v), want %q", names(ps), err, tc.want)
+			}
+		})
+	}
+}

@@ -24,7 +24,7 @@ import (
 const mldsa65SignatureBytes = 3309
 
 // TestKeyTypes runs the default testnet (4 validators of v0.40.0, the
-// kvstore) once per key type of v0.40.0, each under 100 tx/s for 8 s with
+// kvstore) once per key type of v0.40.0, each under 100 tx/s for 5 s with
 // one piece of duplicate-vote evidence where cometlab signs the type:
 // every transaction commits, the validators' keys and the genesis's
 // pub_key_types are of the type, run.json states it, the evidence is
@@ -33,9 +33,9 @@ const mldsa65SignatureBytes = 3309
 // of 4, 3 × 3,309 bytes). A type the facts say halts on v0.40.0
 // (bls12_381, a CometBFT bug: cometbft.KeyType.Halts) is run anyway,
 // past the manifest's refusal, and must halt at its first height for the
-// reason given; then it runs on the newest proven release where it
-// commits (v2.0.0-rc1). bls12_381 nodes are built with the bls12381 tag,
-// which needs a C compiler (a prerequisite).
+// reason given (within haltWait); then it runs on the newest proven
+// release where it commits (v2.0.0-rc1). bls12_381 nodes are built with
+// the bls12381 tag, which needs a C compiler (a prerequisite).
 func TestKeyTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet per key type")
@@ -75,8 +75,22 @@ func releaseCommitting(kt string) string {
 	return best
 }
 
+// keyLoad is how long each key type's testnet is loaded, at 100 tx/s: the
+// evidence sent at the load's start is committed a block or two later,
+// and the ML-DSA-65 block size holds for every block, so a few blocks
+// prove what the test checks.
+const keyLoad = 5 * time.Second
+
+// haltWait is how long checkKeyHalts waits for a testnet that the facts
+// say halts at its first height to advance: the start timeout of its run.
+// A healthy default testnet advances two heights in about 4 s here; the
+// halting one logs its CONSENSUS FAILURE at the first height, which the
+// check also requires, so a timeout too short for a slow start cannot
+// pass for a halt.
+const haltWait = 10 * time.Second
+
 // runKeyType runs the default testnet of release version with validators
-// of key type kt under 100 tx/s for 8 s (and a piece of evidence where
+// of key type kt under 100 tx/s for keyLoad (and a piece of evidence where
 // cometlab signs kt), checks it, and returns its block figures.
 func runKeyType(t *testing.T, kt, version string) string {
 	t.Helper()
@@ -84,10 +98,10 @@ func runKeyType(t *testing.T, kt, version string) string {
 	if rpc.CanSign(kt) {
 		evidence = 1
 	}
-	m := loadManifest(t, "keys.toml", fmt.Sprintf("cometbft_version = %q\nkey_type = %q\nevidence = %d\n[load]\nrate = 100\nduration = \"8s\"\n",
-		version, kt, evidence))
+	m := loadManifest(t, "keys.toml", fmt.Sprintf("cometbft_version = %q\nkey_type = %q\nevidence = %d\n[load]\nrate = 100\nduration = %q\n",
+		version, kt, evidence, keyLoad))
 	res, dir := runBuilt(t, m)
-	checkAccounted(t, res, 800)
+	checkAccounted(t, res, 100*keyLoad.Seconds())
 	if res.Run.KeyType != kt {
 		t.Errorf("run.json key_type %q, want %s", res.Run.KeyType, kt)
 	}
@@ -116,13 +130,13 @@ func checkKeyHalts(t *testing.T, k cometbft.KeyType) {
 	if msg := cometbft.KeyTypeProblem(cometbft.DefaultVersion, k.Name); !strings.Contains(msg, "never commit") {
 		t.Fatalf("the manifest does not refuse %s on %s for it: %q", k.Name, cometbft.DefaultVersion, msg)
 	}
-	m := resolved(t, 100, 8*time.Second)
+	m := resolved(t, 100, keyLoad)
 	m.KeyType = k.Name // what Resolve refuses
 	f := fetcherFor(t, m)
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	_, err := experiment.Run(t.Context(), experiment.Options{Manifest: m, Dir: dir,
-		Env: experiment.Env{Fetcher: f, Out: &out, Version: "test", StartTimeout: 20 * time.Second}})
+		Env: experiment.Env{Fetcher: f, Out: &out, Version: "test", StartTimeout: haltWait}})
 	if err == nil {
 		t.Fatalf("%s validators on %s committed; the facts say they halt: %s", k.Name, cometbft.DefaultVersion, k.Halts)
 	}
