@@ -52,20 +52,7 @@ func syncFigures(in Input, set *SeriesSet, b *builder, nodes []string) {
 		if len(of) == 0 {
 			return
 		}
-		total, any := 0.0, false
-		for _, n := range of {
-			// A go-kit counter is exposed once first incremented: a node
-			// scraped at all (consensus_height) without it counted 0.
-			v := 0.0
-			if s := set.One(n, short); s != nil {
-				v = Increase(s.V)
-			} else if set.One(n, "consensus_height") == nil {
-				continue
-			}
-			b.putNode(n, id, v)
-			total += v
-			any = true
-		}
+		total, any := sumCounter(set, b, of, id, short, "consensus_height")
 		if any {
 			b.put(id, total, "")
 		} else {

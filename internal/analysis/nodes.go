@@ -165,22 +165,8 @@ func metricFigures(in Input, b *builder, nodes []string, start, from, to int64) 
 	syncFigures(in, set, b, nodes)
 	counters := []string{"failed", "rejected", "evicted"}
 	for _, c := range counters {
-		id, short := "mempool_"+c+"_txs", "mempool_"+c+"_txs"
-		total, any := 0.0, false
-		for _, n := range nodes {
-			// CometBFT exposes a counter only once it is first
-			// incremented: a node scraped without it has counted 0.
-			v := 0.0
-			if s := set.One(n, short); s != nil {
-				v = Increase(s.V)
-			} else if set.One(n, "mempool_size") == nil {
-				continue
-			}
-			b.putNode(n, id, v)
-			total += v
-			any = true
-		}
-		if any {
+		id := "mempool_" + c + "_txs"
+		if total, ok := sumCounter(set, b, nodes, id, id, "mempool_size"); ok {
 			b.put(id, total, "")
 		}
 	}
@@ -528,3 +514,4 @@ func wholeBlockFigures(set *SeriesSet, b *builder, nodes []string, from, to int6
 	b.put("block_whole_size_mean_bytes", stats.Mean(all), why)
 	b.put("block_whole_size_max_bytes", stats.Max(all), why)
 }
+

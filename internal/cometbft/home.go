@@ -368,25 +368,35 @@ type keyJSON struct {
 }
 
 // nodeID derives the p2p id from config/node_key.json: the hex of the first
-// 20 bytes of SHA-256 of the ed25519 public key (the second half of the
-// 64-byte private key), as CometBFT's p2p.PubKeyToID does.
+// 20 bytes of SHA-256 of the ed25519 public key, as CometBFT's
+// p2p.PubKeyToID does.
 func nodeID(home string) (string, error) {
+	pub, err := nodePubKey(home)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:20]), nil
+}
+
+// nodePubKey reads the node's ed25519 public key from
+// config/node_key.json: the second half of its 64-byte private key.
+func nodePubKey(home string) ([]byte, error) {
 	var nk struct {
 		PrivKey keyJSON `json:"priv_key"`
 	}
 	b, err := os.ReadFile(NodeKeyFile(home))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := json.Unmarshal(b, &nk); err != nil {
-		return "", fmt.Errorf("node_key.json: %w", err)
+		return nil, fmt.Errorf("node_key.json: %w", err)
 	}
 	priv, err := base64.StdEncoding.DecodeString(nk.PrivKey.Value)
 	if err != nil || len(priv) != 64 {
-		return "", fmt.Errorf("node_key.json: want a 64-byte ed25519 key")
+		return nil, fmt.Errorf("node_key.json: want a 64-byte ed25519 key")
 	}
-	sum := sha256.Sum256(priv[32:])
-	return hex.EncodeToString(sum[:20]), nil
+	return priv[32:], nil
 }
 
 func writeGenesis(spec Spec, homes []Home) error {

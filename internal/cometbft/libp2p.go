@@ -1,11 +1,8 @@
 package cometbft
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math/big"
-	"os"
 )
 
 // LibP2PProblem says why release version cannot run a libp2p node (its
@@ -26,21 +23,11 @@ func LibP2PProblem(version string) string {
 // identity multihash of the node key's public key in libp2p's protobuf
 // form (type Ed25519 = 1), base58btc-encoded ("12D3KooW…").
 func LibP2PID(home string) (string, error) {
-	var nk struct {
-		PrivKey keyJSON `json:"priv_key"`
-	}
-	b, err := os.ReadFile(NodeKeyFile(home))
+	pub, err := nodePubKey(home)
 	if err != nil {
 		return "", err
 	}
-	if err := json.Unmarshal(b, &nk); err != nil {
-		return "", fmt.Errorf("node_key.json: %w", err)
-	}
-	priv, err := base64.StdEncoding.DecodeString(nk.PrivKey.Value)
-	if err != nil || len(priv) != 64 {
-		return "", fmt.Errorf("node_key.json: want a 64-byte ed25519 key")
-	}
-	return libp2pIDOfEd25519(priv[32:]), nil
+	return libp2pIDOfEd25519(pub), nil
 }
 
 // libp2pIDOfEd25519 is the peer id of an ed25519 public key: the
