@@ -514,4 +514,3 @@ func wholeBlockFigures(set *SeriesSet, b *builder, nodes []string, from, to int6
 	b.put("block_whole_size_mean_bytes", stats.Mean(all), why)
 	b.put("block_whole_size_max_bytes", stats.Max(all), why)
 }
-
