@@ -94,6 +94,12 @@ var badManifests = map[string][]string{
 		"upgrade.bad.toml:40:1: perturb.g.every: an upgrade happens once: it has no every",
 	},
 	"perturb-unknown.bad.toml": {"perturb-unknown.bad.toml:3:1: perturb.validator03.donw: unknown field"},
+	"perturb-sequence.bad.toml": {
+		"perturb-sequence.bad.toml:12:1: perturb.validator03-pause.at: node validator03 is still down from perturb.validator03 until 15s: its perturbations must not overlap",
+		"perturb-sequence.bad.toml:17:1: perturb.validator03-late.height: node validator03's perturbations must all begin at times after the load starts, or all after the same height",
+		"perturb-sequence.bad.toml:20:1: perturb.validator02.node: the table is named after node validator02: it perturbs that node, not \"validator01\"",
+		"perturb-sequence.bad.toml:25:1: perturb.somebody.node: no node named \"nobody\"",
+	},
 	"perturb.bad.toml": {
 		`perturb.bad.toml:5:1: perturb.validator03.action: invalid action "crash" (want kill, restart, pause, disconnect, wipe, upgrade)`,
 		"perturb.bad.toml:6:1: perturb.validator03.at: begins at 1m10s, after the load ends (load.duration 1m0s)",

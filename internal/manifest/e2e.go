@@ -32,9 +32,11 @@ type e2eReader struct {
 	nodeApp map[string]map[string]any
 	// powers is the [validators] table; nil when absent.
 	powers map[string]int64
-	// perturbs are the nodes' perturb lists; noLoad the send_no_load
+	// perturbs are the nodes' perturb lists (perturbPath where each is
+	// written); noLoad the send_no_load
 	// nodes; zones the nodes' zones (default_zone applied later).
 	perturbs    map[string][]string
+	perturbPath map[string][]string
 	noLoad      map[string]bool
 	zones       map[string]string
 	defaultZone string
@@ -73,7 +75,7 @@ func parseE2E(name string, data []byte, lenient bool) (Manifest, []string, error
 	r := &e2eReader{
 		file: name, pos: keyPositions(data), lenient: lenient, m: Default(),
 		cpos: map[string]string{}, app: map[string]any{}, nodeApp: map[string]map[string]any{},
-		perturbs: map[string][]string{}, noLoad: map[string]bool{}, zones: map[string]string{},
+		perturbs: map[string][]string{}, perturbPath: map[string][]string{}, noLoad: map[string]bool{}, zones: map[string]string{},
 	}
 	r.m.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	r.m.App = AppE2E

@@ -105,7 +105,8 @@ func (r *e2eReader) readDatabase(node string, path []string, v any) {
 	r.from("node."+node+".config.db_backend", path)
 }
 
-// readPerturb reads a node's perturb list, scheduled by applyPerturbs.
+// readPerturb reads a node's perturb list, scheduled by applyPerturbs in
+// the order written.
 func (r *e2eReader) readPerturb(node string, path []string, v any) {
 	l, ok := r.strings(path, v)
 	if !ok || len(l) == 0 {
@@ -122,15 +123,8 @@ func (r *e2eReader) readPerturb(node string, path []string, v any) {
 			return
 		}
 	}
-	if slices.ContainsFunc(l, func(p string) bool { return p != l[0] }) {
-		r.refuse(path, false, "cometlab perturbs a node with one action (repeated); %s lists %s", node, strings.Join(l, ", "))
-		return
-	}
 	r.perturbs[node] = l
-	r.from("perturb."+node, path)
-	for _, k := range []string{"action", "at", "down", "every", "count"} {
-		r.from("perturb."+node+"."+k, path)
-	}
+	r.perturbPath[node] = path
 }
 
 // readSendNoLoad reads send_no_load: such a node is not the load's target.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
@@ -146,7 +147,6 @@ func TestE2ERefusals(t *testing.T) {
 		{"validator update", "[node.v]\n[validator_update.10]\nv = 5\n", "x.toml:2:2: validator_update.10: cometlab's validator set is the genesis one for the whole run; it does not drive the e2e app's validator updates", false},
 		{"start_at without a quorum at the start", "[node.v]\n[node.w]\nstart_at = 10\n", "x.toml:3:1: node.w.start_at: the validators that start with the testnet hold 100 of the 200 voting power, not more than 2/3", false},
 		{"start_at on a seed", "[node.v]\n[node.s]\nmode = \"seed\"\nstart_at = 10\n", "x.toml:4:1: node.s.start_at: a seed starts first", false},
-		{"mixed perturbations", "[node.v]\nperturb = [\"kill\", \"pause\"]\n", "x.toml:2:1: node.v.perturb: cometlab perturbs a node with one action (repeated); v lists kill, pause", false},
 		{"upgrade", "[node.v]\nperturb = [\"upgrade\"]\n", "x.toml:2:1: node.v.perturb: an e2e upgrade starts the upgrade_version Docker image; cometlab upgrades to a release: [perturb.NODE] action upgrade with to", false},
 		{"docker image", "[node.v]\nversion = \"cometbft/v0.38.x\"\n", "x.toml:2:1: node.v.version: the Docker image \"cometbft/v0.38.x\" names no release cometlab can build (want an image tag such as cometbft/e2e-node:v1.0.1)", false},
 		{"database", "[node.v]\ndatabase = \"rocksdb\"\n", "x.toml:2:1: node.v.database: cometlab builds releases without the build tags (and C libraries) rocksdb needs; it runs goleveldb, and pebbledb on v1.0", false},
@@ -178,5 +178,45 @@ func TestE2ERefusals(t *testing.T) {
 				t.Errorf("error %v has no line", err)
 			}
 		})
+	}
+}
+
+// TestE2EPerturbSequence checks that a node's perturb list runs in the
+// order written, one slot after the other as the runner's (down + 20 s
+// recovery + 3 s), runs of one action as one table with count.
+func TestE2EPerturbSequence(t *testing.T) {
+	doc := "[node.v]\nperturb = [\"disconnect\", \"pause\", \"pause\", \"kill\"]\n[node.w]\nperturb = [\"restart\"]\n"
+	m, _, err := Read("x.toml", []byte(doc), ReadOptions{Format: FormatE2E})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := time.Second
+	want := []Perturbation{
+		{Node: "v", Action: ActionDisconnect, At: 5 * s, Down: 10 * s, Count: 1},
+		{Name: "v-2", Node: "v", Action: ActionPause, At: 38 * s, Down: 10 * s, Every: 33 * s, Count: 2},
+		{Name: "v-3", Node: "v", Action: ActionKill, At: 104 * s, Down: s, Count: 1},
+		{Node: "w", Action: ActionRestart, At: 128 * s, Count: 1},
+	}
+	if !reflect.DeepEqual(r.Perturbations, want) {
+		t.Errorf("perturbations\n%+v\nwant\n%+v", r.Perturbations, want)
+	}
+	if want := 128*s + 23*s + 5*s; r.Load.Duration != want {
+		t.Errorf("load duration %s, want %s", r.Load.Duration, want)
+	}
+	enc, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := Read("again.toml", enc, ReadOptions{})
+	if err != nil {
+		t.Fatalf("the encoded manifest does not read again: %v\n%s", err, enc)
+	}
+	r2, err := again.Resolve()
+	if err != nil || !reflect.DeepEqual(r2.Perturbations, want) {
+		t.Errorf("encoded and read again: %+v (%v)\n%s", r2.Perturbations, err, enc)
 	}
 }

@@ -40,6 +40,7 @@ type encoded struct {
 }
 
 type encodedPerturb struct {
+	Node   string `toml:"node,omitempty"`
 	Action string `toml:"action"`
 	At     string `toml:"at,omitempty"`
 	Height int64  `toml:"height,omitempty"`
@@ -160,7 +161,10 @@ func Encode(r Resolved) ([]byte, error) {
 		if p.Every > 0 {
 			ep.Every = p.Every.String()
 		}
-		e.Perturb[p.Node] = ep
+		if p.Name != "" {
+			ep.Node = p.Node
+		}
+		e.Perturb[cmpOr(p.Name, p.Node)] = ep
 	}
 	body, err := toml.Marshal(e)
 	if err != nil {

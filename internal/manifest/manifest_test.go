@@ -163,6 +163,12 @@ func init() {
 		Perturbation{Node: "validator02", Action: ActionPause, Height: 50, Down: 5 * time.Second, Count: 1},
 		Perturbation{Node: "validator03", Action: ActionKill, At: 20 * time.Second, Down: 5 * time.Second, Every: time.Minute, Count: 2},
 		Perturbation{Node: "validator04", Action: ActionRestart, At: 40 * time.Second, Count: 1})
+	seq := perturbed(2*time.Minute, "v0.40.0",
+		Perturbation{Node: "validator03", Action: ActionDisconnect, At: 5 * time.Second, Down: 10 * time.Second, Count: 1},
+		Perturbation{Name: "validator03-kill", Node: "validator03", Action: ActionKill, At: 80 * time.Second, Down: 5 * time.Second, Count: 1},
+		Perturbation{Name: "validator03-pause", Node: "validator03", Action: ActionPause, At: 30 * time.Second, Down: 10 * time.Second, Every: 20 * time.Second, Count: 2})
+	seq.Links = LinksRelay // a disconnect
+	goodManifests["perturb-sequence.good.toml"] = seq
 }
 
 // perturbed is the default testnet of release version with a load of
