@@ -1,6 +1,7 @@
 package cometbft
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func AppConfigFile(home string) string { return filepath.Join(home, "config", "a
 // where the app keeps its data, how it is wired to the node (in process)
 // and the key type (the manifest's key_type). A manifest may not set them.
 var e2eOwnedKeys = []string{"chain_id", "dir", "key_type", "listen", "mode", "privval_key", "privval_server",
-	"privval_state", "protocol"}
+	"privval_state", "protocol", "validator_update"}
 
 // e2eGenesisKeys are e2e app keys that are also consensus parameters of
 // the genesis: the app checks them against what InitChain gave it, so
@@ -46,6 +47,9 @@ var e2eGenesisKeys = []string{"pbts_enable_height", "vote_extensions_enable_heig
 func E2EAppKeyProblem(version, key string) string {
 	if key == "key_type" {
 		return `"key_type" is the manifest's key_type (network-wide: the validators' keys, the genesis and every app)`
+	}
+	if key == "validator_update" {
+		return `"validator_update" is the manifest's [validator_update.HEIGHT] tables (validators by name; cometlab writes their keys)`
 	}
 	if slices.Contains(e2eOwnedKeys, key) {
 		return fmt.Sprintf("%q is set by cometlab (the node's chain, mode, data directory and in-process wiring)", key)
@@ -91,15 +95,18 @@ func HasVoteExtensions(version string) bool {
 
 // writeAppConfig writes the e2e app node's config/app.toml for node n: the
 // keys cometlab owns (chain id, mode, the app's data directory, the app
-// built into the node process), the spec's app settings and the node's
-// own over them.
-func writeAppConfig(spec Spec, n NodeSpec, h Home) error {
+// built into the node process, the validator updates), the spec's app
+// settings and the node's own over them.
+func writeAppConfig(spec Spec, n NodeSpec, h Home, updates map[string]any) error {
 	cfg := map[string]any{}
 	for k, v := range spec.AppConfig {
 		cfg[k] = v
 	}
 	for k, v := range n.App {
 		cfg[k] = v
+	}
+	if updates != nil {
+		cfg["validator_update"] = updates
 	}
 	cfg["chain_id"] = spec.ChainID
 	if spec.KeyType != "" {
@@ -174,4 +181,50 @@ func externalCommand(settings map[string]any, h Home) []string {
 		out = append(out, r.Replace(fmt.Sprint(a)))
 	}
 	return out
+}
+
+// validatorUpdates is the e2e app's validator_update: height → the
+// validator's public key (base64 of its bytes, as priv_validator_key.json
+// holds it and the runner writes it) → power; nil without updates.
+func validatorUpdates(spec Spec, homes []Home) (map[string]any, error) {
+	if len(spec.ValidatorUpdates) == 0 {
+		return nil, nil
+	}
+	keys := map[string]string{}
+	out := map[string]any{}
+	for h, vals := range spec.ValidatorUpdates {
+		byKey := map[string]any{}
+		for name, power := range vals {
+			if _, ok := keys[name]; !ok {
+				i := slices.IndexFunc(homes, func(h Home) bool { return h.Name == name })
+				if i < 0 {
+					return nil, fmt.Errorf("validator update at height %d: no node %s", h, name)
+				}
+				k, err := readPubKey(homes[i].Dir)
+				if err != nil {
+					return nil, fmt.Errorf("validator update at height %d: node %s: %w", h, name, err)
+				}
+				keys[name] = k
+			}
+			byKey[keys[name]] = power
+		}
+		out[strconv.FormatInt(h, 10)] = byKey
+	}
+	return out, nil
+}
+
+// readPubKey reads the base64 public key of the node home's
+// priv_validator_key.json.
+func readPubKey(home string) (string, error) {
+	b, err := os.ReadFile(PrivValidatorKeyFile(home))
+	if err != nil {
+		return "", err
+	}
+	var pv struct {
+		PubKey keyJSON `json:"pub_key"`
+	}
+	if err := json.Unmarshal(b, &pv); err != nil || pv.PubKey.Value == "" {
+		return "", fmt.Errorf("%s: no pub_key (%v)", PrivValidatorKeyFile(home), err)
+	}
+	return pv.PubKey.Value, nil
 }

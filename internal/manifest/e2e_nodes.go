@@ -29,15 +29,36 @@ func (r *e2eReader) readValidators(path []string, v any) {
 	}
 }
 
-// readValidatorUpdate refuses every [validator_update.HEIGHT] table.
+// readValidatorUpdate reads the [validator_update.HEIGHT] tables of
+// validator = power into cometlab's validator_update, which the e2e app
+// makes as it does under the runner (checked by Resolve).
 func (r *e2eReader) readValidatorUpdate(path []string, v any) {
 	t, ok := r.table(path, v)
 	if !ok {
 		return
 	}
 	for _, h := range slices.Sorted(maps.Keys(t)) {
-		r.refuse(append(slices.Clone(path), h), false,
-			"cometlab's validator set is the genesis one for the whole run; it does not drive the e2e app's validator updates")
+		hp := append(slices.Clone(path), h)
+		vals, ok := r.table(hp, t[h])
+		if !ok {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(vals)) {
+			p := append(slices.Clone(hp), name)
+			n, ok := r.int(p, vals[name])
+			if !ok {
+				continue
+			}
+			if r.m.ValidatorUpdate == nil {
+				r.m.ValidatorUpdate = map[string]map[string]int64{}
+			}
+			if r.m.ValidatorUpdate[h] == nil {
+				r.m.ValidatorUpdate[h] = map[string]int64{}
+				r.from("validator_update."+h, hp)
+			}
+			r.m.ValidatorUpdate[h][name] = n
+			r.from("validator_update."+h+"."+name, p)
+		}
 	}
 }
 
