@@ -132,6 +132,9 @@ func writeAppConfig(spec Spec, n NodeSpec, h Home, updates map[string]any) error
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// Tables last: a key written after a table would be read as the
+	// table's.
+	sort.SliceStable(keys, func(i, j int) bool { return !isTable(cfg[keys[i]]) && isTable(cfg[keys[j]]) })
 	for _, k := range keys {
 		v, err := toml.Marshal(map[string]any{k: cfg[k]})
 		if err != nil {
@@ -166,6 +169,37 @@ func setGenesisAppHeights(gen map[string]any, settings map[string]any) error {
 		if !placed {
 			return fmt.Errorf("app setting %s: this release's genesis has no consensus parameter %s", k, k)
 		}
+	}
+	return nil
+}
+
+// isTable tells whether v is written as a TOML table.
+func isTable(v any) bool {
+	switch v.(type) {
+	case map[string]any, map[string]int64:
+		return true
+	}
+	return false
+}
+
+// e2eAppVersion is the app version CometBFT's e2e app reports in Info,
+// which the e2e runner writes into the genesis: a state-syncing node
+// checks the restored app's version against the chain's.
+const e2eAppVersion = "1"
+
+// setE2EAppVersion sets the genesis's consensus_params.version app
+// version to the e2e app's, as the e2e runner does: "app" from v0.37 on,
+// "app_version" on v0.34 (whose `cometbft init` leaves the 0 out).
+func setE2EAppVersion(gen map[string]any) error {
+	cp, _ := gen["consensus_params"].(map[string]any)
+	ver, ok := cp["version"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("the genesis has no consensus_params.version to set the e2e app's version %s in", e2eAppVersion)
+	}
+	if _, ok := ver["app"]; ok {
+		ver["app"] = e2eAppVersion
+	} else {
+		ver["app_version"] = e2eAppVersion
 	}
 	return nil
 }

@@ -438,6 +438,9 @@ func writeGenesis(spec Spec, homes []Home) error {
 		if err := setGenesisAppHeights(gen, spec.AppConfig); err != nil {
 			return err
 		}
+		if err := setE2EAppVersion(gen); err != nil {
+			return fmt.Errorf("%s: %w", path0, err)
+		}
 	}
 	if scaled(spec.TimeScale) {
 		if err := scaleGenesis(gen, scaleLine(spec.Nodes[src].Version), spec.TimeScale); err != nil {

@@ -65,7 +65,7 @@ func TestValidatorUpdatesAppConfig(t *testing.T) {
 		}
 		homes = append(homes, h)
 	}
-	spec := Spec{ChainID: "c", App: AppE2E, ValidatorUpdates: map[int64]map[string]int64{3: {"a": 5, "b": 0}, 10: {"b": 7}}}
+	spec := Spec{ChainID: "c", App: AppE2E, AppConfig: map[string]any{"vote_extensions_enable_height": int64(1)}, ValidatorUpdates: map[int64]map[string]int64{3: {"a": 5, "b": 0}, 10: {"b": 7}}}
 	updates, err := validatorUpdates(spec, homes)
 	if err != nil {
 		t.Fatal(err)
@@ -79,9 +79,13 @@ func TestValidatorUpdatesAppConfig(t *testing.T) {
 	}
 	var got struct {
 		ValidatorUpdate map[string]map[string]int64 `toml:"validator_update"`
+		VEHeight        int64                       `toml:"vote_extensions_enable_height"`
 	}
 	if err := toml.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
+	}
+	if got.VEHeight != 1 {
+		t.Errorf("vote_extensions_enable_height %d, want 1 (a key after the validator_update table is the table's)\n%s", got.VEHeight, b)
 	}
 	want := map[string]map[string]int64{"3": {"QUFB": 5, "QkJC": 0}, "10": {"QkJC": 7}}
 	if len(got.ValidatorUpdate) != len(want) {

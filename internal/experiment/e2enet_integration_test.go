@@ -117,7 +117,11 @@ func TestValidatorUpdates(t *testing.T) {
 	})
 	addr := map[string]string{} // validator address → node name
 	for _, n := range up.Nodes {
-		k, err := cometbft.ReadValidatorKey(filepath.Join(tnDir, n.Home))
+		home := n.Home
+		if !filepath.IsAbs(home) {
+			home = filepath.Join(tnDir, home)
+		}
+		k, err := cometbft.ReadValidatorKey(home)
 		if err != nil {
 			t.Fatal(err)
 		}
