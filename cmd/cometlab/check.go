@@ -121,6 +121,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		}
 		if n.StartAt > 0 {
 			mode += fmt.Sprintf(" (starts at height %d)", n.StartAt)
+			if n.StateSync {
+				mode = strings.TrimSuffix(mode, ")") + ", state sync)"
+			}
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, mode, n.Power, v, r.App, dash(n.Zone), dash(n.Host), dash(configText(n.Config, r.Config)))
 	}
@@ -143,6 +146,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 			when = fmt.Sprintf("%s after height %d", p.At, p.Height)
 		}
 		fmt.Fprintf(w, "perturbation: %s %s %s, down %s, %d× every %s\n", p.Node, p.Action, when, p.Down, p.Count, p.Every)
+	}
+	for _, u := range r.ValidatorUpdates {
+		fmt.Fprintf(w, "validator update: %s power %d at height %d (the set of height %d)\n", u.Node, u.Power, u.Height, u.EffectiveHeight())
 	}
 	if p := r.Partition; p != nil {
 		fmt.Fprintf(w, "partition: %s, at %s after the load starts, for %s\n", p.Describe(), p.At, p.Duration)

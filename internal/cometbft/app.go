@@ -1,6 +1,7 @@
 package cometbft
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func AppConfigFile(home string) string { return filepath.Join(home, "config", "a
 // where the app keeps its data, how it is wired to the node (in process)
 // and the key type (the manifest's key_type). A manifest may not set them.
 var e2eOwnedKeys = []string{"chain_id", "dir", "key_type", "listen", "mode", "privval_key", "privval_server",
-	"privval_state", "protocol"}
+	"privval_state", "protocol", "validator_update"}
 
 // e2eGenesisKeys are e2e app keys that are also consensus parameters of
 // the genesis: the app checks them against what InitChain gave it, so
@@ -49,6 +50,9 @@ func E2EAppKeyProblem(version, key string) string {
 	}
 	if key == "app_side_mempool" {
 		return `"app_side_mempool" follows the manifest's mempool key (mempool = "app" turns it on for each node that runs the app-side mempool)`
+	}
+	if key == "validator_update" {
+		return `"validator_update" is the manifest's [validator_update.HEIGHT] tables (validators by name; cometlab writes their keys)`
 	}
 	if slices.Contains(e2eOwnedKeys, key) {
 		return fmt.Sprintf("%q is set by cometlab (the node's chain, mode, data directory and in-process wiring)", key)
@@ -95,14 +99,18 @@ func HasVoteExtensions(version string) bool {
 // writeAppConfig writes the e2e app node's config/app.toml for node n: the
 // keys cometlab owns (chain id, mode, the app's data directory — under
 // the node's HostHome when it has one —, the app built into the node
-// process), the spec's app settings and the node's own over them.
-func writeAppConfig(spec Spec, n NodeSpec, h Home) error {
+// process, the validator updates), the spec's app settings and the node's
+// own over them.
+func writeAppConfig(spec Spec, n NodeSpec, h Home, updates map[string]any) error {
 	cfg := map[string]any{}
 	for k, v := range spec.AppConfig {
 		cfg[k] = v
 	}
 	for k, v := range n.App {
 		cfg[k] = v
+	}
+	if updates != nil {
+		cfg["validator_update"] = updates
 	}
 	cfg["chain_id"] = spec.ChainID
 	if spec.KeyType != "" {
@@ -132,6 +140,9 @@ func writeAppConfig(spec Spec, n NodeSpec, h Home) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// Tables last: a key written after a table would be read as the
+	// table's.
+	sort.SliceStable(keys, func(i, j int) bool { return !isTable(cfg[keys[i]]) && isTable(cfg[keys[j]]) })
 	for _, k := range keys {
 		v, err := toml.Marshal(map[string]any{k: cfg[k]})
 		if err != nil {
@@ -170,6 +181,37 @@ func setGenesisAppHeights(gen map[string]any, settings map[string]any) error {
 	return nil
 }
 
+// isTable tells whether v is written as a TOML table.
+func isTable(v any) bool {
+	switch v.(type) {
+	case map[string]any, map[string]int64:
+		return true
+	}
+	return false
+}
+
+// e2eAppVersion is the app version CometBFT's e2e app reports in Info,
+// which the e2e runner writes into the genesis: a state-syncing node
+// checks the restored app's version against the chain's.
+const e2eAppVersion = "1"
+
+// setE2EAppVersion sets the genesis's consensus_params.version app
+// version to the e2e app's, as the e2e runner does: "app" from v0.37 on,
+// "app_version" on v0.34 (whose `cometbft init` leaves the 0 out).
+func setE2EAppVersion(gen map[string]any) error {
+	cp, _ := gen["consensus_params"].(map[string]any)
+	ver, ok := cp["version"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("the genesis has no consensus_params.version to set the e2e app's version %s in", e2eAppVersion)
+	}
+	if _, ok := ver["app"]; ok {
+		ver["app"] = e2eAppVersion
+	} else {
+		ver["app_version"] = e2eAppVersion
+	}
+	return nil
+}
+
 // externalCommand is the external app's command line for node h: the
 // spec's command with {addr}, {port}, {home} and {name} replaced in every
 // argument.
@@ -181,4 +223,50 @@ func externalCommand(settings map[string]any, h Home) []string {
 		out = append(out, r.Replace(fmt.Sprint(a)))
 	}
 	return out
+}
+
+// validatorUpdates is the e2e app's validator_update: height → the
+// validator's public key (base64 of its bytes, as priv_validator_key.json
+// holds it and the runner writes it) → power; nil without updates.
+func validatorUpdates(spec Spec, homes []Home) (map[string]any, error) {
+	if len(spec.ValidatorUpdates) == 0 {
+		return nil, nil
+	}
+	keys := map[string]string{}
+	out := map[string]any{}
+	for h, vals := range spec.ValidatorUpdates {
+		byKey := map[string]any{}
+		for name, power := range vals {
+			if _, ok := keys[name]; !ok {
+				i := slices.IndexFunc(homes, func(h Home) bool { return h.Name == name })
+				if i < 0 {
+					return nil, fmt.Errorf("validator update at height %d: no node %s", h, name)
+				}
+				k, err := readPubKey(homes[i].Dir)
+				if err != nil {
+					return nil, fmt.Errorf("validator update at height %d: node %s: %w", h, name, err)
+				}
+				keys[name] = k
+			}
+			byKey[keys[name]] = power
+		}
+		out[strconv.FormatInt(h, 10)] = byKey
+	}
+	return out, nil
+}
+
+// readPubKey reads the base64 public key of the node home's
+// priv_validator_key.json.
+func readPubKey(home string) (string, error) {
+	b, err := os.ReadFile(PrivValidatorKeyFile(home))
+	if err != nil {
+		return "", err
+	}
+	var pv struct {
+		PubKey keyJSON `json:"pub_key"`
+	}
+	if err := json.Unmarshal(b, &pv); err != nil || pv.PubKey.Value == "" {
+		return "", fmt.Errorf("%s: no pub_key (%v)", PrivValidatorKeyFile(home), err)
+	}
+	return pv.PubKey.Value, nil
 }

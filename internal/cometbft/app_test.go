@@ -32,7 +32,7 @@ func TestWriteAppConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec := Spec{ChainID: "cometlab-test", App: AppE2E, AppConfig: tc.cfg}
-			if err := writeAppConfig(spec, NodeSpec{Name: "n", Mode: tc.mode, App: tc.nodeApp, HostHome: tc.hostHome}, Home{Dir: home}); err != nil {
+			if err := writeAppConfig(spec, NodeSpec{Name: "n", Mode: tc.mode, App: tc.nodeApp, HostHome: tc.hostHome}, Home{Dir: home}, nil); err != nil {
 				t.Fatal(err)
 			}
 			b, err := os.ReadFile(AppConfigFile(home))

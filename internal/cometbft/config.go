@@ -67,6 +67,15 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 		set["p2p.pex"] = false
 		set["p2p.persistent_peers"], set["p2p.seeds"] = "", ""
 	}
+	if n.StateSync {
+		servers := stateSyncServers(spec, homes, i)
+		if len(servers) < 2 {
+			return fmt.Errorf("state sync needs 2 RPC servers among the nodes that start with the testnet, there are %d", len(servers))
+		}
+		set["statesync.enable"] = true
+		set["statesync.rpc_servers"] = strings.Join(servers, ",")
+		set["statesync.discovery_time"] = StateSyncDiscovery
+	}
 	if spec.Advertise != nil {
 		a, err := spec.Advertise(h)
 		if err != nil {

@@ -63,6 +63,11 @@ type NodeSpec struct {
 	// late node, as the e2e runner's start_at): it dials the others when
 	// it starts, and no other node lists it as a peer. 0 for the others.
 	StartAt int64
+	// StateSync makes the late node join by state sync: its config.toml
+	// enables it, with the RPC of the nodes that start with the testnet
+	// as the light client's servers; [SetStateSyncTrust] writes the
+	// trusted height and hash just before it starts.
+	StateSync bool
 	// AppBinary is the e2e app node binary of this node's version when
 	// the spec's App is [AppE2E]; the node runs it instead of Binary
 	// (Binary still generates the home).
@@ -129,6 +134,11 @@ type Spec struct {
 	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
 	// keyed as the app names them; see [E2EAppKeyProblem].
 	AppConfig map[string]any
+	// ValidatorUpdates are the e2e app's validator updates (App =
+	// [AppE2E]): height → validator node name → new voting power, written
+	// into every app.toml's validator_update by the validators' public
+	// keys, as CometBFT's e2e runner does. Nil for none.
+	ValidatorUpdates map[int64]map[string]int64
 	// TimeScale is the testnet's time scale k (the manifest's
 	// time_scale): the time constants of every file Generate writes
 	// (config.toml, genesis, app.toml, a node's clock skew) ×k and its
@@ -183,6 +193,7 @@ type Home struct {
 	Ephemeral   bool   // see NodeSpec.Ephemeral
 	Absent      bool   // see NodeSpec.Absent
 	StartAt     int64  // see NodeSpec.StartAt
+	StateSync   bool   // see NodeSpec.StateSync
 	Address     string // see NodeSpec.Address; "" for loopback
 	// ClockSkew is the node's clock offset (NodeSpec.ClockSkew), given to
 	// it in [ClockSkewEnv]; 0 for none.
@@ -260,7 +271,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	onHost := map[string]int{} // nodes so far per host address
 	for i, n := range spec.Nodes {
 		h := Home{Name: n.Name, Mode: n.Mode, Dir: filepath.Join(dir, n.Name), Binary: n.Binary, AppBinary: n.AppBinary,
-			Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, ClockSkew: ScaleDuration(n.ClockSkew, spec.TimeScale), RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
+			Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, StateSync: n.StateSync, ClockSkew: ScaleDuration(n.ClockSkew, spec.TimeScale), RPCPort: ports[perNode*i], P2PPort: ports[perNode*i+1], MetricsPort: ports[perNode*i+2]}
 		if n.Address != "" {
 			k := onHost[n.Address] * HostPortStride
 			onHost[n.Address]++
@@ -302,6 +313,10 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	if err := writeGenesis(spec, homes); err != nil {
 		return nil, err
 	}
+	updates, err := validatorUpdates(spec, homes)
+	if err != nil {
+		return nil, err
+	}
 	for i, n := range spec.Nodes {
 		if err := writeConfig(spec, n, homes, i); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
@@ -310,7 +325,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 			if n.AppBinary == "" {
 				return nil, fmt.Errorf("node %s: the e2e app needs the e2e app node binary", n.Name)
 			}
-			if err := writeAppConfig(spec, n, homes[i]); err != nil {
+			if err := writeAppConfig(spec, n, homes[i], updates); err != nil {
 				return nil, fmt.Errorf("node %s: %w", n.Name, err)
 			}
 		}
@@ -461,6 +476,9 @@ func writeGenesis(spec Spec, homes []Home) error {
 	if spec.App == AppE2E {
 		if err := setGenesisAppHeights(gen, spec.AppConfig); err != nil {
 			return err
+		}
+		if err := setE2EAppVersion(gen); err != nil {
+			return fmt.Errorf("%s: %w", path0, err)
 		}
 	}
 	if scaled(spec.TimeScale) {

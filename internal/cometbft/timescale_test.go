@@ -202,7 +202,7 @@ func TestTimeScaleAppConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec := Spec{ChainID: "c", App: AppE2E, AppConfig: cfg, TimeScale: k}
-		if err := writeAppConfig(spec, NodeSpec{Name: "n", Mode: ModeValidator, Version: version, App: own}, Home{Dir: home}); err != nil {
+		if err := writeAppConfig(spec, NodeSpec{Name: "n", Mode: ModeValidator, Version: version, App: own}, Home{Dir: home}, nil); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(AppConfigFile(home))

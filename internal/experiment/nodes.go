@@ -22,6 +22,15 @@ import (
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
 		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType, PBTSEnableHeight: m.PBTSEnableHeight, LibP2P: m.LibP2P}
+	for _, u := range m.ValidatorUpdates {
+		if spec.ValidatorUpdates == nil {
+			spec.ValidatorUpdates = map[int64]map[string]int64{}
+		}
+		if spec.ValidatorUpdates[u.Height] == nil {
+			spec.ValidatorUpdates[u.Height] = map[string]int64{}
+		}
+		spec.ValidatorUpdates[u.Height][u.Node] = u.Power
+	}
 	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
 	program := func(v string, prog cometbft.Program) (string, error) {
 		if built[prog][v] == "" {
@@ -75,7 +84,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		}
 		cfg, appCfg := mempoolSettings(n, m.App)
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: nodeConfig(m, cfg), AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
+			Version: v, Binary: bin, Config: nodeConfig(m, cfg), AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, StateSync: n.StateSync,
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: appCfg, Keygen: keygen})
 	}
 	for _, p := range m.Perturbations {
@@ -279,10 +288,18 @@ func startLate(ctx context.Context, tn *testnet.Testnet, out *printer) error {
 		return nil
 	}
 	for _, n := range late {
-		out.Phase("testnet: %s starts when the chain reaches height %d", n.Name, n.StartAt)
+		how := ""
+		if n.StateSync {
+			how = " (state sync)"
+		}
+		out.Phase("testnet: %s starts when the chain reaches height %d%s", n.Name, n.StartAt, how)
 	}
 	return tn.StartLate(ctx, func(s testnet.LateStart) {
-		out.Phase("testnet: %s started at height %d, caught up to %d after %s", s.Node, s.NetworkHeight, s.StartAt, s.CaughtUp.Round(100*time.Millisecond))
+		how := ""
+		if s.TrustHeight > 0 {
+			how = fmt.Sprintf(" by state sync (trusted height %d, earliest block stored %d)", s.TrustHeight, s.Earliest)
+		}
+		out.Phase("testnet: %s started at height %d, caught up to %d after %s%s", s.Node, s.NetworkHeight, s.StartAt, s.CaughtUp.Round(100*time.Millisecond), how)
 	})
 }
 

@@ -94,6 +94,25 @@ var badManifests = map[string][]string{
 		"upgrade.bad.toml:40:1: perturb.g.every: an upgrade happens once: it has no every",
 	},
 	"perturb-unknown.bad.toml": {"perturb-unknown.bad.toml:3:1: perturb.validator03.donw: unknown field"},
+	"valupdate.bad.toml": {
+		`valupdate.bad.toml:6:2: validator_update: the e2e app's validator updates (abci.UpdateValidator) carry ed25519 and secp256k1 keys only, not key_type "ml_dsa_65"`,
+		`valupdate.bad.toml:6:2: validator_update.ten: the height must be an integer >= 0 (0 is InitChain), got "ten"`,
+		`valupdate.bad.toml:9:1: validator_update.3.full01: no validator named "full01"`,
+		"valupdate.bad.toml:10:1: validator_update.3.validator01: power must be 0 (removed) to 255 (the e2e app reads it as uint8), got 256",
+		"valupdate.bad.toml:11:2: validator_update.4: leaves no validator with power from height 6",
+	},
+	"valupdate-app.bad.toml": {`valupdate-app.bad.toml:1:2: validator_update: validator updates are made by the e2e app (app = "e2e"), not by "kvstore"`},
+	"statesync.bad.toml": {
+		"statesync.bad.toml:6:1: node.validator04.state_sync: a node that joins by state sync starts late: set start_at",
+		"statesync.bad.toml:9:1: node.validator05.state_sync: no other node takes snapshots: set snapshot_interval in [app] or a node's app settings",
+	},
+	"statesync-app.bad.toml": {`statesync-app.bad.toml:6:1: node.validator04.state_sync: the snapshots are the e2e app's (app = "e2e"): "kvstore" takes none`},
+	"perturb-sequence.bad.toml": {
+		"perturb-sequence.bad.toml:12:1: perturb.validator03-pause.at: node validator03 is still down from perturb.validator03 until 15s: its perturbations must not overlap",
+		"perturb-sequence.bad.toml:17:1: perturb.validator03-late.height: node validator03's perturbations must all begin at times after the load starts, or all after the same height",
+		"perturb-sequence.bad.toml:20:1: perturb.validator02.node: the table is named after node validator02: it perturbs that node, not \"validator01\"",
+		"perturb-sequence.bad.toml:25:1: perturb.somebody.node: no node named \"nobody\"",
+	},
 	"perturb.bad.toml": {
 		`perturb.bad.toml:5:1: perturb.validator03.action: invalid action "crash" (want kill, restart, pause, disconnect, wipe, upgrade)`,
 		"perturb.bad.toml:6:1: perturb.validator03.at: begins at 1m10s, after the load ends (load.duration 1m0s)",

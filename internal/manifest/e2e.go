@@ -32,9 +32,11 @@ type e2eReader struct {
 	nodeApp map[string]map[string]any
 	// powers is the [validators] table; nil when absent.
 	powers map[string]int64
-	// perturbs are the nodes' perturb lists; noLoad the send_no_load
+	// perturbs are the nodes' perturb lists (perturbPath where each is
+	// written); noLoad the send_no_load
 	// nodes; zones the nodes' zones (default_zone applied later).
 	perturbs    map[string][]string
+	perturbPath map[string][]string
 	noLoad      map[string]bool
 	zones       map[string]string
 	defaultZone string
@@ -76,7 +78,7 @@ func parseE2E(name string, data []byte, lenient bool) (Manifest, []string, error
 	r := &e2eReader{
 		file: name, pos: keyPositions(data), lenient: lenient, m: Default(),
 		cpos: map[string]string{}, app: map[string]any{}, nodeApp: map[string]map[string]any{},
-		perturbs: map[string][]string{}, noLoad: map[string]bool{}, zones: map[string]string{},
+		perturbs: map[string][]string{}, perturbPath: map[string][]string{}, noLoad: map[string]bool{}, zones: map[string]string{},
 		libp2p: map[string]bool{}, libp2pPath: map[string][]string{},
 	}
 	r.m.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
@@ -152,7 +154,11 @@ func (r *e2eReader) node(name string, fn func(*ManifestNode)) {
 }
 
 // applyPowers gives every validator its voting power: the [validators]
-// table's, or 100 each (the e2e runner's default) without one.
+// table's, or 100 each (the e2e runner's default) without one. A
+// validator not in [validators] that InitChain's update
+// ([validator_update.0]) gives power gets that power in the genesis:
+// InitChain's validators replace the genesis ones, so the chain's set
+// from height 1 is the same as under the runner.
 func (r *e2eReader) applyPowers() {
 	for _, name := range slices.Sorted(maps.Keys(r.m.Nodes)) {
 		mn := r.m.Nodes[name]
@@ -165,9 +171,12 @@ func (r *e2eReader) applyPowers() {
 		power := int64(100)
 		if r.powers != nil {
 			p, in := r.powers[name]
+			if p0 := r.m.ValidatorUpdate["0"][name]; !in && p0 > 0 {
+				p, in = p0, true
+			}
 			if !in {
 				r.refuse(f("node", name), false, "validator %s is not in [validators]: the e2e runner starts it without voting power "+
-					"(it may join through [validator_update]), while cometlab makes every validator a genesis validator", name)
+					"(it may join through a later [validator_update]), while cometlab makes every validator a genesis validator", name)
 				continue
 			}
 			power = p

@@ -135,13 +135,18 @@ var e2eNodeKeys = map[string]func(r *e2eReader, node string, path []string, v an
 	"block_sync_version": nodeOnly(kString, "", false, "the only block sync there is, v0", "v0"),
 	"fast_sync":          nodeOnly(kString, "", false, "the only fast sync cometlab runs is v0", "v0"),
 	"block_sync":         nodeOnly(kString, "", false, "the only block sync there is, v0", "v0"),
-	"state_sync":         nodeOnly(kBool, false, false, "cometlab's nodes start together from genesis; state sync needs a trusted height and hash from a running chain"),
-	"persist_interval":   nodeApp(),
-	"snapshot_interval":  nodeApp(),
-	"retain_blocks":      nodeApp(),
-	"perturb":            (*e2eReader).readPerturb,
-	"send_no_load":       (*e2eReader).readSendNoLoad,
-	"misbehaviors":       (*e2eReader).readMisbehaviors,
+	"state_sync": func(r *e2eReader, node string, path []string, v any) {
+		if b, ok := r.bool(path, v); ok && b {
+			r.node(node, func(mn *ManifestNode) { mn.StateSync = true })
+			r.from("node."+node+".state_sync", path)
+		}
+	},
+	"persist_interval":  nodeApp(),
+	"snapshot_interval": nodeApp(),
+	"retain_blocks":     nodeApp(),
+	"perturb":           (*e2eReader).readPerturb,
+	"send_no_load":      (*e2eReader).readSendNoLoad,
+	"misbehaviors":      (*e2eReader).readMisbehaviors,
 	"clock_skew": func(r *e2eReader, node string, path []string, v any) {
 		if x, ok := r.value(path, kDuration, v); ok {
 			r.node(node, func(mn *ManifestNode) { mn.ClockSkew = x.(string) })

@@ -29,15 +29,36 @@ func (r *e2eReader) readValidators(path []string, v any) {
 	}
 }
 
-// readValidatorUpdate refuses every [validator_update.HEIGHT] table.
+// readValidatorUpdate reads the [validator_update.HEIGHT] tables of
+// validator = power into cometlab's validator_update, which the e2e app
+// makes as it does under the runner (checked by Resolve).
 func (r *e2eReader) readValidatorUpdate(path []string, v any) {
 	t, ok := r.table(path, v)
 	if !ok {
 		return
 	}
 	for _, h := range slices.Sorted(maps.Keys(t)) {
-		r.refuse(append(slices.Clone(path), h), false,
-			"cometlab's validator set is the genesis one for the whole run; it does not drive the e2e app's validator updates")
+		hp := append(slices.Clone(path), h)
+		vals, ok := r.table(hp, t[h])
+		if !ok {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(vals)) {
+			p := append(slices.Clone(hp), name)
+			n, ok := r.int(p, vals[name])
+			if !ok {
+				continue
+			}
+			if r.m.ValidatorUpdate == nil {
+				r.m.ValidatorUpdate = map[string]map[string]int64{}
+			}
+			if r.m.ValidatorUpdate[h] == nil {
+				r.m.ValidatorUpdate[h] = map[string]int64{}
+				r.from("validator_update."+h, hp)
+			}
+			r.m.ValidatorUpdate[h][name] = n
+			r.from("validator_update."+h+"."+name, p)
+		}
 	}
 }
 
@@ -105,7 +126,8 @@ func (r *e2eReader) readDatabase(node string, path []string, v any) {
 	r.from("node."+node+".config.db_backend", path)
 }
 
-// readPerturb reads a node's perturb list, scheduled by applyPerturbs.
+// readPerturb reads a node's perturb list, scheduled by applyPerturbs in
+// the order written.
 func (r *e2eReader) readPerturb(node string, path []string, v any) {
 	l, ok := r.strings(path, v)
 	if !ok || len(l) == 0 {
@@ -122,15 +144,8 @@ func (r *e2eReader) readPerturb(node string, path []string, v any) {
 			return
 		}
 	}
-	if slices.ContainsFunc(l, func(p string) bool { return p != l[0] }) {
-		r.refuse(path, false, "cometlab perturbs a node with one action (repeated); %s lists %s", node, strings.Join(l, ", "))
-		return
-	}
 	r.perturbs[node] = l
-	r.from("perturb."+node, path)
-	for _, k := range []string{"action", "at", "down", "every", "count"} {
-		r.from("perturb."+node+"."+k, path)
-	}
+	r.perturbPath[node] = path
 }
 
 // readSendNoLoad reads send_no_load: such a node is not the load's target.

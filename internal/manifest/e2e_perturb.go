@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -50,7 +51,10 @@ func e2eDown(action string) time.Duration {
 
 // applyPerturbs schedules the perturb lists in the runner's order, one
 // slot each, and makes the load long enough to hold them unless
-// load_max_seconds or load_max_txs bound it.
+// load_max_seconds or load_max_txs bound it. A node's list becomes one
+// table per run of the same action (with count and every when repeated):
+// the first named after the node, the next ones NODE-2, NODE-3, … naming
+// it in node.
 func (r *e2eReader) applyPerturbs() {
 	gap := e2eGap
 	if r.gap != "" {
@@ -58,29 +62,73 @@ func (r *e2eReader) applyPerturbs() {
 	}
 	at := e2ePerturbStart
 	for _, name := range slices.Sorted(maps.Keys(r.perturbs)) {
-		list := r.perturbs[name]
-		action := list[0]
-		down := e2eDown(action)
-		slot := down + e2eRecover + gap
-		p := ManifestPerturb{Action: action, At: at.String()}
-		if action != ActionRestart {
-			p.Down = down.String()
+		for i, run := range actionRuns(r.perturbs[name]) {
+			action, n := run.action, run.n
+			down := e2eDown(action)
+			slot := down + e2eRecover + gap
+			p := ManifestPerturb{Action: action, At: at.String()}
+			if action != ActionRestart {
+				p.Down = down.String()
+			}
+			if n > 1 {
+				p.Count = &n
+				p.Every = slot.String()
+			}
+			table := name
+			if i > 0 {
+				table = r.perturbTable(name, i+1)
+				p.Node = name
+			}
+			if r.m.Perturb == nil {
+				r.m.Perturb = map[string]ManifestPerturb{}
+			}
+			r.m.Perturb[table] = p
+			r.from("perturb."+table, r.perturbPath[name])
+			for _, k := range []string{"node", "action", "at", "down", "every", "count"} {
+				r.from("perturb."+table+"."+k, r.perturbPath[name])
+			}
+			at += time.Duration(n) * slot
 		}
-		if n := len(list); n > 1 {
-			p.Count = &n
-			p.Every = slot.String()
-		}
-		if r.m.Perturb == nil {
-			r.m.Perturb = map[string]ManifestPerturb{}
-		}
-		r.m.Perturb[name] = p
-		at += time.Duration(len(list)) * slot
 	}
 	if len(r.perturbs) > 0 && r.maxSeconds == 0 && r.maxTxs == 0 {
 		end := at + e2eLoadTail
 		if d, err := time.ParseDuration(r.m.Load.Duration); err == nil && d < end {
 			r.m.Load.Duration = end.String()
 		}
+	}
+}
+
+// actionRun is a run of one action in a perturb list.
+type actionRun struct {
+	action string
+	n      int
+}
+
+// actionRuns cuts a perturb list into runs of the same action, in order:
+// [kill kill pause kill] is kill×2, pause, kill.
+func actionRuns(l []string) []actionRun {
+	var out []actionRun
+	for _, a := range l {
+		if k := len(out) - 1; k >= 0 && out[k].action == a {
+			out[k].n++
+			continue
+		}
+		out = append(out, actionRun{a, 1})
+	}
+	return out
+}
+
+// perturbTable names node's i-th perturbation table: NODE-i, or with
+// more dashes when a node or a table already has that name.
+func (r *e2eReader) perturbTable(node string, i int) string {
+	name := fmt.Sprintf("%s-%d", node, i)
+	for {
+		_, isNode := r.m.Nodes[name]
+		_, isTable := r.m.Perturb[name]
+		if !isNode && !isTable {
+			return name
+		}
+		name += "-"
 	}
 }
 

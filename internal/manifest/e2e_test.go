@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
@@ -37,7 +38,7 @@ func TestE2EFixtures(t *testing.T) {
 		"secp256k1eth-libp2p.toml":  "runs",
 		"app-mempool-simple.toml":   "runs", // v0.40.0's app-side mempool networks
 		"app-mempool-pertrub.toml":  "runs",
-		"adaptive-sync.toml":        "refused", // state_sync, and perturb = ["disconnect", "pause"]
+		"adaptive-sync.toml":        "runs", // state sync, and perturb = ["disconnect", "pause"]
 	}
 	paths, err := filepath.Glob(filepath.Join(e2eFixtures, "*.toml"))
 	if err != nil || len(paths) != len(want) {
@@ -148,14 +149,13 @@ func TestE2ERefusals(t *testing.T) {
 		{"wrong type", "evidence = \"5\"\n[node.v]\n", "x.toml:1:1: evidence: wrong type: want an integer, got a TOML string", false},
 		{"lenient key, strict", "ipv6 = true\n[node.v]\n", "x.toml:1:1: ipv6: cometlab's nodes listen on IPv4 loopback (--lenient takes the file without it)", false},
 		{"light node", "[validators]\nv = 1\n[node.v]\n[node.l]\nmode = \"light\"\n", "x.toml:5:1: node.l.mode: cometlab runs no light clients (a light node follows the chain through RPC, outside consensus)", false},
-		{"validator update", "[node.v]\n[validator_update.10]\nv = 5\n", "x.toml:2:2: validator_update.10: cometlab's validator set is the genesis one for the whole run; it does not drive the e2e app's validator updates", false},
+		{"validator update of a full node", "[node.v]\n[node.w]\nmode = \"full\"\n[validator_update.10]\nw = 5\n", "x.toml:5:1: validator_update.10.w: no validator named \"w\"", false},
 		{"start_at without a quorum at the start", "[node.v]\n[node.w]\nstart_at = 10\n", "x.toml:3:1: node.w.start_at: the validators that start with the testnet hold 100 of the 200 voting power, not more than 2/3", false},
 		{"start_at on a seed", "[node.v]\n[node.s]\nmode = \"seed\"\nstart_at = 10\n", "x.toml:4:1: node.s.start_at: a seed starts first", false},
-		{"mixed perturbations", "[node.v]\nperturb = [\"kill\", \"pause\"]\n", "x.toml:2:1: node.v.perturb: cometlab perturbs a node with one action (repeated); v lists kill, pause", false},
 		{"upgrade", "[node.v]\nperturb = [\"upgrade\"]\n", "x.toml:2:1: node.v.perturb: an e2e upgrade starts the upgrade_version Docker image; cometlab upgrades to a release: [perturb.NODE] action upgrade with to", false},
 		{"docker image", "[node.v]\nversion = \"cometbft/v0.38.x\"\n", "x.toml:2:1: node.v.version: the Docker image \"cometbft/v0.38.x\" names no release cometlab can build (want an image tag such as cometbft/e2e-node:v1.0.1)", false},
 		{"database", "[node.v]\ndatabase = \"rocksdb\"\n", "x.toml:2:1: node.v.database: cometlab builds releases without the build tags (and C libraries) rocksdb needs; it runs goleveldb, and pebbledb on v1.0", false},
-		{"not in validators", "[validators]\nv = 5\n[node.v]\n[node.w]\n", "x.toml:4:2: node.w: validator w is not in [validators]: the e2e runner starts it without voting power (it may join through [validator_update]), while cometlab makes every validator a genesis validator", false},
+		{"not in validators", "[validators]\nv = 5\n[node.v]\n[node.w]\n", "x.toml:4:2: node.w: validator w is not in [validators]: the e2e runner starts it without voting power (it may join through a later [validator_update]), while cometlab makes every validator a genesis validator", false},
 		{"unknown validator", "[validators]\nv = 5\nx = 1\n[node.v]\n", "x.toml:3:1: validators.x: no node named \"x\"", false},
 		{"abci protocol", "abci_protocol = \"tcp\"\n[node.v]\n", "x.toml:1:1: abci_protocol: cometlab runs the e2e app inside the node process (builtin); \"tcp\" puts a connection between node and app that changes the latencies measured", false},
 		{"partial zones", "[node.v]\nzone = \"Tokyo\"\n[node.w]\n", "x.toml:2:1: node.v.zone: nodes w have no zone and there is no default_zone, so the e2e runner emulates no latency; cometlab takes zones only for every node (--lenient runs without zones, as the runner would) (--lenient takes the file without it)", false},
@@ -186,5 +186,45 @@ func TestE2ERefusals(t *testing.T) {
 				t.Errorf("error %v has no line", err)
 			}
 		})
+	}
+}
+
+// TestE2EPerturbSequence checks that a node's perturb list runs in the
+// order written, one slot after the other as the runner's (down + 20 s
+// recovery + 3 s), runs of one action as one table with count.
+func TestE2EPerturbSequence(t *testing.T) {
+	doc := "[node.v]\nperturb = [\"disconnect\", \"pause\", \"pause\", \"kill\"]\n[node.w]\nperturb = [\"restart\"]\n"
+	m, _, err := Read("x.toml", []byte(doc), ReadOptions{Format: FormatE2E})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := time.Second
+	want := []Perturbation{
+		{Node: "v", Action: ActionDisconnect, At: 5 * s, Down: 10 * s, Count: 1},
+		{Name: "v-2", Node: "v", Action: ActionPause, At: 38 * s, Down: 10 * s, Every: 33 * s, Count: 2},
+		{Name: "v-3", Node: "v", Action: ActionKill, At: 104 * s, Down: s, Count: 1},
+		{Node: "w", Action: ActionRestart, At: 128 * s, Count: 1},
+	}
+	if !reflect.DeepEqual(r.Perturbations, want) {
+		t.Errorf("perturbations\n%+v\nwant\n%+v", r.Perturbations, want)
+	}
+	if want := 128*s + 23*s + 5*s; r.Load.Duration != want {
+		t.Errorf("load duration %s, want %s", r.Load.Duration, want)
+	}
+	enc, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := Read("again.toml", enc, ReadOptions{})
+	if err != nil {
+		t.Fatalf("the encoded manifest does not read again: %v\n%s", err, enc)
+	}
+	r2, err := again.Resolve()
+	if err != nil || !reflect.DeepEqual(r2.Perturbations, want) {
+		t.Errorf("encoded and read again: %+v (%v)\n%s", r2.Perturbations, err, enc)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/pelletier/go-toml/v2"
@@ -19,36 +20,38 @@ const encodeHeader = "# cometlab resolved manifest: every default filled in, nod
 // validators (nodes are explicit) and with every value present; [load] is
 // the Manifest's own table.
 type encoded struct {
-	Name                string                    `toml:"name"`
-	CometBFTVersion     string                    `toml:"cometbft_version"`
-	CometBFTBinary      string                    `toml:"cometbft_binary"`
-	App                 any                       `toml:"app"`
-	LogLevel            string                    `toml:"log_level"`
-	Links               string                    `toml:"links"`
-	Topology            string                    `toml:"topology,omitempty"`
-	Absent              []string                  `toml:"absent,omitempty"`
-	Evidence            int                       `toml:"evidence,omitempty"`
-	TimeScale           any                       `toml:"time_scale,omitempty"`
-	KeyType             string                    `toml:"key_type"`
-	PBTSEnableHeight    int64                     `toml:"pbts_enable_height,omitempty"`
-	DOG                 bool                      `toml:"dog,omitempty"`
-	DOGTargetRedundancy float64                   `toml:"dog_target_redundancy,omitempty"`
-	DOGAdjustInterval   string                    `toml:"dog_adjust_interval,omitempty"`
-	Config              map[string]any            `toml:"config"`
-	Load                ManifestLoad              `toml:"load"`
-	Nodes               map[string]encodedNode    `toml:"node"`
-	Perturb             map[string]encodedPerturb `toml:"perturb,omitempty"`
-	Partition           *ManifestPartition        `toml:"partition,omitempty"`
-	Rotate              *ManifestRotate           `toml:"rotate,omitempty"`
-	Zones               *ManifestZones            `toml:"zones,omitempty"`
-	Sentinel            *ManifestSentinel         `toml:"sentinel,omitempty"`
-	Hosts               map[string]ManifestHost   `toml:"host,omitempty"`
-	LibP2P              bool                      `toml:"libp2p,omitempty"`
-	Mempool             string                    `toml:"mempool,omitempty"`
-	AdaptiveSync        bool                      `toml:"adaptive_sync,omitempty"`
+	Name                string                      `toml:"name"`
+	CometBFTVersion     string                      `toml:"cometbft_version"`
+	CometBFTBinary      string                      `toml:"cometbft_binary"`
+	App                 any                         `toml:"app"`
+	LogLevel            string                      `toml:"log_level"`
+	Links               string                      `toml:"links"`
+	Topology            string                      `toml:"topology,omitempty"`
+	Absent              []string                    `toml:"absent,omitempty"`
+	Evidence            int                         `toml:"evidence,omitempty"`
+	TimeScale           any                         `toml:"time_scale,omitempty"`
+	KeyType             string                      `toml:"key_type"`
+	PBTSEnableHeight    int64                       `toml:"pbts_enable_height,omitempty"`
+	DOG                 bool                        `toml:"dog,omitempty"`
+	DOGTargetRedundancy float64                     `toml:"dog_target_redundancy,omitempty"`
+	DOGAdjustInterval   string                      `toml:"dog_adjust_interval,omitempty"`
+	Config              map[string]any              `toml:"config"`
+	Load                ManifestLoad                `toml:"load"`
+	Nodes               map[string]encodedNode      `toml:"node"`
+	Perturb             map[string]encodedPerturb   `toml:"perturb,omitempty"`
+	ValidatorUpdate     map[string]map[string]int64 `toml:"validator_update,omitempty"`
+	Partition           *ManifestPartition          `toml:"partition,omitempty"`
+	Rotate              *ManifestRotate             `toml:"rotate,omitempty"`
+	Zones               *ManifestZones              `toml:"zones,omitempty"`
+	Sentinel            *ManifestSentinel           `toml:"sentinel,omitempty"`
+	Hosts               map[string]ManifestHost     `toml:"host,omitempty"`
+	LibP2P              bool                        `toml:"libp2p,omitempty"`
+	Mempool             string                      `toml:"mempool,omitempty"`
+	AdaptiveSync        bool                        `toml:"adaptive_sync,omitempty"`
 }
 
 type encodedPerturb struct {
+	Node   string `toml:"node,omitempty"`
 	Action string `toml:"action"`
 	At     string `toml:"at,omitempty"`
 	Height int64  `toml:"height,omitempty"`
@@ -68,6 +71,7 @@ type encodedNode struct {
 	Seeds           []string       `toml:"seeds,omitempty"`
 	PersistentPeers []string       `toml:"persistent_peers,omitempty"`
 	StartAt         int64          `toml:"start_at,omitempty"`
+	StateSync       bool           `toml:"state_sync,omitempty"`
 	TwinOf          string         `toml:"twin_of,omitempty"`
 	ClockSkew       string         `toml:"clock_skew,omitempty"`
 	App             map[string]any `toml:"app,omitempty"`
@@ -118,6 +122,16 @@ func Encode(r Resolved) ([]byte, error) {
 		Hosts:    encodeHosts(r.Hosts),
 	}
 	encodeShape(&e.Load, r.Load)
+	for _, u := range r.ValidatorUpdates {
+		if e.ValidatorUpdate == nil {
+			e.ValidatorUpdate = map[string]map[string]int64{}
+		}
+		h := strconv.FormatInt(u.Height, 10)
+		if e.ValidatorUpdate[h] == nil {
+			e.ValidatorUpdate[h] = map[string]int64{}
+		}
+		e.ValidatorUpdate[h][u.Node] = u.Power
+	}
 	if e.Load.Clients = encodeClients(r.Load.Clients); e.Load.Clients != nil {
 		e.Load.Connections, e.Load.Rate = 0, 0
 	}
@@ -143,7 +157,7 @@ func Encode(r Resolved) ([]byte, error) {
 		if _, dup := e.Nodes[n.Name]; dup {
 			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
 		}
-		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, TwinOf: n.TwinOf, App: n.App}
+		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, StateSync: n.StateSync, TwinOf: n.TwinOf, App: n.App}
 		if n.ClockSkew != 0 {
 			en.ClockSkew = n.ClockSkew.String()
 		}
@@ -184,7 +198,10 @@ func Encode(r Resolved) ([]byte, error) {
 		if p.Every > 0 {
 			ep.Every = p.Every.String()
 		}
-		e.Perturb[p.Node] = ep
+		if p.Name != "" {
+			ep.Node = p.Node
+		}
+		e.Perturb[cmpOr(p.Name, p.Node)] = ep
 	}
 	body, err := toml.Marshal(e)
 	if err != nil {

@@ -61,7 +61,7 @@ func (m *Manifest) resolveKeyType(ps *problems, r *Resolved) string {
 			continue
 		}
 		if msg := cometbft.KeyTypeProblem(p.To, kt); msg != "" {
-			ps.add(f("perturb", p.Node, "to"), "key_type %q: %s", kt, msg)
+			ps.add(f("perturb", cmpOr(p.Name, p.Node), "to"), "key_type %q: %s", kt, msg)
 		}
 	}
 	if cgo && len(m.Hosts) > 0 {

@@ -155,6 +155,18 @@ type Manifest struct {
 	//	at = "20s"
 	Perturb map[string]ManifestPerturb `toml:"perturb"`
 
+	// ValidatorUpdate changes validators' voting power at heights, made by
+	// the e2e app as CometBFT's e2e runner has it do (app = "e2e"):
+	// [validator_update.HEIGHT] tables of validator name = power (0
+	// removes it, at most 255). The update returned at HEIGHT takes effect
+	// at HEIGHT + 2; height 0 is InitChain, whose validators replace the
+	// genesis ones. Default: none.
+	//
+	//	[validator_update.20]
+	//	validator01 = 50
+	//	validator04 = 0
+	ValidatorUpdate map[string]map[string]int64 `toml:"validator_update"`
+
 	// Absent are validators that are in the genesis (keys and voting
 	// power) but never started: CometBFT's absent-stake testnet. Either a
 	// list of validator names, or a share of the voting power as "N%"
@@ -406,6 +418,18 @@ type ManifestNode struct {
 	//
 	//	start_at = 10
 	StartAt int64 `toml:"start_at"`
+
+	// StateSync makes a late node (start_at > 0) join by state sync, as
+	// the e2e runner's state_sync: it fetches a snapshot of the app from
+	// its peers (the e2e app takes them every snapshot_interval heights,
+	// which some other node must set), verified by a light client against
+	// the RPC of the nodes that start with the testnet, from a trusted
+	// height and hash cometlab takes from the chain (/commit at its latest
+	// height) just before the node starts; then it block-syncs the rest.
+	// app = "e2e" only. Default false.
+	//
+	//	state_sync = true
+	StateSync bool `toml:"state_sync"`
 
 	// TwinOf makes the node a twin of a validator: it holds that
 	// validator's signing key too, so that two processes sign for it (the

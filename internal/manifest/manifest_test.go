@@ -163,6 +163,20 @@ func init() {
 		Perturbation{Node: "validator02", Action: ActionPause, Height: 50, Down: 5 * time.Second, Count: 1},
 		Perturbation{Node: "validator03", Action: ActionKill, At: 20 * time.Second, Down: 5 * time.Second, Every: time.Minute, Count: 2},
 		Perturbation{Node: "validator04", Action: ActionRestart, At: 40 * time.Second, Count: 1})
+	seq := perturbed(2*time.Minute, "v0.40.0",
+		Perturbation{Node: "validator03", Action: ActionDisconnect, At: 5 * time.Second, Down: 10 * time.Second, Count: 1},
+		Perturbation{Name: "validator03-kill", Node: "validator03", Action: ActionKill, At: 80 * time.Second, Down: 5 * time.Second, Count: 1},
+		Perturbation{Name: "validator03-pause", Node: "validator03", Action: ActionPause, At: 30 * time.Second, Down: 10 * time.Second, Every: 20 * time.Second, Count: 2})
+	seq.Links = LinksRelay // a disconnect
+	vu := perturbed(time.Minute, "v0.40.0")
+	vu.App, vu.AppConfig = AppE2E, map[string]any{"vote_extensions_enable_height": int64(1)}
+	vu.ValidatorUpdates = []ValidatorUpdate{{Height: 10, Node: "validator01", Power: 5}, {Height: 20, Node: "validator04", Power: 0}}
+	goodManifests["valupdate.good.toml"] = vu
+	ss := perturbed(time.Minute, "v0.40.0")
+	ss.App, ss.AppConfig = AppE2E, map[string]any{"vote_extensions_enable_height": int64(1), "snapshot_interval": int64(5)}
+	ss.Nodes[3].StartAt, ss.Nodes[3].StateSync = 10, true
+	goodManifests["statesync.good.toml"] = ss
+	goodManifests["perturb-sequence.good.toml"] = seq
 }
 
 // perturbed is the default testnet of release version with a load of

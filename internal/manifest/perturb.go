@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -36,9 +37,11 @@ var Actions = []string{ActionKill, ActionRestart, ActionPause, ActionDisconnect,
 // when the manifest does not say.
 const DefaultDown = "5s"
 
-// ManifestPerturb is one [perturb.NODE] table: what is done to node NODE,
-// when (after the load starts, or once the network reaches a height) and
-// how often. At most one table per node.
+// ManifestPerturb is one [perturb.NAME] table: what is done to node NAME
+// (or to Node), when (after the load starts, or once the network reaches
+// a height) and how often. A node with several perturbations has one
+// table each, all but one named otherwise and naming it in node; they
+// run in the order of their times and must not overlap.
 //
 //	[perturb.validator03]
 //	action = "kill"
@@ -46,7 +49,18 @@ const DefaultDown = "5s"
 //	down = "5s"
 //	every = "30s"
 //	count = 3
+//
+//	[perturb.validator03-pause]
+//	node = "validator03"
+//	action = "pause"
+//	at = "1m50s"
 type ManifestPerturb struct {
+	// Node is the node perturbed. Default: the table's name. A table
+	// named after a node perturbs that node only.
+	//
+	//	node = "validator03"
+	Node string `toml:"node"`
+
 	// Action is "kill", "restart", "pause", "disconnect", "wipe" or
 	// "upgrade". Required.
 	//
@@ -104,8 +118,10 @@ func (mp ManifestPerturb) count() int {
 	return *mp.Count
 }
 
-// Perturbation is one resolved [perturb.NODE] table.
+// Perturbation is one resolved [perturb.NAME] table.
 type Perturbation struct {
+	// Name is the table's name; "" stands for Node.
+	Name string
 	// Node is the node perturbed.
 	Node string
 	// Action is one of [Actions].
@@ -133,15 +149,23 @@ func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Du
 	for _, name := range slices.Sorted(maps.Keys(m.Perturb)) {
 		mp := m.Perturb[name]
 		field := func(k string) []string { return f("perturb", name, k) }
-		p := Perturbation{Node: name, Action: mp.Action, Height: mp.Height, Count: mp.count()}
-		i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == name })
+		node := cmpOr(mp.Node, name)
+		p := Perturbation{Node: node, Action: mp.Action, Height: mp.Height, Count: mp.count()}
+		if node != name {
+			p.Name = name
+		}
+		i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == node })
 		switch {
+		case node != name && slices.ContainsFunc(nodes, func(n Node) bool { return n.Name == name }):
+			ps.add(field("node"), "the table is named after node %s: it perturbs that node, not %q", name, node)
+		case i < 0 && len(nodes) > 0 && node != name:
+			ps.add(field("node"), "no node named %q", node)
 		case i < 0 && len(nodes) > 0:
 			ps.add(f("perturb", name), "no node named %q", name)
 		case i >= 0 && nodes[i].Ephemeral:
-			ps.add(f("perturb", name), "node %q is a [rotate] ephemeral node, which the rotation starts and stops", name)
+			ps.add(f("perturb", name), "node %q is a [rotate] ephemeral node, which the rotation starts and stops", node)
 		case i >= 0 && nodes[i].Absent:
-			ps.add(f("perturb", name), "node %q is absent (never started): there is nothing to perturb", name)
+			ps.add(f("perturb", name), "node %q is absent (never started): there is nothing to perturb", node)
 		}
 		if !slices.Contains(Actions, mp.Action) {
 			ps.add(field("action"), "invalid action %q (want %s)", mp.Action, strings.Join(Actions, ", "))
@@ -179,7 +203,41 @@ func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Du
 		}
 		out = append(out, p)
 	}
+	checkSequence(ps, out)
 	return out
+}
+
+// checkSequence checks a node's several perturbations: they share their
+// trigger (times after the load starts, or after one height) and none
+// begins before the one before it has ended, so that they run in order.
+func checkSequence(ps *problems, out []Perturbation) {
+	type span struct {
+		name       string
+		begin, end time.Duration
+	}
+	byNode := map[string][]span{}
+	height := map[string]int64{}
+	for _, p := range out {
+		name := cmpOr(p.Name, p.Node)
+		if h, ok := height[p.Node]; ok && h != p.Height {
+			ps.add(f("perturb", name, "height"), "node %s's perturbations must all begin at times after the load starts, or all after the same height", p.Node)
+			continue
+		}
+		height[p.Node] = p.Height
+		for i := range p.Count {
+			b := p.At + time.Duration(i)*p.Every
+			byNode[p.Node] = append(byNode[p.Node], span{name, b, b + p.Down})
+		}
+	}
+	for _, node := range slices.Sorted(maps.Keys(byNode)) {
+		spans := byNode[node]
+		slices.SortStableFunc(spans, func(a, b span) int { return cmp.Compare(a.begin, b.begin) })
+		for i := 1; i < len(spans); i++ {
+			if prev, s := spans[i-1], spans[i]; s.begin <= prev.end && s.name != prev.name {
+				ps.add(f("perturb", s.name, "at"), "node %s is still down from perturb.%s until %s: its perturbations must not overlap", node, prev.name, prev.end)
+			}
+		}
+	}
 }
 
 // resolveDown applies the action's default down time and checks it.
@@ -207,7 +265,7 @@ func resolveDown(ps *problems, field []string, mp ManifestPerturb) time.Duration
 }
 
 // perturbKey matches a settable perturbation key, perturb.NODE.FIELD.
-var perturbKey = regexp.MustCompile(`^perturb\.([a-z0-9_-]+)\.(action|at|height|down|every|count|to)$`)
+var perturbKey = regexp.MustCompile(`^perturb\.([a-z0-9_-]+)\.(node|action|at|height|down|every|count|to)$`)
 
 // setPerturb sets one field of [perturb.NODE] from its text; the table is
 // created (count 1) when the node has none. Tables are cloned before they
@@ -215,6 +273,8 @@ var perturbKey = regexp.MustCompile(`^perturb\.([a-z0-9_-]+)\.(action|at|height|
 func (m *Manifest) setPerturb(node, key, v string) error {
 	p := m.Perturb[node]
 	switch key {
+	case "node":
+		p.Node = v
 	case "action":
 		p.Action = v
 	case "at":
@@ -310,14 +370,15 @@ func ParsePerturb(s string) (node string, p ManifestPerturb, err error) {
 	return node, p, nil
 }
 
-// AddPerturb lays a --perturb flag's perturbation over m: it replaces any
-// [perturb.NODE] table of the same node, and errors about its values name
-// the flag.
+// AddPerturb lays a --perturb flag's perturbation over m: it replaces
+// every [perturb.NAME] table of the same node, and errors about its values
+// name the flag.
 func (m *Manifest) AddPerturb(node string, p ManifestPerturb) {
 	m.Perturb = maps.Clone(m.Perturb)
 	if m.Perturb == nil {
 		m.Perturb = map[string]ManifestPerturb{}
 	}
+	maps.DeleteFunc(m.Perturb, func(name string, mp ManifestPerturb) bool { return cmpOr(mp.Node, name) == node })
 	m.Perturb[node] = p
 	m.origin = maps.Clone(m.origin)
 	if m.origin == nil {

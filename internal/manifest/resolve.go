@@ -53,6 +53,9 @@ type Resolved struct {
 	Load Workload
 	// Perturbations are the [perturb.NODE] tables, by node name.
 	Perturbations []Perturbation
+	// ValidatorUpdates are the [validator_update.HEIGHT] entries, by
+	// height then node; none without.
+	ValidatorUpdates []ValidatorUpdate
 	// Evidence is the number of duplicate-vote evidences injected during
 	// the load (the evidence key); 0 for none.
 	Evidence int
@@ -126,6 +129,9 @@ type Node struct {
 	// StartAt is the height the testnet reaches before the node starts
 	// (see [ManifestNode.StartAt]); 0 for a node that starts with it.
 	StartAt int64
+	// StateSync marks a late node that joins by state sync (see
+	// [ManifestNode.StateSync]).
+	StateSync bool
 	// TwinOf is the validator whose signing key the node holds too (see
 	// [ManifestNode.TwinOf]); "" for a node that is no twin. A twin's Mode
 	// is "full": it is not in the genesis.
@@ -270,6 +276,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.Evidence = m.resolveEvidence(ps, r.Nodes, r.CometBFTBinary)
 	r.App, r.AppConfig = m.resolveApp(ps, r.Nodes, r.CometBFTBinary)
 	m.resolveNodeApp(ps, r.Nodes, r.App)
+	m.resolveStateSync(ps, r.Nodes, r.App, r.AppConfig)
 	rot, ephemeral := m.resolveRotate(ps, r.CometBFTVersion)
 	for i := range ephemeral {
 		ephemeral[i].Config = maps.Clone(r.Config)
@@ -283,6 +290,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.KeyType = m.resolveKeyType(ps, &r)
 	r.PBTSEnableHeight = m.resolvePBTS(ps, &r)
 	m.resolveMempool(ps, &r)
+	r.ValidatorUpdates = m.resolveValidatorUpdates(ps, &r)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)
 	m.resolveTimeScale(ps, &r)

@@ -165,6 +165,9 @@ type Status struct {
 		LatestBlockHash   string    `json:"latest_block_hash"` // upper-case hex
 		LatestBlockTime   time.Time `json:"latest_block_time"`
 		CatchingUp        bool      `json:"catching_up"`
+		// EarliestBlockHeight is the lowest height the node stores: 1
+		// (the initial height) unless it pruned or state-synced.
+		EarliestBlockHeight Int64 `json:"earliest_block_height"`
 	} `json:"sync_info"`
 }
 

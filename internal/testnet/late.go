@@ -42,6 +42,11 @@ type LateStart struct {
 	StartAt       int64
 	NetworkHeight int64         // the chain's height when it started
 	CaughtUp      time.Duration // from its start to its StartAt height
+	// TrustHeight is the trusted height a state-syncing node started from
+	// (its hash from /commit); 0 for block sync. Earliest is the lowest
+	// height the node stores once caught up: above 1 when it restored a
+	// snapshot instead of replaying the chain.
+	TrustHeight, Earliest int64
 }
 
 // StartLate starts the late nodes one by one, as CometBFT's e2e runner
@@ -52,15 +57,23 @@ type LateStart struct {
 // caught up. The error names the node and what it waited for.
 func (t *Testnet) StartLate(ctx context.Context, started func(LateStart)) error {
 	var running []HeightReader
+	var first []*Node // running since the testnet started
 	for _, n := range t.Nodes {
 		if !n.startsLater() && n.Mode != cometbft.ModeSeed {
 			running = append(running, n.RPC)
+			first = append(first, n)
 		}
 	}
 	for _, n := range t.Late() {
 		h, err := WaitHeight(ctx, running, n.StartAt, NetworkWait*time.Duration(n.StartAt+1))
 		if err != nil {
 			return fmt.Errorf("start %s at height %d: the chain: %w", n.Name, n.StartAt, err)
+		}
+		ls := LateStart{Node: n.Name, StartAt: n.StartAt, NetworkHeight: h}
+		if n.StateSync {
+			if ls.TrustHeight, err = trust(ctx, n, first); err != nil {
+				return fmt.Errorf("start %s at height %d: %w", n.Name, n.StartAt, err)
+			}
 		}
 		n.mu.Lock()
 		opts := n.opts
@@ -76,12 +89,40 @@ func (t *Testnet) StartLate(ctx context.Context, started func(LateStart)) error 
 			}
 			return fmt.Errorf("late node %s did not catch up to height %d: %w", n.Name, n.StartAt, err)
 		}
+		ls.CaughtUp = time.Since(t0)
+		if st, err := n.RPC.Status(ctx); err == nil {
+			ls.Earliest = int64(st.SyncInfo.EarliestBlockHeight)
+		}
 		if started != nil {
-			started(LateStart{Node: n.Name, StartAt: n.StartAt, NetworkHeight: h, CaughtUp: time.Since(t0)})
+			started(ls)
 		}
 		running = append(running, n.RPC)
 	}
 	return nil
+}
+
+// trust writes a state-syncing node's trusted height and hash: the
+// latest height of the first of the nodes running since the start that
+// answers, and its block's hash from /commit.
+func trust(ctx context.Context, n *Node, from []*Node) (int64, error) {
+	var last error
+	for _, o := range from {
+		h, err := o.RPC.Height(ctx)
+		if err != nil {
+			last = err
+			continue
+		}
+		hash, err := o.RPC.CommitHash(ctx, h)
+		if err != nil {
+			last = err
+			continue
+		}
+		if err := cometbft.SetStateSyncTrust(n.Dir, h, hash); err != nil {
+			return 0, err
+		}
+		return h, nil
+	}
+	return 0, fmt.Errorf("no trusted height and hash for state sync: %w", last)
 }
 
 // WaitHeight polls the nodes' heights until one of them is at least h and
