@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -38,6 +39,9 @@ const (
 	// udpSocketBuffer is the receive buffer a relay asks for, so that a
 	// burst of datagrams waits in the kernel while the relay is busy.
 	udpSocketBuffer = 4 << 20
+	// udpPooled is the size of the pooled datagram copies: every QUIC
+	// packet fits; a larger datagram gets a copy of its own.
+	udpPooled = 2048
 )
 
 // udpRelay is the relay in front of one node's UDP listener.
@@ -88,7 +92,29 @@ type UDPStats struct {
 type udpState struct {
 	relays  []*udpRelay
 	sources map[netip.AddrPort]string // each node's listener
-	stats   UDPStats
+	stats   UDPStats                  // all but Bytes
+	bytes   map[[2]string]*atomic.Int64
+	bufs    sync.Pool // *[udpPooled]byte: datagram copies waiting in the queues
+}
+
+// copyDatagram returns a copy of b, in a pooled buffer if it fits.
+func (u *udpState) copyDatagram(b []byte) []byte {
+	if len(b) > udpPooled {
+		return append([]byte(nil), b...)
+	}
+	bp, _ := u.bufs.Get().(*[udpPooled]byte)
+	if bp == nil {
+		bp = new([udpPooled]byte)
+	}
+	return bp[:copy(bp[:], b)]
+}
+
+// release returns a copy made by copyDatagram to the pool once sent or
+// dropped.
+func (u *udpState) release(b []byte) {
+	if cap(b) == udpPooled {
+		u.bufs.Put((*[udpPooled]byte)(b[:udpPooled]))
+	}
 }
 
 // AddUDP opens a datagram relay in front of node to's UDP listener
@@ -152,9 +178,11 @@ func (l *Links) UDPStats() UDPStats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.udp.stats
-	s.Bytes = make(map[[2]string]int64, len(l.udp.stats.Bytes))
-	for k, v := range l.udp.stats.Bytes {
-		s.Bytes[k] = v
+	s.Bytes = make(map[[2]string]int64, len(l.udp.bytes))
+	for k, v := range l.udp.bytes {
+		if n := v.Load(); n > 0 {
+			s.Bytes[k] = n
+		}
 	}
 	return s
 }
@@ -173,13 +201,6 @@ func (l *Links) serveUDP(r *udpRelay) {
 		if s == nil {
 			continue
 		}
-		l.mu.Lock()
-		if l.severed(s.from, r.to) {
-			l.udp.stats.Severed++
-			l.mu.Unlock()
-			continue
-		}
-		l.mu.Unlock()
 		s.mu.Lock()
 		if !s.replied {
 			s.first = time.Now() // a retransmission restarts the exchange
@@ -197,10 +218,13 @@ func (l *Links) serveUDP(r *udpRelay) {
 // enqueue puts a copy of datagram b on q, one of s's queues, or drops it
 // when q is full.
 func (l *Links) enqueue(s *udpSession, q chan []byte, b []byte) {
+	c := l.udp.copyDatagram(b)
 	select {
 	case <-s.quit:
-	case q <- append([]byte(nil), b...):
+		l.udp.release(c)
+	case q <- c:
 	default:
+		l.udp.release(c)
 		l.mu.Lock()
 		l.udp.stats.Queued++
 		l.mu.Unlock()
@@ -208,14 +232,27 @@ func (l *Links) enqueue(s *udpSession, q chan []byte, b []byte) {
 }
 
 // session returns src's session on r, opening it on its first datagram;
-// nil (the datagram dropped) when src is no node's listener or the links
-// are closed.
+// nil (the datagram dropped and counted) when src is no node's listener,
+// the links are closed or the link from src's node to r's is severed.
+// It is the one lock a datagram to a relay takes.
 func (l *Links) session(r *udpRelay, src netip.AddrPort) *udpSession {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if s, ok := r.sessions[src]; ok {
-		return s
+	s, ok := r.sessions[src]
+	if !ok {
+		if s = l.openSession(r, src); s == nil {
+			return nil
+		}
 	}
+	if l.severed(s.from, r.to) {
+		l.udp.stats.Severed++
+		return nil
+	}
+	return s
+}
+
+// openSession opens src's session on r; l.mu is held.
+func (l *Links) openSession(r *udpRelay, src netip.AddrPort) *udpSession {
 	from, ok := l.udp.sources[src]
 	if !ok || l.closed {
 		l.udp.stats.Unknown++
@@ -238,10 +275,24 @@ func (l *Links) session(r *udpRelay, src netip.AddrPort) *udpSession {
 	jitter := l.jitter
 	toNode := func(b []byte) { _, _ = up.Write(b) }
 	toSender := func(b []byte) { _, _ = r.conn.WriteToUDPAddrPort(b, src) }
-	l.wg.Go(func() { l.pipe(s.fwd, s.quit, [2]string{from, r.to}, fwd, jitter, bwFwd, toNode) })
-	l.wg.Go(func() { l.pipe(s.back, s.quit, [2]string{r.to, from}, back, jitter, bwBack, toSender) })
+	nFwd, nBack := l.byteCounter(from, r.to), l.byteCounter(r.to, from)
+	l.wg.Go(func() { l.pipe(s.fwd, s.quit, nFwd, fwd, jitter, bwFwd, toNode) })
+	l.wg.Go(func() { l.pipe(s.back, s.quit, nBack, back, jitter, bwBack, toSender) })
 	l.wg.Go(func() { l.replies(r, s) })
 	return s
+}
+
+// byteCounter returns the count of bytes relayed from → to; l.mu is held.
+func (l *Links) byteCounter(from, to string) *atomic.Int64 {
+	if l.udp.bytes == nil {
+		l.udp.bytes = map[[2]string]*atomic.Int64{}
+	}
+	n := l.udp.bytes[[2]string{from, to}]
+	if n == nil {
+		n = new(atomic.Int64)
+		l.udp.bytes[[2]string{from, to}] = n
+	}
+	return n
 }
 
 // replies reads the node's datagrams to s's sender until s closes.
@@ -272,9 +323,22 @@ func (l *Links) replies(r *udpRelay, s *udpSession) {
 // pipe sends the datagrams of q with send, in order: each paced to the
 // direction's bandwidth (bytes/s, 0 for none), then held for its one-way
 // delay (varied by jitter, never before the one ahead of it) — the TCP
-// relays' model, per datagram. It counts the bytes sent for the ordered
-// pair and returns when quit is closed.
-func (l *Links) pipe(q chan []byte, quit chan struct{}, pair [2]string, delay time.Duration, jitter, bw float64, send func([]byte)) {
+// relays' model, per datagram. It adds the bytes sent to sent and
+// returns when quit is closed. With neither delay nor bandwidth it sends
+// each datagram as it comes, with no second goroutine.
+func (l *Links) pipe(q chan []byte, quit chan struct{}, sent *atomic.Int64, delay time.Duration, jitter, bw float64, send func([]byte)) {
+	if delay <= 0 && bw <= 0 {
+		for {
+			select {
+			case <-quit:
+				return
+			case b := <-q:
+				sent.Add(int64(len(b)))
+				send(b)
+				l.udp.release(b)
+			}
+		}
+	}
 	var lim *rate.Limiter
 	if bw > 0 {
 		lim = rate.NewLimiter(rate.Limit(bw), bandwidthBurst)
@@ -297,13 +361,9 @@ func (l *Links) pipe(q chan []byte, quit chan struct{}, pair [2]string, delay ti
 			if wait := time.Until(d.at); wait > 0 {
 				time.Sleep(wait)
 			}
-			l.mu.Lock()
-			if l.udp.stats.Bytes == nil {
-				l.udp.stats.Bytes = map[[2]string]int64{}
-			}
-			l.udp.stats.Bytes[pair] += int64(len(d.b))
-			l.mu.Unlock()
+			sent.Add(int64(len(d.b)))
 			send(d.b)
+			l.udp.release(d.b)
 		}
 	}()
 	defer func() { <-done }()
