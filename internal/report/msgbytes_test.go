@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -60,5 +62,27 @@ func TestMsgBytesSection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMsgBytesPlot: no plot without the figures, and with them one that
+// decodes as a PNG of the configured size.
+func TestMsgBytesPlot(t *testing.T) {
+	var nd noData
+	if _, err := (&plotData{nodes: []string{"a"}}).msgBytesPlot(); !errors.As(err, &nd) {
+		t.Errorf("without figures: %v, want no data", err)
+	}
+	s := analysis.Summary{Metrics: map[string]float64{"p2p_sent_bytes_per_tx_vote": 30, "p2p_sent_bytes_per_tx_txs": 70},
+		Nodes: map[string]map[string]float64{"a": {"p2p_sent_bytes_per_tx": 100, "p2p_sent_bytes_per_tx_vote": 30, "p2p_sent_bytes_per_tx_txs": 70}}}
+	b, err := (&plotData{nodes: []string{"a", "b"}, s: s}).msgBytesPlot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := wantPlotSize(); img.Bounds().Dx() != w || img.Bounds().Dy() != h {
+		t.Errorf("plot is %v, want %dx%d", img.Bounds(), w, h)
 	}
 }

@@ -12,9 +12,10 @@ import (
 // msgBytes writes "Bytes sent by message type" for a run whose nodes'
 // metrics count the bytes they sent by p2p message type (p2p_sent_bytes):
 // run-wide, each type the nodes sent with its bytes per committed
-// transaction and its share of every byte sent, largest first; the check
-// of those bytes against the nodes' own totals; each node's figures.
-// Nothing for a run without the figures.
+// transaction and its share of every byte sent, largest first, and the
+// plot of each node's by type; the check of those bytes against the
+// nodes' own totals; each node's figures. Nothing for a run without the
+// figures.
 func (m mdWriter) msgBytes(s analysis.Summary, in *analysis.Input) {
 	if _, ok := s.Metrics["p2p_sent_bytes"]; !ok {
 		return
@@ -27,31 +28,35 @@ func (m mdWriter) msgBytes(s analysis.Summary, in *analysis.Input) {
 	} else {
 		m.f(", %s per committed transaction; by message type, over all nodes:\n\n", metricValue(s, "p2p_sent_bytes_per_tx"))
 		m.table([]string{"message type", "reactor", "bytes per committed tx", "share of the total"}, "llrr", msgBytesRows(s, perTx))
+		m.plot("msg_bytes.png", "")
 	}
 	m.msgBytesCheck(s)
 	m.nodeTable(s, "Bytes sent by message type", analysis.RunNodes(*in), []string{"p2p_sent_bytes", "p2p_sent_bytes_per_tx", "p2p_sent_bytes_unaccounted_pct"})
 }
 
-// msgBytesRows are the rows of the types some node sent, largest first
-// (ties in the dictionary's order), their share of perTx, the bytes of
-// every type per committed transaction.
+// msgBytesRows are the rows of the types some node sent, largest first,
+// their share of perTx, the bytes of every type per committed transaction.
 func msgBytesRows(s analysis.Summary, perTx float64) [][]string {
-	type row struct {
-		name, reactor, id string
-		v                 float64
-	}
-	var rows []row
-	for _, t := range append(analysis.MessageTypes(), analysis.MessageType{Name: "other types", Reactor: "—", ID: "other"}) {
+	var out [][]string
+	for _, t := range sentTypes(s) {
 		id := "p2p_sent_bytes_per_tx_" + t.ID
-		if v, ok := s.Metrics[id]; ok {
-			rows = append(rows, row{t.Name, t.Reactor, id, v})
+		out = append(out, []string{t.Name, t.Reactor, metricValue(s, id), fmt.Sprintf("%.1f %%", s.Metrics[id]/perTx*100)})
+	}
+	return out
+}
+
+// sentTypes returns the message types some node sent (those with a
+// run-wide p2p_sent_bytes_per_tx_<type>), "other types" among them, by
+// their bytes, largest first (ties in the dictionary's order).
+func sentTypes(s analysis.Summary) []analysis.MessageType {
+	var out []analysis.MessageType
+	for _, t := range append(analysis.MessageTypes(), analysis.MessageType{Name: "other types", Reactor: "—", ID: "other"}) {
+		if _, ok := s.Metrics["p2p_sent_bytes_per_tx_"+t.ID]; ok {
+			out = append(out, t)
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(b.v, a.v) })
-	var out [][]string
-	for _, r := range rows {
-		out = append(out, []string{r.name, r.reactor, metricValue(s, r.id), fmt.Sprintf("%.1f %%", r.v/perTx*100)})
-	}
+	v := func(t analysis.MessageType) float64 { return s.Metrics["p2p_sent_bytes_per_tx_"+t.ID] }
+	slices.SortStableFunc(out, func(a, b analysis.MessageType) int { return cmp.Compare(v(b), v(a)) })
 	return out
 }
 
