@@ -329,6 +329,11 @@ type TestnetLoad struct {
 	// Manifest is a deployment's resolved manifest (DIR/manifest.toml);
 	// "" when the directory holds none.
 	Manifest string
+	// App and AppConfig are the app the deployment's nodes run and its
+	// settings, from Manifest, whatever manifest the load's [load] comes
+	// from; "" and nil without a manifest.
+	App       string
+	AppConfig map[string]any
 }
 
 // ReadTestnetLoad reads what a load of the testnet running from dir
@@ -357,13 +362,23 @@ func ReadTestnetLoad(dir string) (TestnetLoad, error) {
 	}
 	if p := filepath.Join(dir, results.ManifestFile); exists(p) {
 		tl.Manifest = p
+		m, err := manifest.Load(p)
+		if err != nil {
+			return tl, exitcode.With(fmt.Errorf("--testnet %s: %w", dir, err), exitcode.Usage)
+		}
+		r, err := m.Resolve()
+		if err != nil {
+			return tl, exitcode.With(fmt.Errorf("--testnet %s: %w", dir, err), exitcode.Usage)
+		}
+		tl.App, tl.AppConfig = r.App, r.AppConfig
 	}
 	return tl, nil
 }
 
 // Apply sets what o takes from the testnet: its endpoint, nodes, target,
-// zones, metrics endpoints and load hosts.
+// zones, metrics endpoints, load hosts and app.
 func (tl TestnetLoad) Apply(o *LoadOptions) {
 	o.Endpoint, o.Nodes, o.Target, o.Zones = tl.Endpoint, tl.Nodes, tl.Target, tl.Zones
 	o.MetricsURLs, o.NodeNames, o.LoadHosts = tl.MetricsURLs, tl.NodeNames, tl.LoadHosts
+	o.App, o.AppConfig = tl.App, tl.AppConfig
 }

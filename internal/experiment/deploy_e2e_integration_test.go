@@ -13,6 +13,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/nshoststest"
 )
 
@@ -93,6 +94,10 @@ func TestDeployHostsE2EApp(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	checkAccounted(t, res, 300)
+	if rep, err := os.ReadFile(filepath.Join(res.Dir, results.ReportFile)); err != nil ||
+		!strings.Contains(string(rep), "| app | e2e (vote_extension_size = 1024, vote_extensions_enable_height = 1) |") {
+		t.Errorf("the load's report does not state the deployment's app (%v):\n%s", err, rep)
+	}
 
 	if err := experiment.DownHosts(context.Background(), dir, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

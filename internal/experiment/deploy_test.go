@@ -30,7 +30,8 @@ func TestReadTestnetLoad(t *testing.T) {
 	if err := results.WriteJSON(filepath.Join(dir, TestnetFile), up); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte("[load]\n"), 0o644); err != nil {
+	man := "[load]\n[app]\nkind = \"e2e\"\nvote_extension_size = 2048\n"
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(man), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tl, err := ReadTestnetLoad(dir)
@@ -43,9 +44,15 @@ func TestReadTestnetLoad(t *testing.T) {
 		NodeNames:   []string{"validator01", "validator02"},
 		LoadHosts:   &LoadHosts{Dir: dir, Hosts: []string{"l1"}, SSH: ssh, Roles: up.Roles},
 		Manifest:    filepath.Join(dir, results.ManifestFile),
+		App:         "e2e", AppConfig: map[string]any{"vote_extension_size": int64(2048), "vote_extensions_enable_height": int64(1)},
 	}
 	if !reflect.DeepEqual(tl, want) {
 		t.Errorf("ReadTestnetLoad:\n got %+v\nwant %+v", tl, want)
+	}
+	var o LoadOptions
+	tl.Apply(&o)
+	if o.App != "e2e" || !reflect.DeepEqual(o.AppConfig, want.AppConfig) {
+		t.Errorf("Apply: app %q %v, want the deployment's", o.App, o.AppConfig)
 	}
 
 	local := t.TempDir()
@@ -53,7 +60,7 @@ func TestReadTestnetLoad(t *testing.T) {
 	if err := results.WriteJSON(filepath.Join(local, TestnetFile), up); err != nil {
 		t.Fatal(err)
 	}
-	if tl, err = ReadTestnetLoad(local); err != nil || tl.LoadHosts != nil || tl.Manifest != "" || tl.Target != "validator01" {
+	if tl, err = ReadTestnetLoad(local); err != nil || tl.LoadHosts != nil || tl.Manifest != "" || tl.App != "" || tl.Target != "validator01" {
 		t.Errorf("a local testnet: %+v, %v", tl, err)
 	}
 	if _, err := ReadTestnetLoad(t.TempDir()); err == nil {

@@ -68,6 +68,11 @@ type LoadOptions struct {
 	Target string
 	// Zones, when set, are the zones that label Nodes (a deployment's).
 	Zones *results.Zones
+	// App and AppConfig, when known (`load --testnet` of a deployment),
+	// are the app the chain's nodes run and its settings, recorded in
+	// run.json; "" when unknown.
+	App       string
+	AppConfig map[string]any
 	// TimeScale is the manifest's time_scale (0 or 1: real time). A chain
 	// cometlab did not start was not configured to a time scale, so any
 	// other is refused (checkChain).
@@ -111,6 +116,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	r := s.record(opts.Version, opts.Workload)
 	r.Target, r.Endpoint = cmp.Or(opts.Target, "target"), ep
 	r.Nodes, r.Zones = opts.Nodes, opts.Zones
+	r.App, r.AppConfig = opts.App, opts.AppConfig
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return Result{}, err

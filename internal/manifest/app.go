@@ -129,6 +129,10 @@ func (m *Manifest) resolveApp(ps *problems, nodes []Node, binary string) (string
 	}
 	sort.Strings(versions)
 	for _, k := range sortedKeys(settings) {
+		if msg := appLanesProblem(k, settings[k]); msg != "" {
+			ps.add(f("app", k), "%s", msg)
+			continue
+		}
 		var msgs []string
 		for _, v := range versions {
 			if msg := cometbft.E2EAppKeyProblem(v, k); msg != "" && !slices.Contains(msgs, msg) {

@@ -318,12 +318,31 @@ func nodeOnly(kind string, def any, lenient bool, reason string, also ...any) fu
 	return func(r *e2eReader, _ string, path []string, v any) { h(r, path, v) }
 }
 
+// lanesReason is why mempool lanes are refused, in an e2e manifest
+// (lanes, load_lane_weights) as in cometlab's [app] (lanes, no_lanes).
+const lanesReason = "mempool lanes (v2.0's e2e app) are not mapped by cometlab: the app reads a transaction's lane from " +
+	"loadtime's payload field 7 (a string, v2.0), where cometlab's payload carries its connection index, so cometlab's load " +
+	"cannot pick a lane: CheckTx names none, and every transaction goes to the mempool's default lane"
+
 // lanesRefused refuses v2.0's lanes keys, which cometlab does not map
 // (its load cannot name a lane).
 func lanesRefused(r *e2eReader, path []string, _ any) {
-	r.refuse(path, false, "mempool lanes (v2.0's e2e app) are not mapped by cometlab: the app reads a transaction's lane from "+
-		"loadtime's payload field 7 (a string, v2.0), where cometlab's payload carries its connection index, so cometlab's load "+
-		"cannot pick a lane: CheckTx names none, and every transaction goes to the mempool's default lane")
+	r.refuse(path, false, "%s", lanesReason)
+}
+
+// appLanesProblem is the refusal of an e2e app setting of cometlab's [app]
+// that configures mempool lanes, or "": lanes (any value) and no_lanes
+// other than false, as the e2e reader refuses them.
+func appLanesProblem(key string, v any) string {
+	switch key {
+	case "lanes":
+		return lanesReason
+	case "no_lanes":
+		if v != false {
+			return lanesReason + " (no_lanes may only be false, its default)"
+		}
+	}
+	return ""
 }
 
 // appKey makes the handler of a testnet-wide e2e app setting: it goes to

@@ -107,6 +107,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.mempool(s, in)
 	md.consensus(s, in)
 	md.resources(s, in)
+	md.msgBytes(s, in)
 	md.adoption(s, in, run, !hasEvents(s, in, pd.start, pd.end))
 	md.zones(s, in, run)
 	md.hosts(run)

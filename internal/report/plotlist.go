@@ -123,6 +123,9 @@ func plotSpecs() []plotSpec {
 			func(d *plotData) ([]byte, error) {
 				return d.resources("Data directory size on disk", "MiB", 1.0/(1<<20), false, func(r *analysis.NodeResources) []float64 { return r.Data })
 			}},
+		{"msg_bytes.png", "Bytes sent per tx by message type", "bytes per committed tx", "summary.json (" + ms + "cometbft_p2p_message_send_bytes_total{message_type})",
+			"One bar per node: the bytes it sent to its peers per committed transaction (p2p_sent_bytes_per_tx), stacked by p2p message type (p2p_sent_bytes_per_tx_<type>), the types the run sent most at the bottom; only for runs whose nodes count bytes by message type.",
+			(*plotData).msgBytesPlot},
 		{"heights.png", "Height of every node", "height", "adoption.csv",
 			"Each node's committed height at the time it committed it (adoption.csv, the host's clock): where the lines part, a node fell behind; the slope of a line coming back is its catch-up (block-sync) rate.",
 			(*plotData).heights},
