@@ -200,12 +200,15 @@ func resourceFigures(in Input, b *builder, nodes []string, from, to int64) {
 
 // dataGrowthPerHour is the least-squares slope of a data directory's
 // size (bytes) over the samples within [from, to] (Unix ns), in MiB per
-// hour; NaN with fewer than two samples there. A slope, not last − first,
+// hour; NaN with fewer than two walks (distinct sizes) there. A slope, not last − first,
 // so that a pruned store's saw-tooth counts as what it keeps on average.
 func dataGrowthPerHour(t []int64, v []float64, from, to int64) float64 {
+	// Between two walks of the directory the sampler repeats the last
+	// size: a run of equal sizes is one measurement, at its first time,
+	// and fewer than two measurements give no slope (not 0 MiB/h).
 	var xs, ys []float64
 	for i, x := range t {
-		if x >= from && x <= to && !math.IsNaN(v[i]) {
+		if x >= from && x <= to && !math.IsNaN(v[i]) && (len(ys) == 0 || v[i]/mib != ys[len(ys)-1]) {
 			xs = append(xs, float64(x-from)/3600e9)
 			ys = append(ys, v[i]/mib)
 		}

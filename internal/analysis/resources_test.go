@@ -26,6 +26,12 @@ func TestDataGrowthPerHour(t *testing.T) {
 		saw[i] = 50*m + float64(i%10)*m // grows 9 MiB, pruned back, again
 	}
 	t2, _ := line(120, 0)
+	// walked every 10 s, the samples between repeat the last size: the
+	// slope of the walks alone (1 MiB/min), not of the stale repeats
+	stale := make([]float64, 121)
+	for i := range stale {
+		stale[i] = v1[i-i%10]
+	}
 	for _, tt := range []struct {
 		name      string
 		t         []int64
@@ -38,6 +44,9 @@ func TestDataGrowthPerHour(t *testing.T) {
 		// last − first would say 9 MiB in 2 min, 270 MiB/h
 		{"saw-tooth", t2, saw, 0, 119 * s, 0, 30},
 		{"one sample", t1, v1, 10 * s, 10 * s, math.NaN(), 0},
+		{"walked every 10 s", t1, stale, 0, 120 * s, 60, 0.01},
+		// walked once in the window: one size, no slope (not 0 MiB/h)
+		{"one walk", t1, stale, 1 * s, 9 * s, math.NaN(), 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := dataGrowthPerHour(tt.t, tt.v, tt.from, tt.to)

@@ -61,6 +61,11 @@ type Collect struct {
 	// read-back costs, or to keep every RPC request off the nodes during
 	// the load.
 	ReadAfterLoad bool
+	// DataWalkInterval, when set, walks every node's data directory that
+	// often (resources.csv's data_bytes) instead of the adaptive rule's
+	// (at most 0.01 % of a core per node, which on a short run may walk
+	// once): the storage matrix sets it to measure growth per hour.
+	DataWalkInterval time.Duration
 }
 
 // Metrics modes (Collect.Metrics, --metrics).

@@ -162,7 +162,7 @@ func newNetPipeline(s runStart, rd *runDir, out *printer, c Collect, ln *localNe
 	}
 	ns := metricsNamespace(m)
 	p.col.scrapeCfg.Namespace = ns
-	p.col.resCfg = collect.ResourceConfig{Interval: c.ScrapeInterval}
+	p.col.resCfg = collect.ResourceConfig{Interval: c.ScrapeInterval, DataInterval: c.DataWalkInterval}
 	for _, n := range ln.tn.Nodes {
 		if c.Metrics != MetricsNone && c.Prometheus == "" { // else read from the server
 			p.col.scrape = append(p.col.scrape, collect.Target{Name: n.Name, URL: n.MetricsAddr()})

@@ -96,13 +96,21 @@ func (q *qaRun) storage(ctx context.Context, ps results.QAPlanStep, st *results.
 			return serr
 		}
 		rec, err = Sweep(ctx, SweepOptions{Manifest: m, Params: q.rec.Plan.StorageParams, Repeat: 1,
-			Criterion: saturation.DefaultCriterion(), Dir: dir, Env: q.env})
+			Criterion: saturation.DefaultCriterion(), Dir: dir, Env: storageEnv(q.env)})
 	case !results.Finished(rec.Status):
-		rec, err = ResumeSweep(ctx, dir, false, q.env)
+		rec, err = ResumeSweep(ctx, dir, false, storageEnv(q.env))
 	}
 	if err = seriesErr(ctx, err); err != nil {
 		return err
 	}
 	st.Verdict, st.Summary = results.QAVerdictNotJudged, report.QAStorageSummary(report.QAStorageRows(dir, rec))
 	return q.safety(st)
+}
+
+// storageEnv is env with the data directories walked every second: the
+// adaptive default may walk a short run's directories once, and growth
+// per hour needs at least two walks.
+func storageEnv(env CellEnv) CellEnv {
+	env.DataWalkInterval = time.Second
+	return env
 }
