@@ -16,6 +16,14 @@ import (
 // durations come near (PBTS precision ≤ 30 s: v1.0 stops at 59).
 const MaxTimeScale = 100
 
+// TransportHandshakeTimeout bounds each of a new p2p connection's
+// exchanges (the secret connection's, then the node info's) on every
+// release line: hard-coded in p2p/transport.go (defaultHandshakeTimeout;
+// v2.0's p2p/transport/tcp), while config.toml's p2p.handshake_timeout and
+// p2p.dial_timeout are written but not used by the transport. It is not
+// scaled, so a zone pair's round trip × time scale must stay under it.
+const TransportHandshakeTimeout = 3 * time.Second
+
 // TimeScaleNote is the line the config files of a time-scaled node open
 // with, k in place of %s.
 const TimeScaleNote = "# Scaled in time by k = %s: every time constant ×k, every rate ÷k (cometlab's time_scale).\n"

@@ -42,6 +42,46 @@ func (m *Manifest) resolveTimeScale(ps *problems, r *Resolved) {
 	if r.App == AppExternal {
 		ps.add(f("time_scale"), "the timers of the user's own app are unknown to cometlab and cannot be scaled: time-scale the kvstore or the e2e app")
 	}
+	if msg := zonesHandshakeProblem(r, k, m.LibP2P); msg != "" {
+		ps.add(f("time_scale"), "%s", msg)
+	}
+}
+
+// zonesHandshakeProblem says why r's zones cannot run at time scale k:
+// CometBFT's p2p transport gives a new connection's secret handshake and
+// node-info exchange cometbft.TransportHandshakeTimeout each, hard-coded
+// (its config.toml's handshake_timeout and dial_timeout are not used:
+// p2p/transport.go), and each exchange waits for the bytes of both ends,
+// about one round trip. A pair of zones whose round trip × k reaches it
+// (jitter counted at 2 σ, a fifth kept for the CPU) could never connect. "" when every
+// pair of the nodes' zones fits, or on libp2p (its own transport).
+func zonesHandshakeProblem(r *Resolved, k float64, libp2p bool) string {
+	if r.Zones == nil || libp2p || k <= 1 {
+		return ""
+	}
+	var zones []string
+	for _, n := range r.Nodes {
+		if n.Zone != "" && !slices.Contains(zones, n.Zone) {
+			zones = append(zones, n.Zone)
+		}
+	}
+	slices.Sort(zones)
+	limit := cometbft.TransportHandshakeTimeout.Seconds() * 0.8 // a fifth of it for the CPU and the exchange's own work
+	worst, wa, wb := 0.0, "", ""
+	for i, a := range zones {
+		for _, b := range zones[i+1:] {
+			ab, _ := r.Zones.Matrix.Delay(a, b)
+			ba, _ := r.Zones.Matrix.Delay(b, a)
+			if rtt := (ab + ba).Seconds() * (1 + 2*r.Zones.Jitter); rtt > worst {
+				worst, wa, wb = rtt, a, b
+			}
+		}
+	}
+	if worst*k < limit {
+		return ""
+	}
+	return fmt.Sprintf("the round trip between zones %s and %s, %.0f ms, takes %.1f s at time scale %g, and CometBFT's p2p transport gives a connection's handshake %v, hard-coded (config.toml's p2p.handshake_timeout is not used): their nodes could fail to connect; at most time_scale = %g with these zones (docs/timescale.md)",
+		wa, wb, worst*1000, worst*k, k, cometbft.TransportHandshakeTimeout, math.Floor(limit/worst*10)/10)
 }
 
 // TimeScaleProblem says why r's testnet cannot run at time scale k (a

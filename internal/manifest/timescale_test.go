@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -29,6 +31,8 @@ func init() {
 		"timescale-pbts.bad.toml:2:1: time_scale: v1.0.1's genesis synchrony.precision (505ms) × 60 = 30.3s is above CometBFT's bound 30s"}
 	badManifests["timescale-sentinel.bad.toml"] = []string{
 		"timescale-sentinel.bad.toml:1:1: time_scale: the sentinel's rates and timers are not scaled"}
+	badManifests["timescale-zones.bad.toml"] = []string{
+		"timescale-zones.bad.toml:1:1: time_scale: the round trip between zones London and Sydney, 262 ms, takes 4.2 s at time scale 16, and CometBFT's p2p transport gives a connection's handshake 3s, hard-coded"}
 	badManifests["timescale-hosts.bad.toml"] = []string{
 		"timescale-hosts.bad.toml:3:1: time_scale: a time-scaled run scales every delay and rate: on [host.*] testnets the hosts' own network (its delays and bandwidth) cannot be scaled"}
 }
@@ -210,5 +214,37 @@ func TestTimeScaleAuto(t *testing.T) {
 	v1.Nodes = validators(4, "v1.0.1")
 	if _, err := v1.WithTimeScale(64); err == nil || !strings.Contains(err.Error(), "synchrony.precision") {
 		t.Errorf("v1.0.1 at k = 64: %v, want the PBTS bound", err)
+	}
+}
+
+// TestZonesHandshake checks the bound of a time scale with zones: the
+// manifest refused at k = 16 (timescale-zones.bad.toml) runs at the k the
+// refusal names, and on libp2p (its own transport) at any k.
+func TestZonesHandshake(t *testing.T) {
+	read := func(k string, libp2p bool) error {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", "timescale-zones.bad.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(data), "time_scale = 16", "time_scale = "+k, 1)
+		if libp2p {
+			text = "libp2p = true\n" + text
+		}
+		m, _, err := Read("zones.toml", []byte(text), ReadOptions{})
+		if err != nil {
+			return err
+		}
+		_, err = m.Resolve()
+		return err
+	}
+	for _, tc := range []struct {
+		k       string
+		libp2p  bool
+		refused bool
+	}{{"16", false, true}, {"9.2", false, true}, {"9", false, false}, {"2", false, false}, {"16", true, false}} {
+		err := read(tc.k, tc.libp2p)
+		if refused := err != nil && strings.Contains(err.Error(), "hard-coded"); refused != tc.refused {
+			t.Errorf("k = %s, libp2p %v: %v, want refused %v", tc.k, tc.libp2p, err, tc.refused)
+		}
 	}
 }
