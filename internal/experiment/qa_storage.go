@@ -11,7 +11,6 @@ import (
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/saturation"
 )
 
 // storageKnobs are the knobs of the candidate's release the storage
@@ -85,22 +84,8 @@ func (q *qaRun) storage(ctx context.Context, ps results.QAPlanStep, st *results.
 	if err != nil {
 		return err
 	}
-	rec, err := saturation.ReadSweep(dir)
-	switch {
-	case err != nil:
-		m, merr := manifestOf(side.Name, side)
-		if merr != nil {
-			return merr
-		}
-		if serr := q.save(); serr != nil {
-			return serr
-		}
-		rec, err = Sweep(ctx, SweepOptions{Manifest: m, Params: q.rec.Plan.StorageParams, Repeat: 1,
-			Criterion: saturation.DefaultCriterion(), Dir: dir, Env: storageEnv(q.env)})
-	case !results.Finished(rec.Status):
-		rec, err = ResumeSweep(ctx, dir, false, storageEnv(q.env))
-	}
-	if err = seriesErr(ctx, err); err != nil {
+	rec, err := q.sweepStep(ctx, dir, side, q.rec.Plan.StorageParams, 1, storageEnv(q.env))
+	if err != nil {
 		return err
 	}
 	st.Verdict, st.Summary = results.QAVerdictNotJudged, report.QAStorageSummary(report.QAStorageRows(dir, rec))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
@@ -36,22 +37,8 @@ func (q *qaRun) voteExtensions(ctx context.Context, ps results.QAPlanStep, st *r
 	for _, n := range q.rec.Plan.VoteExtensionSizes {
 		sizes = append(sizes, strconv.Itoa(n))
 	}
-	rec, err := saturation.ReadSweep(dir)
-	switch {
-	case err != nil:
-		m, merr := manifestOf(side.Name, side)
-		if merr != nil {
-			return merr
-		}
-		if serr := q.save(); serr != nil {
-			return serr
-		}
-		rec, err = Sweep(ctx, SweepOptions{Manifest: m, Params: []results.SweepParam{{Key: qaVEKey, Values: sizes}},
-			Repeat: max(1, q.rec.Plan.ScenarioRepeat), Criterion: saturation.DefaultCriterion(), Dir: dir, Env: q.env})
-	case !results.Finished(rec.Status):
-		rec, err = ResumeSweep(ctx, dir, false, q.env)
-	}
-	if err = seriesErr(ctx, err); err != nil {
+	rec, err := q.sweepStep(ctx, dir, side, []results.SweepParam{{Key: qaVEKey, Values: sizes}}, max(1, q.rec.Plan.ScenarioRepeat), q.env)
+	if err != nil {
 		return err
 	}
 	st.Verdict, st.Summary = results.QAVerdictNotJudged, veSummary(rec)
@@ -79,4 +66,27 @@ func veSummary(rec saturation.SweepRecord) string {
 		return "no size finished"
 	}
 	return "by extension size: " + strings.Join(parts, "; ")
+}
+
+// sweepStep runs a step's sweep of side over params in dir, or resumes
+// the one a killed qa left there unfinished (a finished one is read
+// back): qa.json is saved first, so that a kill during the sweep resumes
+// into it.
+func (q *qaRun) sweepStep(ctx context.Context, dir string, side manifest.Resolved, params []results.SweepParam, repeat int, env CellEnv) (saturation.SweepRecord, error) {
+	rec, err := saturation.ReadSweep(dir)
+	switch {
+	case err != nil:
+		m, merr := manifestOf(side.Name, side)
+		if merr != nil {
+			return rec, merr
+		}
+		if serr := q.save(); serr != nil {
+			return rec, serr
+		}
+		rec, err = Sweep(ctx, SweepOptions{Manifest: m, Params: params, Repeat: repeat,
+			Criterion: saturation.DefaultCriterion(), Dir: dir, Env: env})
+	case !results.Finished(rec.Status):
+		rec, err = ResumeSweep(ctx, dir, false, env)
+	}
+	return rec, seriesErr(ctx, err)
 }
