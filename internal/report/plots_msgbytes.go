@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -54,7 +55,7 @@ func (d *plotData) msgBytesPlot() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		bc.Color, bc.LineStyle.Width = nodeColor(j), 0
+		bc.Color, bc.LineStyle.Width = typeColor(j), 0
 		if below != nil {
 			bc.StackOn(below)
 		}
@@ -65,4 +66,11 @@ func (d *plotData) msgBytesPlot() ([]byte, error) {
 	c.see(tops...)
 	c.p.X.Min, c.p.X.Max = -0.6, float64(len(nodes))-0.4
 	return c.render(d.w, d.h)
+}
+
+// typeColor is the j-th message type's colour: the node palette, then,
+// past its length, the same colours lighter, so that no two types of one
+// plot share a colour (v0.40 nodes send 11 types or more).
+func typeColor(j int) color.NRGBA {
+	return lighter(nodeColor(j), min(0.8, 0.5*float64(j/nodeColors)))
 }
