@@ -107,14 +107,7 @@ func TestValidatorUpdates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
-			t.Error(err)
-		}
-		if left := testnettest.ProcessesUnder(t, tnDir); len(left) > 0 {
-			t.Errorf("node processes left behind: %v", left)
-		}
-	})
+	downAtCleanup(t, tnDir)
 	addr := map[string]string{} // validator address → node name
 	for _, n := range up.Nodes {
 		home := n.Home
@@ -194,14 +187,7 @@ func TestStateSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
-			t.Error(err)
-		}
-		if left := testnettest.ProcessesUnder(t, tnDir); len(left) > 0 {
-			t.Errorf("node processes left behind: %v", left)
-		}
-	})
+	downAtCleanup(t, tnDir)
 	if !strings.Contains(out.String(), "validator04 started at height") || !strings.Contains(out.String(), "by state sync (trusted height") {
 		t.Errorf("no line saying validator04 started by state sync:\n%s", out.String())
 	}

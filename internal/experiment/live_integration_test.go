@@ -34,14 +34,7 @@ func TestLiveReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
-			t.Error(err)
-		}
-		if left := testnettest.ProcessesUnder(t, tnDir); len(left) > 0 {
-			t.Errorf("node processes left behind: %v", left)
-		}
-	})
+	downAtCleanup(t, tnDir)
 	run := filepath.Join(dir, "run")
 	var out bytes.Buffer
 	res, err := experiment.Load(ctx, experiment.LoadOptions{Endpoint: up.Nodes[0].RPC, ReadFrom: up.Nodes[1].RPC, Workload: r.Load,
@@ -88,4 +81,18 @@ func TestLiveReadBack(t *testing.T) {
 			t.Errorf("%s read live differs from the read-back after the fact:\n%s", f, resultstest.Diff(string(after), string(live)))
 		}
 	}
+}
+
+// downAtCleanup stops the testnet of tnDir (`cometlab testnet up`'s) when
+// the test ends, and fails it for a node process left behind.
+func downAtCleanup(t *testing.T, tnDir string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
+			t.Error(err)
+		}
+		if left := testnettest.ProcessesUnder(t, tnDir); len(left) > 0 {
+			t.Errorf("node processes left behind: %v", left)
+		}
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // TestLoadMetricsURL loads a testnet cometlab did not start for the run
@@ -30,14 +29,7 @@ func TestLoadMetricsURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := experiment.Down(tnDir, 10*time.Second, os.Stderr); err != nil {
-			t.Error(err)
-		}
-		if left := testnettest.ProcessesUnder(t, tnDir); len(left) > 0 {
-			t.Errorf("node processes left behind: %v", left)
-		}
-	})
+	downAtCleanup(t, tnDir)
 	w := resolved(t, 100, 10*time.Second).Load
 	w.DrainTimeout = 30 * time.Second
 	dir := filepath.Join(tmp, "run")
