@@ -23,11 +23,15 @@ var ErrNoPrefix = errors.New("payload: missing \"a=\" prefix")
 //
 // Decode hex-decodes only the bytes it parses. The contents of the padding
 // and of unknown length-delimited fields are skipped by their length without
-// being read, so bad hex digits there go unnoticed. Fields 7 and 8 after the
-// padding are read; as in proto3, the last value of a repeated scalar field
-// wins and repeated time fields merge. The time is returned in UTC.
+// being read, so bad hex digits there go unnoticed. Fields 7, 8 and 9 after
+// the padding are read: field 7 is the connection index as a varint, or a
+// lane (v2.0 loadtime's string, at most MaxLaneLen bytes), which moves the
+// connection index to field 9. As in proto3, the last value of a repeated
+// scalar field wins and repeated time fields merge. The time is returned in
+// UTC.
 //
-// Decode does not allocate unless it returns an error.
+// Decode does not allocate unless it returns an error or the payload
+// carries a lane (its string).
 func Decode(tx []byte) (Header, error) {
 	if !bytes.HasPrefix(tx, []byte(Prefix)) {
 		return Header{}, ErrNoPrefix
@@ -59,7 +63,34 @@ func decode(src []byte) (Header, error) {
 			return h, err
 		}
 		switch num {
-		case fieldConnections, fieldRate, fieldSize, fieldConnection, fieldSeq:
+		case fieldLane:
+			// Field 7: cometlab's connection index (a varint), or v2.0
+			// loadtime's lane (a string).
+			switch typ {
+			case protowire.VarintType:
+				v, err := r.varint(end)
+				if err != nil {
+					return h, fieldError(num, err)
+				}
+				h.Connection = v
+			case protowire.BytesType:
+				n, err := r.length(end)
+				if err != nil {
+					return h, fieldError(num, err)
+				}
+				if n > MaxLaneLen {
+					return h, fmt.Errorf("lane has %d bytes, at most %d", n, MaxLaneLen)
+				}
+				var buf [MaxLaneLen]byte
+				if _, err := hex.Decode(buf[:n], src[2*r.pos:2*(r.pos+n)]); err != nil {
+					return h, fmt.Errorf("lane: %w", err)
+				}
+				h.Lane = string(buf[:n])
+				r.pos += n
+			default:
+				return h, wireTypeError(num, typ, protowire.BytesType)
+			}
+		case fieldConnections, fieldRate, fieldSize, fieldLaneConnection, fieldSeq:
 			if typ != protowire.VarintType {
 				return h, wireTypeError(num, typ, protowire.VarintType)
 			}
@@ -74,7 +105,7 @@ func decode(src []byte) (Header, error) {
 				h.Rate = v
 			case fieldSize:
 				h.Size = v
-			case fieldConnection:
+			case fieldLaneConnection:
 				h.Connection = v
 			case fieldSeq:
 				h.Seq = v

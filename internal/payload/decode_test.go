@@ -66,7 +66,7 @@ func TestDecode(t *testing.T) {
 			"payload: field 1 has wire type 2, want 0"},
 		{"id as varint", tx(pbTime, protowire.AppendVarint(protowire.AppendTag(nil, 5, protowire.VarintType), 1)),
 			"payload: field 5 has wire type 0, want 2"},
-		{"group", tx(pbTime, pbID, protowire.AppendTag(nil, 9, protowire.StartGroupType)), "payload: field 9: unsupported wire type 3"},
+		{"group", tx(pbTime, pbID, protowire.AppendTag(nil, 10, protowire.StartGroupType)), "payload: field 10: unsupported wire type 3"},
 		{"nanos as bytes", tx(protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType),
 			protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), nil)), pbID),
 			"payload: field 4: field 2 has wire type 2, want 0"},
@@ -141,6 +141,11 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(lt, uint64(0), uint64(0), int64(0), uint32(0))
+	el, err := payload.NewEncoder(4, 1000, 300, testID)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bytes.Clone(el.EncodeLane(3, 9, testTime, "100")), uint64(3), uint64(9), testTime.Unix(), uint32(0))
 	for _, junk := range []string{"", "a=", "a=0", "a=zz", "b=00", "a=08ff", "a=0001", "a=2a10", "a=220b08a584d8bb06"} {
 		f.Add([]byte(junk), uint64(1), uint64(2), int64(-3), uint32(4))
 	}
@@ -153,12 +158,16 @@ func FuzzDecode(f *testing.F) {
 					t.Errorf("Decode = %+v, loadtime's FromBytes = %v", h, p)
 				}
 			}
-			if h.Size%2 == 0 && h.Size >= uint64(payload.MinSize()) && h.Size <= payload.MaxSize {
+			least := payload.MinSize()
+			if h.Lane != "" {
+				least = payload.MinSizeWithLane(len(h.Lane))
+			}
+			if h.Size%2 == 0 && h.Size >= uint64(least) && h.Size <= payload.MaxSize {
 				e, err := payload.NewEncoder(h.Connections, h.Rate, h.Size, h.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
-				again, err := payload.Decode(e.Encode(h.Connection, h.Seq, h.Time))
+				again, err := payload.Decode(e.EncodeLane(h.Connection, h.Seq, h.Time, h.Lane))
 				if err != nil || !equalHeader(again, h) {
 					t.Errorf("re-encoded %+v decodes to %+v, %v", h, again, err)
 				}

@@ -13,7 +13,7 @@ import (
 //
 // The output buffer is filled with '0' once; each Encode writes only the hex
 // of the fields before the padding data (fields 1–5 and the padding's tag and
-// length) and of the fields after it (7 and 8), and resets to '0' whatever the
+// length) and of the fields after it (7 and 8, and 9 with a lane), and resets to '0' whatever the
 // previous tx wrote where this tx has padding. The cost is therefore
 // independent of the size.
 type Encoder struct {
@@ -48,7 +48,7 @@ func NewEncoder(connections, rate, size uint64, id [16]byte) (*Encoder, error) {
 		fixed:     make([]byte, 0, 3*maxScalarField),
 		id:        make([]byte, 0, idField),
 		head:      make([]byte, 0, maxHeaderLen+2*minPadding+maxVarintLen),
-		tail:      make([]byte, 0, 2*maxScalarField),
+		tail:      make([]byte, 0, 2*maxScalarField+2+MaxLaneLen),
 		out:       make([]byte, size),
 		headEnd:   len(Prefix),
 		tailStart: int(size),
@@ -66,11 +66,32 @@ func NewEncoder(connections, rate, size uint64, id [16]byte) (*Encoder, error) {
 // Encode returns the tx for sequence number seq on connection connection,
 // sent at t. The returned slice is valid until the next call.
 func (e *Encoder) Encode(connection, seq uint64, t time.Time) []byte {
+	return e.EncodeLane(connection, seq, t, "")
+}
+
+// EncodeLane is Encode for a transaction that asks for mempool lane lane
+// (loadtime's field 7, a string; the connection index then goes in field
+// 9); "" is Encode. It panics when lane is longer than MaxLaneLen or the
+// size leaves no room for it (below MinSizeWithLane(len(lane))): callers
+// check both first.
+func (e *Encoder) EncodeLane(connection, seq uint64, t time.Time, lane string) []byte {
 	head := append(e.head[:0], e.fixed...)
 	head = appendTime(head, t)
 	head = append(head, e.id...)
-	tail := appendUvarintField(e.tail[:0], fieldConnection, connection)
+	tail := e.tail[:0]
+	if lane == "" {
+		tail = appendUvarintField(tail, fieldConnection, connection)
+	} else {
+		if len(lane) > MaxLaneLen || e.size < MinSizeWithLane(len(lane)) {
+			panic(fmt.Sprintf("payload: lane %q does not fit a %d-byte tx (at most %d bytes, size at least %d)", lane, e.size, MaxLaneLen, MinSizeWithLane(len(lane))))
+		}
+		tail = protowire.AppendTag(tail, fieldLane, protowire.BytesType)
+		tail = protowire.AppendString(tail, lane)
+	}
 	tail = appendUvarintField(tail, fieldSeq, seq)
+	if lane != "" {
+		tail = appendUvarintField(tail, fieldLaneConnection, connection)
+	}
 
 	n, empty := paddingLen(e.protoLen - len(head) - len(tail))
 	if empty {

@@ -13,9 +13,17 @@ type Header struct {
 	Size        uint64    // configured total tx size in bytes (field 3)
 	Time        time.Time // send time (field 4)
 	ID          [16]byte  // run UUID bytes (field 5)
-	Connection  uint64    // cometlab: connection index (field 7)
+	Connection  uint64    // cometlab: connection index (field 7, or 9 with a lane)
 	Seq         uint64    // cometlab: sequence number within the connection (field 8)
+	// Lane is the mempool lane the transaction asks for, "" for none:
+	// loadtime's field 7, a string since v2.0, which v2.0's e2e app reads in
+	// CheckTx. A payload with a lane carries its connection index in field
+	// 9 instead of 7.
+	Lane string
 }
+
+// MaxLaneLen is the longest lane id a payload carries, in bytes.
+const MaxLaneLen = 32
 
 // Prefix starts every payload tx. loadtime uses it as the key for CometBFT's
 // kvstore application, so the store keeps a single entry however many txs a
@@ -35,6 +43,10 @@ const (
 	fieldPadding     protowire.Number = 6
 	fieldConnection  protowire.Number = 7
 	fieldSeq         protowire.Number = 8
+	// fieldLane is loadtime's field 7 of v2.0, a string: with a lane the
+	// connection index moves to fieldLaneConnection.
+	fieldLane           protowire.Number = 7
+	fieldLaneConnection protowire.Number = 9
 )
 
 // Field numbers of google.protobuf.Timestamp.
@@ -69,3 +81,8 @@ const (
 // id) plus the padding field: 2 + 2·(92 + 2) = 190. Sizes below it are
 // rejected by NewEncoder and the manifest.
 func MinSize() int { return minSize }
+
+// MinSizeWithLane returns the smallest total size that can hold any header
+// with a lane id of n bytes (MinSize plus the lane field's 2 + n bytes, in
+// hex).
+func MinSizeWithLane(n int) int { return minSize + 2*(2+n) }

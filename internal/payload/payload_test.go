@@ -107,7 +107,11 @@ func checkLayout(t testing.TB, tx []byte) (paddingFields int) {
 		}
 		last = f.num
 		switch f.num {
-		case 1, 2, 3, 7, 8:
+		case 7:
+			if f.data == nil && f.value == 0 {
+				t.Errorf("field 7 written as the connection with value 0")
+			}
+		case 1, 2, 3, 8, 9:
 			if f.value == 0 {
 				t.Errorf("field %d written with value 0", f.num)
 			}
@@ -129,7 +133,7 @@ func checkLayout(t testing.TB, tx []byte) (paddingFields int) {
 
 func equalHeader(a, b payload.Header) bool {
 	return a.Connections == b.Connections && a.Rate == b.Rate && a.Size == b.Size &&
-		a.Time.Equal(b.Time) && a.ID == b.ID && a.Connection == b.Connection && a.Seq == b.Seq
+		a.Time.Equal(b.Time) && a.ID == b.ID && a.Connection == b.Connection && a.Seq == b.Seq && a.Lane == b.Lane
 }
 
 func TestMinSize(t *testing.T) {
