@@ -43,7 +43,7 @@ var allowedImports = map[string][]string{
 	"collect":             {"payload", "results", "rpc"},
 	"stats":               {},
 	"changepoint":         {"stats"},
-	"analysis":            {"results", "stats"},
+	"analysis":            {"payload", "results", "stats"},
 	"saturation":          {"analysis", "results", "stats"},
 	"sequential":          {"stats"},
 	"history":             {"analysis", "changepoint", "results", "saturation", "stats"},

@@ -101,13 +101,6 @@ func newClients(run results.Run) []ClientSummary {
 // finishClients puts each client's rates and latencies, once the
 // accounting has counted its transactions.
 func finishClients(a *TxAggregates, run results.Run, cs []ClientSummary) {
-	ms := func(s *Sketch, p float64) *float64 {
-		if s.N() == 0 {
-			return nil
-		}
-		v := s.Percentile(p) / results.NsPerMs
-		return &v
-	}
 	for i := range cs {
 		c := &cs[i]
 		if run.Load.DurationS > 0 {
@@ -115,8 +108,8 @@ func finishClients(a *TxAggregates, run results.Run, cs []ClientSummary) {
 		}
 		if i < len(a.clients) {
 			l := &a.clients[i]
-			c.BlockP50, c.BlockP99 = ms(&l.block, 50), ms(&l.block, 99)
-			c.ObservedP50, c.ObservedP99 = ms(&l.observed, 50), ms(&l.observed, 99)
+			c.BlockP50, c.BlockP99 = sketchMs(&l.block, 50), sketchMs(&l.block, 99)
+			c.ObservedP50, c.ObservedP99 = sketchMs(&l.observed, 50), sketchMs(&l.observed, 99)
 		}
 	}
 }

@@ -98,6 +98,10 @@ type Summary struct {
 	// order of run.json load.clients; absent for a load of one client.
 	Clients []ClientSummary `json:"clients,omitempty"`
 
+	// Lanes holds each mempool lane's transactions and latency, in the
+	// order of run.json load.lanes; absent for a load without lanes.
+	Lanes []LaneSummary `json:"lanes,omitempty"`
+
 	// Nodes holds the per-node figures (dictionary entries with PerNode
 	// set), keyed by node name, then by dictionary id.
 	Nodes map[string]map[string]float64 `json:"nodes,omitempty"`
@@ -208,6 +212,7 @@ func summarize(in Input) (Summary, []results.Stage) {
 	}
 	finishClients(agg, in.Run, acc.clients)
 	s.Clients = acc.clients
+	s.Lanes = laneSummaries(agg, in.Run)
 	s.Safety = safety(in, b, acc.lostAcked, in.Hashes == nil)
 	accountingAnomalies(b)
 	clientAnomalies(b, s.Clients)

@@ -51,6 +51,13 @@ func ToModel(s *Summary, k float64) {
 			}
 		}
 	}
+	for i := range s.Lanes {
+		for _, v := range []*float64{s.Lanes[i].BlockP50, s.Lanes[i].BlockP95, s.Lanes[i].BlockP99} {
+			if v != nil {
+				*v = t(*v)
+			}
+		}
+	}
 	for i := range s.CatchUps {
 		c := &s.CatchUps[i]
 		c.StartS, c.CatchUpS, c.BlocksPerS = t(c.StartS), t(c.CatchUpS), c.BlocksPerS*k

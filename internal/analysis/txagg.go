@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 
+	"github.com/cometlab/cometlab/internal/payload"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -63,6 +64,11 @@ type TxAggregates struct {
 	// nil for a load of one client.
 	load    results.Load
 	clients []clientLatency
+
+	// The load's mempool lanes (run.json load.lanes) and each one's
+	// counts and latencies; nil without lanes.
+	lanePick payload.LanePicker
+	lanes    []laneLatency
 }
 
 // Offered returns the scheduled sends (rows of sent.csv, by intended time)
@@ -115,6 +121,7 @@ func NewTxAggregates(run results.Run, adoption []results.Adoption) *TxAggregates
 	if len(run.Load.Clients) > 0 {
 		a.load, a.clients = run.Load, make([]clientLatency, len(run.Load.Clients))
 	}
+	a.initLanes(run.Load)
 	if !run.LoadStart.IsZero() {
 		a.loadStart = run.LoadStart.UnixNano()
 		a.earlyEnd = a.loadStart + int64(run.Load.DurationS*kneeLagShare*results.NsPerS)
@@ -151,6 +158,9 @@ func (a *TxAggregates) Seal() {
 	for i := range a.clients {
 		sketches = append(sketches, &a.clients[i].block, &a.clients[i].observed)
 	}
+	for i := range a.lanes {
+		sketches = append(sketches, &a.lanes[i].block)
+	}
 	for _, s := range sketches {
 		if s.pos == nil {
 			s.sortExact()
@@ -184,6 +194,9 @@ func (a *TxAggregates) AddSent(r *results.Sent) {
 	}
 	*st |= stSent
 	a.sent++
+	if l := a.laneOf(r.Conn, r.Seq); l != nil {
+		l.sent++
+	}
 	lag := r.Actual - r.Intended
 	a.lag.Add(float64(lag))
 	p := a.pathSecond(r.Actual)
@@ -240,6 +253,10 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 	if t.Duplicate {
 		return
 	}
+	lane := a.laneOf(t.Conn, t.Seq)
+	if lane != nil {
+		lane.committed++
+	}
 
 	// Block latency.
 	a.lastCommit = max(a.lastCommit, commitTime(t))
@@ -254,6 +271,9 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 		if c := a.clientOf(t.Conn); c != nil {
 			c.block.Add(float64(l))
 			c.addCommit(a.loadStart, t.CommitTime)
+		}
+		if lane != nil {
+			lane.block.Add(float64(l))
 		}
 		a.Scatter.add(t.Sent, l)
 		if t.Sent >= a.loadStart && t.Sent < a.earlyEnd {

@@ -211,7 +211,7 @@ func beginRun(dir string, hard context.Context, logger *slog.Logger) runStart {
 // with the load w.
 func (s runStart) record(version string, w manifest.Workload) results.Run {
 	return results.Run{ID: s.id.String(), Status: results.StatusRunning, CometlabVersion: version, Host: hostInfo(),
-		Load: workloadRecord(w), Started: time.Now()}
+		Load: workloadRecord(w, nil), Started: time.Now()}
 }
 
 // createOnTestnet creates the run directory of a run on a testnet of m:
@@ -222,6 +222,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 		return nil, err
 	}
 	r := s.record(version, m.Load)
+	r.Load = workloadRecord(m.Load, manifest.AppLanes(m.AppConfig))
 	r.CometBFTVersion, r.App, r.AppConfig, r.Target = m.CometBFTVersion, m.App, m.AppConfig, m.Load.Target
 	r.Zones, r.Absent, r.Evidence, r.KeyType, r.LibP2P = zonesRecord(m), absentRecord(m), m.Evidence, m.KeyType, m.LibP2P
 	if m.TimeScale != 1 {
@@ -319,7 +320,9 @@ func reportedVersion(m manifest.Resolved, reported string) string {
 	return fmt.Sprintf("%s (reports itself as %s)", m.CometBFTVersion, reported)
 }
 
-func workloadRecord(w manifest.Workload) results.Load {
+// workloadRecord is run.json's load of w, whose lanes have the
+// priorities appLanes gives (lane id → priority).
+func workloadRecord(w manifest.Workload, appLanes map[string]int64) results.Load {
 	l := results.Load{Connections: w.Connections, Rate: w.Rate, Size: w.Size, DurationS: w.Duration.Seconds(),
 		Pacing: w.Pacing, LateThreshold: w.LateThreshold.Seconds()}
 	if !w.Shape.IsConstant() {
@@ -332,6 +335,9 @@ func workloadRecord(w manifest.Workload) results.Load {
 	}
 	if len(w.Clients) > 0 {
 		l.Expected = w.ExpectedTxs()
+	}
+	for _, ln := range w.Lanes {
+		l.Lanes = append(l.Lanes, results.Lane{ID: ln.ID, Weight: ln.Weight, Priority: appLanes[ln.ID]})
 	}
 	return l
 }

@@ -117,6 +117,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	r.Target, r.Endpoint = cmp.Or(opts.Target, "target"), ep
 	r.Nodes, r.Zones = opts.Nodes, opts.Zones
 	r.App, r.AppConfig = opts.App, opts.AppConfig
+	r.Load = workloadRecord(opts.Workload, manifest.AppLanes(opts.AppConfig))
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return Result{}, err

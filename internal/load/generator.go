@@ -89,6 +89,11 @@ type Config struct {
 	// see Group) share one send log without their rows colliding. Only
 	// with loadtime payloads (Source nil).
 	ConnOffset int
+	// Lanes are the mempool lanes the transactions ask for, each picked
+	// by its weight (payload.LanePicker; v2.0's e2e app reads the lane in
+	// CheckTx); none for the mempool's default lane. Only with loadtime
+	// payloads (Source nil), of a size that holds the longest lane id.
+	Lanes []payload.LaneWeight
 }
 
 // Validate returns every problem with c at once, each naming its field.
@@ -127,12 +132,39 @@ func (c Config) Validate() error {
 	if c.LateThreshold < 0 {
 		errs = append(errs, fmt.Errorf("late threshold %s: want 0 or more", c.LateThreshold))
 	}
+	if len(c.Lanes) > 0 {
+		errs = append(errs, c.validateLanes()...)
+	}
 	if c.Size < 0 {
 		errs = append(errs, fmt.Errorf("size %d: want a positive number of bytes", c.Size))
 	} else if c.Size < payload.MinSize() || c.Size > payload.MaxSize || c.Size%2 != 0 {
 		errs = append(errs, fmt.Errorf("size %d: want an even number of bytes in [%d, %d]", c.Size, payload.MinSize(), payload.MaxSize))
 	}
 	return errors.Join(errs...)
+}
+
+// validateLanes returns the problems of c.Lanes: a lane id empty or
+// longer than payload.MaxLaneLen, a size that does not hold the longest,
+// no weight, or the user's own transactions (which carry no lane).
+func (c Config) validateLanes() []error {
+	var errs []error
+	if c.Source != nil {
+		errs = append(errs, errors.New("lanes: only with loadtime payloads, not the user's own transactions"))
+	}
+	longest, sum := 0, uint64(0)
+	for _, l := range c.Lanes {
+		if l.ID == "" || len(l.ID) > payload.MaxLaneLen {
+			errs = append(errs, fmt.Errorf("lane %q: want an id of 1 to %d bytes", l.ID, payload.MaxLaneLen))
+		}
+		longest, sum = max(longest, len(l.ID)), sum+l.Weight
+	}
+	if sum == 0 {
+		errs = append(errs, errors.New("lanes: every weight is 0"))
+	}
+	if least := payload.MinSizeWithLane(longest); c.Source == nil && c.Size < least {
+		errs = append(errs, fmt.Errorf("size %d: a payload with a lane id of %d bytes needs at least %d", c.Size, longest, least))
+	}
+	return errs
 }
 
 // shape returns the Shape with the Config's rate and duration.
@@ -228,7 +260,7 @@ func New(cfg Config, sent, replies *results.Writer, logger *slog.Logger) (*Gener
 	c := float64(cfg.Connections)
 	src := cfg.Source
 	if src == nil {
-		src = Payloads(cfg.Connections, cfg.Rate, cfg.Size, cfg.RunID)
+		src = Payloads(cfg.Connections, cfg.Rate, cfg.Size, cfg.RunID, cfg.Lanes...)
 	}
 	g.hashed = src.Hashed()
 	for k := range cfg.Connections {

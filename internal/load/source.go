@@ -42,15 +42,18 @@ type TxGen interface {
 // Payloads returns the default source: loadtime payloads of size bytes
 // (see payload.NewEncoder) carrying the run id, connection, sequence and
 // send time, which the chain walk decodes; rate is written into them.
-func Payloads(connections int, rate float64, size int, runID [16]byte) TxSource {
-	return payloads{c: connections, rate: rate, size: size, id: runID}
+// Each transaction asks for one of lanes, picked by weight
+// (payload.LanePicker); none without lanes.
+func Payloads(connections int, rate float64, size int, runID [16]byte, lanes ...payload.LaneWeight) TxSource {
+	return payloads{c: connections, rate: rate, size: size, id: runID, lanes: payload.NewLanePicker(lanes)}
 }
 
 type payloads struct {
-	c    int
-	rate float64
-	size int
-	id   [16]byte
+	c     int
+	rate  float64
+	size  int
+	id    [16]byte
+	lanes payload.LanePicker
 }
 
 func (p payloads) Conn(k, _ int) (TxGen, error) {
@@ -58,18 +61,19 @@ func (p payloads) Conn(k, _ int) (TxGen, error) {
 	if err != nil {
 		return nil, err
 	}
-	return payloadGen{enc: enc, k: uint64(k)}, nil
+	return payloadGen{enc: enc, k: uint64(k), lanes: p.lanes}, nil
 }
 
 func (payloads) Hashed() bool { return false }
 
 type payloadGen struct {
-	enc *payload.Encoder
-	k   uint64
+	enc   *payload.Encoder
+	k     uint64
+	lanes payload.LanePicker
 }
 
 func (g payloadGen) Tx(n uint64, now time.Time) ([]byte, error) {
-	return g.enc.Encode(g.k, n, now), nil
+	return g.enc.EncodeLane(g.k, n, now, g.lanes.Pick(g.k, n)), nil
 }
 
 // Lines returns the source that sends txs in order over the connections:

@@ -85,7 +85,11 @@ func (m *Manifest) setApp(key, v string) error {
 	if settings == nil {
 		settings = map[string]any{}
 	}
-	settings[key] = configValue(v)
+	if t, ok := inlineTable(v); ok {
+		settings[key] = t // lanes = {hi = 9, lo = 1}
+	} else {
+		settings[key] = configValue(v)
+	}
 	m.App = appValue(kind, settings)
 	return nil
 }

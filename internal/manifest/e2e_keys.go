@@ -94,11 +94,16 @@ var e2eTopKeys = map[string]func(r *e2eReader, path []string, v any){
 			r.refuse(path, false, "cometlab writes the genesis of each release itself; it takes no genesis overrides")
 		}
 	},
-	"config":            func(r *e2eReader, path []string, v any) { r.configList(path, v, r.m.Config, "config") },
-	"constant_flip":     only(kBool, false, true, "the e2e app's constant_flip (v2.0's e2e app) is not mapped by cometlab"),
-	"lanes":             lanesRefused,
-	"no_lanes":          only(kBool, false, false, "mempool lanes (v2.0's e2e app) are not mapped by cometlab"),
-	"load_lane_weights": lanesRefused,
+	"config":        func(r *e2eReader, path []string, v any) { r.configList(path, v, r.m.Config, "config") },
+	"constant_flip": only(kBool, false, true, "the e2e app's constant_flip (v2.0's e2e app) is not mapped by cometlab"),
+	"lanes": func(r *e2eReader, path []string, v any) {
+		if t, ok := r.table(path, v); ok {
+			r.app[lanesKey] = t
+			r.from("app."+lanesKey, path)
+		}
+	},
+	"no_lanes":          appKey(kBool),
+	"load_lane_weights": laneWeights,
 	"perturb_interval":  func(r *e2eReader, path []string, v any) { r.gap = r.duration(path, v) },
 	"disable_pex": func(r *e2eReader, path []string, v any) {
 		if b, ok := r.bool(path, v); ok && b {
@@ -318,31 +323,25 @@ func nodeOnly(kind string, def any, lenient bool, reason string, also ...any) fu
 	return func(r *e2eReader, _ string, path []string, v any) { h(r, path, v) }
 }
 
-// lanesReason is why mempool lanes are refused, in an e2e manifest
-// (lanes, load_lane_weights) as in cometlab's [app] (lanes, no_lanes).
-const lanesReason = "mempool lanes (v2.0's e2e app) are not mapped by cometlab: the app reads a transaction's lane from " +
-	"loadtime's payload field 7 (a string, v2.0), where cometlab's payload carries its connection index, so cometlab's load " +
-	"cannot pick a lane: CheckTx names none, and every transaction goes to the mempool's default lane"
-
-// lanesRefused refuses v2.0's lanes keys, which cometlab does not map
-// (its load cannot name a lane).
-func lanesRefused(r *e2eReader, path []string, _ any) {
-	r.refuse(path, false, "%s", lanesReason)
-}
-
-// appLanesProblem is the refusal of an e2e app setting of cometlab's [app]
-// that configures mempool lanes, or "": lanes (any value) and no_lanes
-// other than false, as the e2e reader refuses them.
-func appLanesProblem(key string, v any) string {
-	switch key {
-	case "lanes":
-		return lanesReason
-	case "no_lanes":
-		if v != false {
-			return lanesReason + " (no_lanes may only be false, its default)"
-		}
+// laneWeights reads load_lane_weights, a table of lane id → weight, into
+// [load] lane_weights (checked there against the app's lanes). Without it
+// cometlab's load names no lane (the mempool's default lane), where the
+// e2e runner spreads its load over every lane equally.
+func laneWeights(r *e2eReader, path []string, v any) {
+	t, ok := r.table(path, v)
+	if !ok {
+		return
 	}
-	return ""
+	ws := map[string]uint64{}
+	for id, x := range t {
+		n, ok := r.int(append(slices.Clone(path), id), x)
+		if !ok {
+			return
+		}
+		ws[id] = uint64(n)
+	}
+	r.m.Load.LaneWeights = ws
+	r.from("load.lane_weights", path)
 }
 
 // appKey makes the handler of a testnet-wide e2e app setting: it goes to

@@ -122,6 +122,12 @@ func Encode(r Resolved) ([]byte, error) {
 		Hosts:    encodeHosts(r.Hosts),
 	}
 	encodeShape(&e.Load, r.Load)
+	for _, l := range r.Load.Lanes {
+		if e.Load.LaneWeights == nil {
+			e.Load.LaneWeights = map[string]uint64{}
+		}
+		e.Load.LaneWeights[l.ID] = l.Weight
+	}
 	for _, u := range r.ValidatorUpdates {
 		if e.ValidatorUpdate == nil {
 			e.ValidatorUpdate = map[string]map[string]int64{}

@@ -134,4 +134,15 @@ type ManifestLoad struct {
 	//
 	//	hosts = ["load1", "load2"]
 	Hosts []string `toml:"hosts,omitempty"`
+
+	// LaneWeights spreads the load over the mempool lanes of v2.0's e2e
+	// app: lane id → weight, each transaction asking for one lane, picked
+	// by weight (its payload carries the lane, which the app returns from
+	// CheckTx). The lanes and their priorities are the app's ([app]
+	// lanes, or its five defaults "100", "50", "10", "5" and "1"). Only
+	// with app = "e2e" on v2.0, loadtime payloads and no load hosts.
+	// Default: none (every transaction in the mempool's default lane).
+	//
+	//	lane_weights = {"100" = 1, "1" = 9}
+	LaneWeights map[string]uint64 `toml:"lane_weights,omitempty"`
 }

@@ -127,6 +127,15 @@ func setter(key string) func(m *Manifest, v string) error {
 			m.AdaptiveSync = b
 			return nil
 		}
+	case "load.lane_weights":
+		return func(m *Manifest, v string) error {
+			ws, err := parseLaneWeights(v)
+			if err != nil {
+				return err
+			}
+			m.Load.LaneWeights = ws
+			return nil
+		}
 	case "load.drain_timeout":
 		return func(m *Manifest, v string) error { m.Load.DrainTimeout = v; return nil }
 	case "load.late_threshold":
@@ -145,7 +154,8 @@ func setter(key string) func(m *Manifest, v string) error {
 // "partition.at", "partition.duration", "app",
 // an e2e app setting ("app.vote_extension_size"),
 // "load.size", "load.duration", "load.pacing", "load.target",
-// "load.drain_timeout", "load.late_threshold" (the [load] keys also
+// "load.drain_timeout", "load.late_threshold", "load.lane_weights"
+// (id:weight pairs joined by "/", or an inline table; the [load] keys also
 // without "load."), a perturbation's key ("perturb.validator03.down":
 // action, at, height, down, every, count), or a config.toml path
 // ("mempool.size", also written "config.mempool.size"; a top-level key

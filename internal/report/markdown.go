@@ -100,6 +100,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.autopsy(s)
 	md.scenarios(s, run)
 	md.clients(s, run)
+	md.lanes(s)
 	md.latency(s)
 	md.throughput(s)
 	md.events(s, in, run, pd.start, pd.end)

@@ -39,6 +39,9 @@ func checkPlots(t *testing.T, dir string) {
 		if sp.file == "clients_tps.png" && len(run.Load.Clients) == 0 {
 			continue // for loads of several clients only (TestClientsPlot)
 		}
+		if sp.file == "lanes_latency.png" && len(run.Load.Lanes) == 0 {
+			continue // for loads over mempool lanes only (TestLanesPlot)
+		}
 		if sp.file == "zone_adoption_cdf.png" && run.Zones == nil {
 			continue // for testnets with zones only (TestZonesSection)
 		}

@@ -52,6 +52,9 @@ func plotSpecs() []plotSpec {
 		{"clients_tps.png", "Committed transactions per second, per client", "tx/s", "txs.csv, run.json",
 			"For a load of several clients ([[load.client]]): each client's transactions committed per second in 5-second windows from the load start (by the commit time of their block; wider windows past 10 minutes, at most 120), on a log scale, with its offered rate (connections × rate) dashed in the same colour. A client served fairly commits what it offers; windows without a commit break the line.",
 			(*plotData).clientsTPS},
+		{"lanes_latency.png", "Block latency per mempool lane", "fraction of the lane's committed transactions", "txs.csv, run.json load.lanes",
+			"For a load over mempool lanes ([load] lane_weights, v2.0's e2e app): for each lane (one colour, highest priority first in the legend), the fraction of its committed transactions (y) whose block latency was at most x ms, from its percentiles 0 to 100. A transaction's lane is the one the generator picked from its connection and sequence number by the lanes' weights.",
+			(*plotData).lanesLatency},
 		{"trend_tps.png", "Committed tx/s over the load, fitted", "tx/s", "blocks.csv",
 			"The committed tx/s of each window of the load (30 to 120 equal windows, 10 s each, wider past 20 minutes; each block counted at its commit time), the least-squares line through them (red dashed; slope per minute ± its 95 % interval) and the means of the first and last 10 % of the windows. Only for loads of at least 5 minutes.",
 			func(d *plotData) ([]byte, error) {

@@ -174,6 +174,18 @@ type Load struct {
 	// for a load of one client. Connections is then their sum and Rate
 	// the mean per connection.
 	Clients []Client `json:"clients,omitempty"`
+	// Lanes are the mempool lanes the load's transactions asked for, by
+	// id, each picked by its weight from the transaction's connection and
+	// sequence (payload.LanePicker); absent for the default lane.
+	Lanes []Lane `json:"lanes,omitempty"`
+}
+
+// Lane is one mempool lane of a load: its id, its weight in the load and
+// its priority in the app.
+type Lane struct {
+	ID       string `json:"id"`
+	Weight   uint64 `json:"weight"`
+	Priority int64  `json:"priority,omitempty"`
 }
 
 // Scale returns run.json's time scale k: 1 for a run in real time.
@@ -206,7 +218,7 @@ func (l Load) HostTime(k float64) Load {
 
 // Equal reports whether l and o are the same load.
 func (l Load) Equal(o Load) bool {
-	return slices.Equal(l.Clients, o.Clients) && l.Connections == o.Connections && l.Rate == o.Rate &&
+	return slices.Equal(l.Clients, o.Clients) && slices.Equal(l.Lanes, o.Lanes) && l.Connections == o.Connections && l.Rate == o.Rate &&
 		l.Size == o.Size && l.DurationS == o.DurationS && l.Pacing == o.Pacing && l.LateThreshold == o.LateThreshold &&
 		l.Shape == o.Shape && l.ShapeDetail == o.ShapeDetail && l.Txs == o.Txs && l.Expected == o.Expected
 }

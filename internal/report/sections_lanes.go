@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+)
+
+// lanes writes "Mempool lanes" for a load over v2.0's lanes: each lane's
+// priority, its share of the load, what was sent and committed and its
+// block latency, highest priority first, and the plot of each lane's
+// latency distribution. Nothing for a load without lanes.
+func (m mdWriter) lanes(s analysis.Summary) {
+	if len(s.Lanes) == 0 {
+		return
+	}
+	m.f("## Mempool lanes\n\n")
+	m.f("Each transaction asked for a lane of the e2e app, picked by the lanes' weights (its payload names the lane; the app returns it from CheckTx). " +
+		"The mempool reaps the lanes by priority: under load a higher lane should commit sooner.\n\n")
+	var sum uint64
+	for _, l := range s.Lanes {
+		sum += l.Weight
+	}
+	ms := func(p *float64) string {
+		if p == nil {
+			return "—"
+		}
+		return strconv.FormatFloat(*p, 'f', 0, 64)
+	}
+	var rows [][]string
+	for _, l := range lanesByPriority(s.Lanes) {
+		share := "—"
+		if sum > 0 {
+			share = fmt.Sprintf("%.0f %%", 100*float64(l.Weight)/float64(sum))
+		}
+		rows = append(rows, []string{l.ID, strconv.FormatInt(l.Priority, 10), share, groupDigits(float64(l.Sent)),
+			groupDigits(float64(l.Committed)), ms(l.BlockP50), ms(l.BlockP95), ms(l.BlockP99)})
+	}
+	m.table([]string{"lane", "priority", "share of the load", "sent", "committed", "block p50 ms", "block p95 ms", "block p99 ms"}, "lrrrrrrr", rows)
+	m.plot("lanes_latency.png", "")
+}
+
+// lanesByPriority returns the lanes highest priority first (ties by id).
+func lanesByPriority(ls []analysis.LaneSummary) []analysis.LaneSummary {
+	out := append([]analysis.LaneSummary(nil), ls...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && (out[j].Priority > out[j-1].Priority || out[j].Priority == out[j-1].Priority && out[j].ID < out[j-1].ID); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
