@@ -49,8 +49,9 @@ func verdictOf(dir string, in *analysis.Input, s analysis.Summary) (saturation.V
 // it was scaled and what that means for its figures; when time_scale =
 // "auto" chose k (s.TimeScaleAuto), how, and whether the host was busier
 // than its limit during the load anyway (host_busy_mean_pct above
-// analysis.BusyLimitPct); "" for a run in real time that "auto" did not
-// choose. The report and the terminal summary open with it.
+// analysis.BusyLimitPct; for a scaled run whatever chose k, as its
+// figures of time are then the busy host's); "" for a run in real time
+// that "auto" did not choose. The report and the terminal summary open with it.
 func TimeScaleLine(s analysis.Summary) string {
 	k, auto := s.TimeScale, s.TimeScaleAuto
 	if (k == 0 || k == 1) && auto == nil {
@@ -62,11 +63,19 @@ func TimeScaleLine(s analysis.Summary) string {
 		line = fmt.Sprintf("Scaled in time by k = %s: every time constant ×%s, every rate ÷%s; figures are in model time.", ks, ks, ks) +
 			" The plots' time axes, and what the report reads from the records rather than summary.json, keep the host's time (÷" + ks + " for the model's)."
 	}
+	busy, ok := s.Metrics["host_busy_mean_pct"]
+	saturated := ok && busy > analysis.BusyLimitPct
 	if auto == nil {
+		if saturated {
+			// A scaled run is meant to leave the nodes CPU to spare: a
+			// saturated host makes its figures of time the host's.
+			line += fmt.Sprintf(" The host was saturated: %.0f %% busy during the load (mean), above its %d %% limit, so the nodes queued for CPU"+
+				" and the figures of time are upper bounds on the model's (a larger k would leave room).", busy, analysis.BusyLimitPct)
+		}
 		return line
 	}
 	line = strings.TrimSpace(line + fmt.Sprintf(` time_scale = "auto" chose k = %s: %s.`, fmtFloat(auto.Chosen), auto.Reason))
-	if busy, ok := s.Metrics["host_busy_mean_pct"]; ok && busy > analysis.BusyLimitPct {
+	if saturated {
 		line += fmt.Sprintf(" The host was saturated anyway: %.0f %% busy during the load (mean), above its %d %% limit, so the nodes queued for CPU.",
 			busy, analysis.BusyLimitPct)
 	}

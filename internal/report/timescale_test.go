@@ -60,7 +60,8 @@ func TestTimeScaleReport(t *testing.T) {
 
 // TestTimeScaleAutoLine checks the top line of a run whose k time_scale =
 // "auto" chose: the choice and its reason, in real time too, and the
-// host saturated anyway when host_busy_mean_pct passes the limit.
+// host saturated anyway when host_busy_mean_pct passes the limit; and of
+// a run at a given k, saturated or not (a run in real time has none).
 func TestTimeScaleAutoLine(t *testing.T) {
 	auto := &results.TimeScaleAuto{Chosen: 4, Reason: "k = 4 is the smallest that keeps the host within its 90 % limit"}
 	for _, c := range []struct {
@@ -75,6 +76,12 @@ func TestTimeScaleAutoLine(t *testing.T) {
 			[]string{"The host was saturated anyway: 97 % busy during the load (mean), above its 90 % limit"}, ""},
 		{"chosen 1", analysis.Summary{TimeScaleAuto: &results.TimeScaleAuto{Chosen: 1, Reason: "in real time the host is 40 % busy"}},
 			[]string{`time_scale = "auto" chose k = 1: in real time the host is 40 % busy.`}, "Scaled in time"},
+		{"k = 32 given, saturated", analysis.Summary{TimeScale: 32, Metrics: map[string]float64{"host_busy_mean_pct": 98}},
+			[]string{"Scaled in time by k = 32", "The host was saturated: 98 % busy during the load (mean), above its 90 % limit, so the nodes queued for CPU and the figures of time are upper bounds"}, "auto"},
+		{"k = 32 given, quiet", analysis.Summary{TimeScale: 32, Metrics: map[string]float64{"host_busy_mean_pct": 50}},
+			[]string{"Scaled in time by k = 32"}, "saturated"},
+		{"real time, saturated: what a saturation run measures", analysis.Summary{Metrics: map[string]float64{"host_busy_mean_pct": 99}},
+			nil, "saturated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := TimeScaleLine(c.s)
