@@ -149,7 +149,7 @@ func Lines() []Line {
 		"validator_update", "vote_extension_size", "vote_extensions_enable_height", "vote_extensions_update_height"}
 	// storageMetricsAbsent: v1.0's storage series (pruning, store access
 	// times) and its proposal timestamp difference (PBTS), which the lines
-	// before it do not expose.
+	// before it do not expose, and v2.0's mempool lane series.
 	ed, secp := KeyType{Name: KeyEd25519}, KeyType{Name: KeySecp256k1}
 	flood, nop := Feature{Name: MempoolFlood}, Feature{Name: MempoolNop}
 	bls := KeyType{Name: KeyBLS12381, Tag: "bls12381", CGO: true}
@@ -161,7 +161,8 @@ func Lines() []Line {
 	blsHalts.Halts = "crypto/encoding's PubKeyToProto takes a bls12381.PubKey value, but a validator set read back from the node's store holds " +
 		"*bls12381.PubKey (NewPublicKeyFromBytes): the first proposer hashes it and stops with CONSENSUS FAILURE \"toproto: key type … is not supported\""
 	storageMetricsAbsent := map[string]string{"state_block_store_base_height": "", "state_store_access_duration_seconds": "",
-		"store_block_store_access_duration_seconds": "", "consensus_proposal_timestamp_difference": ""}
+		"store_block_store_access_duration_seconds": "", "consensus_proposal_timestamp_difference": "",
+		"mempool_lane_size": "", "mempool_tx_life_span": ""}
 	return withTimeScaleFacts([]Line{
 		{
 			Prefix: "v0.34", Proven: "v0.34.33", ModulePath: "github.com/tendermint/tendermint", Reports: "0.34.33",
@@ -178,6 +179,8 @@ func Lines() []Line {
 				"state_block_store_base_height":             "",
 				"state_store_access_duration_seconds":       "",
 				"store_block_store_access_duration_seconds": "",
+				"mempool_lane_size":                         "", // v2.0's lanes
+				"mempool_tx_life_span":                      "",
 			},
 			BlockMaxBytes: 22020096, BlockMaxGas: -1,
 			KVStoreInitAppHash: "",
@@ -192,7 +195,7 @@ func Lines() []Line {
 			DBBackend: "goleveldb", MetricsNamespace: "cometbft",
 			MetricsAbsent: map[string]string{"blocksync_syncing": "consensus_block_syncing",
 				"state_block_store_base_height": "", "state_store_access_duration_seconds": "", "store_block_store_access_duration_seconds": "",
-				"consensus_proposal_timestamp_difference": ""},
+				"consensus_proposal_timestamp_difference": "", "mempool_lane_size": "", "mempool_tx_life_span": ""},
 			ConfigAdded:   []string{"block_sync", "blocksync.version", "mempool.type", "statesync.max_snapshot_chunks"},
 			ConfigRemoved: []string{"fast_sync", "fastsync.version", "p2p.upnp"},
 			GenesisAdded:  []string{"version.app"}, GenesisRemoved: []string{"block.time_iota_ms"},
@@ -260,6 +263,8 @@ func Lines() []Line {
 			MetricsAbsent: map[string]string{
 				"p2p_peer_receive_bytes_total": "p2p_message_receive_bytes_total",
 				"p2p_peer_send_bytes_total":    "p2p_message_send_bytes_total",
+				"mempool_lane_size":            "", // v2.0's lanes
+				"mempool_tx_life_span":         "",
 			},
 			ConfigAdded: []string{"consensus.peer_gossip_intraloop_sleep_duration", "grpc.block_results_service.enabled",
 				"grpc.block_service.enabled", "grpc.laddr", "grpc.privileged.laddr", "grpc.privileged.pruning_service.enabled",
