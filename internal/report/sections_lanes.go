@@ -1,8 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cometlab/cometlab/internal/analysis"
 )
@@ -43,11 +46,9 @@ func (m mdWriter) lanes(s analysis.Summary) {
 
 // lanesByPriority returns the lanes highest priority first (ties by id).
 func lanesByPriority(ls []analysis.LaneSummary) []analysis.LaneSummary {
-	out := append([]analysis.LaneSummary(nil), ls...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && (out[j].Priority > out[j-1].Priority || out[j].Priority == out[j-1].Priority && out[j].ID < out[j-1].ID); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	out := slices.Clone(ls)
+	slices.SortFunc(out, func(a, b analysis.LaneSummary) int {
+		return cmp.Or(cmp.Compare(b.Priority, a.Priority), strings.Compare(a.ID, b.ID))
+	})
 	return out
 }
