@@ -41,7 +41,7 @@ var nodeFamilies = []string{
 	"mempool_lane_size", // v2.0: by lane
 	"mempool_size",
 	"mempool_size_bytes",
-	"mempool_tx_life_span", // v2.0 histogram, by lane: a transaction's time in the mempool
+	"mempool_tx_life_span",            // v2.0 histogram, by lane: a transaction's time in the mempool
 	"p2p_message_receive_bytes_total", // by message type (v1.0 has no per-peer byte counters)
 	"p2p_message_send_bytes_total",
 	"p2p_peer_receive_bytes_total", // by peer and channel

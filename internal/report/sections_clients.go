@@ -26,12 +26,6 @@ func (m mdWriter) clients(s analysis.Summary, run results.Run) {
 	if len(s.Clients) == 0 {
 		return
 	}
-	ms := func(p *float64) string {
-		if p == nil {
-			return "—"
-		}
-		return strconv.FormatFloat(*p, 'f', 0, 64)
-	}
 	var rows [][]string
 	for i, c := range s.Clients {
 		conns := "—"
@@ -44,7 +38,7 @@ func (m mdWriter) clients(s analysis.Summary, run results.Run) {
 		}
 		rows = append(rows, []string{c.Name, conns, groupDigits(c.OfferedTPS), groupDigits(float64(c.Sent)),
 			groupDigits(float64(c.Committed)), share, groupDigits(float64(c.Refused)), groupDigits(float64(c.Rejected)),
-			groupDigits(float64(c.Missing)), fmtRate(c.CommittedTPS), ms(c.BlockP50), ms(c.BlockP99), ms(c.ObservedP50), ms(c.ObservedP99)})
+			groupDigits(float64(c.Missing)), fmtRate(c.CommittedTPS), msOrDash(c.BlockP50), msOrDash(c.BlockP99), msOrDash(c.ObservedP50), msOrDash(c.ObservedP99)})
 	}
 	m.table([]string{"client", "conns", "offered tx/s", "sent", "committed", "committed share", "refused", "rejected", "missing",
 		"committed tx/s", "block p50 ms", "block p99 ms", "observed p50 ms", "observed p99 ms"}, "lrrrrrrrrrrrrr", rows)
@@ -61,6 +55,14 @@ func (m mdWriter) clients(s analysis.Summary, run results.Run) {
 		m.f("Refusals and rejections by client and reason:\n\n")
 		m.table([]string{"client", "reason", "transactions"}, "llr", reasons)
 	}
+}
+
+// msOrDash formats a latency in ms without decimals, "—" when absent.
+func msOrDash(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*p, 'f', 0, 64)
 }
 
 // fmtRate formats a rate in tx/s with one decimal below 100.

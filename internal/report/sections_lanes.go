@@ -25,12 +25,6 @@ func (m mdWriter) lanes(s analysis.Summary) {
 	for _, l := range s.Lanes {
 		sum += l.Weight
 	}
-	ms := func(p *float64) string {
-		if p == nil {
-			return "—"
-		}
-		return strconv.FormatFloat(*p, 'f', 0, 64)
-	}
 	var rows [][]string
 	for _, l := range lanesByPriority(s.Lanes) {
 		share := "—"
@@ -38,7 +32,7 @@ func (m mdWriter) lanes(s analysis.Summary) {
 			share = fmt.Sprintf("%.0f %%", 100*float64(l.Weight)/float64(sum))
 		}
 		rows = append(rows, []string{l.ID, strconv.FormatInt(l.Priority, 10), share, groupDigits(float64(l.Sent)),
-			groupDigits(float64(l.Committed)), ms(l.BlockP50), ms(l.BlockP95), ms(l.BlockP99)})
+			groupDigits(float64(l.Committed)), msOrDash(l.BlockP50), msOrDash(l.BlockP95), msOrDash(l.BlockP99)})
 	}
 	m.table([]string{"lane", "priority", "share of the load", "sent", "committed", "block p50 ms", "block p95 ms", "block p99 ms"}, "lrrrrrrr", rows)
 	m.plot("lanes_latency.png", "")
