@@ -3,14 +3,23 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/exitcode"
 )
 
 // DefaultMinFreeDisk is the free space (bytes) under which the disk guard
 // stops a run's load: 1 GiB, room for the read-back and the report.
 const DefaultMinFreeDisk = 1 << 30
+
+// diskGuardPrefix begins the error the disk guard records in run.json
+// when it stops a load (stoppedByDiskGuard finds it there).
+const diskGuardPrefix = "disk guard: "
 
 // diskGuardEvery is how often the disk guard checks the free space.
 const diskGuardEvery = 5 * time.Second
@@ -41,7 +50,7 @@ func (g *diskGuard) watch(ctx context.Context, stop func()) {
 	every(ctx, g.every, func() {
 		if free, err := g.free(g.dir); err == nil && free < g.min {
 			g.mu.Lock()
-			g.why = fmt.Sprintf("disk guard: %s free under %s, below the minimum %s: the load was stopped before the disk fills (--min-free-disk)",
+			g.why = fmt.Sprintf(diskGuardPrefix+"%s free under %s, below the minimum %s: the load was stopped before the disk fills (--min-free-disk)",
 				fmtBytes(free), g.dir, fmtBytes(g.min))
 			g.mu.Unlock()
 			stop()
@@ -59,6 +68,50 @@ func (g *diskGuard) tripped() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.why
+}
+
+// checkDiskRoom refuses to start a run in dir when the file system that
+// will hold it (dir's nearest existing ancestor's) has less free space
+// than the disk guard's minimum (minFree as Collect.MinFreeDisk: 0 the
+// default, below 0 no guard): the guard would stop its load at once, and
+// a series would go on judging runs that measured nothing. A failed check
+// is no reason to refuse (the guard checks again during the load).
+func checkDiskRoom(dir string, minFree int64) error {
+	if minFree < 0 {
+		return nil
+	}
+	limit := uint64(DefaultMinFreeDisk)
+	if minFree > 0 {
+		limit = uint64(minFree)
+	}
+	d := dir
+	for {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	free, err := freeDisk(d)
+	if err != nil || free >= limit {
+		return nil
+	}
+	return exitcode.With(fmt.Errorf("%s%s free under %s, below the minimum %s (--min-free-disk): the run was not started; "+
+		"free some space and run it again (a series or a QA: --resume its directory)", diskGuardPrefix, fmtBytes(free), d, fmtBytes(limit)), exitcode.Failed)
+}
+
+// stoppedByDiskGuard says why the disk guard stopped a run's load, from
+// the errors run.json records; "" when it did not.
+func stoppedByDiskGuard(errs []string) string {
+	for _, e := range errs {
+		if strings.HasPrefix(e, diskGuardPrefix) {
+			return e
+		}
+	}
+	return ""
 }
 
 // freeDisk returns the bytes available to an unprivileged user on the file

@@ -2,9 +2,12 @@ package experiment
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/exitcode"
 )
 
 func TestDiskGuard(t *testing.T) {
@@ -36,5 +39,35 @@ func TestDiskGuard(t *testing.T) {
 	}
 	if free, err := freeDisk(t.TempDir()); err != nil || free == 0 {
 		t.Errorf("freeDisk of a real directory: %d, %v", free, err)
+	}
+}
+
+// TestCheckDiskRoom: a run is refused before it starts when its file
+// system has less room than the guard's minimum (the directory need not
+// exist yet: its nearest existing ancestor is measured), never with the
+// guard off; the refusal is the guard's, which a series finds again.
+func TestCheckDiskRoom(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs", "not-yet")
+	for _, tc := range []struct {
+		min    int64
+		refuse bool
+	}{{-1, false}, {0, false}, {1, false}, {1 << 62, true}} {
+		err := checkDiskRoom(dir, tc.min)
+		if (err != nil) != tc.refuse {
+			t.Errorf("min %d: %v, want refused %v", tc.min, err, tc.refuse)
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		if code, _ := exitcode.Of(err); code != exitcode.Failed || !strings.Contains(err.Error(), "below the minimum 4294967296.0 GiB") {
+			t.Errorf("min %d: %v (code %d)", tc.min, err, code)
+		}
+		if stoppedByDiskGuard([]string{"other", err.Error()}) == "" {
+			t.Errorf("the refusal %q is not found as the guard's", err)
+		}
+	}
+	if why := stoppedByDiskGuard([]string{"node validator01 died"}); why != "" {
+		t.Errorf("another error taken for the guard's: %q", why)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
@@ -78,6 +79,12 @@ func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cell
 	}
 	if o.status == "" || o.status == results.StatusRunning {
 		o.status = results.StatusFailed
+	}
+	if why := stoppedByDiskGuard(res.Run.Errors); why != "" {
+		// Its load was cut short for want of disk, not by the testnet: no
+		// evidence of saturation, and the runs after it would be cut too.
+		o.status, o.err = results.StatusFailed, exitcode.With(errors.New(why), exitcode.Failed)
+		return o
 	}
 	ev, eerr := gatherEvidence(rn.crit, dir, res.Summary, nil) // the drain is run.json's
 	if eerr != nil {
