@@ -129,7 +129,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"deploy", "--manifest", hosts, "--out", dir}, []string{`hosts.toml:5:1: node.a.host: unknown host "h2"`}},
 		{[]string{"deploy", "--manifest", ramp, "--inventory", badPort}, []string{`inv.yml:4: validators.hosts.validator000.ansible_port: ansible_port="ssh" is not a port number`}},
 		{[]string{"deploy", "--manifest", ramp, "--inventory", ungrouped}, []string{"hosts:4: all.hosts.validator000: host validator000 is in no group"}},
-		{[]string{"run", "--manifest", goodHosts}, []string{"start them with `cometlab deploy`"}},
+		{[]string{"testnet", "up", "--manifest", goodHosts, "--dir", filepath.Join(dir, "up")}, []string{"start them with `cometlab deploy`"}},
 		{[]string{"testnet", "down", "--hosts", dir, "x"}, []string{"give the directory once"}},
 		{[]string{"ab"}, []string{"--cand: at least one candidate SPEC"}},
 		{[]string{"ab", "--cand", "v0.40.0", "--repeat", "0"}, []string{`--repeat "0"`}},

@@ -29,6 +29,10 @@ type Env struct {
 	// Hard ends the read-back and clean-up too (a second interrupt); nil
 	// means they always run to the end.
 	Hard context.Context
+	// SSHArgs are extra ssh options for every host of a manifest whose
+	// nodes are on [host.*] hosts, which each run of it deploys (see
+	// runOnHosts; deploy.Plan.SSHArgs).
+	SSHArgs string
 }
 
 // Collect says what a run gathers besides the chain: the same options for

@@ -40,7 +40,14 @@ func netModeOf(reuse bool) netMode {
 // a local testnet used as mode cannot honour, as bad input (exit 2).
 func checkLocal(m manifest.Resolved, mode netMode) error {
 	var errs []error
-	if len(m.Hosts) > 0 {
+	switch {
+	case len(m.Hosts) == 0:
+	case mode == netRun: // each run deploys its own testnet on the hosts (runOnHosts)
+		return nil
+	case mode == netShared:
+		errs = append(errs, errors.New("the manifest puts its nodes on [host.*] hosts, and a shared testnet (--reuse-testnet) is a local one: "+
+			"leave --reuse-testnet out (each run deploys the testnet on the hosts), or deploy once with `cometlab deploy` and load it with `cometlab load --testnet DIR`"))
+	default:
 		errs = append(errs, errors.New("the manifest puts its nodes on [host.*] hosts: start them with `cometlab deploy`, then load them with `cometlab load --testnet DIR`"))
 	}
 	switch mode {
@@ -130,6 +137,9 @@ type localNet struct {
 func startLocal(ctx context.Context, m manifest.Resolved, opts netOptions) (*localNet, error) {
 	if err := checkLocal(m, opts.mode); err != nil {
 		return nil, err
+	}
+	if len(m.Hosts) > 0 { // Run deploys those (runOnHosts) and never gets here
+		return nil, errors.New("a testnet on [host.*] hosts cannot start locally")
 	}
 	spec, err := testnetSpec(ctx, m, opts.env.Fetcher, opts.chainID)
 	if err != nil {

@@ -27,7 +27,9 @@ func TestCheckLocal(t *testing.T) {
 		{"perturb.good.toml", netShared, "a shared testnet (--reuse-testnet) cannot be perturbed"},
 		{"perturb.good.toml", netUp, "[[perturb]]: `testnet up` runs no load"},
 		{"rotate.good.toml", netUp, "[rotate]: `testnet up` runs no load"},
-		{"hosts.good.toml", netRun, "start them with `cometlab deploy`"},
+		{"hosts.good.toml", netRun, ""}, // Run deploys it (runOnHosts)
+		{"hosts.good.toml", netShared, "a shared testnet (--reuse-testnet) is a local one"},
+		{"hosts.good.toml", netUp, "start them with `cometlab deploy`"},
 		{"timescale.good.toml", netRun, ""},
 		{"timescale.good.toml", netShared, ""},
 		{"timescale.good.toml", netUp, "time_scale: `testnet up` runs no load"},

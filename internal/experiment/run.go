@@ -118,7 +118,8 @@ type Result struct {
 }
 
 // Run runs one experiment end to end: testnet up, load, drain, read-back,
-// testnet down, analysis, report. Whatever happens, the testnet is stopped,
+// testnet down, analysis, report; on [host.*] hosts the testnet is
+// deployed for the run and stopped after it (runOnHosts). Whatever happens, the testnet is stopped,
 // run.json records the status and errors, and everything gathered so far
 // stays in the run directory (and is analysed when the load had started).
 func Run(ctx context.Context, opts Options) (Result, error) {
@@ -126,10 +127,16 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err := opts.Collect.Check(); err != nil {
 		return Result{}, err
 	}
+	if len(m.Hosts) > 0 {
+		return runOnHosts(ctx, opts)
+	}
 	if err := checkLocal(m, netRun); err != nil {
 		return Result{}, err
 	}
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
+	if err := checkDiskRoom(s.dir, opts.MinFreeDisk); err != nil {
+		return Result{}, err
+	}
 	var err error
 	if s.txs, err = txSource(m.Load); err != nil {
 		return Result{}, err
