@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -28,6 +30,7 @@ type qaFlags struct {
 	out                 string
 	long                bool
 	inventory           string
+	sshUser, sshArgs    string
 }
 
 // qaOverheadRoots are where qa looks for finished runs to measure a run's
@@ -100,9 +103,16 @@ continues with --resume DIR: finished steps are kept, and the step it
 stopped in resumes its own series. A step that fails is recorded and the
 others go on.
 
-qa runs every run on a fresh local testnet: a manifest with [host.*] tables,
-or --inventory, is refused (exit 2) with what hosts would need; deploy a
-testnet on hosts with 'deploy --inventory' and load it with 'load --testnet'.
+Every run starts on a fresh testnet: a local one, or, when the manifest
+puts its nodes on [host.*] hosts or --inventory puts them on an Ansible
+inventory's hosts (as 'deploy --inventory' does), one deployed on the hosts
+for that run alone (deploy.yml, the load as 'load --testnet' sends it, from
+the [load] hosts when there are any, then down.yml, which fetches the
+hosts' logs and homes into the run's collected/). On hosts the saturation
+step, the long test and the vote-extension sweep run; rotation, partition,
+absent stake and the rolling upgrade are refused by hosts, and the storage
+matrix walks data directories on this machine: each is skipped with its
+reason. Both sides run on the hosts, or neither.
 
 Exit codes: 0 every test passed; 4 a test found a regression; 5 a run
 broke safety (before any other verdict); 3 a step failed; 2 bad flags or
@@ -130,7 +140,9 @@ a budget too small; 130 interrupted (resume with --resume).`,
 	fs.StringVar(&f.threshold, "threshold", "10%", "a figure worse by this much or more (and significant) is a regression")
 	fs.StringVar(&f.out, "out", "", "QA directory (default qa/<UTC time>)")
 	fs.BoolVar(&f.long, "long", false, "make the long test an hour per run")
-	fs.StringVar(&f.inventory, "inventory", "", "not supported yet: qa runs on local testnets only (refused with what is missing; use 'deploy --inventory' and 'load --testnet')")
+	fs.StringVar(&f.inventory, "inventory", "", "Ansible inventory, INI (qa-infra's) or YAML, putting each node of both sides on the host whose name is the node's, as 'deploy --inventory' does: every run deploys its testnet there")
+	fs.StringVar(&f.sshUser, "ssh-user", "", "with --inventory: the ssh user of hosts without ansible_user (their own or their groups')")
+	fs.StringVar(&f.sshArgs, "ssh-args", "", "extra ssh options for every host of a testnet on hosts (e.g. \"-o StrictHostKeyChecking=no\"); also with --resume")
 	return cmd
 }
 
@@ -155,9 +167,6 @@ func parseThreshold(s string) (float64, error) {
 }
 
 func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *collectFlags, f qaFlags) error {
-	if f.inventory != "" {
-		return experiment.QAOnHosts("--inventory " + f.inventory)
-	}
 	if f.resume != "" {
 		if err := resumeConflicts(cmd.Flags()); err != nil {
 			return err
@@ -166,6 +175,7 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 		if err != nil {
 			return err
 		}
+		env.SSHArgs = f.sshArgs
 		res, err := experiment.ResumeQA(cmd.Context(), f.resume, env)
 		return qaResult(st, res, err)
 	}
@@ -181,7 +191,23 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if err != nil {
 		return err
 	}
-	sides, labels, err := experiment.ABSides(src, f.baseline, []string{f.candidate}, false, experiment.SideFlags{Base: "--baseline", Cand: "--candidate"})
+	flags := experiment.SideFlags{Base: "--baseline", Cand: "--candidate"}
+	var notes []string
+	if f.inventory != "" {
+		flags.Place = func(m manifest.Manifest) (manifest.Manifest, error) {
+			placed, ns, err := experiment.PlaceOnInventory(m, f.inventory, f.sshUser)
+			for _, n := range ns {
+				if !slices.Contains(notes, n) {
+					notes = append(notes, n)
+				}
+			}
+			return placed, err
+		}
+	}
+	sides, labels, err := experiment.ABSides(src, f.baseline, []string{f.candidate}, false, flags)
+	for _, n := range notes {
+		fmt.Fprintf(st.stderr, "note: %s\n", n)
+	}
 	if err != nil {
 		return err
 	}
@@ -204,6 +230,7 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if err != nil {
 		return err
 	}
+	env.SSHArgs = f.sshArgs
 	res, err := experiment.QA(cmd.Context(), experiment.QAOptions{Sides: sides, Labels: labels, Baseline: f.baseline, Candidate: f.candidate,
 		Plan: plan, Thresholds: th, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
 	return qaResult(st, res, err)

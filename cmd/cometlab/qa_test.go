@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,9 +52,8 @@ func TestQAUsage(t *testing.T) {
 		{[]string{"qa", "--candidate", "v0.40.0", "--budget", "5m"}, "--budget 5m0s is too small"},
 		{[]string{"qa", "--candidate", "nonsense=1"}, "nonsense"},
 		{[]string{"qa", "--resume", "x", "--candidate", "v0.40.0"}, "drop [--candidate]"},
-		{[]string{"qa", "--candidate", "v0.40.0", "--inventory", "hosts.ini", "--plan"}, "--inventory hosts.ini: qa runs on local testnets only"},
-		{[]string{"qa", "--candidate", "v0.40.0", "--manifest", onHosts, "--plan"},
-			"the baseline (base) and the candidate (v0.40.0) put their nodes on [host.*] hosts: qa runs on local testnets only"},
+		{[]string{"qa", "--candidate", "v0.40.0", "--inventory", "none.ini", "--plan"}, "--inventory: open none.ini"},
+		{[]string{"qa", "--candidate", "v0.40.0", "--manifest", onHosts, "--inventory", "none.ini", "--plan"}, "--inventory"},
 	} {
 		code, _, stderr := run(t, c.args...)
 		if code != exitcode.Usage || !strings.Contains(stderr, c.want) {
@@ -85,5 +85,43 @@ func TestReportQA(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, results.QAHTMLFile)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestQAPlanOnHosts: a QA on hosts — a manifest's [host.*] tables, or the
+// default testnet put on an inventory's hosts — plans the steps hosts can
+// run and skips the others with the reason.
+func TestQAPlanOnHosts(t *testing.T) {
+	onHosts, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests", "hosts.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	inv := "[validators]\n"
+	for i := 1; i <= 4; i++ {
+		inv += fmt.Sprintf("203.0.113.%d name=validator%02d internal_ip=10.10.0.%d\n", i, i, i)
+	}
+	inv += "[prometheus]\n203.0.113.20 name=testnet-prometheus internal_ip=10.10.0.20\n"
+	if err := os.WriteFile("hosts.ini", []byte(inv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"qa", "--candidate", "v0.40.0", "--manifest", onHosts, "--plan"},
+		{"qa", "--candidate", "v0.40.0", "--inventory", "hosts.ini", "--ssh-user", "qa", "--plan"},
+	} {
+		code, out, stderr := run(t, args...)
+		if code != exitcode.OK {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+			continue
+		}
+		for _, want := range []string{"Saturation point, ≈", "Long test at the QA load, ≈", "rotation is not supported on [host.*] testnets",
+			"7. Absent stake: skipped", "walked on this machine"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: the plan lacks %q:\n%s", args, want, out)
+			}
+		}
+		if args[3] == "--inventory" && !strings.Contains(stderr, "note: ") {
+			t.Errorf("%v: no note for the inventory's prometheus group:\n%s", args, stderr)
+		}
 	}
 }

@@ -106,7 +106,7 @@ func resumeConflicts(fs *pflag.FlagSet) error {
 	var set []string
 	fs.Visit(func(f *pflag.Flag) {
 		switch {
-		case slices.Contains([]string{"resume", "verbose", "retry-failed", "start-timeout"}, f.Name), slices.Contains(collectNames, f.Name):
+		case slices.Contains([]string{"resume", "verbose", "retry-failed", "start-timeout", "ssh-args"}, f.Name), slices.Contains(collectNames, f.Name):
 		default:
 			set = append(set, "--"+f.Name)
 		}

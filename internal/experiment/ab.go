@@ -174,6 +174,10 @@ func OrderText(order string, seed uint64) string {
 // its errors ("--cand \"v9.9.9\": …").
 type SideFlags struct {
 	Base, Cand string
+	// Place, when set, is applied to each side's manifest before it is
+	// resolved: qa --inventory puts the nodes on the inventory's hosts
+	// (PlaceOnInventory) after the side's release or file is laid over.
+	Place func(manifest.Manifest) (manifest.Manifest, error)
 }
 
 // ABDefaultRepeat is --repeat when it is not given: 3 rounds, or 10 pairs
@@ -232,6 +236,11 @@ func ABSides(src manifest.Source, base string, cands []string, aa bool, flags Si
 			}
 			if s.Kind == SpecVersion && !aa && !slices.Contains(specs[:i], text) {
 				label = s.Value // a version names its side (runs/NN-v0.40.0)
+			}
+		}
+		if flags.Place != nil {
+			if side, err = flags.Place(side); err != nil {
+				return nil, nil, exitcode.With(fmt.Errorf("%s %q: %w", flag, text, err), exitcode.Usage)
 			}
 		}
 		r, err := side.Resolve()

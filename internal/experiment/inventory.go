@@ -35,24 +35,40 @@ var (
 // resolving the same. It returns ApplyInventory's notes; every error is
 // a usage error.
 func LoadInventory(m manifest.Manifest, file, sshUser string) (manifest.Resolved, []string, error) {
+	placed, notes, err := PlaceOnInventory(m, file, sshUser)
+	if err != nil {
+		return manifest.Resolved{}, notes, err
+	}
+	r, err := placed.Resolve()
+	if err != nil {
+		return r, notes, exitcode.With(fmt.Errorf("--inventory %s: the manifest on its hosts: %w", file, err), exitcode.Usage)
+	}
+	return r, notes, nil
+}
+
+// PlaceOnInventory is LoadInventory but the last step: m with the
+// inventory's hosts as its [host.*] tables, each node's host and the load
+// hosts, not resolved (`qa --inventory` lays each side's release over it
+// first).
+func PlaceOnInventory(m manifest.Manifest, file, sshUser string) (manifest.Manifest, []string, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return manifest.Resolved{}, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+		return m, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
 	}
 	defer f.Close()
 	hosts, err := deploy.ParseInventory(f, file)
 	if err != nil {
-		return manifest.Resolved{}, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
+		return m, nil, exitcode.With(fmt.Errorf("--inventory: %w", err), exitcode.Usage)
 	}
 	probe := m
 	probe.Links = manifest.LinksAuto
 	local, err := probe.Resolve()
 	if err != nil {
-		return manifest.Resolved{}, nil, exitcode.With(err, exitcode.Usage)
+		return m, nil, exitcode.With(err, exitcode.Usage)
 	}
 	placed, notes, err := ApplyInventory(local, hosts, file, sshUser)
 	if err != nil {
-		return placed, notes, err
+		return m, notes, err
 	}
 	m.Hosts, m.Nodes = map[string]manifest.ManifestHost{}, maps.Clone(m.Nodes)
 	if m.Nodes == nil {
@@ -61,7 +77,7 @@ func LoadInventory(m manifest.Manifest, file, sshUser string) (manifest.Resolved
 	for _, h := range placed.Hosts {
 		if h.SSHKey != "" {
 			if h.SSHKey, err = filepath.Abs(h.SSHKey); err != nil { // as Ansible reads it: from the working directory
-				return manifest.Resolved{}, notes, err
+				return m, notes, err
 			}
 		}
 		m.Hosts[h.Name] = manifest.ManifestHost{Address: h.Address, SSHUser: h.SSHUser, SSHPort: h.SSHPort, SSHKey: h.SSHKey, Workdir: h.Workdir, Firewall: h.Firewall}
@@ -72,11 +88,7 @@ func LoadInventory(m manifest.Manifest, file, sshUser string) (manifest.Resolved
 		m.Nodes[n.Name] = mn
 	}
 	m.Load.Hosts = placed.Load.Hosts
-	r, err := m.Resolve()
-	if err != nil {
-		return r, notes, exitcode.With(fmt.Errorf("--inventory %s: the manifest on its hosts: %w", file, err), exitcode.Usage)
-	}
-	return r, notes, nil
+	return m, notes, nil
 }
 
 // ApplyInventory puts m's nodes on the hosts of an Ansible inventory, INI

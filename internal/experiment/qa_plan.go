@@ -181,18 +181,13 @@ func checkPlanInput(in QAPlanInput) error {
 	var errs []error
 	if len(in.Sides) != 2 || len(in.Labels) != 2 {
 		errs = append(errs, errors.New("a QA compares two sides, the baseline and the candidate"))
-	}
-	var onHosts []string
-	for i, s := range in.Sides {
-		if len(s.Hosts) > 0 && i < len(in.Labels) && i < 2 {
-			onHosts = append(onHosts, fmt.Sprintf("the %s (%s)", []string{"baseline", "candidate"}[i], in.Labels[i]))
+	} else if (len(in.Sides[0].Hosts) > 0) != (len(in.Sides[1].Hosts) > 0) {
+		local, hosts := in.Labels[0], in.Labels[1]
+		if len(in.Sides[0].Hosts) > 0 {
+			local, hosts = hosts, local
 		}
-	}
-	switch len(onHosts) {
-	case 1:
-		errs = append(errs, QAOnHosts(onHosts[0]+" puts its nodes on [host.*] hosts"))
-	case 2:
-		errs = append(errs, QAOnHosts(onHosts[0]+" and "+onHosts[1]+" put their nodes on [host.*] hosts"))
+		errs = append(errs, fmt.Errorf("the %s runs on [host.*] hosts and the %s on this machine: their figures would compare the machines, not the sides; "+
+			"put both on the hosts (qa --inventory) or neither", hosts, local))
 	}
 	for _, id := range in.Skip {
 		if !slices.Contains(QASteps(), id) || id == QALoadStep {
@@ -213,18 +208,6 @@ func checkPlanInput(in QAPlanInput) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// QAOnHosts is the refusal of a QA on hosts (what, a manifest's [host.*]
-// tables or `qa --inventory`), a usage error that says what is missing:
-// every run of a QA is a run of the series runner on a fresh local
-// testnet, and on hosts each would need its own deployment, which the
-// runner does not make, besides the steps that hosts refuse.
-func QAOnHosts(what string) error {
-	return exitcode.With(fmt.Errorf("%s: qa runs on local testnets only, for now. On hosts every run of its series would need a testnet "+
-		"deployed for it (deploy.yml, the load from `load --testnet`, down.yml), which the series runner does not do yet, and its rotation, "+
-		"partition and absent-stake steps are refused on [host.*] testnets. Deploy once with `cometlab deploy --inventory FILE` and "+
-		"measure with `cometlab load --testnet DIR`", what), exitcode.Usage)
 }
 
 func cmpOr(v, def int) int {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,11 +191,11 @@ func TestPlanQABudget(t *testing.T) {
 func TestPlanQARefusals(t *testing.T) {
 	v := proven(t, "v0.40")
 	sides := qaSides(t, v, v)
-	onHost := sides[1] // a side on hosts: qa does not deploy its runs
+	onHost := sides[1] // one side on hosts, the other here: the machines would be compared
 	onHost.Hosts = []manifest.Host{{Name: "h1", Address: "10.0.0.1", SSHUser: "qa", SSHPort: 22}}
 	if _, err := PlanQA(QAPlanInput{Sides: []manifest.Resolved{sides[0], onHost}, Labels: []string{"base", "cand"}}); err == nil ||
-		!strings.Contains(err.Error(), "the candidate (cand) puts its nodes on [host.*] hosts: qa runs on local testnets only") {
-		t.Errorf("a side on hosts: %v", err)
+		!strings.Contains(err.Error(), "the cand runs on [host.*] hosts and the base on this machine") {
+		t.Errorf("one side on hosts: %v", err)
 	}
 	for _, in := range []QAPlanInput{
 		{Sides: sides, Labels: []string{"base", "cand"}, Skip: []string{"sweep"}},
@@ -318,5 +319,55 @@ func TestMeasureOverhead(t *testing.T) {
 	}
 	if o, n, _, err := MeasureOverhead(4, filepath.Join(root, "none")); o != 0 || n != 0 || err != nil {
 		t.Errorf("no runs: %v, %d, %v", o, n, err)
+	}
+}
+
+// TestPlanQAOnHosts: a QA whose sides are on [host.*] hosts plans the
+// steps hosts can run (each run deploys its testnet) and skips the others
+// with the reason the manifest or the step gives, never silently.
+func TestPlanQAOnHosts(t *testing.T) {
+	base, cand := proven(t, "v0.38"), proven(t, "v0.40")
+	var sides []manifest.Resolved
+	for _, v := range []string{base, cand} {
+		text := "links = \"direct\"\n[host.h1]\naddress = \"10.0.0.1\"\nssh_user = \"qa\"\n[host.h2]\naddress = \"10.0.0.2\"\nssh_user = \"qa\"\n"
+		for i, h := range []string{"h1", "h1", "h2", "h2"} {
+			text += fmt.Sprintf("[node.validator%02d]\nhost = %q\n", i+1, h)
+		}
+		path := filepath.Join(t.TempDir(), "hosts.toml")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := manifest.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Set("cometbft_version", v); err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sides = append(sides, r)
+	}
+	p, err := PlanQA(QAPlanInput{Sides: sides, Labels: []string{base, cand}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		QASaturation: "", QALong: "", QAVoteExtensions: "",
+		QARotation:    "rotation is not supported on [host.*] testnets",
+		QAPartition:   "not supported on [host.*] testnets",
+		QAAbsentStake: "absent validators are not supported on [host.*] testnets",
+		QAUpgrade:     "skipped:",
+		QAStorage:     "walked on this machine, and the " + cand + "'s nodes are on [host.*] hosts",
+	} {
+		st := p.PlanStep(id)
+		switch {
+		case want == "" && (st.Skip != "" || len(st.Runs) == 0):
+			t.Errorf("step %s on hosts: skipped (%q), want runs", id, st.Skip)
+		case want != "" && (len(st.Runs) > 0 || !strings.Contains(st.Skip, want)):
+			t.Errorf("step %s on hosts: skip %q with %d runs, want it skipped with %q", id, st.Skip, len(st.Runs), want)
+		}
 	}
 }

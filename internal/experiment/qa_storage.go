@@ -42,6 +42,9 @@ func storageRuns(in QAPlanInput, s qaSettings) ([]results.QAPlanRun, string) {
 		return nil, "skipped: the storage matrix prunes through the e2e app, built from a release, and the " + label + " runs a cometbft binary"
 	case cand.App != manifest.AppKVStore && cand.App != manifest.AppE2E:
 		return nil, "skipped: the " + label + " runs its own ABCI app, not CometBFT's e2e app"
+	case len(cand.Hosts) > 0:
+		return nil, "skipped: a cell's storage growth is the slope of each node's data directory, walked on this machine, " +
+			"and the " + label + "'s nodes are on [host.*] hosts"
 	}
 	knobs := storageKnobs(cand, s)
 	if len(knobs) == 0 {
