@@ -70,12 +70,14 @@ func (g *diskGuard) tripped() string {
 	return g.why
 }
 
-// checkDiskRoom refuses to start a run in dir when the file system that
-// will hold it (dir's nearest existing ancestor's) has less free space
-// than the disk guard's minimum (minFree as Collect.MinFreeDisk: 0 the
-// default, below 0 no guard): the guard would stop its load at once, and
-// a series would go on judging runs that measured nothing. A failed check
-// is no reason to refuse (the guard checks again during the load).
+// checkDiskRoom refuses to start a series' run in dir when the file
+// system that will hold it (dir's nearest existing ancestor's) has less
+// free space than the disk guard's minimum (minFree as
+// Collect.MinFreeDisk: 0 the default, below 0 no guard): the guard would
+// stop its load at once, and the series would go on judging runs that
+// measured nothing. (A single run starts, and its guard stops it partial
+// with the reason.) A failed check is no reason to refuse (the guard
+// checks again during the load).
 func checkDiskRoom(dir string, minFree int64) error {
 	if minFree < 0 {
 		return nil

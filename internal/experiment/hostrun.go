@@ -26,9 +26,6 @@ func runOnHosts(ctx context.Context, opts Options) (Result, error) {
 	if dir == "" {
 		dir = DefaultRunDir(id.String())
 	}
-	if err := checkDiskRoom(dir, opts.MinFreeDisk); err != nil {
-		return Result{}, err
-	}
 	hard := opts.Hard
 	if hard == nil {
 		hard = context.WithoutCancel(ctx)

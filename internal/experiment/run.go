@@ -134,9 +134,6 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
-	if err := checkDiskRoom(s.dir, opts.MinFreeDisk); err != nil {
-		return Result{}, err
-	}
 	var err error
 	if s.txs, err = txSource(m.Load); err != nil {
 		return Result{}, err

@@ -61,6 +61,9 @@ type runner struct {
 func (rn *runner) run(ctx context.Context, m manifest.Resolved, dir string) cellOutcome {
 	var res Result
 	err := checkFixedScale(m) // a cell of --set time_scale=auto,…
+	if err == nil {
+		err = checkDiskRoom(dir, rn.env.MinFreeDisk) // a run the guard would stop at once measures nothing
+	}
 	switch {
 	case err != nil:
 	case rn.reuse:
