@@ -178,8 +178,15 @@ func disagreement(h int64, app bool, byHash map[string][]string) Disagreement {
 // not complete; the mempools were not waited for, or had not emptied
 // when the wait gave up; a node was killed, stopped, wiped or exited
 // before the drain ended (a mempool is not persisted); the app is the
-// user's own (its CheckTx may refuse what was accepted).
-func lossExplanation(run results.Run, events []results.Event) string {
+// user's own (its CheckTx may refuse what was accepted); the mempool was
+// full during the load (rejected, by reply error, counts sends refused
+// with "mempool is full"): CometBFT's flood mempool checks for room once
+// before CheckTx and again after it, and a transaction whose CheckTx
+// passed while others filled the last places is dropped after the reply
+// said code 0 (broadcast_tx_async answers once the first check passes;
+// broadcast_tx_sync returns CheckTx's code 0 all the same: cometbft#1516).
+// An app-side mempool keeps its transactions itself: not this.
+func lossExplanation(run results.Run, events []results.Event, rejected map[string]int64) string {
 	switch {
 	case run.Status != results.StatusComplete:
 		return fmt.Sprintf("the run ended %s", run.Status)
@@ -199,6 +206,17 @@ func lossExplanation(run results.Run, events []results.Event) string {
 	}
 	if run.App != "" && run.App != "kvstore" && run.App != "e2e" {
 		return fmt.Sprintf("the app %q is the user's own: its CheckTx may refuse what broadcast_tx_async accepted", run.App)
+	}
+	var full int64
+	for reason, n := range rejected {
+		if strings.Contains(reason, "mempool is full") {
+			full += n
+		}
+	}
+	if full > 0 && !slices.ContainsFunc(run.Nodes, func(n results.Node) bool { return n.Mempool == "app" }) {
+		return fmt.Sprintf("the mempool was full during the load (%d sends refused with \"mempool is full\"): CometBFT's flood mempool checks for room "+
+			"before CheckTx and again after it, and drops a transaction whose CheckTx passed while others took the last places, "+
+			"after the reply said code 0 (broadcast_tx_async answers once the first check passes; broadcast_tx_sync returns CheckTx's code 0 all the same, cometbft#1516)", full)
 	}
 	return ""
 }
@@ -260,7 +278,7 @@ func safety(in Input, b *builder, lostAcked int64, noHashes bool) *Safety {
 		b.note("disagreeing_heights not computed: no %s (a run made before it)", results.HashesFile)
 	}
 	if lostAcked >= 0 {
-		s.Explained = lossExplanation(in.Run, in.Events)
+		s.Explained = lossExplanation(in.Run, in.Events, b.s.Rejected)
 		b.put("lost_acked_txs", float64(lostAcked), "")
 		unexplained := lostAcked
 		if s.Explained != "" {
