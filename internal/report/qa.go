@@ -131,8 +131,8 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 		"significant, is stated as such.\n\n", rec.Host.CPUs, nodes, vals, fmtFloat(rec.ThresholdPct), fmtFloat(rec.Alpha))
 	var rows [][]string
 	for _, st := range rec.Steps {
-		if st.ID == "saturation" || st.ID == "qa-load" {
-			continue
+		if st.ID == "qa-load" || st.ID == "saturation" && st.Verdict != results.QAVerdictUnsafe && st.Status != results.StatusFailed {
+			continue // not a test: listed only when a verdict of the QA comes from it
 		}
 		what := st.Summary
 		if st.Error != "" {
@@ -180,6 +180,9 @@ func (m mdWriter) qaSaturation(rec results.QARecord, st results.QAStep, sats []Q
 	}
 	if st.Error != "" {
 		m.f("**The step failed:** %s\n\n", st.Error)
+	}
+	if st.Verdict == results.QAVerdictUnsafe {
+		m.f("**Safety violation:** %s\n\n", st.Summary)
 	}
 	m.f("Each side's saturation search (one connection, from the manifest's rate) found its knee; the c × r grid then "+
 		"brackets it, the method's c ∈ {1, 2, 4} × r ∈ {200, 400, 800, 1600} scaled to where this testnet saturates "+

@@ -179,3 +179,38 @@ func writeFixtureLongSummaries(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestQASaturationUnsafe: a QA whose verdict is unsafe because of its
+// saturation step says so where a reader looks: the step gets a row in
+// the pass/fail table (it has none otherwise) and its section opens with
+// the violation.
+func TestQASaturationUnsafe(t *testing.T) {
+	dir := t.TempDir()
+	rec := fixtureQA()
+	rec.Verdict = results.QAVerdictUnsafe
+	const why = "safety violation in 1 run(s): tests/saturation/v0.38.26/grid/cells/c4-r800-0: 2 accepted transaction(s) never committed"
+	rec.Steps[0].Verdict, rec.Steps[0].Summary = results.QAVerdictUnsafe, why+"; v0.38.26: knee 1280 tx/s"
+	if err := WriteQA(dir, rec, QAInputs{}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	for _, s := range []string{"# QA: v0.40.0 against v0.38.26 — UNSAFE", "| Saturation point | **UNSAFE** | " + why, "## Setup",
+		"## Saturation point", "**Safety violation:** " + why, "## QA load"} {
+		i := strings.Index(string(md), s)
+		if i <= last {
+			t.Errorf("qa.md: %q missing or out of order (at %d, after %d)", s, i, last)
+		}
+		last = max(last, i)
+	}
+	plain := fixtureQA() // not unsafe: no row, no line
+	if err := WriteQA(dir, plain, QAInputs{}); err != nil {
+		t.Fatal(err)
+	}
+	if md, _ := os.ReadFile(filepath.Join(dir, results.QAReportFile)); strings.Contains(string(md), "| Saturation point | **") || strings.Contains(string(md), "**Safety violation:**") {
+		t.Errorf("a safe saturation step is listed as a test or a violation:\n%s", md)
+	}
+}
