@@ -277,9 +277,14 @@ func (q *qaRun) upgrade(ctx context.Context, ps results.QAPlanStep, st *results.
 func (q *qaRun) safety(st *results.QAStep) error {
 	var dirs []string
 	for _, d := range st.Dirs {
-		dirs = append(dirs, runDirsUnder(filepath.Join(q.dir, d))...)
+		for _, r := range runDirsUnder(filepath.Join(q.dir, d)) {
+			if rel, err := filepath.Rel(q.dir, r); err == nil {
+				r = rel // named from the QA directory, as the report's links are
+			}
+			dirs = append(dirs, r)
+		}
 	}
-	if err := seriesSafety("", dirs); err != nil {
+	if err := seriesSafety(q.dir, dirs); err != nil {
 		st.Verdict = results.QAVerdictUnsafe
 		st.Summary = err.Error() + "; " + st.Summary
 	}
