@@ -79,12 +79,9 @@ func (g *diskGuard) tripped() string {
 // with the reason.) A failed check is no reason to refuse (the guard
 // checks again during the load).
 func checkDiskRoom(dir string, minFree int64) error {
-	if minFree < 0 {
+	limit, on := diskGuardMin(minFree)
+	if !on {
 		return nil
-	}
-	limit := uint64(DefaultMinFreeDisk)
-	if minFree > 0 {
-		limit = uint64(minFree)
 	}
 	d := dir
 	for {
@@ -103,6 +100,19 @@ func checkDiskRoom(dir string, minFree int64) error {
 	}
 	return exitcode.With(fmt.Errorf("%s%s free under %s, below the minimum %s (--min-free-disk): the run was not started; "+
 		"free some space and run it again (a series or a QA: --resume its directory)", diskGuardPrefix, fmtBytes(free), d, fmtBytes(limit)), exitcode.Failed)
+}
+
+// diskGuardMin is the guard's minimum free space in bytes for
+// Collect.MinFreeDisk (0: DefaultMinFreeDisk), and whether there is a
+// guard at all (below 0: none).
+func diskGuardMin(minFree int64) (uint64, bool) {
+	switch {
+	case minFree < 0:
+		return 0, false
+	case minFree == 0:
+		return DefaultMinFreeDisk, true
+	}
+	return uint64(minFree), true
 }
 
 // stoppedByDiskGuard says why the disk guard stopped a run's load, from

@@ -125,14 +125,12 @@ func rotateHook(p *pipeline, r *rotator) hook {
 // short of space (minFree bytes; 0 means DefaultMinFreeDisk, below 0 no
 // guard): the run ends partial with what was gathered.
 func diskGuardHook(p *pipeline, minFree int64) hook {
-	if minFree < 0 {
+	limit, on := diskGuardMin(minFree)
+	if !on {
 		return hook{name: "disk guard (off)"}
 	}
-	g := newDiskGuard(p.rd.dir, DefaultMinFreeDisk)
+	g := newDiskGuard(p.rd.dir, limit)
 	g.every = p.harnessEvery(g.every) // the disk fills k times slower
-	if minFree > 0 {
-		g.min = uint64(minFree)
-	}
 	return hook{name: "disk guard",
 		whileLoad: func(ctx context.Context, _ time.Time, _ loadRunner, stop context.CancelCauseFunc) {
 			g.watch(ctx, func() { stop(errStoppedOnPurpose) })

@@ -43,7 +43,6 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 	switch {
 	case len(m.Hosts) == 0:
 	case mode == netRun: // each run deploys its own testnet on the hosts (runOnHosts)
-		return nil
 	case mode == netShared:
 		errs = append(errs, errors.New("the manifest puts its nodes on [host.*] hosts, and a shared testnet (--reuse-testnet) is a local one: "+
 			"leave --reuse-testnet out (each run deploys the testnet on the hosts), or deploy once with `cometlab deploy` and load it with `cometlab load --testnet DIR`"))
