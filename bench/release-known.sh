@@ -6,6 +6,7 @@
 #                 testnet (4 validators, v0.40.0, kvstore) at RATE tx/s
 #   libp2p-zones  the same on 4 validators in 4 AWS zones with every link
 #                 capped at ZONE_MBPS Mbit/s (TCP relays against UDP relays)
+#   libp2p-zones-nocap  the same zones without a bandwidth cap (delays only)
 #   mldsa         ed25519 against ML-DSA-65 validators (v0.40.0) on
 #                 KEY_VALIDATORS validators, the largest set this machine
 #                 holds in real time (docs/topology.md)
@@ -63,7 +64,8 @@ FIGURES="block_latency_p50_ms block_latency_p95_ms block_latency_p99_ms block_in
 
 # zones_manifest FILE: 4 validators in 4 AWS zones, links capped.
 zones_manifest() {
-	printf '[zones]\nmatrix = "aws"\nbandwidth_mbps = %s\n' "$ZONE_MBPS" >"$1"
+	printf '[zones]\nmatrix = "aws"\n' >"$1"
+	[ "$ZONE_MBPS" != 0 ] && printf 'bandwidth_mbps = %s\n' "$ZONE_MBPS" >>"$1"
 	local zones=(N_Virginia Frankfurt Tokyo Sydney) i
 	for i in 1 2 3 4; do
 		printf '[node.validator%02d]\nzone = "%s"\n' "$i" "${zones[$((i - 1))]}" >>"$1"
@@ -77,6 +79,10 @@ case_flags() {
 	libp2p-zones)
 		zones_manifest "$OUT/zones.toml"
 		echo "--manifest $OUT/zones.toml -r $RATE --base libp2p=false --cand libp2p=true"
+		;;
+	libp2p-zones-nocap)
+		ZONE_MBPS=0 zones_manifest "$OUT/zones-nocap.toml"
+		echo "--manifest $OUT/zones-nocap.toml -r $RATE --base libp2p=false --cand libp2p=true"
 		;;
 	mldsa) echo "--validators $KEY_VALIDATORS -r $RATE --base key_type=ed25519 --cand key_type=ml_dsa_65" ;;
 	dog) echo "--cometbft-version v2.0.0-rc1 --validators $DOG_VALIDATORS -r $RATE --base dog=false --cand dog=true" ;;
