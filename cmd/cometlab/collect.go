@@ -46,7 +46,7 @@ func (f *collectFlags) registerWithout(fs *pflag.FlagSet, skip ...string) {
 		}
 	})
 	fs.BoolVar(&f.readLive, "read-during-load", true, "read blocks as they commit, from a node other than the target, and print a live line every 5 s; false reads every block after the load (no RPC requests to the nodes during it)")
-	fs.StringVar(&f.minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
+	fs.StringVar(&f.minFree, "min-free-disk", "1GiB", "disk guard: stop the load (the run is partial, its data kept) when the run directory's file system has less free space than this, checked every 5 s whatever the time scale, and cut the drain short at half of it (B, KiB, MiB, GiB, TiB; 0 turns the guard off)")
 }
 
 // collectNames are the flags of collectFlags: a resumed sweep or search

@@ -32,13 +32,18 @@ type diskGuard struct {
 	min   uint64
 	every time.Duration
 	free  func(dir string) (uint64, error) // free bytes for an unprivileged user
+	// did says what tripping the guard does, for its reason; now checks
+	// once at the start too, not only after g.every.
+	did string
+	now bool
 
 	mu  sync.Mutex
 	why string
 }
 
 func newDiskGuard(dir string, min uint64) *diskGuard {
-	return &diskGuard{dir: dir, min: min, every: diskGuardEvery, free: freeDisk}
+	return &diskGuard{dir: dir, min: min, every: diskGuardEvery, free: freeDisk,
+		did: "the load was stopped before the disk fills (--min-free-disk)"}
 }
 
 // watch checks the free space every g.every until ctx ends; below the
@@ -47,16 +52,29 @@ func newDiskGuard(dir string, min uint64) *diskGuard {
 func (g *diskGuard) watch(ctx context.Context, stop func()) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
-	every(ctx, g.every, func() {
+	check := func() {
 		if free, err := g.free(g.dir); err == nil && free < g.min {
 			g.mu.Lock()
-			g.why = fmt.Sprintf(diskGuardPrefix+"%s free under %s, below the minimum %s: the load was stopped before the disk fills (--min-free-disk)",
-				fmtBytes(free), g.dir, fmtBytes(g.min))
+			g.why = fmt.Sprintf(diskGuardPrefix+"%s free under %s, below the minimum %s: %s",
+				fmtBytes(free), g.dir, fmtBytes(g.min), g.did)
 			g.mu.Unlock()
 			stop()
 			done()
 		}
-	})
+	}
+	if g.now {
+		check()
+	}
+	every(ctx, g.every, check)
+}
+
+// drainGuard watches the drain of a run whose load the guard g stopped:
+// the nodes go on writing while the drain waits, so it is cut short when
+// less than half of g's minimum is left (checked at once, then as often as
+// g), keeping room for the read-back and the report.
+func (g *diskGuard) drainGuard() *diskGuard {
+	return &diskGuard{dir: g.dir, min: g.min / 2, every: g.every, free: g.free, now: true,
+		did: "the drain was cut short, the nodes still writing (--min-free-disk)"}
 }
 
 // tripped says why the guard stopped the load, "" if it did not (or there

@@ -37,6 +37,20 @@ func TestDiskGuard(t *testing.T) {
 			}
 		})
 	}
+	// After the load, the drain's guard trips at half the minimum (its
+	// first reading at once, then every millisecond), saying what it cut
+	// short.
+	i := 0
+	frees := []uint64{700 << 20, 600 << 20, 400 << 20}
+	g := (&diskGuard{dir: "/runs/x", min: DefaultMinFreeDisk, every: time.Millisecond}).drainGuard()
+	g.free = func(string) (uint64, error) { v := frees[min(i, len(frees)-1)]; i++; return v, nil }
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	stopped := false
+	g.watch(ctx, func() { stopped = true })
+	if want := "400 MiB free under /runs/x, below the minimum 512 MiB: the drain was cut short"; !stopped || !strings.Contains(g.tripped(), want) || i != 3 {
+		t.Errorf("drain guard: stopped %v after %d readings, why %q; want it stopped at the third, %q", stopped, i, g.tripped(), want)
+	}
 	if free, err := freeDisk(t.TempDir()); err != nil || free == 0 {
 		t.Errorf("freeDisk of a real directory: %d, %v", free, err)
 	}

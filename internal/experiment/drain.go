@@ -30,6 +30,10 @@ func (p *pipeline) drain(ctx context.Context) {
 	if d.Drained && len(p.chain.appMempool) > 0 {
 		d.App, d.Drained = p.appDrain(ctx, p.send.work.DrainTimeout-time.Since(start))
 	}
+	cut := !d.Drained && ctx.Err() != nil // the disk guard, or a second interrupt
+	if cut {
+		d.Left = "" // the nodes' answers to a cancelled request say nothing of their mempools
+	}
 	d.Seconds = max(0, time.Since(p.loadEnd).Seconds())
 	p.drained = &d
 	p.rd.set(func(r *results.Run) { r.Drain = &d })
@@ -46,11 +50,28 @@ func (p *pipeline) drain(ctx context.Context) {
 		return
 	}
 	msg := fmt.Sprintf("mempools not empty after the drain timeout %s:%s%s", p.send.work.DrainTimeout, d.Left, skipped)
-	if d.Left == "" && d.App != "" {
+	if cut {
+		msg = fmt.Sprintf("the drain was cut short after %s, the mempools not known to be empty%s", since(start), skipped)
+	}
+	if !cut && d.Left == "" && d.App != "" {
 		msg = "app-side mempools not drained: waited " + d.App
 	}
 	p.out.Phase("drain: %s", msg)
 	p.rd.fail(problemNotDrained, "", errors.New(msg))
+}
+
+// guardedDrain is the drain of a run whose load the disk guard stopped:
+// g cuts it short when the disk runs low, and says so in run.json.
+func (p *pipeline) guardedDrain(hard context.Context, g *diskGuard) {
+	ctx, cancel := context.WithCancel(hard)
+	defer cancel()
+	go g.watch(ctx, cancel)
+	p.drain(ctx)
+	cancel()
+	if why := g.tripped(); why != "" {
+		p.out.Phase("%s", why)
+		p.rd.fail(problemDiskGuard, "", errors.New(why))
+	}
 }
 
 // appDrain waits for the app-side mempools, which no RPC counts: until

@@ -123,17 +123,27 @@ func rotateHook(p *pipeline, r *rotator) hook {
 
 // diskGuardHook stops the load when the run directory's file system runs
 // short of space (minFree bytes; 0 means DefaultMinFreeDisk, below 0 no
-// guard): the run ends partial with what was gathered.
+// guard): the run ends partial with what was gathered, and the drain is
+// cut short when half of the minimum is left (the nodes go on writing
+// while it waits).
+//
+// Its checks are not spaced by the time scale: what the nodes write per
+// height is not divided by k, only the heights per second of the host,
+// and a height can write a lot (32 validators of the e2e app with 32 KiB
+// vote extensions at k = 16, the host saturated: their consensus WALs
+// grew by some 500 MB a node in three heights, 16 GB in five minutes).
 func diskGuardHook(p *pipeline, minFree int64) hook {
 	limit, on := diskGuardMin(minFree)
 	if !on {
 		return hook{name: "disk guard (off)"}
 	}
 	g := newDiskGuard(p.rd.dir, limit)
-	g.every = p.harnessEvery(g.every) // the disk fills k times slower
 	return hook{name: "disk guard",
 		whileLoad: func(ctx context.Context, _ time.Time, _ loadRunner, stop context.CancelCauseFunc) {
-			g.watch(ctx, func() { stop(errStoppedOnPurpose) })
+			g.watch(ctx, func() {
+				p.drainGuard.Store(g.drainGuard())
+				stop(errStoppedOnPurpose)
+			})
 		},
 		loadEnd: func(context.Context) {
 			if why := g.tripped(); why != "" {

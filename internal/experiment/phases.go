@@ -55,7 +55,11 @@ func (p *pipeline) execute(ctx, hard context.Context) error {
 	if ctx.Err() != nil {
 		p.out.Phase("interrupted: reading back what was sent (interrupt again to stop at once)")
 	}
-	p.drain(hard)
+	if g := p.drainGuard.Load(); g != nil {
+		p.guardedDrain(hard, g)
+	} else {
+		p.drain(hard)
+	}
 	if err := p.readBack(hard); err != nil {
 		return errors.Join(loadErr, err)
 	}
