@@ -65,10 +65,12 @@ func (p *pipeline) drain(ctx context.Context) {
 func (p *pipeline) guardedDrain(hard context.Context, g *diskGuard) {
 	ctx, cancel := context.WithCancel(hard)
 	defer cancel()
-	go g.watch(ctx, cancel)
+	watched := make(chan struct{})
+	go func() { defer close(watched); g.watch(ctx, cancel) }()
 	p.drain(ctx)
 	cancel()
-	if why := g.tripped(); why != "" {
+	<-watched
+	if why := g.tripped(); why != "" && !p.drained.Drained { // a check after the drain emptied cut nothing
 		p.out.Phase("%s", why)
 		p.rd.fail(problemDiskGuard, "", errors.New(why))
 	}
