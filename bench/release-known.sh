@@ -111,36 +111,12 @@ side() {
 	for r in $(seq 1 "$n"); do figure "$1/runs/$(printf '%02d' "$r")-$2" "$3"; done
 }
 
-# ratios AB LABEL ID: the paired ratios LABEL ÷ base of each round, one a
-# line.
-ratios() {
-	local n r b c
-	n=$(jq '.pairs' "$1/ab.json")
-	for r in $(seq 1 "$n"); do
-		b=$(figure "$1/runs/$(printf '%02d' "$r")-base" "$3")
-		c=$(figure "$1/runs/$(printf '%02d' "$r")-$2" "$3")
-		[ -n "$b" ] && [ -n "$c" ] && awk -v b="$b" -v c="$c" 'BEGIN { if (b != 0) printf "%.6f\n", c / b; else if (c == 0) print 1 }'
-	done
-}
-
 # mean: the mean of the numbers on stdin ("—" for none).
 mean() { awk '{ s += $1 } END { if (NR) printf "%.4g", s / NR; else print "—" }'; }
 
-# interval: the mean of the numbers on stdin and its 95 % t interval.
-interval() {
-	awk '
-	BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228", t, " ") }
-	{ x[NR] = $1; s += $1 }
-	END {
-		if (NR == 0) { print "—"; exit }
-		m = s / NR
-		if (NR == 1) { printf "%.3f", m; exit }
-		for (i = 1; i <= NR; i++) v += (x[i] - m) ^ 2
-		se = sqrt(v / (NR - 1) / NR)
-		q = (NR - 1 <= 10) ? t[NR - 1] : 1.96
-		printf "%.3f [%.3f, %.3f]", m, m - q * se, m + q * se
-	}'
-}
+# ratios and interval: bench/ab-lib.sh.
+# shellcheck source=bench/ab-lib.sh
+. bench/ab-lib.sh
 
 for c in $CASES; do
 	flags=$(case_flags "$c")
@@ -161,7 +137,7 @@ for c in $CASES; do
 		b=$(side "$ab" base "$id" | mean)
 		k=$(side "$ab" "$cand" "$id" | mean)
 		[ "$b" = "—" ] && [ "$k" = "—" ] && continue
-		printf '%-34s %12s %12s  %s\n' "$id" "$b" "$k" "$(ratios "$ab" "$cand" "$id" | interval)"
+		printf '%-34s %12s %12s  %s\n' "$id" "$b" "$k" "$(ratios "$ab" "$id" "$cand" | interval)"
 	done
 	grep -m1 -iE '^verdict|worse|better|no significant' "$ab.out" || true
 done
