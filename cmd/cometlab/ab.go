@@ -9,12 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
-	"github.com/spf13/cobra"
+	"github.com/cometlab/cometlab/internal/series"
 )
 
 type abFlags struct {
@@ -102,10 +104,10 @@ aside the runs of an unfinished round (DIR.interrupted) and goes on.`,
 	cf.registerWithout(fs, "metrics") // ab's --metrics is also the old name of --judge: see abMetricsFlag
 	fs.StringVar(&f.base, "base", "", "baseline SPEC (default: the manifest as given)")
 	fs.StringArrayVar(&f.cands, "cand", nil, "candidate SPEC (repeatable; at least one)")
-	fs.StringVar(&f.repeat, "repeat", experiment.ABDefaultRepeat(false), `rounds to run, or "auto" to stop when every metric is decided`)
+	fs.StringVar(&f.repeat, "repeat", series.ABDefaultRepeat(false), `rounds to run, or "auto" to stop when every metric is decided`)
 	fs.IntVar(&f.maxPairs, "max-pairs", 10, "--repeat auto: most rounds (the planned horizon of the alpha spending)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "--repeat auto: start no round after this much time (0: no limit)")
-	fs.StringVar(&f.order, "order", experiment.OrderCounterbalanced, `order of the sides in a round: "counterbalanced" (rotated round by round: AB, BA, …), "interleaved" (base first) or "random"`)
+	fs.StringVar(&f.order, "order", series.OrderCounterbalanced, `order of the sides in a round: "counterbalanced" (rotated round by round: AB, BA, …), "interleaved" (base first) or "random"`)
 	fs.Uint64Var(&f.seed, "seed", 1, "--order random: seed of the order (recorded in ab.json)")
 	fs.StringVar(&f.out, "out", "", "experiment directory (default ab/<UTC time>)")
 	fs.StringVar(&f.thresholds, "thresholds", "", "thresholds file, as 'compare --thresholds'")
@@ -148,7 +150,7 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 		if err != nil {
 			return err
 		}
-		res, err := experiment.ResumeAB(cmd.Context(), f.resume, env)
+		res, err := series.ResumeAB(cmd.Context(), f.resume, env)
 		remember(st, res.Dir)
 		return abResult(st, res, err)
 	}
@@ -158,9 +160,9 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 		}
 	}
 	if !cmd.Flags().Changed("repeat") {
-		f.repeat = experiment.ABDefaultRepeat(f.aa)
+		f.repeat = series.ABDefaultRepeat(f.aa)
 	}
-	f.cands = experiment.ABCandidates(f.base, f.cands, f.aa)
+	f.cands = series.ABCandidates(f.base, f.cands, f.aa)
 	if f.stop != "all" && f.stop != "worse" {
 		return usage(fmt.Errorf("--stop %q: want all or worse", f.stop))
 	}
@@ -183,8 +185,8 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if len(f.cands) == 0 {
 		return usage(errors.New("--cand: at least one candidate SPEC"))
 	}
-	if !slices.Contains(experiment.Orders(), f.order) {
-		return usage(fmt.Errorf("--order %q: want one of %s", f.order, strings.Join(experiment.Orders(), ", ")))
+	if !slices.Contains(series.Orders(), f.order) {
+		return usage(fmt.Errorf("--order %q: want one of %s", f.order, strings.Join(series.Orders(), ", ")))
 	}
 	if auto && f.maxPairs < 2 {
 		return usage(fmt.Errorf("--max-pairs %d: want at least 2", f.maxPairs))
@@ -204,7 +206,7 @@ func runAB(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if err != nil {
 		return err
 	}
-	res, err := experiment.AB(cmd.Context(), experiment.ABOptions{Sides: sides, Labels: labels, Base: f.base, Candidates: f.cands,
+	res, err := series.AB(cmd.Context(), series.ABOptions{Sides: sides, Labels: labels, Base: f.base, Candidates: f.cands,
 		Repeat: f.repeat, MaxPairs: f.maxPairs, MaxTime: f.maxTime, Order: f.order, Seed: f.seed, Thresholds: th, AA: f.aa,
 		Stop: f.stop, Judged: f.judge, FamilyWise: f.familyWise, AllowTimeScaleMismatch: f.allowScales, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
 	remember(st, res.Dir)
@@ -218,21 +220,21 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	return experiment.ABSides(src, f.base, f.cands, f.aa, experiment.SideFlags{Base: "--base", Cand: "--cand"})
+	return series.ABSides(src, f.base, f.cands, f.aa, series.SideFlags{Base: "--base", Cand: "--cand"})
 }
 
 // abResult prints what a finished experiment found (the A/A false alarms,
 // the comparison table, the verdict) and returns the experiment's error,
-// which carries its exit code (experiment.AB: 130, 1, 5 for a safety
+// which carries its exit code (series.AB: 130, 1, 5 for a safety
 // violation, 4 for a worse candidate).
-func abResult(st *state, res experiment.ABResult, err error) error {
+func abResult(st *state, res series.ABResult, err error) error {
 	if !res.Finished {
 		return err
 	}
 	rec := res.Record
 	if fa := res.FalseAlarms; fa != nil {
 		fmt.Fprintf(st.stdout, "aa: %d pairs; single-run compare false alarms: %d of %d pairs with the within-run tests, %d of %d against the noise; %s\n",
-			fa.Pairs, fa.Before, fa.Pairs, fa.After, fa.Pairs, filepath.Join(res.Dir, experiment.NoiseFile))
+			fa.Pairs, fa.Before, fa.Pairs, fa.After, fa.Pairs, filepath.Join(res.Dir, series.NoiseFile))
 	}
 	if res.Compare != nil {
 		report.CompareTable(st.stdout, *res.Compare)

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/exitcode"
-	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/sequential"
+	"github.com/cometlab/cometlab/internal/series"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -39,7 +39,7 @@ func TestABKnownEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec experiment.ABRecord
+	var rec series.ABRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}

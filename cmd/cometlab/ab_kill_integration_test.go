@@ -11,8 +11,8 @@ import (
 
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/exitcode"
-	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/series"
 )
 
 // TestABAAKilledResumes runs a short A/A calibration on real testnets (2
@@ -34,7 +34,7 @@ func TestABAAKilledResumes(t *testing.T) {
 		return err == nil && bytes.Count(b, []byte("\n")) > 100
 	})
 	noProcessesLeft(t, dir)
-	rec, err := experiment.ReadAB(dir)
+	rec, err := series.ReadAB(dir)
 	if err != nil {
 		t.Fatalf("ab.json after the kill: %v", err)
 	}
@@ -57,7 +57,7 @@ func TestABAAKilledResumes(t *testing.T) {
 	if n := len(regexp.MustCompile(`ab: round \d+, (base|cand): `).FindAllString(stderr, -1)); n != 2+2*again || !strings.Contains(stderr, "ab: round 2, cand") {
 		t.Errorf("resume ran %d runs (%d rounds run again), want round 2:\n%s", n, again, stderr)
 	}
-	rec, err = experiment.ReadAB(dir)
+	rec, err = series.ReadAB(dir)
 	if err != nil || rec.Status != results.StatusComplete || rec.Partial || rec.Pairs != 2 || len(rec.Rounds) != 2 || !rec.AA {
 		t.Fatalf("after resume: %v, %+v", err, rec)
 	}
@@ -68,7 +68,7 @@ func TestABAAKilledResumes(t *testing.T) {
 		t.Errorf("the killed run's records were not kept: %v", err)
 	}
 
-	noise, err := compare.ReadNoise(filepath.Join(dir, experiment.NoiseFile))
+	noise, err := compare.ReadNoise(filepath.Join(dir, series.NoiseFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestABAAKilledResumes(t *testing.T) {
 		t.Errorf("compare.md does not open with the A/A calibration:\n%.1500s", md)
 	}
 	cmpOut := filepath.Join(t.TempDir(), "cmp")
-	code, stdout, stderr = run(t, "compare", "--noise", filepath.Join(dir, experiment.NoiseFile), "--out", cmpOut, rec.Rounds[0][0], rec.Rounds[1][1])
+	code, stdout, stderr = run(t, "compare", "--noise", filepath.Join(dir, series.NoiseFile), "--out", cmpOut, rec.Rounds[0][0], rec.Rounds[1][1])
 	if code != exitcode.OK && code != exitcode.Regression {
 		t.Fatalf("compare --noise: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -46,10 +46,10 @@ func TestABResumeUsage(t *testing.T) {
 	}
 }
 
-// TestCellEnvMaxRemeasures: the state's maxRemeasures reaches every
+// TestSeriesEnvMaxRemeasures: the state's maxRemeasures reaches every
 // series' environment (runKept's tests keep their disturbed runs); the
 // process's zero is the policy's budget.
-func TestCellEnvMaxRemeasures(t *testing.T) {
+func TestSeriesEnvMaxRemeasures(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	for _, want := range []int{0, -1} {
 		st := &state{stdout: io.Discard, stderr: io.Discard, hard: context.Background(), maxRemeasures: want}

@@ -25,7 +25,7 @@ type state struct {
 	stdout, stderr io.Writer
 	args           []string
 	hard           context.Context // a second interrupt
-	// maxRemeasures is the series' experiment.CellEnv.MaxRemeasures: 0
+	// maxRemeasures is the series' series.Env.MaxRemeasures: 0
 	// (the process's) the disturbance policy's budget; in-process tests
 	// whose runs share the host with other tests, and check nothing of
 	// the policy, set it negative (each disturbed run kept, recorded so).

@@ -16,6 +16,7 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/saturation"
+	"github.com/cometlab/cometlab/internal/series"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -187,7 +188,7 @@ func TestEndCodes(t *testing.T) {
 		{"unsafe and partial", printResult(st, unsafePartial, nil), exitcode.Unsafe, true},
 		{"an unsafe series", sweepResult(st, saturation.SweepRecord{}, "d", fmt.Errorf("sweep: %w", experiment.ErrUnsafe)), exitcode.Unsafe, true},
 		{"failed", printResult(st, partial, errors.New("testnet start: timeout")), 0, false},
-		{"some cells failed", sweepResult(st, saturation.SweepRecord{}, "d", fmt.Errorf("2 of 6: %w", experiment.ErrSomeFailed)), exitcode.Partial, true},
+		{"some cells failed", sweepResult(st, saturation.SweepRecord{}, "d", fmt.Errorf("2 of 6: %w", series.ErrSomeFailed)), exitcode.Partial, true},
 		{"sweep failed", sweepResult(st, saturation.SweepRecord{}, "d", errors.New("fetch")), 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/qa"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
@@ -262,7 +263,7 @@ qa.json and its steps' directories.`,
 				if mf.prometheus != "" {
 					return exitcode.With(fmt.Errorf("--prometheus applies to a run directory, not a QA"), exitcode.Usage)
 				}
-				if _, err := experiment.ReportQA(args[0]); err != nil {
+				if _, err := qa.Report(args[0]); err != nil {
 					return err
 				}
 				fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.QAReportFile)

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/exitcode"
-	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/history"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
+	"github.com/cometlab/cometlab/internal/series"
 )
 
 // histRun writes a run directory of the default synthetic testnet created
@@ -172,8 +172,8 @@ func TestGateAB(t *testing.T) {
 	if code, out, errs := run(t, "gate", "--index", index); code != exitcode.Regression || !strings.Contains(out, "new: "+filepath.Join(ab, "runs", "01-cand")+", "+filepath.Join(ab, "runs", "02-cand")+" against 5 earlier runs") {
 		t.Errorf("the newest run, of an A/B experiment: exit %d\n%s%s", code, out, errs)
 	}
-	if history.ABFile != experiment.ABFile {
-		t.Errorf("history reads %s, experiment writes %s", history.ABFile, experiment.ABFile)
+	if history.ABFile != series.ABFile {
+		t.Errorf("history reads %s, experiment writes %s", history.ABFile, series.ABFile)
 	}
 }
 

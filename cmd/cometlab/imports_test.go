@@ -15,42 +15,48 @@ import (
 // allowedImports is the package graph of docs/architecture.md ("Dependency
 // direction"): for each package under internal/, the internal packages its
 // non-test files may import. The run analysis chain points one way,
-// results ← analysis ← {saturation, compare} ← report ← experiment ← cmd,
-// and no package under internal/ imports experiment. stats (the
-// statistics) is a leaf: it imports nothing internal; sequential (ab's
-// stepping rule) is rendered by report and applied by experiment;
+// results ← analysis ← {saturation, compare} ← report ← experiment (one
+// run) ← series (series of runs: sweep, saturate, ab) ← qa (the method) ←
+// cmd; qa/plan, the method's pure plan, imports neither experiment nor
+// series. stats (the statistics) is a leaf: it imports nothing internal;
+// sequential (ab's stepping rule) is rendered by report and applied by
+// series;
 // changepoint (change points of a series of runs) takes only stats; web
 // (cometlab serve's pages) reads the history index and renders with
 // report's formats and compare's engine, and nothing imports it. A new
 // edge is a design decision, made here; TestImportsDoc draws the graph in
 // docs/architecture.md from this map (go test -update rewrites it).
 var allowedImports = map[string][]string{
-	"results":             {},
-	"results/resultstest": {"results"},
-	"rpc":                 {},
-	"sentinel":            {"results", "rpc"},
-	"payload":             {},
-	"shape":               {},
-	"cometbft":            {"exitcode"},
-	"exitcode":            {},
-	"manifest":            {"cometbft", "links", "payload", "rpc", "shape"},
-	"testnet":             {"cometbft", "results", "rpc"},
-	"testnet/testnettest": {"testnet"},
-	"testnet/nshoststest": {"testnet/testnettest"},
-	"links":               {},
-	"deploy":              {},
-	"load":                {"payload", "results", "shape"},
-	"collect":             {"payload", "results", "rpc"},
-	"stats":               {},
-	"changepoint":         {"stats"},
-	"analysis":            {"payload", "results", "stats"},
-	"saturation":          {"analysis", "results", "stats"},
-	"sequential":          {"stats"},
-	"history":             {"analysis", "changepoint", "results", "saturation", "stats"},
-	"compare":             {"analysis", "cometbft", "exitcode", "results", "stats"},
-	"report":              {"analysis", "compare", "results", "saturation", "sequential", "stats"},
-	"web":                 {"analysis", "compare", "history", "report", "results", "saturation"},
-	"experiment":          {"analysis", "collect", "cometbft", "compare", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "saturation", "sentinel", "sequential", "shape", "stats", "testnet"},
+	"results":                   {},
+	"results/resultstest":       {"results"},
+	"rpc":                       {},
+	"sentinel":                  {"results", "rpc"},
+	"payload":                   {},
+	"shape":                     {},
+	"cometbft":                  {"exitcode"},
+	"exitcode":                  {},
+	"manifest":                  {"cometbft", "links", "payload", "rpc", "shape"},
+	"testnet":                   {"cometbft", "results", "rpc"},
+	"testnet/testnettest":       {"testnet"},
+	"testnet/nshoststest":       {"testnet/testnettest"},
+	"links":                     {},
+	"deploy":                    {},
+	"load":                      {"payload", "results", "shape"},
+	"collect":                   {"payload", "results", "rpc"},
+	"stats":                     {},
+	"changepoint":               {"stats"},
+	"analysis":                  {"payload", "results", "stats"},
+	"saturation":                {"analysis", "results", "stats"},
+	"sequential":                {"stats"},
+	"history":                   {"analysis", "changepoint", "results", "saturation", "stats"},
+	"compare":                   {"analysis", "cometbft", "exitcode", "results", "stats"},
+	"report":                    {"analysis", "compare", "results", "saturation", "sequential", "stats"},
+	"web":                       {"analysis", "compare", "history", "report", "results", "saturation"},
+	"experiment":                {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "sentinel", "shape", "testnet"},
+	"experiment/experimenttest": {"cometbft", "experiment", "manifest", "testnet/testnettest"},
+	"series":                    {"analysis", "compare", "exitcode", "experiment", "manifest", "report", "results", "saturation", "sequential"},
+	"qa/plan":                   {"cometbft", "exitcode", "manifest", "results", "saturation", "stats"},
+	"qa":                        {"compare", "exitcode", "experiment", "manifest", "qa/plan", "report", "results", "saturation", "series"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -15,8 +15,11 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/qa"
+	"github.com/cometlab/cometlab/internal/qa/plan"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/series"
 )
 
 type qaFlags struct {
@@ -136,7 +139,7 @@ a budget too small; 130 interrupted (resume with --resume).`,
 	fs.DurationVar(&f.budget, "budget", 0, "most time the QA may take (2h, 90m): the plan shrinks to fit and says what it gave up (0: no budget)")
 	fs.StringVar(&f.resume, "resume", "", "continue the QA in this directory (other flags but --verbose and the collection flags are taken from it)")
 	fs.StringSliceVar(&f.skip, "skip", nil, "steps not to run, comma-separated: "+strings.Join(qaSkippable(), ", "))
-	fs.IntVar(&f.repeat, "repeat", experiment.DefaultQARepeat, "rounds of the long test (and of rotation, each vote-extension size, partition and absent stake, unless the budget takes some)")
+	fs.IntVar(&f.repeat, "repeat", plan.DefaultRepeat, "rounds of the long test (and of rotation, each vote-extension size, partition and absent stake, unless the budget takes some)")
 	fs.StringVar(&f.threshold, "threshold", "10%", "a figure worse by this much or more (and significant) is a regression")
 	fs.StringVar(&f.out, "out", "", "QA directory (default qa/<UTC time>)")
 	fs.BoolVar(&f.long, "long", false, "make the long test an hour per run")
@@ -149,8 +152,8 @@ a budget too small; 130 interrupted (resume with --resume).`,
 // qaSkippable are the step ids --skip takes.
 func qaSkippable() []string {
 	var ids []string
-	for _, id := range experiment.QASteps() {
-		if id != experiment.QALoadStep {
+	for _, id := range plan.Steps() {
+		if id != plan.LoadStep {
 			ids = append(ids, id)
 		}
 	}
@@ -176,7 +179,7 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 			return err
 		}
 		env.SSHArgs = f.sshArgs
-		res, err := experiment.ResumeQA(cmd.Context(), f.resume, env)
+		res, err := qa.Resume(cmd.Context(), f.resume, env)
 		return qaResult(st, res, err)
 	}
 	if f.candidate == "" {
@@ -191,7 +194,7 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if err != nil {
 		return err
 	}
-	flags := experiment.SideFlags{Base: "--baseline", Cand: "--candidate"}
+	flags := series.SideFlags{Base: "--baseline", Cand: "--candidate"}
 	var notes []string
 	if f.inventory != "" {
 		flags.Place = func(m manifest.Manifest) (manifest.Manifest, error) {
@@ -204,7 +207,7 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 			return placed, err
 		}
 	}
-	sides, labels, err := experiment.ABSides(src, f.baseline, []string{f.candidate}, false, flags)
+	sides, labels, err := series.ABSides(src, f.baseline, []string{f.candidate}, false, flags)
 	for _, n := range notes {
 		fmt.Fprintf(st.stderr, "note: %s\n", n)
 	}
@@ -212,17 +215,17 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 		return err
 	}
 	printWarnings(st.stderr, sides[0])
-	overhead, _, from, err := experiment.MeasureOverhead(len(sides[1].Nodes), qaOverheadRoots...)
+	overhead, _, from, err := qa.MeasureOverhead(len(sides[1].Nodes), qaOverheadRoots...)
 	if err != nil {
 		fmt.Fprintf(st.stderr, "cometlab: warning: measuring the run overhead: %v\n", err)
 	}
-	plan, err := experiment.PlanQA(experiment.QAPlanInput{Sides: sides, Labels: labels, Skip: f.skip, Repeat: f.repeat, Long: f.long,
+	pl, err := plan.Make(plan.Input{Sides: sides, Labels: labels, Skip: f.skip, Repeat: f.repeat, Long: f.long,
 		Budget: f.budget, Overhead: overhead, OverheadFrom: from})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(st.stdout, "QA plan: %s against %s, regression threshold %s %%.\n", labels[1], labels[0], strconv.FormatFloat(th.DefaultPct, 'f', -1, 64))
-	report.QAPlanText(st.stdout, plan)
+	report.QAPlanText(st.stdout, pl)
 	if f.plan {
 		return nil
 	}
@@ -231,14 +234,14 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 		return err
 	}
 	env.SSHArgs = f.sshArgs
-	res, err := experiment.QA(cmd.Context(), experiment.QAOptions{Sides: sides, Labels: labels, Baseline: f.baseline, Candidate: f.candidate,
-		Plan: plan, Thresholds: th, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
+	res, err := qa.Run(cmd.Context(), qa.Options{Sides: sides, Labels: labels, Baseline: f.baseline, Candidate: f.candidate,
+		Plan: pl, Thresholds: th, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
 	return qaResult(st, res, err)
 }
 
 // qaResult prints the pass/fail table of a finished QA and returns its
 // error, which carries its exit code.
-func qaResult(st *state, res experiment.QAResult, err error) error {
+func qaResult(st *state, res qa.Result, err error) error {
 	remember(st, res.Dir)
 	if !res.Finished {
 		return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/exitcode"
-	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/qa/plan"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
@@ -70,7 +70,7 @@ func TestQAUsage(t *testing.T) {
 func TestReportQA(t *testing.T) {
 	dir := t.TempDir()
 	rec := results.QARecord{Kind: "qa", Status: results.StatusComplete, Labels: []string{"base", "cand"}, ThresholdPct: 10, Alpha: 0.05,
-		Verdict: results.QAVerdictPass, Steps: []results.QAStep{{ID: experiment.QALong, Status: results.QADone, Verdict: results.QAVerdictPass,
+		Verdict: results.QAVerdictPass, Steps: []results.QAStep{{ID: plan.Long, Status: results.QADone, Verdict: results.QAVerdictPass,
 			Summary: "no regression"}}}
 	if err := results.WriteJSON(filepath.Join(dir, results.QAFile), rec); err != nil {
 		t.Fatal(err)

@@ -10,11 +10,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cometlab/cometlab/internal/exitcode"
-	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
+	"github.com/cometlab/cometlab/internal/series"
 	"github.com/cometlab/cometlab/internal/shape"
 )
 
@@ -119,13 +119,13 @@ func resumeConflicts(fs *pflag.FlagSet) error {
 
 // cellEnv is the environment and collection options of the runs of a
 // sweep, search or A/B.
-func (st *state) cellEnv(tf *testnetFlags, cf *collectFlags) (experiment.CellEnv, error) {
+func (st *state) cellEnv(tf *testnetFlags, cf *collectFlags) (series.Env, error) {
 	c, err := cf.collect()
 	if err != nil {
-		return experiment.CellEnv{}, err
+		return series.Env{}, err
 	}
 	env, err := st.env(tf)
-	return experiment.CellEnv{Env: env, Collect: c, MaxRemeasures: st.maxRemeasures}, err
+	return series.Env{Env: env, Collect: c, MaxRemeasures: st.maxRemeasures}, err
 }
 
 func newSweepCmd(st *state) *cobra.Command {
@@ -182,7 +182,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 				if err := resumeConflicts(fs); err != nil {
 					return err
 				}
-				rec, err = experiment.ResumeSweep(cmd.Context(), sf.resume, retryFailed, env)
+				rec, err = series.ResumeSweep(cmd.Context(), sf.resume, retryFailed, env)
 				remember(st, sf.resume)
 				return sweepResult(st, rec, sf.resume, err)
 			}
@@ -210,7 +210,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			}
 			var params []results.SweepParam
 			for _, s := range sets {
-				p, err := experiment.ParseSetFlag(s)
+				p, err := series.ParseSetFlag(s)
 				if err != nil {
 					return exitcode.With(err, exitcode.Usage)
 				}
@@ -219,14 +219,14 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			if repeat < 1 {
 				return exitcode.With(fmt.Errorf("--repeat: must be >= 1, got %d", repeat), exitcode.Usage)
 			}
-			rec, err = experiment.Sweep(cmd.Context(), experiment.SweepOptions{Manifest: m, Connections: conns, Rates: rs,
+			rec, err = series.Sweep(cmd.Context(), series.SweepOptions{Manifest: m, Connections: conns, Rates: rs,
 				Params: params, Repeat: repeat, Reuse: sf.reuse, CoolDown: sf.coolDown, Criterion: crit, Dir: sf.out, Env: env})
-			if errors.Is(err, experiment.ErrInvalid) {
+			if errors.Is(err, series.ErrInvalid) {
 				return err // nothing ran: the grid, a manifest or the criterion is wrong (exit 2)
 			}
 			dir := sf.out
 			if dir == "" {
-				dir = experiment.DefaultSweepDir(rec.ID)
+				dir = series.DefaultSweepDir(rec.ID)
 			}
 			remember(st, dir)
 			return sweepResult(st, rec, dir, err)
@@ -247,7 +247,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 }
 
 // sweepResult prints the saturation table and returns the sweep's error,
-// which carries its exit code (experiment.Sweep: 5 for a safety
+// which carries its exit code (series.Sweep: 5 for a safety
 // violation, 3 for a failed cell).
 func sweepResult(st *state, rec saturation.SweepRecord, dir string, err error) error {
 	if rec.ID != "" {
@@ -306,7 +306,7 @@ continues with --resume DIR.`,
 				if err := resumeConflicts(fs); err != nil {
 					return err
 				}
-				rec, err := experiment.ResumeSaturate(cmd.Context(), sf.resume, env)
+				rec, err := series.ResumeSaturate(cmd.Context(), sf.resume, env)
 				remember(st, sf.resume)
 				return saturateResult(st, rec, sf.resume, err)
 			}
@@ -328,24 +328,24 @@ continues with --resume DIR.`,
 			if err != nil {
 				return exitcode.With(err, exitcode.Usage)
 			}
-			search, given := sc, experiment.SearchGiven{Start: fs.Changed("start"), Probe: fs.Changed("probe-duration"), MinRate: fs.Changed("min-rate")}
+			search, given := sc, series.SearchGiven{Start: fs.Changed("start"), Probe: fs.Changed("probe-duration"), MinRate: fs.Changed("min-rate")}
 			if given.Start {
 				if search.Start, err = manifest.ParseRate(start); err != nil {
 					return exitcode.With(fmt.Errorf("--start: %w", err), exitcode.Usage)
 				}
 			}
 			search.ProbeDurationS = probe.Seconds()
-			if search, err = experiment.SearchFor(r, search, given); err != nil {
+			if search, err = series.SearchFor(r, search, given); err != nil {
 				return err
 			}
-			rec, err := experiment.Saturate(cmd.Context(), experiment.SaturateOptions{Manifest: r, Search: search, Criterion: crit,
+			rec, err := series.Saturate(cmd.Context(), series.SaturateOptions{Manifest: r, Search: search, Criterion: crit,
 				Reuse: sf.reuse, CoolDown: sf.coolDown, Dir: sf.out, Env: env})
-			if errors.Is(err, experiment.ErrInvalid) {
+			if errors.Is(err, series.ErrInvalid) {
 				return err // exit 2
 			}
 			dir := sf.out
 			if dir == "" {
-				dir = experiment.DefaultSaturateDir(rec.ID)
+				dir = series.DefaultSaturateDir(rec.ID)
 			}
 			remember(st, dir)
 			return saturateResult(st, rec, dir, err)

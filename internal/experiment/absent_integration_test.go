@@ -11,6 +11,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -79,7 +80,7 @@ func runSet(t *testing.T, d time.Duration, sets ...string) (string, experiment.R
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir,
-		Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+		Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 	if err != nil {
 		t.Log(out.String())
 		t.Fatal(err)

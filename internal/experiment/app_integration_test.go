@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -83,7 +84,7 @@ func TestRunExternalApp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet with external apps")
 	}
-	f := buildFetcher(t) // abci-cli built outside the node lock
+	f := experimenttest.BuildFetcher(t) // abci-cli built outside the node lock
 	cli, err := f.Program(context.Background(), manifest.DefaultCometBFTVersion, cometbft.ABCICLIProgram)
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ type DeployOptions struct {
 // fails after the playbook started, the nodes are stopped again through
 // down.yml.
 func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
-	m, out := opts.Manifest, newPrinter(opts.Out)
+	m, out := opts.Manifest, NewPrinter(opts.Out)
 	if len(m.Hosts) == 0 {
 		return UpState{}, exitcode.With(errors.New("the manifest has no [host.NAME] tables: `cometlab deploy` runs nodes on hosts (use `cometlab testnet up` for a local testnet)"), exitcode.Usage)
 	}
@@ -274,7 +274,7 @@ func DownHosts(ctx context.Context, dir string, out io.Writer) error {
 	if !st.Deployed {
 		return exitcode.With(fmt.Errorf("%s holds a local testnet: stop it with `cometlab testnet down %s`", dir, dir), exitcode.Usage)
 	}
-	p := newPrinter(out)
+	p := NewPrinter(out)
 	start := time.Now()
 	if err := deploy.Playbook(ctx, dir, deploy.DownBook, "", nil); err != nil {
 		return err

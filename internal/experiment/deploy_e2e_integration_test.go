@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/nshoststest"
@@ -44,7 +45,7 @@ func TestDeployHostsE2EApp(t *testing.T) {
 		}
 		return loadManifest(t, "e2e-hosts.toml", text.String())
 	}
-	f := fetcher(t) // the node lock
+	f := experimenttest.Fetcher(t) // the node lock
 	n := nshoststest.New(t, 2)
 	onHosts := m(n)
 	dir := filepath.Join(t.TempDir(), "deployed")

@@ -12,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/nshoststest"
-	"github.com/google/uuid"
 )
 
 // awsZones are the zones of hostsManifest's validators on hosts.
@@ -102,7 +104,7 @@ func TestDeployHosts(t *testing.T) {
 		t.Skip("deploys a real testnet to namespace hosts")
 	}
 	nshoststest.Require(t)
-	f := fetcher(t) // the node lock
+	f := experimenttest.Fetcher(t) // the node lock
 	n := nshoststest.New(t, 5)
 	n.DenyInbound(t) // locked-down hosts: deploy.yml must open the nodes' ports
 	dir := filepath.Join(t.TempDir(), "deployed")

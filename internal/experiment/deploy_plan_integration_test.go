@@ -17,6 +17,7 @@ import (
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -135,7 +136,7 @@ func planChecked(t *testing.T, m manifest.Resolved, nodes, hosts, links int) (st
 	dir := t.TempDir()
 	var out bytes.Buffer
 	st, err := experiment.Deploy(t.Context(), experiment.DeployOptions{Manifest: m, Dir: dir,
-		Env: experiment.Env{Fetcher: buildFetcher(t), Out: &out, StartTimeout: time.Minute}, Plan: true})
+		Env: experiment.Env{Fetcher: experimenttest.BuildFetcher(t), Out: &out, StartTimeout: time.Minute}, Plan: true})
 	if err != nil {
 		t.Fatalf("deploy --plan: %v\n%s", err, out.String())
 	}

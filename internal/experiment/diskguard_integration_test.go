@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
@@ -33,7 +34,7 @@ func TestRunDiskGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
 	}
-	f := fetcher(t) // waits for the node lock
+	f := experimenttest.Fetcher(t) // waits for the node lock
 	free := diskFree(t, t.TempDir())
 	for _, tc := range []struct {
 		name     string
@@ -48,7 +49,7 @@ func TestRunDiskGuard(t *testing.T) {
 			var out bytes.Buffer
 			start := time.Now()
 			res, err := experiment.Run(context.Background(), experiment.Options{
-				Manifest: resolved(t, 200, 60*time.Second), Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"},
+				Manifest: experimenttest.Resolved(t, 200, 60*time.Second), Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"},
 				Collect: experiment.Collect{MinFreeDisk: tc.min, NoCommitSamples: true},
 			})
 			t.Log(out.String())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/rpc"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
@@ -50,7 +51,7 @@ func TestPerturbSequence(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: loadManifest(t, "sequence.toml", perturbSequenceManifest),
-		Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+		Dir: dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestValidatorUpdates(t *testing.T) {
 		t.Skip("runs a real testnet")
 	}
 	m := loadManifest(t, "valupdate.toml", valUpdateManifest)
-	f := fetcherFor(t, m) // may wait for the node lock
+	f := experimenttest.FetcherFor(t, m) // may wait for the node lock
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	tnDir := filepath.Join(t.TempDir(), "testnet")
@@ -177,7 +178,7 @@ func TestStateSync(t *testing.T) {
 		t.Skip("runs a real testnet")
 	}
 	m := loadManifest(t, "statesync.toml", stateSyncManifest)
-	f := fetcherFor(t, m)
+	f := experimenttest.FetcherFor(t, m)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tnDir := filepath.Join(t.TempDir(), "testnet")

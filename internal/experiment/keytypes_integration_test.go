@@ -15,6 +15,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/rpc"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -130,9 +131,9 @@ func checkKeyHalts(t *testing.T, k cometbft.KeyType) {
 	if msg := cometbft.KeyTypeProblem(cometbft.DefaultVersion, k.Name); !strings.Contains(msg, "never commit") {
 		t.Fatalf("the manifest does not refuse %s on %s for it: %q", k.Name, cometbft.DefaultVersion, msg)
 	}
-	m := resolved(t, 100, keyLoad)
+	m := experimenttest.Resolved(t, 100, keyLoad)
 	m.KeyType = k.Name // what Resolve refuses
-	f := fetcherFor(t, m)
+	f := experimenttest.FetcherFor(t, m)
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	_, err := experiment.Run(t.Context(), experiment.Options{Manifest: m, Dir: dir,

@@ -95,7 +95,7 @@ func (l *liveReader) run(ctx context.Context) {
 
 // finish reads the heights left up to last from the target (which has
 // them all: the read-back waited for it) and closes the files.
-func (r *liveRun) finish(ctx context.Context, out *printer, target *rpc.Client, last int64) error {
+func (r *liveRun) finish(ctx context.Context, out *Printer, target *rpc.Client, last int64) error {
 	r.cancel()
 	<-r.done
 	l := r.liveReader

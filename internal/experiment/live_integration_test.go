@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -28,9 +29,9 @@ func TestLiveReadBack(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	r := resolved(t, 300, 15*time.Second)
+	r := experimenttest.Resolved(t, 300, 15*time.Second)
 	tnDir := filepath.Join(dir, "testnet")
-	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: r, Dir: tnDir, Env: experiment.Env{Fetcher: fetcher(t), Out: os.Stderr}})
+	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: r, Dir: tnDir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: os.Stderr}})
 	if err != nil {
 		t.Fatal(err)
 	}

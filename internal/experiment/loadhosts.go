@@ -10,13 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
+
 	"github.com/cometlab/cometlab/internal/deploy"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/google/uuid"
-	"golang.org/x/sync/errgroup"
 )
 
 // HostsDir is the directory of a run from load hosts that holds each

@@ -93,7 +93,7 @@ func TestRemoteLoadMerge(t *testing.T) {
 }
 
 func TestWaitStart(t *testing.T) {
-	lp := &pipeline{out: newPrinter(nil)}
+	lp := &pipeline{out: NewPrinter(nil)}
 	if err := lp.waitStart(t.Context()); err != nil {
 		t.Errorf("no start time: %v", err)
 	}

@@ -95,7 +95,7 @@ type netOptions struct {
 	dir     string
 	env     Env
 	chainID string
-	out     *printer
+	out     *Printer
 	// watch, when set, observes the testnet from its start (events and
 	// deaths); watchers can be swapped later with (*localNet).observe.
 	watch *netWatch
@@ -266,7 +266,7 @@ func (ln *localNet) closeLinks() {
 func (ln *localNet) records(runDir string) []results.Node {
 	nodes := make([]results.Node, len(ln.nodes))
 	for i, n := range ln.nodes {
-		n.Home = relDir(runDir, n.Home)
+		n.Home = results.RelDir(runDir, n.Home)
 		nodes[i] = n
 	}
 	return nodes

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -18,7 +19,7 @@ func TestRunAppMempool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet with the app-side mempool")
 	}
-	f := buildFetcher(t)
+	f := experimenttest.BuildFetcher(t)
 	testnettest.LockForTest(t)
 	res, dir := runText(t, f, "app-mempool.toml", `
 app = "e2e"
@@ -68,7 +69,7 @@ func TestRunAdaptiveSync(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet with adaptive sync and a kill")
 	}
-	f := buildFetcher(t)
+	f := experimenttest.BuildFetcher(t)
 	testnettest.LockForTest(t)
 	res, dir := runText(t, f, "adaptive-sync.toml", `
 adaptive_sync = true

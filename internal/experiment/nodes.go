@@ -282,7 +282,7 @@ func waitStarted(ctx context.Context, tn *testnet.Testnet, timeout time.Duration
 
 // startLate starts tn's late nodes (start_at), each once the chain has
 // its height, and says so on out.
-func startLate(ctx context.Context, tn *testnet.Testnet, out *printer) error {
+func startLate(ctx context.Context, tn *testnet.Testnet, out *Printer) error {
 	late := tn.Late()
 	if len(late) == 0 {
 		return nil

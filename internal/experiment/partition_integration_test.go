@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -45,7 +46,7 @@ func TestPartition(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
 			var out bytes.Buffer
 			m := partitioned(t, 14*time.Second, tc.split+"@3s,duration=6s")
-			res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+			res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 			t.Log(out.String())
 			if err != nil {
 				t.Fatal(err)

@@ -174,7 +174,7 @@ func (x *executor) start(ctx context.Context, t0 time.Time, latest interface{ La
 
 // wait, called when the load has ended, lets nothing more begin, waits
 // until every node that is down is back and returns the steps' errors.
-func (x *executor) wait(out *printer) error {
+func (x *executor) wait(out *Printer) error {
 	if x.ended == nil {
 		return nil // never started
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -196,7 +197,7 @@ func TestPerturbations(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: loadManifest(t, "perturbations.toml", perturbationsManifest),
-		Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+		Dir: dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +267,7 @@ func TestNodeDiesOnItsOwn(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	out := &killOnLoad{t: t, dir: dir, after: 3 * time.Second}
-	f := fetcher(t) // takes the node lock, which may wait for another test
+	f := experimenttest.Fetcher(t) // takes the node lock, which may wait for another test
 	start := time.Now()
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: perturbed(t, 8*time.Second, ""), Dir: dir, Env: experiment.Env{Fetcher: f, Out: out, Version: "test"}})
 	t.Log(out.String())

@@ -53,7 +53,7 @@ func TestExecutorSkipsAfterLoad(t *testing.T) {
 	x.start(context.Background(), time.Now(), nil)
 	var out bytes.Buffer
 	done := make(chan error, 1)
-	go func() { done <- x.wait(newPrinter(&out)) }()
+	go func() { done <- x.wait(NewPrinter(&out)) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -90,7 +90,7 @@ func TestExecutorPartition(t *testing.T) {
 		events: func(e results.Event) { events = append(events, e.Node+"|"+e.Kind+"|"+e.Detail) }}
 	x.start(context.Background(), time.Now(), nil)
 	time.Sleep(10 * time.Millisecond) // begun, not healed: the load ends now
-	if err := x.wait(newPrinter(nil)); err != nil {
+	if err := x.wait(NewPrinter(nil)); err != nil {
 		t.Fatal(err)
 	}
 	d := "partition 50/50 power 2/2, down 50ms: a b | c d"
@@ -112,7 +112,7 @@ func TestExecutorFailedBegin(t *testing.T) {
 		tn: tn, events: func(e results.Event) { events = append(events, e.Kind+" "+e.Detail) }}
 	x.start(context.Background(), time.Now(), nil)
 	time.Sleep(100 * time.Millisecond) // both steps are due at once
-	err := x.wait(newPrinter(nil))
+	err := x.wait(NewPrinter(nil))
 	if err == nil || !strings.Contains(err.Error(), "not running") || strings.Contains(err.Error(), "end pause") {
 		t.Errorf("error %v, want the begin's 'not running' only", err)
 	}

@@ -218,7 +218,7 @@ func (c *runningCollectors) closeFiles() error {
 }
 
 // print says what the collectors gathered, naming nodes with gaps.
-func (c *runningCollectors) print(out *printer) {
+func (c *runningCollectors) print(out *Printer) {
 	if c.scraper != nil {
 		var rows, ok, failed int64
 		gaps := ""

@@ -23,7 +23,7 @@ func TestCollectorWriteFailure(t *testing.T) {
 	if err := os.Symlink("/dev/full", rd.path(results.AdoptionFile)); err != nil {
 		t.Fatal(err)
 	}
-	p := &pipeline{rd: rd, out: newPrinter(nil), logger: beginRun("", nil, nil).logger}
+	p := &pipeline{rd: rd, out: NewPrinter(nil), logger: beginRun("", nil, nil).logger}
 	c, err := p.startCollectors(context.Background())
 	if err != nil {
 		t.Fatal(err)

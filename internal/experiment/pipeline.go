@@ -25,7 +25,7 @@ import (
 // chain it does not; nothing else builds one.
 type pipeline struct {
 	rd     *runDir
-	out    *printer
+	out    *Printer
 	logger *slog.Logger
 	id     [16]byte
 	// runPlan is what the run does. The constructor sets it, hooks may
@@ -115,7 +115,7 @@ type readPlan struct {
 // scrape's interval and series). The constructor then sets the chain, the
 // read-back and the rest of the collection, appends the hooks of the
 // capabilities in use, and ends with commonHooks.
-func newPipeline(s runStart, rd *runDir, out *printer, work manifest.Workload, c Collect) *pipeline {
+func newPipeline(s runStart, rd *runDir, out *Printer, work manifest.Workload, c Collect) *pipeline {
 	return &pipeline{rd: rd, out: out, logger: s.logger, id: s.id, runPlan: runPlan{
 		send: sendPlan{work: work, source: s.txs},
 		col: collectPlan{noCommitSamples: c.NoCommitSamples,
@@ -139,7 +139,7 @@ func (p *pipeline) commonHooks(c Collect) {
 // m is the model: at its time scale k the pipeline runs m.HostTime() (the
 // load, perturbations, partition and rotation k times slower) and samples
 // the nodes' metrics and processes k times less often.
-func newNetPipeline(s runStart, rd *runDir, out *printer, c Collect, ln *localNet, m manifest.Resolved, w *runWatch) *pipeline {
+func newNetPipeline(s runStart, rd *runDir, out *Printer, c Collect, ln *localNet, m manifest.Resolved, w *runWatch) *pipeline {
 	m = m.HostTime()
 	c.ScrapeInterval = scaledTimeout(c.ScrapeInterval, defaultScrapeInterval, m.TimeScale)
 	p := newPipeline(s, rd, out, m.Load, c)
@@ -212,7 +212,7 @@ func newNetPipeline(s runStart, rd *runDir, out *printer, c Collect, ln *localNe
 // the load goes to endpoint, the node behind it is targetName, and
 // scrape are its nodes' metrics endpoints. Its hooks: Prometheus (when
 // o.Prometheus is set), then commonHooks.
-func newChainPipeline(s runStart, rd *runDir, out *printer, o LoadOptions, endpoint, targetName string, scrape []collect.Target) *pipeline {
+func newChainPipeline(s runStart, rd *runDir, out *Printer, o LoadOptions, endpoint, targetName string, scrape []collect.Target) *pipeline {
 	c := o.Collect
 	p := newPipeline(s, rd, out, o.Workload, c)
 	p.chain = chainView{endpoint: endpoint, target: rpc.New(o.Endpoint), targetName: targetName}

@@ -70,7 +70,7 @@ func TestChainPipelineCollect(t *testing.T) {
 	}
 	build := func(c Collect) *pipeline {
 		o := LoadOptions{Endpoint: "http://127.0.0.1:26657", Readback: true, Collect: c}
-		return newChainPipeline(beginRun("", nil, nil), rd, newPrinter(nil), o, "ws://127.0.0.1:26657/websocket", "target", targets)
+		return newChainPipeline(beginRun("", nil, nil), rd, NewPrinter(nil), o, "ws://127.0.0.1:26657/websocket", "target", targets)
 	}
 
 	p := build(Collect{})

@@ -7,21 +7,23 @@ import (
 	"sync"
 )
 
-// printer writes progress. On a terminal a status line is redrawn in
+// Printer writes progress. On a terminal a status line is redrawn in
 // place; elsewhere (CI, files) only phase lines are printed, so logs stay
 // short.
-type printer struct {
+type Printer struct {
 	mu       sync.Mutex
 	w        io.Writer
 	tty      bool
 	inStatus bool
 }
 
-func newPrinter(w io.Writer) *printer {
+// NewPrinter is a Printer writing to w (nil: nowhere); a terminal gets a
+// status line redrawn in place.
+func NewPrinter(w io.Writer) *Printer {
 	if w == nil {
 		w = io.Discard
 	}
-	p := &printer{w: w}
+	p := &Printer{w: w}
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.tty = true
@@ -31,7 +33,7 @@ func newPrinter(w io.Writer) *printer {
 }
 
 // Phase prints a line that stays.
-func (p *printer) Phase(format string, a ...any) {
+func (p *Printer) Phase(format string, a ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.inStatus {
@@ -42,7 +44,7 @@ func (p *printer) Phase(format string, a ...any) {
 }
 
 // Status redraws the status line (terminal only).
-func (p *printer) Status(format string, a ...any) {
+func (p *Printer) Status(format string, a ...any) {
 	if !p.tty {
 		return
 	}
@@ -52,9 +54,9 @@ func (p *printer) Status(format string, a ...any) {
 	p.inStatus = true
 }
 
-// Write lets the printer serve as an io.Writer for phase lines (e.g. the
+// Write lets the Printer serve as an io.Writer for phase lines (e.g. the
 // binary fetcher's progress).
-func (p *printer) Write(b []byte) (int, error) {
+func (p *Printer) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.inStatus {
@@ -66,7 +68,7 @@ func (p *printer) Write(b []byte) (int, error) {
 
 // Live prints a line of figures that change: redrawn in place on a
 // terminal, one line at a time otherwise.
-func (p *printer) Live(format string, a ...any) {
+func (p *Printer) Live(format string, a ...any) {
 	if p.tty {
 		p.Status(format, a...)
 		return

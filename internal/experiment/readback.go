@@ -36,7 +36,7 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 		return Result{}, fmt.Errorf("run.json holds no height range to read (first %d, last %d)", run.FirstHeight, run.LastHeight)
 	}
 	rd := &runDir{dir: dir, run: run}
-	p := newPrinter(out)
+	p := NewPrinter(out)
 	if err := walkChain(ctx, rd, p, rpc.New(endpoint), id, run.Load.Txs != "", run.FirstHeight, run.LastHeight); err != nil {
 		return Result{}, err
 	}
@@ -53,7 +53,7 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 // walkChain reads heights first…last of the run's chain into the walk's
 // files (replacing them); hashed says the run sent the user's own
 // transactions, found by hash (sent.csv's).
-func walkChain(ctx context.Context, rd *runDir, out *printer, target *rpc.Client, id [16]byte, hashed bool, first, last int64) error {
+func walkChain(ctx context.Context, rd *runDir, out *Printer, target *rpc.Client, id [16]byte, hashed bool, first, last int64) error {
 	files, err := rd.createWalkFiles()
 	if err != nil {
 		return err

@@ -64,7 +64,7 @@ func (r *rotator) start(ctx context.Context, latest interface{ Latest(string) in
 
 // stop ends the rotation (at the load's end): every ephemeral node is
 // stopped; it returns what went wrong.
-func (r *rotator) stop(out *printer) error {
+func (r *rotator) stop(out *Printer) error {
 	if r.cancel != nil {
 		r.cancel()
 	}

@@ -138,7 +138,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if s.txs, err = txSource(m.Load); err != nil {
 		return Result{}, err
 	}
-	out := newPrinter(opts.Out)
+	out := NewPrinter(opts.Out)
 	var auto *results.TimeScaleAuto
 	if m.TimeScaleAuto { // a series' runs refused it (checkFixedScale)
 		opts.Dir = s.dir // the probes run beside it
@@ -245,7 +245,7 @@ func (s runStart) createOnTestnet(version string, m manifest.Resolved) (*runDir,
 // runTestnet brings the testnet of spec up under the run directory, runs
 // the run's pipeline on it and brings it down; it returns the pipeline
 // when the load could start (nil when it did not get that far).
-func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts Options, spec cometbft.Spec) (*pipeline, error) {
+func runTestnet(ctx context.Context, s runStart, rd *runDir, out *Printer, opts Options, spec cometbft.Spec) (*pipeline, error) {
 	m := opts.Manifest
 	events, err := newEventLog(rd.path(results.EventsFile), s.logger)
 	if err != nil {
@@ -268,7 +268,7 @@ func runTestnet(ctx context.Context, s runStart, rd *runDir, out *printer, opts 
 
 // onNet runs the pipeline of a run of m on the local testnet ln (its own,
 // or a shared one), watched by w.
-func onNet(ctx context.Context, s runStart, rd *runDir, out *printer, ln *localNet, m manifest.Resolved, c Collect, w *runWatch) (*pipeline, error) {
+func onNet(ctx context.Context, s runStart, rd *runDir, out *Printer, ln *localNet, m manifest.Resolved, c Collect, w *runWatch) (*pipeline, error) {
 	t := ln.tn.Node(m.Load.Target)
 	if t == nil {
 		return nil, fmt.Errorf("load target %q is not a node of the testnet", m.Load.Target)
@@ -284,7 +284,7 @@ func onNet(ctx context.Context, s runStart, rd *runDir, out *printer, ln *localN
 // run, named.
 type runWatch struct {
 	rd        *runDir
-	out       *printer
+	out       *Printer
 	events    *eventLog
 	loadStart atomic.Int64 // Unix ns, once the load has started
 }
@@ -348,7 +348,7 @@ func workloadRecord(w manifest.Workload, appLanes map[string]int64) results.Load
 
 // finish records the run's status, analyses and reports what was
 // gathered; p is the run's pipeline (nil when its load never started).
-func finish(ctx context.Context, rd *runDir, out *printer, runErr error, p *pipeline) (Result, error) {
+func finish(ctx context.Context, rd *runDir, out *Printer, runErr error, p *pipeline) (Result, error) {
 	if ctx.Err() != nil {
 		rd.fail(problemInterrupted, "", errors.New("interrupted"))
 	}
@@ -381,4 +381,24 @@ func finish(ctx context.Context, rd *runDir, out *printer, runErr error, p *pipe
 	}
 	out.Phase("report: %s", rd.path(results.ReportFile))
 	return res, runErr
+}
+
+// ErrUnsafe marks a run or series one of whose runs' safety check found a
+// violation (exit code 5).
+var ErrUnsafe = exitcode.With(errors.New("safety violation"), exitcode.Unsafe)
+
+// ErrPartial marks a run that ended partial (exit code 3).
+var ErrPartial = exitcode.With(errors.New("the run is partial"), exitcode.Partial)
+
+// Verdict is the error a finished run's end maps to, for its exit code:
+// ErrUnsafe (5) when its safety check found a violation, before
+// ErrPartial (3) when it ended partial; nil when it is complete and safe.
+func (r Result) Verdict() error {
+	if line, bad := report.SafetyLine(r.Summary); bad {
+		return fmt.Errorf("%w: %s (see %s)", ErrUnsafe, line, filepath.Join(r.Dir, results.ReportFile))
+	}
+	if r.Run.Status == results.StatusPartial {
+		return fmt.Errorf("%w: %v (see %s)", ErrPartial, r.Run.Errors, filepath.Join(r.Dir, results.RunFile))
+	}
+	return nil
 }

@@ -13,32 +13,11 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
-
-// fetcher returns the binary fetcher; every test that uses it starts nodes,
-// so it also takes the cross-package test lock.
-func fetcher(t *testing.T) *cometbft.Fetcher {
-	t.Helper()
-	testnettest.LockForTest(t)
-	return buildFetcher(t)
-}
-
-// fetcherFor builds every program m's testnet runs before it takes the
-// node lock (a release with a build tag, the e2e app, an upgrade's
-// release: on a fresh machine CI's background build may still be at it),
-// then is fetcher.
-func fetcherFor(t *testing.T, m manifest.Resolved) *cometbft.Fetcher {
-	t.Helper()
-	f := buildFetcher(t)
-	if err := experiment.BuildPrograms(t.Context(), m, f); err != nil {
-		t.Fatal(err)
-	}
-	testnettest.LockForTest(t)
-	return f
-}
 
 // runBuilt runs m's testnet with its programs built before the node lock
 // (fetcherFor), and returns the result and the run directory.
@@ -47,36 +26,12 @@ func runBuilt(t *testing.T, m manifest.Resolved) (experiment.Result, string) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir,
-		Env: experiment.Env{Fetcher: fetcherFor(t, m), Out: &out, Version: "test"}})
+		Env: experiment.Env{Fetcher: experimenttest.FetcherFor(t, m), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res, dir
-}
-
-// buildFetcher is a fetcher without the node lock, for building releases
-// (each behind its own build lock) while other packages' tests run nodes.
-func buildFetcher(t *testing.T) *cometbft.Fetcher {
-	t.Helper()
-	dir, err := cometbft.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &cometbft.Fetcher{CacheDir: dir, Progress: os.Stderr}
-}
-
-func resolved(t *testing.T, rate float64, d time.Duration) manifest.Resolved {
-	t.Helper()
-	m := manifest.Default()
-	if err := m.Apply(manifest.Overrides{Rate: &rate, Duration: &d}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := m.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // TestRunEndToEnd runs a real 4-validator testnet for 12 s below
@@ -89,7 +44,7 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: resolved(t, 200, 12*time.Second), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: experimenttest.Resolved(t, 200, 12*time.Second), Dir: dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -284,10 +239,10 @@ func TestRunNodeFailsToStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real nodes")
 	}
-	m := resolved(t, 100, 5*time.Second)
+	m := experimenttest.Resolved(t, 100, 5*time.Second)
 	m.Nodes[2].Config = map[string]any{"consensus.timeout_commit": "not-a-duration"}
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), StartTimeout: 30 * time.Second}})
+	_, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), StartTimeout: 30 * time.Second}})
 	if err == nil || !strings.Contains(err.Error(), m.Nodes[2].Name) {
 		t.Fatalf("want an error naming %s, got %v", m.Nodes[2].Name, err)
 	}

@@ -76,7 +76,7 @@ func TestRunJSONUnwritable(t *testing.T) {
 		t.Errorf("%d log lines, want 2 (one per failed write):\n%s", n, log.String())
 	}
 
-	res, err := finish(context.Background(), rd, newPrinter(nil), nil, nil)
+	res, err := finish(context.Background(), rd, NewPrinter(nil), nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "record the end of the run in run.json") {
 		t.Fatalf("finish: error %v, want the failed write of run.json", err)
 	}
@@ -105,7 +105,7 @@ func TestFinishSendOnlyUnwritable(t *testing.T) {
 	}
 	unwritable(t, rd)
 	loadErr := errors.New("load: refused")
-	_, err = finishSendOnly(context.Background(), rd, newPrinter(nil), loadErr)
+	_, err = finishSendOnly(context.Background(), rd, NewPrinter(nil), loadErr)
 	if !errors.Is(err, loadErr) || !strings.Contains(err.Error(), "record the end of the run") {
 		t.Errorf("finishSendOnly: %v; want the load's error and the failed write", err)
 	}

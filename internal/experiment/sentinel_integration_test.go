@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -43,7 +44,7 @@ func TestSentinelRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	f := fetcher(t)
+	f := experimenttest.Fetcher(t)
 	res, dir := runText(t, f, "sentinel.toml", sentinelManifest)
 	if res.Run.Status != results.StatusComplete {
 		t.Errorf("status %s, errors %v", res.Run.Status, res.Run.Errors)

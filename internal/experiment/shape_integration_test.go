@@ -13,6 +13,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/load"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
@@ -54,7 +55,7 @@ func TestRunRampKnee(t *testing.T) {
 	kind, to := shape.Ramp, 1800.0
 	res, err := experiment.Run(context.Background(), experiment.Options{
 		Manifest: shaped(t, 2, 200, 16*time.Second, manifest.Overrides{Shape: &kind, RateTo: &to}),
-		Dir:      dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"},
+		Dir:      dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"},
 	})
 	t.Log(out.String())
 	if err != nil {
@@ -104,7 +105,7 @@ func TestRunSquare(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	kind, on, off := shape.Square, 5*time.Second, 5*time.Second
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 2, 200, 20*time.Second, manifest.Overrides{Shape: &kind, On: &on, Off: &off}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 2, 200, 20*time.Second, manifest.Overrides{Shape: &kind, On: &on, Off: &off}), Dir: dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +158,7 @@ func TestRunOwnTxs(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer
-	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 1, 200, 8*time.Second, manifest.Overrides{Txs: &file}), Dir: dir, Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: shaped(t, 1, 200, 8*time.Second, manifest.Overrides{Txs: &file}), Dir: dir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

@@ -108,7 +108,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	if err := checkChain(opts, targets); err != nil {
 		return Result{}, err
 	}
-	out := newPrinter(opts.Out)
+	out := NewPrinter(opts.Out)
 	ep := rpc.WSAddr(opts.Endpoint)
 	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
 		ep = opts.Endpoint // a non-standard path, e.g. a gateway
@@ -179,7 +179,7 @@ func checkChain(o LoadOptions, targets []collect.Target) error {
 
 // finishSendOnly records the status of a load without read-back; there is
 // nothing to analyse but the send log.
-func finishSendOnly(ctx context.Context, rd *runDir, out *printer, runErr error) (Result, error) {
+func finishSendOnly(ctx context.Context, rd *runDir, out *Printer, runErr error) (Result, error) {
 	status := results.StatusComplete
 	if ctx.Err() != nil {
 		status = results.StatusPartial

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -25,12 +26,12 @@ func TestLoadMetricsURL(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	tnDir := filepath.Join(tmp, "testnet")
-	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: resolved(t, 100, 10*time.Second), Dir: tnDir, Env: experiment.Env{Fetcher: fetcher(t), Out: os.Stderr}})
+	up, err := experiment.Up(ctx, experiment.UpOptions{Manifest: experimenttest.Resolved(t, 100, 10*time.Second), Dir: tnDir, Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: os.Stderr}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	downAtCleanup(t, tnDir)
-	w := resolved(t, 100, 10*time.Second).Load
+	w := experimenttest.Resolved(t, 100, 10*time.Second).Load
 	w.DrainTimeout = 30 * time.Second
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer

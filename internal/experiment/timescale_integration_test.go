@@ -12,12 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
-	"github.com/pelletier/go-toml/v2"
 )
 
 // timeScaleTolerance is how far the figures of a run at k = 4 may be from
@@ -52,7 +54,7 @@ func TestTimeScaleReal(t *testing.T) {
 		}
 		return r
 	}
-	f := fetcher(t) // the node lock, once for both runs
+	f := experimenttest.Fetcher(t) // the node lock, once for both runs
 	runOne := func(m manifest.Resolved, name string) (experiment.Result, string) {
 		dir := filepath.Join(t.TempDir(), name)
 		var out bytes.Buffer
@@ -143,7 +145,7 @@ func TestHarnessScalesWithNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet twice, once at time scale 4")
 	}
-	f := fetcher(t)
+	f := experimenttest.Fetcher(t)
 	measure := func(k string) cpuUse {
 		m := manifest.Default()
 		rate, d := 200.0, 8*time.Second
@@ -221,7 +223,7 @@ func TestTimeScaleAutoProbe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "auto")
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: r, Dir: dir,
-		Env: experiment.Env{Fetcher: fetcher(t), Out: &out, Version: "test"}})
+		Env: experiment.Env{Fetcher: experimenttest.Fetcher(t), Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ const (
 // testnet on this host (probeAt), first in real time, then at the k
 // chooseTimeScale asks for, and returns m at the chosen k with the record
 // of how it was chosen (run.json's time_scale_auto).
-func chooseByProbe(ctx context.Context, opts Options, m manifest.Resolved, out *printer) (manifest.Resolved, *results.TimeScaleAuto, error) {
+func chooseByProbe(ctx context.Context, opts Options, m manifest.Resolved, out *Printer) (manifest.Resolved, *results.TimeScaleAuto, error) {
 	maxK := 1.0
 	for _, k := range autoScales(cometbft.MaxTimeScale) {
 		if m.TimeScaleProblem(k) != "" {
@@ -119,7 +119,7 @@ func probeAt(ctx context.Context, opts Options, m manifest.Resolved, k float64, 
 	}
 	c := opts.Collect
 	c.Prometheus, c.NoResources = "", false // host.csv is the measure
-	p, err := runTestnet(ctx, s, rd, newPrinter(nil), Options{Manifest: pm, Dir: s.dir, Env: opts.Env, Collect: c}, spec)
+	p, err := runTestnet(ctx, s, rd, NewPrinter(nil), Options{Manifest: pm, Dir: s.dir, Env: opts.Env, Collect: c}, spec)
 	rd.mu.Lock()
 	for _, pr := range rd.problems {
 		if pr.kind != problemNotDrained {

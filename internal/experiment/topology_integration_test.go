@@ -14,6 +14,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -72,7 +73,7 @@ func TestSeedsTopology(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runAccounted(t, fetcher(t), r, 400)
+	res := runAccounted(t, experimenttest.Fetcher(t), r, 400)
 	dir := res.Dir
 	if res.Run.Topology != manifest.TopologySeeds {
 		t.Errorf("run.json topology %q, want seeds", res.Run.Topology)

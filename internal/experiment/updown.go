@@ -83,7 +83,7 @@ type UpOptions struct {
 // Dir/testnet.json for Down. If the nodes do not become healthy they are
 // stopped again.
 func Up(ctx context.Context, opts UpOptions) (UpState, error) {
-	out := newPrinter(opts.Out)
+	out := NewPrinter(opts.Out)
 	if _, err := os.Stat(filepath.Join(opts.Dir, TestnetFile)); err == nil {
 		return UpState{}, fmt.Errorf("%s already holds a testnet; run `cometlab testnet down %s` first", opts.Dir, opts.Dir)
 	}
@@ -121,7 +121,7 @@ func Down(dir string, grace time.Duration, out io.Writer) error {
 	if st.Deployed {
 		return exitcode.With(fmt.Errorf("%s holds a testnet deployed to hosts: stop it with `cometlab testnet down --hosts %s`", dir, dir), exitcode.Usage)
 	}
-	p := newPrinter(out)
+	p := NewPrinter(out)
 	var pids []int
 	for _, n := range st.Nodes {
 		if testnet.NodeRunning(n.PID, n.Home) {

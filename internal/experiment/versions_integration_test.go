@@ -18,6 +18,7 @@ import (
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet"
@@ -40,7 +41,7 @@ func TestVersionMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (once) and runs a testnet of every release line")
 	}
-	f := buildFetcher(t) // the builds, outside the node lock
+	f := experimenttest.BuildFetcher(t) // the builds, outside the node lock
 	ctx := context.Background()
 	lines := cometbft.Lines()
 	bins := map[string]string{}
@@ -151,7 +152,7 @@ func checkMixed(t *testing.T, f *cometbft.Fetcher, a, b cometbft.Line, mix comet
 // 5 s) with validators 1–2 on release a and 3–4 on release b.
 func runVersions(t *testing.T, f *cometbft.Fetcher, dir, a, b string) (experiment.Result, error) {
 	t.Helper()
-	m := resolved(t, 200, 5*time.Second)
+	m := experimenttest.Resolved(t, 200, 5*time.Second)
 	m.CometBFTVersion = a
 	for i := range m.Nodes {
 		m.Nodes[i].Version = a

@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,9 @@ import (
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/saturation"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
@@ -78,7 +79,7 @@ func TestZones(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
-	f := fetcher(t) // takes the node lock, which may wait for another test
+	f := experimenttest.Fetcher(t) // takes the node lock, which may wait for another test
 	zoned := zonedSweep(t, f)
 	flat := runAccounted(t, f, zonedManifest(t, false), 400)
 
@@ -135,36 +136,38 @@ func mustAdoption(t *testing.T, res experiment.Result) []results.Adoption {
 	return ad
 }
 
-// zonedSweep runs the zoned testnet as a 2-cell sweep on one shared
-// testnet (40 and 50 tx/s), checks that both cells' run.json carry the
-// relays' round trips of the 6 connections, and returns the second cell's
-// run (400 transactions, every one accounted for).
+// zonedSweep runs the zoned testnet twice on one shared testnet
+// (experiment.Runs with Reuse: 40 and 50 tx/s), checks that both runs'
+// run.json carry the relays' round trips of the 6 connections, and returns
+// the second run (400 transactions, every one accounted for).
 func zonedSweep(t *testing.T, f *cometbft.Fetcher) experiment.Result {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "sweep")
-	var out syncBuffer
-	rec, err := experiment.Sweep(context.Background(), experiment.SweepOptions{Manifest: zonedManifestFile(t, true), Connections: []int{1},
-		Rates: []float64{40, 50}, Repeat: 1, Reuse: true, CoolDown: time.Second, Criterion: saturation.DefaultCriterion(), Dir: dir,
-		Env: experiment.CellEnv{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}, MaxRemeasures: -1}})
-	if err != nil {
-		t.Log(out.String())
-		t.Fatal(err)
-	}
-	if len(rec.Cells) != 2 || strings.Count(out.String(), "reuse: starting a shared testnet") != 1 {
-		t.Fatalf("%d cells, want 2 on one shared testnet:\n%s", len(rec.Cells), out.String())
-	}
+	root := filepath.Join(t.TempDir(), "series")
+	var out experimenttest.SyncBuffer
+	runs := &experiment.Runs{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}, Out: experiment.NewPrinter(&out),
+		Reuse: true, CoolDown: time.Second, Root: root}
+	defer runs.Close()
 	var res experiment.Result
-	for _, c := range rec.Cells {
-		res.Dir = filepath.Join(dir, c.Dir)
-		if res.Run, err = results.ReadRun(res.Dir); err != nil {
+	for _, rate := range []float64{40, 50} {
+		mf := zonedManifestFile(t, true)
+		if err := mf.Apply(manifest.Overrides{Rate: &rate}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := mf.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, fmt.Sprintf("r%.0f", rate))
+		if res, err = runs.Run(context.Background(), m, dir); err != nil {
+			t.Log(out.String())
 			t.Fatal(err)
 		}
 		if res.Run.Zones == nil || len(res.Run.Zones.RoundTrips) < 6 { // 4 validators: 6 connections, each one way dialled
-			t.Errorf("cell %s: zones %+v: want the relays' round trips of the 6 connections", c.ID, res.Run.Zones)
+			t.Errorf("run %s: zones %+v: want the relays' round trips of the 6 connections", dir, res.Run.Zones)
 		}
 	}
-	if err := results.ReadJSON(filepath.Join(res.Dir, results.SummaryFile), &res.Summary); err != nil {
-		t.Fatal(err)
+	if n := strings.Count(out.String(), "reuse: starting a shared testnet"); n != 1 {
+		t.Fatalf("%d shared testnets started, want 2 runs on one:\n%s", n, out.String())
 	}
 	checkAccounted(t, res, 400)
 	return res

@@ -12,7 +12,7 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
-// ABFile is an A/B experiment's record (experiment.ABFile; history reads
+// ABFile is an A/B experiment's record (series.ABFile; history reads
 // the few fields it needs, see readAB).
 const ABFile = "ab.json"
 

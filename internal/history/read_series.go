@@ -70,7 +70,7 @@ func readSearch(dir string) (Found, error) {
 // (outcome.half_width, per connection).
 const saturationTPS = "saturation_tps"
 
-// abFile is the part of ab.json history reads (experiment.ABRecord).
+// abFile is the part of ab.json history reads (series.ABRecord).
 type abFile struct {
 	Status  string   `json:"status"`
 	Partial bool     `json:"partial"`

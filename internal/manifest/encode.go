@@ -261,3 +261,14 @@ func EncodeLoad(l Workload) ([]byte, error) {
 	r.Load = l
 	return Encode(r)
 }
+
+// TestnetKey identifies the testnet r runs on: r without its load,
+// encoded. Runs whose keys are equal can share a testnet.
+func (r Resolved) TestnetKey() string {
+	r.Load = Workload{}
+	b, err := Encode(r)
+	if err != nil {
+		return fmt.Sprint(r)
+	}
+	return string(b)
+}

@@ -265,3 +265,14 @@ func cloneTable(t map[string]any) map[string]any {
 	}
 	return out
 }
+
+// SweepKey checks a swept setting's key and returns its canonical form
+// (SettableKey). Connections and rates are swept as the grid's own axes
+// (c and r), not as settings.
+func SweepKey(key string) (string, error) {
+	switch key {
+	case "c", "r", "connections", "rate", "load.connections", "load.rate":
+		return "", fmt.Errorf("%s: sweep connections and rates with --connections and --rates", key)
+	}
+	return SettableKey(key)
+}

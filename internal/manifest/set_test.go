@@ -162,3 +162,19 @@ func TestConfigValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepKey: c and r have flags of their own; every other key is
+// manifest.SettableKey's (tested there).
+func TestSweepKey(t *testing.T) {
+	for _, key := range []string{"c", "rate", "load.connections"} {
+		if _, err := SweepKey(key); err == nil || !strings.Contains(err.Error(), "--connections and --rates") {
+			t.Errorf("%s: error %v, want one naming the flags", key, err)
+		}
+	}
+	if got, err := SweepKey("size"); got != "load.size" || err != nil {
+		t.Errorf("size: got %q, %v", got, err)
+	}
+	if _, err := SweepKey("load.bogus"); err == nil {
+		t.Error("load.bogus: no error")
+	}
+}

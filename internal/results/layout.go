@@ -437,3 +437,13 @@ func ReadRun(dir string) (Run, error) {
 	err := ReadJSON(filepath.Join(dir, RunFile), &r)
 	return r, err
 }
+
+// RelDir is dir relative to root, slash-separated (dir as it is, slashed,
+// where it has no path relative to root): how a record names a directory
+// under its own.
+func RelDir(root, dir string) string {
+	if r, err := filepath.Rel(root, dir); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(dir)
+}

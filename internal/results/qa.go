@@ -74,7 +74,7 @@ type QARecord struct {
 }
 
 // QAPlan is every run the QA makes and the time it takes, as planned
-// before the first run (pure: experiment.PlanQA).
+// before the first run (pure: qa/plan.Make).
 type QAPlan struct {
 	Steps []QAPlanStep `json:"steps"`
 	// DurationS is the manifest's run length; LongDurationS the long

@@ -1,0 +1,159 @@
+package qa_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/qa"
+	"github.com/cometlab/cometlab/internal/qa/plan"
+	"github.com/cometlab/cometlab/internal/report"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
+	"github.com/cometlab/cometlab/internal/series"
+)
+
+// TestQARealNodes runs a whole QA on real nodes, as small as it can be:
+// the default testnet (4 validators, the default release) with 6 s runs,
+// the candidate the same with consensus.timeout_commit doubled; each side's
+// search of one run and a grid of one cell (c = 1, r = the knee), then the
+// long test, partition and absent stake, one round each, and the storage
+// matrix (v0.40: pruning or not, one run each) (the upgrade is
+// skipped: both sides run one release; rotation too, as 6-s runs cannot
+// rotate a node; the vote-extension
+// sweep is skipped here, as its e2e app takes minutes to build on a fresh
+// machine: TestQASteps runs it with fake runs, and the e2e app's tests run
+// it for real). It completes, every other section is in its report, the
+// QA load is the candidate's, and the candidate's slower blocks show in
+// the long test's latency (single runs: beyond the threshold, not
+// significant over repeats).
+func TestQARealNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real testnets")
+	}
+	f := experimenttest.Fetcher(t)
+	d := 6 * time.Second
+	src := manifest.Source{Overrides: manifest.Overrides{Duration: &d}}
+	sides, labels, err := series.ABSides(src, "", []string{"consensus.timeout_commit=2s"}, false, series.SideFlags{Base: "--baseline", Cand: "--candidate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.Make(plan.Input{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
+		Factors: []float64{1}, SearchRuns: 1, Skip: []string{plan.VoteExtensions, plan.Rotation}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "qa")
+	var out bytes.Buffer
+	start := time.Now()
+	res, err := qa.Run(context.Background(), qa.Options{Sides: sides, Labels: labels, Candidate: "consensus.timeout_commit=2s",
+		Plan: pl, Thresholds: compare.DefaultThresholds(), Dir: dir, Command: "TestQARealNodes",
+		Env: series.Env{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}, MaxRemeasures: -1}})
+	wall := time.Since(start)
+	t.Log(out.String())
+	t.Logf("QA wall time %v, planned %v", wall.Round(time.Second), results.Seconds(pl.EstimateS))
+	if code, _ := exitcode.Of(err); err != nil && code != exitcode.Regression {
+		t.Fatalf("QA: %v (code %d)", err, code)
+	}
+	rec := res.Record
+	if !res.Finished || rec.Status != results.StatusComplete {
+		t.Fatalf("QA %s, finished %v", rec.Status, res.Finished)
+	}
+	runs := 0
+	for _, st := range rec.Steps {
+		t.Logf("%-16s %-10s %-12s %s", st.ID, st.Status, st.Verdict, st.Summary+st.Error)
+		switch st.ID {
+		case plan.Upgrade, plan.VoteExtensions, plan.Rotation:
+			if st.Status != results.QASkipped {
+				t.Errorf("%s %s", st.ID, st.Status)
+			}
+		case plan.Storage:
+			if st.Status != results.QADone || st.Verdict != results.QAVerdictNotJudged || !strings.Contains(st.Summary, "(extrapolated from 6s)") {
+				t.Errorf("%s: %s, %s, %q (%s)", st.ID, st.Status, st.Verdict, st.Summary, st.Error)
+			}
+		default:
+			if st.Status != results.QADone || st.Verdict == results.QAVerdictUnsafe {
+				t.Errorf("%s: %s, %s (%s)", st.ID, st.Status, st.Verdict, st.Error)
+			}
+		}
+	}
+	// the storage matrix of v0.40 is pruning or not: both data directories
+	// grew, each run its own measured figure
+	if sw, err := saturation.ReadSweep(filepath.Join(dir, "tests", "storage")); err != nil {
+		t.Error(err)
+	} else if rows := report.QAStorageRows(filepath.Join(dir, "tests", "storage"), sw); len(rows) != 2 {
+		t.Errorf("storage rows %+v", rows)
+	} else {
+		for _, r := range rows {
+			t.Logf("storage %v: height %.0f, data dir %.1f MiB, %.1f MiB/h (%s)", r.Settings, r.Heights, r.DataEndMiB, r.PerHourMiB, r.Basis())
+			if !(r.PerHourMiB > 0) || !(r.DataEndMiB > 0) || r.Measured() {
+				t.Errorf("storage %v: %+v", r.Settings, r)
+			}
+		}
+	}
+	for _, id := range []string{plan.Saturation, plan.Long, plan.Partition, plan.AbsentStake, plan.Storage} {
+		for _, d := range rec.Step(id).Dirs {
+			n := len(runDirs(t, filepath.Join(dir, d)))
+			runs += n
+		}
+	}
+	t.Logf("%d runs: %v per run on average", runs, (wall / time.Duration(max(runs, 1))).Round(time.Second))
+	if rec.Load == nil || rec.Load.Connections != 1 {
+		t.Errorf("QA load %+v", rec.Load)
+	}
+	lat := map[string]string{}
+	for _, fig := range rec.Step(plan.Long).Figures {
+		if fig.ID == "block_latency_p50_ms" && fig.DeltaPct != nil {
+			t.Logf("long test: block latency p50 %.0f → %.0f ms (%+.0f %%): %s", *fig.Baseline, *fig.Candidate, *fig.DeltaPct, fig.Verdict)
+			lat[fig.ID] = fig.Verdict
+			if *fig.DeltaPct < 10 {
+				t.Errorf("timeout_commit doubled moved block latency p50 by %+.1f %% only", *fig.DeltaPct)
+			}
+		}
+	}
+	if lat["block_latency_p50_ms"] == string(compare.QAPass) || lat["block_latency_p50_ms"] == "" {
+		t.Errorf("long test's block latency p50: %q", lat["block_latency_p50_ms"])
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"## Setup", "## Saturation point", "| knee × 1 |", "## QA load", "## Long test at the QA load",
+		"## Network partition", "## Absent stake", "## Storage matrix", "| app.retain_blocks |", "## Steps not run", "/report.md)"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("qa.md lacks %q", s)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.QAHTMLFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+// runDirs are the run directories under root.
+func runDirs(t *testing.T, root string) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(p, results.RunFile)); err == nil {
+			dirs = append(dirs, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}

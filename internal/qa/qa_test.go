@@ -1,0 +1,377 @@
+package qa
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/qa/plan"
+	"github.com/cometlab/cometlab/internal/results"
+	"github.com/cometlab/cometlab/internal/saturation"
+	"github.com/cometlab/cometlab/internal/series"
+)
+
+// fixtureRun is a recorded run, by its absolute path (the tests change
+// directory).
+var fixtureRun, _ = filepath.Abs("../../testdata/runs/small")
+
+// fakeQA stands in for the runner in every series of a QA: each run
+// copies the recorded run (its blocks later by slowCand for the
+// candidate's runs of compared tests: a slower chain) and reports
+// evidence of a testnet that keeps up with knee tx/s in all. At call
+// interruptAt it reports the run interrupted, as a Ctrl-C does; a run
+// whose directory contains fail fails.
+type fakeQA struct {
+	t           *testing.T
+	knee        float64
+	slowCand    int64 // ns
+	calls       []string
+	last        manifest.Resolved // the last run's manifest
+	interruptAt int
+	fail        string
+}
+
+func (f *fakeQA) run(_ context.Context, m manifest.Resolved, dir string) series.Outcome {
+	f.calls, f.last = append(f.calls, dir), m
+	if len(f.calls) == f.interruptAt {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			f.t.Fatal(err)
+		}
+		return series.Outcome{Status: results.StatusInterrupted, Err: errors.New("interrupted")}
+	}
+	if f.fail != "" && strings.Contains(dir, f.fail) {
+		return series.Outcome{Status: results.StatusFailed, Err: errors.New("the testnet did not start")}
+	}
+	if err := os.CopyFS(dir, os.DirFS(fixtureRun)); err != nil {
+		f.t.Fatal(err)
+	}
+	if base := filepath.Base(dir); f.slowCand > 0 && strings.Contains(dir, "/runs/") && strings.HasSuffix(base, "-cand") {
+		n, _ := strconv.Atoi(base[:2])
+		f.shiftBlocks(dir, f.slowCand+int64(n)*7e6)
+	} else if strings.Contains(dir, "/runs/") {
+		n, _ := strconv.Atoi(base[:2])
+		f.shiftBlocks(dir, int64(n)*5e6)
+	}
+	if strings.Contains(dir, "/tests/storage/") {
+		f.storageRun(dir)
+	}
+	load := float64(m.Load.Connections) * m.Load.Rate
+	committed := min(load, f.knee)
+	ratio, tps, lat := committed/load, committed, 500.0
+	ev := saturation.Evidence{Connections: m.Load.Connections, Rate: m.Load.Rate, DurationS: m.Load.Duration.Seconds(),
+		Status: results.StatusComplete, ExpectedTxs: load * m.Load.Duration.Seconds(), CommittedTxs: committed * m.Load.Duration.Seconds(),
+		ThroughputRatio: &ratio, CommittedTPS: &tps, LatencyMeanMS: &lat, LatencyP99MS: &lat}
+	v := saturation.Verdict{Pass: load <= f.knee, Checks: []saturation.Check{{Name: saturation.CheckThroughput, Pass: load <= f.knee}}}
+	return series.Outcome{Status: results.StatusComplete, Evidence: &ev, Verdict: &v}
+}
+
+// storageRun analyzes a storage matrix's run as a real run is (its
+// summary.json), after taking the recorded run's one duplicate commit
+// out (a safety violation) and keeping every node's data directory at its
+// first size in the pruning cells: they grow by nothing.
+func (f *fakeQA) storageRun(dir string) {
+	txs := filepath.Join(dir, results.TxsFile)
+	b, err := os.ReadFile(txs)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasSuffix(l, ",1") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(txs, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	if strings.Contains(dir, "retain_blocks_10") {
+		p := filepath.Join(dir, results.ResourceFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		lines, first := strings.Split(string(b), "\n"), map[string]string{}
+		for i := 1; i < len(lines); i++ {
+			cols := strings.Split(lines[i], ",")
+			if len(cols) < 6 {
+				continue
+			}
+			if _, ok := first[cols[1]]; !ok {
+				first[cols[1]] = cols[5]
+			}
+			cols[5] = first[cols[1]]
+			lines[i] = strings.Join(cols, ",")
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	if _, err := analysis.Analyze(dir); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// shiftBlocks makes every block of the run in dir commit d later: its
+// transactions' block latency grows by d.
+func (f *fakeQA) shiftBlocks(dir string, d int64) {
+	for _, name := range []string{results.BlocksFile, results.TxsFile} {
+		p := filepath.Join(dir, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		head := strings.Split(lines[0], ",")
+		for i := 1; i < len(lines); i++ {
+			cols := strings.Split(lines[i], ",")
+			for j, h := range head {
+				if (h == "time_ns" || h == "commit_time_ns" || h == "block_time_ns") && j < len(cols) {
+					v, _ := strconv.ParseInt(cols[j], 10, 64)
+					cols[j] = strconv.FormatInt(v+d, 10)
+				}
+			}
+			lines[i] = strings.Join(cols, ",")
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+// qaTestOptions is an A/A QA of the default manifest with a small grid.
+func qaTestOptions(t *testing.T, dir string, f *fakeQA) Options {
+	t.Helper()
+	def := manifest.Default()
+	m, err := def.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sides, labels := []manifest.Resolved{m, m}, []string{"base", "cand"}
+	pl, err := plan.Make(plan.Input{Sides: sides, Labels: labels, Repeat: 2, Connections: []int{1, 2}, Factors: []float64{0.5, 1, 2}, SearchRuns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Sides: sides, Labels: labels, Candidate: "consensus.timeout_commit=2s", Plan: pl, Thresholds: compare.DefaultThresholds(),
+		Dir: dir, Command: "cometlab qa --candidate 'consensus.timeout_commit=2s'", Env: series.Env{Exec: f.run}}
+}
+
+// TestQASteps: every built step runs in the method's order through the
+// series runner, each run an ordinary run directory; the QA load follows
+// the rule; an A/A passes every test; qa.json and the report say so.
+func TestQASteps(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300}
+	var out bytes.Buffer
+	opts := qaTestOptions(t, dir, f)
+	opts.Env.Out = &out
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	rec, err := results.ReadQA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{plan.Saturation: results.QADone, plan.LoadStep: results.QADone, plan.Long: results.QADone, plan.Rotation: results.QADone,
+		plan.Partition: results.QADone, plan.AbsentStake: results.QADone, plan.Upgrade: results.QASkipped, plan.VoteExtensions: results.QADone,
+		plan.Storage: results.QADone}
+	for _, st := range rec.Steps {
+		if st.Status != want[st.ID] {
+			t.Errorf("%s: %s (%s), want %s", st.ID, st.Status, st.Error, want[st.ID])
+		}
+		if (st.ID == plan.Long || st.ID == plan.Partition) && (st.Verdict != results.QAVerdictPass || len(st.Figures) == 0) {
+			t.Errorf("%s: verdict %q, %d figures", st.ID, st.Verdict, len(st.Figures))
+		}
+	}
+	if ve := rec.Step(plan.VoteExtensions); ve.Verdict != results.QAVerdictNotJudged || !strings.Contains(ve.Summary, "32768 B: ") {
+		t.Errorf("vote extensions: %s, %q", ve.Verdict, ve.Summary)
+	}
+	if m, err := manifest.Load(filepath.Join(dir, "tests/vote-extensions/manifests/c1-r"+plan.FormatRate(rec.Load.Rate)+"-app.vote_extension_size_2048.toml")); err != nil {
+		t.Error(err)
+	} else if r, err := m.Resolve(); err != nil || r.App != manifest.AppE2E || r.AppConfig["vote_extension_size"] != int64(2048) {
+		t.Errorf("vote-extension cell: %v, app %s %v", err, r.App, r.AppConfig)
+	}
+	if !res.Finished || rec.Status != results.StatusComplete || rec.Verdict != results.QAVerdictPass {
+		t.Errorf("finished %v, status %s, verdict %s", res.Finished, rec.Status, rec.Verdict)
+	}
+	if rec.Load == nil || rec.Load.Connections != 1 || rec.Load.Rate > 300 || !strings.Contains(rec.Load.Rule, "kept up") {
+		t.Errorf("QA load %+v", rec.Load)
+	}
+	for _, p := range []string{"tests/saturation/base/search/saturate.json", "tests/saturation/cand/grid/sweep.json",
+		"tests/long/ab.json", "tests/long/compare.json", "tests/long/runs/02-cand/run.json", "tests/partition/runs/01-base/run.json",
+		"manifests/cand.toml", results.QAReportFile, results.QAHTMLFile} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	// the long test runs both sides at the QA load, counterbalanced
+	if m, err := manifest.Load(filepath.Join(dir, "tests/long/manifests/cand.toml")); err != nil {
+		t.Error(err)
+	} else if r, err := m.Resolve(); err != nil || r.Load.Rate != rec.Load.Rate || r.Load.Connections != 1 {
+		t.Errorf("long test's candidate: %v, load %+v", err, r.Load)
+	}
+	if m, err := manifest.Load(filepath.Join(dir, "tests/partition/manifests/base.toml")); err != nil {
+		t.Error(err)
+	} else if r, err := m.Resolve(); err != nil || r.Partition == nil || r.Partition.Split != "50/50" {
+		t.Errorf("partition's baseline: %v, %+v", err, r.Partition)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"# QA: cand against base — PASS", "| Long test at the QA load | pass |", "## Setup", "### Plan",
+		"## Saturation point", "| knee × ½ |", "## QA load", "**c = 1, r = ", "## Long test at the QA load", "| Block latency p50 |",
+		"## Network partition", "## Absent stake", "## Rotating nodes", "## Vote-extension sizes", "| app.vote_extension_size | runs |",
+		"[tests/vote-extensions/sweep.md]", "## Storage matrix", "| app.retain_blocks | runs | height |",
+		"| 0 | 1 | 21 | 12.8 | 0.1 | 36.3 | extrapolated from 3s |", "| 10 | 1 | 21 | 12.7 | 0.0 | — | extrapolated from 3s |", // held flat: one size, no slope
+		"[01-base](tests/long/runs/01-base/report.md)"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("qa.md lacks %q", s)
+		}
+	}
+	if os.Getenv("QA_MD") != "" {
+		t.Logf("%s", md)
+	}
+	if !strings.Contains(out.String(), "qa: step 3/9, Long test at the QA load: ≈ 4 runs") || !strings.Contains(out.String(), "left (") {
+		t.Errorf("progress:\n%s", out.String())
+	}
+}
+
+// TestQAResume: a QA killed in its long test resumes there: the
+// saturation step and the finished round are kept, the rest runs.
+func TestQAResume(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300}
+	opts := qaTestOptions(t, dir, f)
+	satRuns := 2 * (3 + 6) // per side: 3 search runs, 2 × 3 grid cells
+	f.interruptAt = satRuns + 3
+	_, err := Run(context.Background(), opts)
+	if code, _ := exitcode.Of(err); code != exitcode.Interrupted {
+		t.Fatalf("interrupted QA: %v (code %d)", err, code)
+	}
+	rec, err := results.ReadQA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rec.Step(plan.Long); s.Status != results.QAInterrupted || rec.Step(plan.Saturation).Status != results.QADone || rec.Status != results.StatusInterrupted {
+		t.Fatalf("after the kill: long %s, saturation %s, QA %s", s.Status, rec.Step(plan.Saturation).Status, rec.Status)
+	}
+
+	g := &fakeQA{t: t, knee: 300}
+	res, err := Resume(context.Background(), dir, series.Env{Exec: g.run})
+	if err != nil || !res.Finished || res.Record.Verdict != results.QAVerdictPass {
+		t.Fatalf("resumed: %v, %+v", err, res.Record.Verdict)
+	}
+	for _, c := range g.calls {
+		if strings.Contains(c, "saturation") || strings.HasSuffix(c, filepath.Join("long", "runs", "01-base")) || strings.HasSuffix(c, filepath.Join("long", "runs", "01-cand")) {
+			t.Errorf("resumed QA ran %s again", c)
+		}
+	}
+	if !strings.HasSuffix(g.calls[0], filepath.Join("long", "runs", "02-cand")) {
+		t.Errorf("resumed at %s, want the second round", g.calls[0])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tests/long/runs/02-cand.interrupted")); err != nil {
+		t.Errorf("the interrupted run was not set aside: %v", err)
+	}
+}
+
+// TestQAStepFails: a step whose runs fail is recorded failed, the other
+// steps go on, and the QA ends with exit code 3.
+func TestQAStepFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300, fail: "/partition/"}
+	res, err := Run(context.Background(), qaTestOptions(t, dir, f))
+	if code, _ := exitcode.Of(err); code != exitcode.Partial || !errors.Is(err, series.ErrSomeFailed) {
+		t.Fatalf("error %v (code %d), want exit 3", err, code)
+	}
+	p, a := res.Record.Step(plan.Partition), res.Record.Step(plan.AbsentStake)
+	if p.Status != results.StatusFailed || p.Verdict != results.QAVerdictFailed || !strings.Contains(p.Error, "the testnet did not start") {
+		t.Errorf("partition %+v", p)
+	}
+	if a.Status != results.QADone || res.Record.Verdict != results.QAVerdictFailed {
+		t.Errorf("absent stake %s, verdict %s", a.Status, res.Record.Verdict)
+	}
+}
+
+// TestQARegression: a candidate whose blocks commit 400 ms later in every
+// run is a regression of the long test (exit code 4), named in the
+// report's table.
+func TestQARegression(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300, slowCand: 400e6}
+	opts := qaTestOptions(t, dir, f)
+	opts.Plan.Steps[3].Skip, opts.Plan.Steps[5].Skip, opts.Plan.Steps[6].Skip = "skipped: --skip", "skipped: --skip", "skipped: --skip"
+	res, err := Run(context.Background(), opts)
+	if code, _ := exitcode.Of(err); code != exitcode.Regression || !errors.Is(err, ErrRegression) {
+		t.Fatalf("error %v (code %d), want exit 4", err, code)
+	}
+	long := res.Record.Step(plan.Long)
+	got := map[string]string{}
+	for _, fig := range long.Figures {
+		got[fig.ID] = fig.Verdict
+	}
+	if long.Verdict != results.QAVerdictRegression || got["block_latency_p50_ms"] != string(compare.QARegression) {
+		t.Errorf("long test %s: %v", long.Verdict, got)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| Long test at the QA load | **REGRESSION** |") || !strings.Contains(string(md), "**regression**") {
+		t.Errorf("qa.md:\n%s", md)
+	}
+}
+
+// TestQAUpgrade: the rolling upgrade is one run of the baseline through
+// the series runner, its nodes restarted on the candidate's release in
+// turn; it passes when the run is complete and safe.
+func TestQAUpgrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300}
+	l, _ := cometbft.LineByPrefix("v0.38")
+	v038 := l.Proven
+	sides, labels := defaultOn(t, "v0.38.19"), []string{"v0.38.19", v038}
+	sides = append(sides, defaultOn(t, v038)...)
+	skip := []string{plan.Saturation, plan.Long, plan.Rotation, plan.VoteExtensions, plan.Partition, plan.AbsentStake, plan.Storage}
+	pl, err := plan.Make(plan.Input{Sides: sides, Labels: labels, Skip: skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Options{Sides: sides, Labels: labels, Baseline: "v0.38.19", Candidate: v038, Plan: pl,
+		Thresholds: compare.DefaultThresholds(), Dir: dir, Env: series.Env{Exec: f.run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := res.Record.Step(plan.Upgrade)
+	if up.Status != results.QADone || up.Verdict != results.QAVerdictPass || !strings.Contains(up.Summary, "every node restarted on "+v038) ||
+		len(f.calls) != 1 || f.calls[0] != filepath.Join(dir, "tests", "upgrade") {
+		t.Errorf("upgrade %+v, runs %v", up, f.calls)
+	}
+	if ps := f.last.Perturbations; len(ps) != 4 || ps[0].Action != manifest.ActionUpgrade || ps[0].To != v038 || f.last.CometBFTVersion != "v0.38.19" {
+		t.Errorf("the upgrade run's perturbations: %+v", ps)
+	}
+}
+
+// defaultOn is the default manifest resolved on release v.
+func defaultOn(t *testing.T, v string) []manifest.Resolved {
+	t.Helper()
+	m := manifest.Default()
+	if err := m.Set("cometbft_version", v); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []manifest.Resolved{r}
+}
