@@ -99,6 +99,7 @@ aside the runs of an unfinished round (DIR.interrupted) and goes on.`,
 	}
 	tf.register(cmd.Flags())
 	tf.registerPerturb(cmd.Flags())
+	tf.registerHosts(cmd.Flags())
 	lf.register(cmd.Flags())
 	fs := cmd.Flags()
 	cf.registerWithout(fs, "metrics") // ab's --metrics is also the old name of --judge: see abMetricsFlag

@@ -276,6 +276,7 @@ type testnetFlags struct {
 	verbose      bool
 	timeScale    string
 	perturb      perturbFlags
+	sshArgs      string
 }
 
 // perturbFlags are --perturb and --partition, laid over the manifest.
@@ -295,6 +296,12 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.timeScale, "time-scale", "", "run the testnet k times slower than real time, k ≥ 1: every time constant of the nodes, the zones and the load ×k, every rate ÷k; "+
 		"figures are reported in model time (docs/timescale.md); \"auto\" (run only) chooses k from a short probe of the testnet on this host (default from the manifest: 1)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "debug logs on stderr")
+}
+
+// registerHosts adds --ssh-args (for the commands that can run a testnet
+// on [host.*] hosts: run, sweep, saturate, ab, qa and deploy).
+func (f *testnetFlags) registerHosts(fs *pflag.FlagSet) {
+	fs.StringVar(&f.sshArgs, "ssh-args", "", `extra ssh options for every host of a testnet on hosts (ansible_ssh_common_args), e.g. "-o UserKnownHostsFile=known_hosts"; not recorded: a series resumed with --resume takes it again`)
 }
 
 // registerPerturb adds --perturb (for the commands that run a testnet

@@ -76,14 +76,14 @@ func (f *collectFlags) collect() (experiment.Collect, error) {
 }
 
 // env is the environment of every command that starts nodes (run, sweep,
-// saturate, ab, testnet up, deploy).
+// saturate, ab, qa, testnet up, deploy), with --ssh-args for hosts.
 func (st *state) env(tf *testnetFlags) (experiment.Env, error) {
 	f, err := fetcher(st.stderr)
 	if err != nil {
 		return experiment.Env{}, err
 	}
 	env := st.chainEnv(tf.verbose)
-	env.Fetcher, env.StartTimeout = f, tf.startTimeout
+	env.Fetcher, env.StartTimeout, env.SSHArgs = f, tf.startTimeout, tf.sshArgs
 	return env, nil
 }
 

@@ -77,6 +77,7 @@ partial); a second Ctrl-C stops at once. Nodes are always stopped.`,
 	}
 	tf.register(cmd.Flags())
 	tf.registerPerturb(cmd.Flags())
+	tf.registerHosts(cmd.Flags())
 	lf.register(cmd.Flags())
 	cf.register(cmd.Flags())
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default runs/<run-id> under the current directory)")

@@ -14,11 +14,10 @@ import (
 
 func newDeployCmd(st *state) *cobra.Command {
 	var (
-		tf      testnetFlags
-		dir     string
-		sshArgs string
-		keep    bool
-		plan    bool
+		tf   testnetFlags
+		dir  string
+		keep bool
+		plan bool
 
 		inventory, sshUser string
 	)
@@ -84,7 +83,7 @@ boolean), its own or its groups', set its workdir and firewall as a
 				return err
 			}
 			s, err := experiment.Deploy(cmd.Context(), experiment.DeployOptions{Manifest: m, Dir: dir, Env: env,
-				SSHArgs: sshArgs, Keep: keep, Plan: plan})
+				Keep: keep, Plan: plan})
 			if err != nil {
 				return err
 			}
@@ -99,7 +98,7 @@ boolean), its own or its groups', set its workdir and firewall as a
 	cmd.Flags().StringVar(&tf.binary, "cometbft-binary", "", "copy this cometbft binary to the hosts instead of a release")
 	cmd.Flags().DurationVar(&tf.startTimeout, "start-timeout", 90*time.Second, "how long each node's RPC port, then every node's first two heights, may take")
 	cmd.Flags().StringVar(&dir, "out", "testnet-hosts", "directory for the homes, inventory, playbooks, their logs, testnet.json and prometheus.yml")
-	cmd.Flags().StringVar(&sshArgs, "ssh-args", "", `extra ssh options for every host (ansible_ssh_common_args), e.g. "-o UserKnownHostsFile=known_hosts"`)
+	tf.registerHosts(cmd.Flags())
 	cmd.Flags().StringVar(&inventory, "inventory", "", "Ansible inventory, INI (qa-infra's tf/templates/hosts.tmpl form) or YAML, putting each node on the host whose name is the node's, instead of [host.NAME] tables")
 	cmd.Flags().StringVar(&sshUser, "ssh-user", "", "with --inventory: the ssh user of hosts without ansible_user (their own or their groups')")
 	cmd.Flags().BoolVar(&plan, "plan", false, "write the homes, inventory and playbooks into --out and check them (every node's peers resolve to a host's address and a node's P2P port there, ports unique per host) without running Ansible")

@@ -33,7 +33,7 @@ type qaFlags struct {
 	out                 string
 	long                bool
 	inventory           string
-	sshUser, sshArgs    string
+	sshUser             string
 }
 
 // qaOverheadRoots are where qa looks for finished runs to measure a run's
@@ -130,6 +130,7 @@ a budget too small; 130 interrupted (resume with --resume).`,
 	}
 	tf.register(cmd.Flags())
 	tf.registerPerturb(cmd.Flags())
+	tf.registerHosts(cmd.Flags())
 	lf.register(cmd.Flags())
 	cf.register(cmd.Flags())
 	fs := cmd.Flags()
@@ -145,7 +146,6 @@ a budget too small; 130 interrupted (resume with --resume).`,
 	fs.BoolVar(&f.long, "long", false, "make the long test an hour per run")
 	fs.StringVar(&f.inventory, "inventory", "", "Ansible inventory, INI (qa-infra's) or YAML, putting each node of both sides on the host whose name is the node's, as 'deploy --inventory' does: every run deploys its testnet there")
 	fs.StringVar(&f.sshUser, "ssh-user", "", "with --inventory: the ssh user of hosts without ansible_user (their own or their groups')")
-	fs.StringVar(&f.sshArgs, "ssh-args", "", "extra ssh options for every host of a testnet on hosts (e.g. \"-o StrictHostKeyChecking=no\"); also with --resume")
 	return cmd
 }
 
@@ -178,7 +178,6 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 		if err != nil {
 			return err
 		}
-		env.SSHArgs = f.sshArgs
 		res, err := qa.Resume(cmd.Context(), f.resume, env)
 		return qaResult(st, res, err)
 	}
@@ -233,7 +232,6 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if err != nil {
 		return err
 	}
-	env.SSHArgs = f.sshArgs
 	res, err := qa.Run(cmd.Context(), qa.Options{Sides: sides, Labels: labels, Baseline: f.baseline, Candidate: f.candidate,
 		Plan: pl, Thresholds: th, Dir: f.out, Command: commandLine(nil, cmd), Env: env})
 	return qaResult(st, res, err)

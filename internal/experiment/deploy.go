@@ -34,8 +34,6 @@ type DeployOptions struct {
 	// Logger, Version and Hard are not (Ansible logs into Dir, and no run
 	// is recorded).
 	Env
-	// SSHArgs are extra ssh options for every host (see deploy.Plan).
-	SSHArgs string
 	// Keep leaves the hosts' work directories after DownHosts.
 	Keep bool
 	// Cometlab is the cometlab binary copied to the load hosts ([load]
@@ -99,7 +97,7 @@ func Deploy(ctx context.Context, opts DeployOptions) (UpState, error) {
 	}
 	for _, h := range m.Hosts {
 		st.Hosts = append(st.Hosts, h.Name)
-		st.SSH = append(st.SSH, deploy.SSH{Host: h.Name, Address: h.Address, User: h.SSHUser, Port: h.SSHPort, Key: h.SSHKey, Args: opts.SSHArgs})
+		st.SSH = append(st.SSH, deploy.SSH{Host: h.Name, Address: h.Address, User: h.SSHUser, Port: h.SSHPort, Key: h.SSHKey, Args: opts.Env.SSHArgs})
 	}
 	for i, h := range homes {
 		st.Nodes = append(st.Nodes, UpNode{Host: m.Nodes[i].Host, Node: results.Node{Name: h.Name, Mode: h.Mode,
@@ -154,7 +152,7 @@ func writeDeployed(dir string, st UpState) error {
 // deployPlan is the inventory of m's deployment: each host with its nodes
 // and their binaries.
 func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, homesDir string, opts DeployOptions) deploy.Plan {
-	p := deploy.Plan{Homes: homesDir, SSHArgs: opts.SSHArgs, StartTimeout: opts.StartTimeout, Grace: 10 * time.Second, Keep: opts.Keep,
+	p := deploy.Plan{Homes: homesDir, SSHArgs: opts.Env.SSHArgs, StartTimeout: opts.StartTimeout, Grace: 10 * time.Second, Keep: opts.Keep,
 		Cometlab: opts.Cometlab}
 	if p.StartTimeout == 0 {
 		p.StartTimeout = defaultStartTimeout

@@ -51,7 +51,7 @@ func TestDeployHostsE2EApp(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "deployed")
 	var out bytes.Buffer
 	if _, err := experiment.Deploy(context.Background(), experiment.DeployOptions{Manifest: onHosts, Dir: dir,
-		Env: experiment.Env{Fetcher: f, Out: &out, StartTimeout: 60 * time.Second}, SSHArgs: n.SSHArgs}); err != nil {
+		Env: experiment.Env{Fetcher: f, Out: &out, StartTimeout: 60 * time.Second, SSHArgs: n.SSHArgs}}); err != nil {
 		logs, _ := os.ReadFile(filepath.Join(dir, "deploy.log"))
 		t.Fatalf("%v\n%s\n%s", err, out.String(), logs)
 	}

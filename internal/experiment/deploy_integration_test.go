@@ -117,7 +117,7 @@ func TestDeployHosts(t *testing.T) {
 	names := inventoryNames(n)
 	start := time.Now()
 	st, err := experiment.Deploy(context.Background(), experiment.DeployOptions{
-		Manifest: onHosts, Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, StartTimeout: 60 * time.Second}, SSHArgs: n.SSHArgs,
+		Manifest: onHosts, Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, StartTimeout: 60 * time.Second, SSHArgs: n.SSHArgs},
 		Cometlab: bin})
 	if err != nil {
 		t.Log(out.String())

@@ -30,7 +30,7 @@ func runOnHosts(ctx context.Context, opts Options) (Result, error) {
 	if hard == nil {
 		hard = context.WithoutCancel(ctx)
 	}
-	if _, err := Deploy(ctx, DeployOptions{Manifest: m, Dir: dir, Env: opts.Env, SSHArgs: opts.SSHArgs}); err != nil {
+	if _, err := Deploy(ctx, DeployOptions{Manifest: m, Dir: dir, Env: opts.Env}); err != nil {
 		return Result{Dir: dir}, fmt.Errorf("run on hosts: %w", err)
 	}
 	res, err := loadDeployed(ctx, opts, dir, id)
