@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
@@ -60,19 +61,25 @@ func (p *pipeline) drain(ctx context.Context) {
 	p.rd.fail(problemNotDrained, "", errors.New(msg))
 }
 
-// guardedDrain is the drain of a run whose load the disk guard stopped:
-// g cuts it short when the disk runs low, and says so in run.json.
-func (p *pipeline) guardedDrain(hard context.Context, g *diskGuard) {
+// drainPhase is the phase drain: the drain, with the hooks that watch it
+// (whileDrain, each able to cut it short) and then those told how it
+// ended (drainEnd).
+func (p *pipeline) drainPhase(hard context.Context) {
 	ctx, cancel := context.WithCancel(hard)
 	defer cancel()
-	watched := make(chan struct{})
-	go func() { defer close(watched); g.watch(ctx, cancel) }()
+	var during sync.WaitGroup
+	for _, h := range p.hooks {
+		if h.whileDrain != nil {
+			during.Go(func() { h.whileDrain(ctx, cancel) })
+		}
+	}
 	p.drain(ctx)
 	cancel()
-	<-watched
-	if why := g.tripped(); why != "" && !p.drained.Drained { // a check after the drain emptied cut nothing
-		p.out.Phase("%s", why)
-		p.rd.fail(problemDiskGuard, "", errors.New(why))
+	during.Wait()
+	for _, h := range p.hooks {
+		if h.drainEnd != nil {
+			h.drainEnd(*p.drained)
+		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
@@ -124,25 +123,4 @@ func randomBlockID() rpc.BlockID {
 	_, _ = rand.Read(id.Hash)
 	_, _ = rand.Read(id.PartHash)
 	return id
-}
-
-// evidenceHook injects the evidence from the load's start; after the
-// load it waits for the injection to finish. A failure leaves the run
-// partial.
-func evidenceHook(p *pipeline, x *injector) hook {
-	var wg sync.WaitGroup
-	return hook{name: "evidence",
-		loadStart: func(ctx context.Context, _ time.Time) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				p.out.Phase("evidence: injecting %d duplicate votes through %s", x.n, x.via)
-				if err := x.run(ctx); err != nil {
-					p.out.Phase("%v", err)
-					p.rd.fail(problemEvidence, "", err)
-				}
-			}()
-		},
-		loadEnd: func(context.Context) { wg.Wait() },
-	}
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,10 +19,16 @@ import (
 //
 //	plan       phase plan, first: the only one that may change the run's plan
 //	loadStart  phase send, as the load starts
+//	task       phase send, from the load's start, at its own pace; waited for after the load
 //	whileLoad  phase send, while the load runs
-//	loadEnd    phase send, after the load, before the drain
+//	loadEnd    phase send, after the load (and the tasks), before the drain
+//	whileDrain phase drain, while the drain waits
+//	drainEnd   phase drain, after it
 //	end        phase end, after the read-back
 //	stop       at the run's end, deferred
+//
+// The pipeline runs every goroutine a hook needs (task, whileLoad,
+// whileDrain) and joins them; a hook starts none of its own.
 //
 // A hook that changes what the load goes to or what is collected (the
 // sentinel: the endpoint, the scrape list) does it in plan, which runs
@@ -38,12 +45,21 @@ type hook struct {
 	// loadStart is told when the load starts (ctx: the run's); it must not
 	// block.
 	loadStart func(ctx context.Context, t0 time.Time)
+	// task is work beside the load at its own pace, started as the load
+	// starts (ctx: the run's, so it may outlast the load) and waited for
+	// after the load, before loadEnd.
+	task func(ctx context.Context)
 	// whileLoad runs while the load runs and returns when ctx ends (the
 	// load's end); stop stops the load early, with errStoppedOnPurpose as
 	// the cause when the run should end partial rather than failed.
 	whileLoad func(ctx context.Context, t0 time.Time, gen loadRunner, stop context.CancelCauseFunc)
 	// loadEnd runs after the load, before the drain (ctx: hard).
 	loadEnd func(ctx context.Context)
+	// whileDrain runs while the drain waits and returns when ctx ends (the
+	// drain's end); stop cuts the drain short.
+	whileDrain func(ctx context.Context, stop context.CancelFunc)
+	// drainEnd is told how the drain ended (run.json's drain).
+	drainEnd func(d results.Drain)
 	// end runs after the read-back (ctx: hard).
 	end func(ctx context.Context)
 	// stop runs at the run's end, in reverse order of the hooks.
@@ -138,17 +154,27 @@ func diskGuardHook(p *pipeline, minFree int64) hook {
 		return hook{name: "disk guard (off)"}
 	}
 	g := newDiskGuard(p.rd.dir, limit)
+	var dg *diskGuard // the drain's guard, once g stopped the load
 	return hook{name: "disk guard",
 		whileLoad: func(ctx context.Context, _ time.Time, _ loadRunner, stop context.CancelCauseFunc) {
-			g.watch(ctx, func() {
-				p.drainGuard.Store(g.drainGuard())
-				stop(errStoppedOnPurpose)
-			})
+			g.watch(ctx, func() { stop(errStoppedOnPurpose) })
 		},
 		loadEnd: func(context.Context) {
 			if why := g.tripped(); why != "" {
+				dg = g.drainGuard()
 				p.out.Phase("%s", why)
 				p.rd.fail(problemDiskGuard, "", fmt.Errorf("%s", why))
+			}
+		},
+		whileDrain: func(ctx context.Context, stop context.CancelFunc) {
+			if dg != nil {
+				dg.watch(ctx, stop)
+			}
+		},
+		drainEnd: func(d results.Drain) {
+			if why := dg.tripped(); why != "" && !d.Drained { // a check after the drain emptied cut nothing
+				p.out.Phase("%s", why)
+				p.rd.fail(problemDiskGuard, "", errors.New(why))
 			}
 		},
 	}
@@ -203,6 +229,21 @@ func prometheusHook(p *pipeline, opts PrometheusOptions, nodes []results.Node) h
 				msg += fmt.Sprintf("; %s: %d series (by %s)", s.Node, s.Series, s.MatchBy)
 			}
 			p.out.Phase("metrics: read from prometheus %s%s", opts.URL, msg)
+		},
+	}
+}
+
+// evidenceHook injects the evidence from the load's start, as a task: it
+// may outlast the load, which is waited for before the drain. A failure
+// leaves the run partial.
+func evidenceHook(p *pipeline, x *injector) hook {
+	return hook{name: "evidence",
+		task: func(ctx context.Context) {
+			p.out.Phase("evidence: injecting %d duplicate votes through %s", x.n, x.via)
+			if err := x.run(ctx); err != nil {
+				p.out.Phase("%v", err)
+				p.rd.fail(problemEvidence, "", err)
+			}
 		},
 	}
 }

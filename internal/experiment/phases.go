@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -55,11 +56,7 @@ func (p *pipeline) execute(ctx, hard context.Context) error {
 	if ctx.Err() != nil {
 		p.out.Phase("interrupted: reading back what was sent (interrupt again to stop at once)")
 	}
-	if g := p.drainGuard.Load(); g != nil {
-		p.guardedDrain(hard, g)
-	} else {
-		p.drain(hard)
-	}
+	p.drainPhase(hard)
 	if err := p.readBack(hard); err != nil {
 		return errors.Join(loadErr, err)
 	}
@@ -283,11 +280,16 @@ func (p *pipeline) sendLoad(ctx, hard context.Context, logs sendLogs) error {
 	}
 	p.loadStart = loadStart
 	p.rd.set(func(r *results.Run) { r.LoadStart = loadStart; r.FirstHeight = p.first })
+	var tasks sync.WaitGroup
 	for _, h := range p.hooks {
 		if h.loadStart != nil {
 			h.loadStart(ctx, loadStart)
 		}
+		if h.task != nil {
+			tasks.Go(func() { h.task(ctx) })
+		}
 	}
+	defer tasks.Wait() // an early return; after the load they are waited for below
 	live, err := p.startLive(hard, gen, loadStart)
 	if err != nil {
 		return err
@@ -316,6 +318,7 @@ func (p *pipeline) sendLoad(ctx, hard context.Context, logs sendLogs) error {
 	st := gen.Stats()
 	p.out.Phase("load: done in %s: sent %d, not sent %d, replies %d (%d errors), late %d",
 		p.loadEnd.Sub(loadStart).Round(time.Millisecond), st.Sent, st.Unsent, st.Replies, st.Errors, st.Late)
+	tasks.Wait()
 	if err := logs.flush(); err != nil {
 		return err
 	}

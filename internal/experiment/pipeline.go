@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
@@ -44,9 +43,6 @@ type pipeline struct {
 	loadEnd   time.Time
 	live      *liveRun // the live reader, when it runs
 	drained   *results.Drain
-	// drainGuard, set while the load runs when the disk guard stops it,
-	// watches the drain (the nodes still write).
-	drainGuard atomic.Pointer[diskGuard]
 }
 
 // runPlan is what a run does: the chain it loads and follows, the load,
