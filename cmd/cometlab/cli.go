@@ -158,9 +158,7 @@ accepted); 6 gate: too few runs to judge; 130 interrupted.`,
 type loadFlags struct {
 	connections int
 	rate        string
-	size        int
-	duration    time.Duration
-	pacing      string
+	workFlags
 
 	shape             string
 	rateTo, amplitude string
@@ -174,9 +172,7 @@ type loadFlags struct {
 func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.connections, "connections", "c", 0, "websocket connections (c) (default from the manifest: 1)")
 	fs.StringVarP(&f.rate, "rate", "r", "", "transactions per second per connection (r), e.g. 200, 400/s, 24000/m (default from the manifest: 200)")
-	fs.IntVarP(&f.size, "size", "s", 0, "bytes per transaction (s), even (default from the manifest: 1024)")
-	fs.DurationVarP(&f.duration, "duration", "T", 0, "how long to send load (T), e.g. 90s, 2m (default from the manifest: 60s)")
-	fs.StringVar(&f.pacing, "pacing", "", `"even" spaces sends evenly; "burst" sends each second's r at once, like loadtime (default from the manifest: even)`)
+	f.workFlags.register(fs, "")
 	fs.StringVar(&f.shape, "shape", "", `how the rate changes: constant, ramp, square, sine or trace; replaces the manifest's shape (default from the manifest: constant)`)
 	fs.StringVar(&f.rateTo, "rate-to", "", "ramp: the rate per connection at the end, reached linearly from --rate (e.g. --shape ramp --rate 400 --rate-to 2400)")
 	fs.StringVar(&f.steps, "steps", "", "ramp in steps: rates per connection, each held for --step, the last until the end (e.g. --steps 200,400,800 --step 30s)")
@@ -201,6 +197,34 @@ func (f *loadFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 		}
 		o.Rate = &r
 	}
+	if err := f.workFlags.overrides(fs, o); err != nil {
+		return err
+	}
+	return f.shapeOverrides(fs, o)
+}
+
+// workFlags are the load's size, duration and pacing: the load flags a
+// series (sweep, saturate) takes too, registered and applied here only.
+type workFlags struct {
+	size     int
+	duration time.Duration
+	pacing   string
+}
+
+// register adds --size, --duration and --pacing; what is a series' run
+// ("cell", "run"), "" for one run.
+func (f *workFlags) register(fs *pflag.FlagSet, what string) {
+	sends := "how long to send load (T), e.g. 90s, 2m"
+	if what != "" {
+		sends = "how long each " + what + " sends load (T), e.g. 60s, 90s"
+	}
+	fs.IntVarP(&f.size, "size", "s", 0, "bytes per transaction (s), even (default from the manifest: 1024)")
+	fs.DurationVarP(&f.duration, "duration", "T", 0, sends+" (default from the manifest: 60s)")
+	fs.StringVar(&f.pacing, "pacing", "", `"even" spaces sends evenly; "burst" sends each second's r at once, like loadtime (default from the manifest: even)`)
+}
+
+// overrides adds the size, duration and pacing the user set to o.
+func (f *workFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 	if fs.Changed("size") {
 		o.Size = &f.size
 	}
@@ -210,7 +234,7 @@ func (f *loadFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
 	if fs.Changed("pacing") {
 		o.Pacing = &f.pacing
 	}
-	return f.shapeOverrides(fs, o)
+	return nil
 }
 
 // shapeOverrides turns the shape flags the user set into overrides.

@@ -170,14 +170,17 @@ gateways that are not CometBFT nodes).`,
 			} else if endpoint == "" {
 				return exitcode.With(fmt.Errorf("--endpoint or --testnet: one is required"), exitcode.Usage)
 			}
-			r, err := resolve(&testnetFlags{manifest: manPath}, cmd.Flags(), &lf)
+			drainTimeout := overrideFunc(func(fs *pflag.FlagSet, o *manifest.Overrides) error {
+				if fs.Changed("drain-timeout") {
+					o.DrainTimeout = &drain
+				}
+				return nil
+			})
+			r, err := resolve(&testnetFlags{manifest: manPath}, cmd.Flags(), &lf, drainTimeout)
 			if err != nil {
 				return err
 			}
 			w := r.Load
-			if cmd.Flags().Changed("drain-timeout") {
-				w.DrainTimeout = drain
-			}
 			c, err := cf.collect()
 			if err != nil {
 				return err

@@ -24,6 +24,8 @@ func newPrometheusConfigCmd(st *state) *cobra.Command {
 		manifests []string
 		out       string
 		interval  time.Duration
+		format    string
+		lenient   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "prometheus-config",
@@ -57,7 +59,7 @@ http://127.0.0.1:9090 RUN_DIR' (or 'cometlab run --prometheus URL').`,
 				jobs = append(jobs, j)
 			}
 			for _, path := range manifests {
-				j, err := manifestJob(path)
+				j, err := manifestJob(manifest.Source{Path: path, Read: manifest.ReadOptions{Format: format, Lenient: lenient}})
 				if err != nil {
 					return exitcode.With(err, exitcode.Usage)
 				}
@@ -75,6 +77,7 @@ http://127.0.0.1:9090 RUN_DIR' (or 'cometlab run --prometheus URL').`,
 	}
 	cmd.Flags().StringArrayVar(&testnets, "testnet", nil, "directory of a running 'cometlab testnet up' (repeatable)")
 	cmd.Flags().StringArrayVar(&manifests, "manifest", nil, "manifest whose nodes set instrumentation.prometheus_listen_addr (repeatable)")
+	registerFormat(cmd.Flags(), &format, &lenient)
 	cmd.Flags().StringVarP(&out, "out", "o", "-", `file to write ("-" for stdout)`)
 	cmd.Flags().DurationVar(&interval, "scrape-interval", time.Second, "scrape interval of every job")
 	return cmd
@@ -90,13 +93,11 @@ func testnetJob(dir string) (collect.PromJob, error) {
 }
 
 // manifestJob is the scrape job of a manifest's nodes, each of which must
-// pin its metrics address (cometlab otherwise picks a free port per run).
-func manifestJob(path string) (collect.PromJob, error) {
-	m, err := manifest.Load(path)
-	if err != nil {
-		return collect.PromJob{}, err
-	}
-	r, err := m.Resolve()
+// pin its metrics address (cometlab otherwise picks a free port per run):
+// the manifest read as every command reads one (src: its format and
+// leniency).
+func manifestJob(src manifest.Source) (collect.PromJob, error) {
+	_, r, err := src.Resolve()
 	if err != nil {
 		return collect.PromJob{}, err
 	}
@@ -110,13 +111,13 @@ func manifestJob(path string) (collect.PromJob, error) {
 		}
 		u, err := collect.ListenAddrURL(addr)
 		if err != nil {
-			return j, fmt.Errorf("%s: node %s: %w", path, n.Name, err)
+			return j, fmt.Errorf("%s: node %s: %w", src.Path, n.Name, err)
 		}
 		j.Targets = append(j.Targets, collect.Target{Name: n.Name, URL: u})
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return j, fmt.Errorf(`%s: nodes %v do not pin a metrics address; set config = { "instrumentation.prometheus_listen_addr" = "127.0.0.1:PORT" } in their [node.NAME] tables`, path, missing)
+		return j, fmt.Errorf(`%s: nodes %v do not pin a metrics address; set config = { "instrumentation.prometheus_listen_addr" = "127.0.0.1:PORT" } in their [node.NAME] tables`, src.Path, missing)
 	}
 	return j, nil
 }

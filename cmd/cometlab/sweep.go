@@ -45,9 +45,7 @@ func (f *criterionFlags) criterion() (saturation.Criterion, error) {
 
 // seriesFlags are what sweep and saturate share besides the testnet.
 type seriesFlags struct {
-	size     int
-	duration time.Duration
-	pacing   string
+	workFlags
 	reuse    bool
 	coolDown time.Duration
 	out      string
@@ -55,49 +53,34 @@ type seriesFlags struct {
 }
 
 func (f *seriesFlags) register(fs *pflag.FlagSet, what string) {
-	fs.IntVarP(&f.size, "size", "s", 0, "bytes per transaction (s), even (default from the manifest: 1024)")
-	fs.DurationVarP(&f.duration, "duration", "T", 0, "how long each "+what+" sends load (T), e.g. 60s, 90s (default from the manifest: 60s)")
-	fs.StringVar(&f.pacing, "pacing", "", `"even" or "burst" (default from the manifest: even)`)
+	f.workFlags.register(fs, what)
 	fs.BoolVar(&f.reuse, "reuse-testnet", false, "run consecutive "+what+"s on one testnet, waiting for the mempools to drain and --cool-down between them (default: a fresh testnet per "+what+", so they are independent)")
 	fs.DurationVar(&f.coolDown, "cool-down", 30*time.Second, "with --reuse-testnet, the pause after the mempools drain")
 	fs.StringVar(&f.out, "out", "", "the directory to write (default "+map[string]string{"cell": "sweeps", "run": "saturations"}[what]+"/<id> under the current directory)")
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted "+map[string]string{"cell": "sweep", "run": "search"}[what]+" in this directory (other flags but --verbose are taken from it)")
 }
 
-// overrides adds the size, duration and pacing the user set to o.
-func (f *seriesFlags) overrides(fs *pflag.FlagSet, o *manifest.Overrides) error {
-	if fs.Changed("size") {
-		o.Size = &f.size
-	}
-	if fs.Changed("duration") {
-		o.Duration = &f.duration
-	}
-	if fs.Changed("pacing") {
-		o.Pacing = &f.pacing
-	}
-	return nil
-}
-
-// baseManifest is the manifest of a sweep or search: the manifest (or the
-// default) with the testnet flags, size, duration and pacing and groups
-// laid over it; its load must be loadtime payloads at a constant rate.
-func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, groups ...overrider) (manifest.Manifest, error) {
+// baseManifest is the manifest of a sweep or search, and its resolved
+// form: the manifest (or the default) with the testnet flags, size,
+// duration and pacing and groups laid over it; its load must be loadtime
+// payloads at a constant rate.
+func baseManifest(tf *testnetFlags, sf *seriesFlags, fs *pflag.FlagSet, groups ...overrider) (manifest.Manifest, manifest.Resolved, error) {
 	src, err := manifestSource(tf, fs, append([]overrider{sf}, groups...)...)
 	if err != nil {
-		return manifest.Manifest{}, err
+		return manifest.Manifest{}, manifest.Resolved{}, err
 	}
 	m, r, err := resolveSource(src)
 	if err != nil {
-		return m, err
+		return m, r, err
 	}
 	if r.Load.TxsFile != "" {
-		return m, exitcode.With(fmt.Errorf("the manifest's load sends the transactions of %s: sweeps and saturation searches send loadtime payloads only", r.Load.TxsFile), exitcode.Usage)
+		return m, r, exitcode.With(fmt.Errorf("the manifest's load sends the transactions of %s: sweeps and saturation searches send loadtime payloads only", r.Load.TxsFile), exitcode.Usage)
 	}
 	if sh := r.Load.ShapeName(); sh != shape.Constant {
-		return m, exitcode.With(fmt.Errorf("the manifest's load has shape %q: sweeps and saturation searches step a constant rate "+
+		return m, r, exitcode.With(fmt.Errorf("the manifest's load has shape %q: sweeps and saturation searches step a constant rate "+
 			"(the saturation criterion is defined for constant loads only); use 'cometlab run' for a shaped load", sh), exitcode.Usage)
 	}
-	return m, nil
+	return m, r, nil
 }
 
 // resumeConflicts rejects flags that a resumed sweep or search takes from
@@ -190,7 +173,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			if err != nil {
 				return err
 			}
-			m, err := baseManifest(&tf, &sf, fs)
+			m, _, err := baseManifest(&tf, &sf, fs)
 			if err != nil {
 				return err
 			}
@@ -315,7 +298,7 @@ continues with --resume DIR.`,
 			if err != nil {
 				return err
 			}
-			m, err := baseManifest(&tf, &sf, fs, overrideFunc(func(fs *pflag.FlagSet, o *manifest.Overrides) error {
+			_, r, err := baseManifest(&tf, &sf, fs, overrideFunc(func(fs *pflag.FlagSet, o *manifest.Overrides) error {
 				if fs.Changed("connections") {
 					o.Connections = &conns
 				}
@@ -324,11 +307,7 @@ continues with --resume DIR.`,
 			if err != nil {
 				return err
 			}
-			printWarnings(st.stderr, manifest.Resolved{Warnings: m.Warnings()})
-			r, err := m.Resolve()
-			if err != nil {
-				return exitcode.With(err, exitcode.Usage)
-			}
+			printWarnings(st.stderr, r)
 			search, given := sc, series.SearchGiven{Start: fs.Changed("start"), Probe: fs.Changed("probe-duration"), MinRate: fs.Changed("min-rate")}
 			if given.Start {
 				if search.Start, err = manifest.ParseRate(start); err != nil {

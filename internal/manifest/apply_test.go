@@ -36,11 +36,11 @@ func TestApply(t *testing.T) {
 			file: "full.good.toml",
 			o: Overrides{
 				Connections: ptr(8), Rate: ptr(1000.0), Size: ptr(512), Duration: ptr(90 * time.Second),
-				Pacing: ptr(PacingEven), Target: ptr("val-b"),
+				Pacing: ptr(PacingEven), Target: ptr("val-b"), DrainTimeout: ptr(45 * time.Second),
 			},
 			check: func(t *testing.T, r Resolved) {
 				want := Workload{Connections: 8, Rate: 1000, Size: 512, Duration: 90 * time.Second, Pacing: PacingEven,
-					Target: "val-b", DrainTimeout: 0, LateThreshold: 5 * time.Millisecond}
+					Target: "val-b", DrainTimeout: 45 * time.Second, LateThreshold: 5 * time.Millisecond}
 				if !reflect.DeepEqual(r.Load, want) {
 					t.Errorf("Load = %+v, want %+v", r.Load, want)
 				}
@@ -96,6 +96,7 @@ func TestApply(t *testing.T) {
 			o: Overrides{
 				Connections: ptr(0), Rate: ptr(-1.0), Size: ptr(257), Duration: ptr(time.Duration(0)),
 				Validators: ptr(0), CometBFTVersion: ptr("1.0"), Pacing: ptr("jitter"), Target: ptr(""),
+				DrainTimeout: ptr(-time.Second),
 			},
 			wantErr: []string{
 				"--connections: must be >= 1, got 0",
@@ -106,6 +107,7 @@ func TestApply(t *testing.T) {
 				`--cometbft-version: malformed version "1.0"`,
 				`--pacing: invalid pacing "jitter"`,
 				"--target: must not be empty",
+				"--drain-timeout: must be >= 0, got -1s",
 			},
 		},
 	} {

@@ -27,6 +27,8 @@ type Overrides struct {
 	CometBFTBinary *string
 	// Pacing is --pacing, load.pacing.
 	Pacing *string
+	// DrainTimeout is --drain-timeout, load.drain_timeout (0: no wait).
+	DrainTimeout *time.Duration
 	// Target is --target, load.target; it is checked against the node names
 	// by [Manifest.Resolve].
 	Target *string
@@ -110,6 +112,9 @@ func (m *Manifest) Apply(o Overrides) error {
 	if o.Pacing != nil {
 		check("--pacing", checkPacing(*o.Pacing))
 	}
+	if o.DrainTimeout != nil {
+		check("--drain-timeout", checkDuration(*o.DrainTimeout, true))
+	}
 	if o.Target != nil && *o.Target == "" {
 		bad("--target", "must not be empty")
 	}
@@ -185,6 +190,10 @@ func (m *Manifest) Apply(o Overrides) error {
 	if o.Pacing != nil {
 		m.Load.Pacing = *o.Pacing
 		set("load.pacing", "--pacing")
+	}
+	if o.DrainTimeout != nil {
+		m.Load.DrainTimeout = o.DrainTimeout.String()
+		set("load.drain_timeout", "--drain-timeout")
 	}
 	if o.Target != nil {
 		m.Load.Target = *o.Target
