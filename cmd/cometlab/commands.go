@@ -180,15 +180,14 @@ gateways that are not CometBFT nodes).`,
 			if err != nil {
 				return err
 			}
-			w := r.Load
 			c, err := cf.collect()
 			if err != nil {
 				return err
 			}
 			opts := experiment.LoadOptions{
-				Endpoint: endpoint, Workload: w, Dir: out, Readback: readback, ClientKey: key,
+				Endpoint: endpoint, Manifest: r, Dir: out, Readback: readback, ClientKey: key,
 				Env: st.chainEnv(verbose), Collect: c,
-				MetricsURLs: murls, NodeNames: mnames, RunID: runID, ConnOffset: offset, TimeScale: r.TimeScale, TimeScaleAuto: r.TimeScaleAuto,
+				MetricsURLs: murls, NodeNames: mnames, RunID: runID, ConnOffset: offset,
 			}
 			if tnDir != "" {
 				tl.Apply(&opts)

@@ -114,7 +114,7 @@ func TestPrometheusMatchesScraper(t *testing.T) {
 	start := time.Now()
 	go func() { sdone <- scraper.Run(sctx) }()
 	var out bytes.Buffer
-	res, err := experiment.Load(ctx, experiment.LoadOptions{Endpoint: up.Nodes[0].RPC, Workload: r.Load,
+	res, err := experiment.Load(ctx, experiment.LoadOptions{Endpoint: up.Nodes[0].RPC, Manifest: r,
 		Dir: filepath.Join(dir, "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}})
 	if err != nil {
 		t.Fatalf("load: %v\n%s", err, out.String())

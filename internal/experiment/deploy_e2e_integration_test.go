@@ -88,7 +88,7 @@ func TestDeployHostsE2EApp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := experiment.LoadOptions{Workload: rm.Load, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
+	opts := experiment.LoadOptions{Manifest: rm, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
 	tl.Apply(&opts)
 	res, err := experiment.Load(context.Background(), opts)
 	if err != nil {

@@ -156,7 +156,7 @@ func TestDeployHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := experiment.LoadOptions{Workload: rm.Load, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
+	opts := experiment.LoadOptions{Manifest: rm, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
 	tl.Apply(&opts)
 	// The loads' start lead: the default 15 s, or a quarter of the
 	// deploy's time on a slower machine. How long ansible-playbook takes
@@ -313,7 +313,7 @@ func interruptLoad(t *testing.T, opts experiment.LoadOptions, n *nshoststest.Net
 	lh := *opts.LoadHosts
 	id := uuid.NewString()
 	opts.LoadHosts, opts.Dir, opts.RunID = &lh, filepath.Join(t.TempDir(), "interrupted"), id
-	opts.Workload.Rate, opts.Workload.Duration = 20, time.Minute
+	opts.Manifest.Load.Rate, opts.Manifest.Load.Duration = 20, time.Minute
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan experiment.Result, 1)

@@ -8,7 +8,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// runOnHosts is Run for a manifest whose nodes are on [host.*] hosts: the
+// runOnHosts is Run for a manifest whose nodes are on [host.*] hosts,
+// from the same start as a local run's (s: its id, directory and hard
+// context): the
 // run deploys a testnet of its own into its run directory (Deploy: the
 // homes under DIR/nodes as a local run's, the inventory, playbooks and
 // their logs beside them), loads it as `load --testnet DIR` does (from
@@ -19,22 +21,13 @@ import (
 // the manifest refused when it was resolved; a series of such runs (sweep,
 // saturate, ab, qa) deploys once per run, as it starts a fresh local
 // testnet per run.
-func runOnHosts(ctx context.Context, opts Options) (Result, error) {
-	m := opts.Manifest
-	id := uuid.New()
-	dir := opts.Dir
-	if dir == "" {
-		dir = DefaultRunDir(id.String())
-	}
-	hard := opts.Hard
-	if hard == nil {
-		hard = context.WithoutCancel(ctx)
-	}
-	if _, err := Deploy(ctx, DeployOptions{Manifest: m, Dir: dir, Env: opts.Env}); err != nil {
+func runOnHosts(ctx context.Context, s runStart, opts Options) (Result, error) {
+	dir := s.dir
+	if _, err := Deploy(ctx, DeployOptions{Manifest: opts.Manifest, Dir: dir, Env: opts.Env}); err != nil {
 		return Result{Dir: dir}, fmt.Errorf("run on hosts: %w", err)
 	}
-	res, err := loadDeployed(ctx, opts, dir, id)
-	if derr := DownHosts(hard, dir, opts.Out); derr != nil {
+	res, err := loadDeployed(ctx, opts, dir, s.id)
+	if derr := DownHosts(s.hard, dir, opts.Out); derr != nil {
 		err = errors.Join(err, fmt.Errorf("stopping the testnet on its hosts (stop it with `cometlab testnet down --hosts %s`): %w", dir, derr))
 	}
 	return res, err
@@ -49,7 +42,7 @@ func loadDeployed(ctx context.Context, opts Options, dir string, id uuid.UUID) (
 		return Result{Dir: dir}, err
 	}
 	m := opts.Manifest
-	lo := LoadOptions{Workload: m.Load, Dir: dir, Readback: true, Env: opts.Env, Collect: opts.Collect, RunID: id.String(), TimeScale: m.TimeScale}
+	lo := LoadOptions{Manifest: m, Dir: dir, Readback: true, Env: opts.Env, Collect: opts.Collect, RunID: id.String()}
 	tl.Apply(&lo)
 	res, err := Load(ctx, lo)
 	if res.Dir == "" {

@@ -38,7 +38,7 @@ func TestLiveReadBack(t *testing.T) {
 	downAtCleanup(t, tnDir)
 	run := filepath.Join(dir, "run")
 	var out bytes.Buffer
-	res, err := experiment.Load(ctx, experiment.LoadOptions{Endpoint: up.Nodes[0].RPC, ReadFrom: up.Nodes[1].RPC, Workload: r.Load,
+	res, err := experiment.Load(ctx, experiment.LoadOptions{Endpoint: up.Nodes[0].RPC, ReadFrom: up.Nodes[1].RPC, Manifest: r,
 		Dir: run, Readback: true, Env: experiment.Env{Out: &out, Version: "test"}})
 	t.Log(out.String())
 	if err != nil {

@@ -210,7 +210,7 @@ func newNetPipeline(s runStart, rd *runDir, out *Printer, c Collect, ln *localNe
 // o.Prometheus is set), then commonHooks.
 func newChainPipeline(s runStart, rd *runDir, out *Printer, o LoadOptions, endpoint, targetName string, scrape []collect.Target) *pipeline {
 	c := o.Collect
-	p := newPipeline(s, rd, out, o.Workload, c)
+	p := newPipeline(s, rd, out, o.Manifest.Load, c)
 	p.chain = chainView{endpoint: endpoint, target: rpc.New(o.Endpoint), targetName: targetName}
 	p.send.connOffset, p.send.startAt, p.send.loadHosts = o.ConnOffset, o.StartAt, o.LoadHosts
 	if o.ClientKey != "" {

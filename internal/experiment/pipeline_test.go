@@ -9,6 +9,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -32,8 +33,9 @@ func TestCheckChain(t *testing.T) {
 		{"prometheus without endpoints", LoadOptions{Readback: true, Collect: Collect{Prometheus: "http://p:9090"}}, nil, "--prometheus: the load knows no node"},
 		{"prometheus and metrics none", LoadOptions{Readback: true, Collect: Collect{Prometheus: "http://p:9090", Metrics: MetricsNone}}, targets, "contradict"},
 		{"prometheus without read-back", LoadOptions{Collect: Collect{Prometheus: "http://p:9090"}}, targets, "--readback=false"},
-		{"time-scaled", LoadOptions{Readback: true, TimeScale: 4}, nil, "time_scale 4: the chain's nodes were not started by this run"},
-		{"real time", LoadOptions{Readback: true, TimeScale: 1}, nil, ""},
+		{"time-scaled", LoadOptions{Readback: true, Manifest: manifest.Resolved{TimeScale: 4}}, nil, "time_scale 4: the chain's nodes were not started by this run"},
+		{"real time", LoadOptions{Readback: true, Manifest: manifest.Resolved{TimeScale: 1}}, nil, ""},
+		{"time scale auto", LoadOptions{Readback: true, Manifest: manifest.Resolved{TimeScale: 1, TimeScaleAuto: true}}, nil, `time_scale "auto"`},
 		{"read from after the load", LoadOptions{Readback: true, ReadFrom: "127.0.0.1:26667", Collect: Collect{ReadAfterLoad: true}}, nil, "--read-during-load=false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -127,13 +127,13 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err := opts.Collect.Check(); err != nil {
 		return Result{}, err
 	}
+	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	if len(m.Hosts) > 0 {
-		return runOnHosts(ctx, opts)
+		return runOnHosts(ctx, s, opts)
 	}
 	if err := checkLocal(m, netRun); err != nil {
 		return Result{}, err
 	}
-	s := beginRun(opts.Dir, opts.Hard, opts.Logger)
 	var err error
 	if s.txs, err = txSource(m.Load); err != nil {
 		return Result{}, err

@@ -21,7 +21,10 @@ import (
 // LoadOptions configure load against an existing chain.
 type LoadOptions struct {
 	Endpoint string // ws://host:port/websocket (or http://host:port)
-	Workload manifest.Workload
+	// Manifest is the load's manifest, resolved: its Load is the workload
+	// sent; its time scale must be real time (a chain cometlab did not
+	// start was not configured to another: checkChain refuses it).
+	Manifest manifest.Resolved
 	Dir      string // "" means runs/<run-id>
 	// Readback walks the chain after the load (needs a CometBFT node);
 	// false only sends (e.g. against a benchmark sink).
@@ -73,12 +76,6 @@ type LoadOptions struct {
 	// run.json; "" when unknown.
 	App       string
 	AppConfig map[string]any
-	// TimeScale is the manifest's time_scale (0 or 1: real time). A chain
-	// cometlab did not start was not configured to a time scale, so any
-	// other is refused (checkChain).
-	TimeScale float64
-	// TimeScaleAuto is time_scale = "auto", refused as TimeScale ≠ 1 is.
-	TimeScaleAuto bool
 }
 
 // ClientKeyHeader is the header LoadOptions.ClientKey is sent in (the
@@ -98,7 +95,7 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 			s.dir = DefaultRunDir(s.id.String())
 		}
 	}
-	if s.txs, err = txSource(opts.Workload); err != nil {
+	if s.txs, err = txSource(opts.Manifest.Load); err != nil {
 		return Result{}, err
 	}
 	targets, err := metricsTargets(opts.MetricsURLs, opts.NodeNames)
@@ -113,11 +110,11 @@ func Load(ctx context.Context, opts LoadOptions) (Result, error) {
 	if strings.HasPrefix(opts.Endpoint, "ws") && !strings.HasSuffix(opts.Endpoint, "/websocket") {
 		ep = opts.Endpoint // a non-standard path, e.g. a gateway
 	}
-	r := s.record(opts.Version, opts.Workload)
+	r := s.record(opts.Version, opts.Manifest.Load)
 	r.Target, r.Endpoint = cmp.Or(opts.Target, "target"), ep
 	r.Nodes, r.Zones = opts.Nodes, opts.Zones
 	r.App, r.AppConfig = opts.App, opts.AppConfig
-	r.Load = workloadRecord(opts.Workload, manifest.AppLanes(opts.AppConfig))
+	r.Load = workloadRecord(opts.Manifest.Load, manifest.AppLanes(opts.AppConfig))
 	rd, err := createRunDir(s.dir, r, s.logger)
 	if err != nil {
 		return Result{}, err
@@ -162,11 +159,11 @@ func checkChain(o LoadOptions, targets []collect.Target) error {
 	if o.Prometheus != "" && !o.Readback {
 		errs = append(errs, errors.New("--prometheus: with --readback=false the run ends with the load, before the series are read from the server"))
 	}
-	if o.TimeScaleAuto {
+	if o.Manifest.TimeScaleAuto {
 		errs = append(errs, errors.New(`time_scale "auto": the chain's nodes were not started by this run, so no k can be chosen for them: time-scale a testnet cometlab starts (run)`))
 	}
-	if o.TimeScale != 0 && o.TimeScale != 1 {
-		errs = append(errs, fmt.Errorf("time_scale %v: the chain's nodes were not started by this run, so their timeouts and rates were not scaled with the load: time-scale a testnet cometlab starts (run, sweep, saturate, ab)", o.TimeScale))
+	if k := o.Manifest.TimeScale; k != 0 && k != 1 {
+		errs = append(errs, fmt.Errorf("time_scale %v: the chain's nodes were not started by this run, so their timeouts and rates were not scaled with the load: time-scale a testnet cometlab starts (run, sweep, saturate, ab)", k))
 	}
 	if o.ReadFrom != "" && o.ReadAfterLoad {
 		errs = append(errs, fmt.Errorf("read from %s: it names where blocks are read while the load runs, and --read-during-load=false reads them from the endpoint after it", o.ReadFrom))

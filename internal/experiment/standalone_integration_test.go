@@ -31,12 +31,12 @@ func TestLoadMetricsURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	downAtCleanup(t, tnDir)
-	w := experimenttest.Resolved(t, 100, 10*time.Second).Load
-	w.DrainTimeout = 30 * time.Second
+	m := experimenttest.Resolved(t, 100, 10*time.Second)
+	m.Load.DrainTimeout = 30 * time.Second
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer
 	res, err := experiment.Load(ctx, experiment.LoadOptions{
-		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Env: experiment.Env{Out: &out, Version: "test"},
+		Endpoint: up.Nodes[0].RPC, Manifest: m, Dir: dir, Readback: true, Env: experiment.Env{Out: &out, Version: "test"},
 		MetricsURLs: []string{up.Nodes[0].Metrics, up.Nodes[1].Metrics}, NodeNames: []string{"alpha", "beta"},
 		Collect: experiment.Collect{ScrapeInterval: 500 * time.Millisecond},
 	})
@@ -64,7 +64,7 @@ func TestLoadMetricsURL(t *testing.T) {
 	dir = filepath.Join(tmp, "run-bare")
 	out.Reset()
 	res, err = experiment.Load(ctx, experiment.LoadOptions{
-		Endpoint: up.Nodes[0].RPC, Workload: w, Dir: dir, Readback: true, Env: experiment.Env{Out: &out, Version: "test"},
+		Endpoint: up.Nodes[0].RPC, Manifest: m, Dir: dir, Readback: true, Env: experiment.Env{Out: &out, Version: "test"},
 		MetricsURLs: []string{up.Nodes[0].Metrics}, NodeNames: []string{"alpha"},
 		Collect: experiment.Collect{Metrics: experiment.MetricsNone, NoCommitSamples: true, ReadAfterLoad: true, MinFreeDisk: -1},
 	})

@@ -176,34 +176,32 @@ func EvidenceOf(c Criterion, in analysis.Input, s analysis.Summary, metrics []re
 }
 
 // toModel turns evidence gathered in a time-scaled run's host time (the
-// load of in.Run, the records) into the model's time, as analysis does the
-// summary's figures (which it took already in model time): the rate ×k,
+// load of in.Run, the records) into the model's time by the one rule the
+// summary's figures follow (analysis.ModelValue, by unit): the rate ×k,
 // the duration, the trend's window and the drain ÷k; the latency slope,
 // seconds per second, is the same.
 func (ev *Evidence) toModel(k float64) {
 	if k == 0 || k == 1 {
 		return
 	}
-	ev.Rate, ev.DurationS = ev.Rate*k, ev.DurationS/k
+	ev.Rate = analysis.ModelValue(ev.Rate, analysis.UnitTPS, k)
+	ev.DurationS = analysis.ModelValue(ev.DurationS, analysis.UnitS, k)
 	if ev.Trend != nil {
 		t := ev.Trend.InModel(k)
 		ev.Trend = &t
 	}
 	if ev.Drain != nil {
 		d := *ev.Drain
-		d.Seconds /= k
+		d.Seconds = analysis.ModelValue(d.Seconds, analysis.UnitS, k)
 		ev.Drain = &d
 	}
 }
 
 // InModel is t, fitted in a time-scaled run's host time, in the model's:
-// its window ÷k; the slope (seconds of latency per second) is the same.
-// t itself at k = 1.
+// its window ÷k (analysis.ModelValue of seconds); the slope (seconds of
+// latency per second) is the same. t itself at k = 1.
 func (t Trend) InModel(k float64) Trend {
-	if k == 0 || k == 1 {
-		return t
-	}
-	t.FromS, t.ToS = t.FromS/k, t.ToS/k
+	t.FromS, t.ToS = analysis.ModelValue(t.FromS, analysis.UnitS, k), analysis.ModelValue(t.ToS, analysis.UnitS, k)
 	return t
 }
 

@@ -114,10 +114,10 @@ func TestSentinelFlood(t *testing.T) {
 	clients := []*client{{key: "greedy", conns: 4, rate: 300}, {key: "small", conns: 1, rate: 20}}
 	var wg sync.WaitGroup
 	for _, c := range clients {
-		w := base.Load
-		w.Connections, w.Rate, w.Duration, w.DrainTimeout = c.conns, c.rate, 15*time.Second, 30*time.Second
+		m := base
+		m.Load.Connections, m.Load.Rate, m.Load.Duration, m.Load.DrainTimeout = c.conns, c.rate, 15*time.Second, 30*time.Second
 		wg.Go(func() {
-			c.res, c.err = experiment.Load(context.Background(), experiment.LoadOptions{Endpoint: ep, Workload: w,
+			c.res, c.err = experiment.Load(context.Background(), experiment.LoadOptions{Endpoint: ep, Manifest: m,
 				Dir: filepath.Join(t.TempDir(), c.key), Readback: true, ClientKey: c.key,
 				Env: experiment.Env{Out: &c.out, Version: "test", Hard: context.Background(), Logger: clientLog(t, c.key)}})
 		})
