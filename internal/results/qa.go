@@ -172,6 +172,44 @@ type QAFigure struct {
 	Headline  bool     `json:"headline,omitempty"`
 }
 
+// Rate is the evidence of a count figure judged as a rate (compare's
+// count figures: slow heights per height, rejected transactions per sent
+// transaction): each side's events and exposure summed over its runs, and
+// the ratio of the candidate's rate to the baseline's with its interval.
+type Rate struct {
+	// Per names the unit of exposure ("height", "sent tx"); Exposure is
+	// the dictionary id of the figure it is read from.
+	Per      string `json:"per"`
+	Exposure string `json:"exposure"`
+	// BaseCount events over BaseExposure, CandCount over CandExposure.
+	BaseCount    float64 `json:"base_count"`
+	BaseExposure float64 `json:"base_exposure"`
+	CandCount    float64 `json:"cand_count"`
+	CandExposure float64 `json:"cand_exposure"`
+	// Ratio is the candidate's rate ÷ the baseline's, nil when the
+	// baseline's rate is 0; Lo and Hi its interval, Hi nil when it is
+	// unbounded; Dispersion the runs' Pearson dispersion φ̂ (1: none
+	// measured, or no more than Poisson counts vary).
+	Ratio      *float64 `json:"ratio,omitempty"`
+	Lo         *float64 `json:"ratio_lo,omitempty"`
+	Hi         *float64 `json:"ratio_hi,omitempty"`
+	Dispersion float64  `json:"dispersion"`
+}
+
+// DeltaPct is the change of the rate, 100·(ratio − 1) %; ok is false when
+// the baseline's rate is 0.
+func (r Rate) DeltaPct() (float64, bool) {
+	if r.Ratio == nil {
+		return 0, false
+	}
+	return 100 * (*r.Ratio - 1), true
+}
+
+// Rates are the sides' rates per unit of exposure (events ÷ exposure).
+func (r Rate) Rates() (base, cand float64) {
+	return r.BaseCount / r.BaseExposure, r.CandCount / r.CandExposure
+}
+
 // Step returns the step of id, or nil.
 func (r *QARecord) Step(id string) *QAStep {
 	for i := range r.Steps {

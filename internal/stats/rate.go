@@ -133,3 +133,58 @@ func RateDispersion(counts, exposures [][]float64) (phi float64, ok bool) {
 	}
 	return chi2 / float64(df), true
 }
+
+// RateRatioRuns compares the candidate's rate with the baseline's from
+// their runs' counts and exposures (counts[0], exposures[0] the
+// baseline's, [1] the candidate's), summed over each side's runs. It
+// takes the Poisson test and the runs' spread, whichever is the more
+// cautious:
+//
+//   - the exact conditional test of RateRatio with φ = 1, the floor a
+//     count's variance cannot go below (alike runs, 0, 0, 0 against
+//     2, 2, 2, are still Poisson counts, not certainties);
+//
+//   - when the runs vary more than Poisson counts (RateDispersion φ̂ > 1,
+//     ν = Σ(n_s − 1) degrees of freedom), the quasi-Poisson score test of
+//     the side's effect with the estimated dispersion, referred to
+//     Student's t with ν degrees of freedom (McCullagh and Nelder §4.5.2:
+//     an F(1, ν), whose square root is t):
+//
+//     t = (k2 − K·π0) / √(K·π0·(1 − π0)·φ̂),  p_t = 2·(1 − T_ν(|t|))
+//
+// p = max(p_exact, p_t). The ratio's interval is RateRatio's with the
+// counts divided by φ_eff = max(1, φ̂·(t_ν/z)²), t_ν and z the two
+// quantiles at the level asked (the dispersion, widened for being
+// estimated from few runs). Dispersion is φ̂ (1 when the runs gave none).
+func RateRatioRuns(counts, exposures [2][]float64, conf float64) RateTest {
+	var k, t [2]float64
+	for s := range 2 {
+		for i := range counts[s] {
+			k[s] += counts[s][i]
+		}
+		for i := range exposures[s] {
+			t[s] += exposures[s][i]
+		}
+	}
+	exact := RateRatio(k[0], t[0], k[1], t[1], 1, conf)
+	phi, ok := RateDispersion(counts[:], exposures[:])
+	if !ok || !(phi > 1) || math.IsNaN(exact.P) {
+		return exact
+	}
+	df := 0.0
+	for s := range 2 {
+		df += float64(max(len(counts[s])-1, 0))
+	}
+	q := TQuantile(1-(1-conf)/2, df) / NormalQuantile(1-(1-conf)/2)
+	out := RateRatio(k[0], t[0], k[1], t[1], phi*q*q, conf)
+	out.Dispersion = phi
+	kk := k[0] + k[1]
+	pi0 := t[1] / (t[0] + t[1])
+	if se := math.Sqrt(kk * pi0 * (1 - pi0) * phi); se > 0 {
+		pt := 2 * TSurvival(math.Abs(k[1]-kk*pi0)/se, df)
+		out.P = math.Min(1, math.Max(exact.P, pt))
+	} else {
+		out.P = exact.P
+	}
+	return out
+}

@@ -77,3 +77,31 @@ func TestRateDispersion(t *testing.T) {
 		t.Errorf("alike runs: φ = %v, %v; want 0", phi, ok)
 	}
 }
+
+// TestRateRatioRuns: the cautious of the Poisson test and the runs'
+// spread. 10, 20, 30 against 40, 40, 40 over unit exposures: φ̂ = 2.5
+// (TestRateDispersion's side A), ν = 4, K = 180, π0 = ½,
+// t = (120 − 90)/√(180·¼·2.5) = 2√2, and for ν = 4 the two-sided
+// p = 1 − t(t² + 6)/(t² + 4)^{3/2}; the Poisson test's p is far smaller.
+// Alike runs, 0, 0, 0 against 2, 2, 2 heights of 40, fall back to the
+// Poisson test: p = 2·½⁶, not the 0 of a t test of zero variance.
+func TestRateRatioRuns(t *testing.T) {
+	one := []float64{1, 1, 1}
+	got := RateRatioRuns([2][]float64{{10, 20, 30}, {40, 40, 40}}, [2][]float64{one, one}, 0.95)
+	tt := 2 * math.Sqrt2
+	want := 1 - tt*(tt*tt+6)/math.Pow(tt*tt+4, 1.5)
+	if math.Abs(got.P-want) > 1e-9 || got.Dispersion != 2.5 {
+		t.Errorf("over-dispersed: p = %.10g, φ = %v; want %.10g, 2.5", got.P, got.Dispersion, want)
+	}
+	if exact := RateRatio(60, 3, 120, 3, 1, 0.95); exact.P >= want/100 {
+		t.Errorf("the Poisson test should be far stronger: %v", exact.P)
+	}
+	if got.Interval.Lo >= 1 || got.Interval.Hi <= 2 {
+		t.Errorf("over-dispersed interval %+v should hold 1 and 2", got.Interval)
+	}
+	h := []float64{40, 40, 40}
+	got = RateRatioRuns([2][]float64{{0, 0, 0}, {2, 2, 2}}, [2][]float64{h, h}, 0.95)
+	if math.Abs(got.P-2*math.Pow(0.5, 6)) > 1e-12 || got.Dispersion != 1 {
+		t.Errorf("alike runs: p = %v, φ = %v; want %v, 1", got.P, got.Dispersion, 2*math.Pow(0.5, 6))
+	}
+}
