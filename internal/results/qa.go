@@ -157,19 +157,45 @@ type QAStep struct {
 	Figures []QAFigure `json:"figures,omitempty"`
 }
 
-// QAFigure is one figure of a compared test: baseline, candidate, Δ %
-// and the QA verdict (compare.QAVerdict).
+// QAFigure is one figure of a compared test: the sides' values with
+// their n, the change (Δ, Δ %), its interval and p, the method's 10 %
+// rule and significance each in a word, and the QA verdict
+// (compare.QAVerdict).
 type QAFigure struct {
-	ID        string   `json:"id"`
-	Title     string   `json:"title"`
-	Unit      string   `json:"unit"`
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Unit     string `json:"unit"`
+	Headline bool   `json:"headline,omitempty"`
+	// Baseline and Candidate are the means over each side's runs, NBase
+	// and NCand the runs that have the figure.
 	Baseline  *float64 `json:"baseline"`
 	Candidate *float64 `json:"candidate"`
-	DeltaPct  *float64 `json:"delta_pct"`
-	P         *float64 `json:"p,omitempty"`
-	Verdict   string   `json:"verdict"`
-	Reason    string   `json:"reason,omitempty"`
-	Headline  bool     `json:"headline,omitempty"`
+	NBase     int      `json:"n_base,omitempty"`
+	NCand     int      `json:"n_cand,omitempty"`
+	// Delta is candidate − baseline (the unit's), DeltaPct 100·Δ/|baseline|.
+	Delta    *float64 `json:"delta,omitempty"`
+	DeltaPct *float64 `json:"delta_pct"`
+	// CILo … CIHi is the interval of Δ (at the comparison's confidence,
+	// Bonferroni-widened with Holm's correction); P the test's p-value
+	// (Holm-adjusted where Test says so).
+	CILo *float64 `json:"ci_lo,omitempty"`
+	CIHi *float64 `json:"ci_hi,omitempty"`
+	P    *float64 `json:"p,omitempty"`
+	Test string   `json:"test,omitempty"`
+	// Rate is the evidence of a count figure judged as a rate (its Δ %
+	// and interval are the rate ratio's, not the per-run means').
+	Rate *Rate `json:"rate,omitempty"`
+	// Rule is the method's 10 % rule as published, in a word ("over",
+	// "within", "" when not judged); Significance the test's
+	// ("significant", "not significant", "untested", "").
+	Rule         string `json:"rule,omitempty"`
+	Significance string `json:"significance,omitempty"`
+	Verdict      string `json:"verdict"`
+	Reason       string `json:"reason,omitempty"`
+	// UndecidedAfter is the rounds after which an undecided figure (over
+	// the threshold, not significant) was left undecided, the budget of
+	// rounds spent; 0 while more rounds may decide it.
+	UndecidedAfter int `json:"undecided_after,omitempty"`
 }
 
 // Rate is the evidence of a count figure judged as a rate (compare's
