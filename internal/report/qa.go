@@ -3,13 +3,11 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
@@ -65,6 +63,7 @@ func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
 		}
 	}
 	m.qaNotRun(rec)
+	m.qaDictionary(rec)
 	md := b.Bytes()
 	for _, name := range []string{results.ReportFile, results.CompareMD, results.SweepReportFile, results.SaturateReportFile} {
 		html := strings.TrimSuffix(name, ".md") + ".html"
@@ -138,7 +137,12 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 		if st.Error != "" {
 			what = st.Error
 		}
-		rows = append(rows, []string{qaStepTitle(rec, st.ID), qaVerdictText(st), what})
+		title := qaStepTitle(rec, st.ID)
+		anchor := headingID(title)
+		if st.Status == results.QASkipped || st.Status == results.QANotBuilt {
+			anchor = "steps-not-run"
+		}
+		rows = append(rows, []string{title, qaVerdictText(st), foldCell(what, anchor)})
 	}
 	m.table([]string{"test", "result", "what it found"}, "lll", rows)
 }
@@ -364,43 +368,6 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in
 		}
 		m.f("Runs: %s.\n\n", strings.Join(links, ", "))
 	}
-}
-
-// qaFigures is a test's table: the headline figures, then every other
-// figure whose verdict is not a pass.
-func (m mdWriter) qaFigures(rec results.QARecord, figs []results.QAFigure) {
-	var rows [][]string
-	hidden := 0
-	for _, f := range figs {
-		v := compare.QAVerdict(f.Verdict)
-		if !f.Headline && (v == compare.QAPass || v == compare.QANotJudged) {
-			hidden++
-			continue
-		}
-		text := v.Text(rec.ThresholdPct)
-		if v == compare.QARegression || v == compare.QAWorseWithin || v == compare.QABeyondNotSignificant {
-			text = "**" + text + "**"
-		}
-		rows = append(rows, []string{f.Title, qaValue(f.ID, f.Baseline), qaValue(f.ID, f.Candidate), qaPct(f.DeltaPct), text})
-	}
-	m.table([]string{"figure", rec.Labels[0], rec.Labels[1], "Δ %", "verdict"}, "lrrrl", rows)
-	if hidden > 0 {
-		m.f("%d other figures passed or are not judged (see the comparison).\n\n", hidden)
-	}
-}
-
-func qaValue(id string, v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return FormatMetric(id, *v)
-}
-
-func qaPct(p *float64) string {
-	if p == nil || math.IsNaN(*p) {
-		return "—"
-	}
-	return fmt.Sprintf("%+.1f %%", *p)
 }
 
 // qaNotRun lists the steps that did not run and why.
