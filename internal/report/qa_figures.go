@@ -127,7 +127,7 @@ func qaPct(d, p *float64) string {
 	case p == nil || math.IsNaN(*p):
 		return "n/a (baseline 0)"
 	}
-	return fmt.Sprintf("%+.1f %%", *p)
+	return strings.Replace(fmt.Sprintf("%+.1f %%", *p), "-", "−", 1)
 }
 
 // signedMean is signed for a difference of means over n runs.
@@ -139,7 +139,7 @@ func signedMean(m analysis.Metric, v float64, n int) string {
 	if v > 0 {
 		s = "+" + s
 	}
-	return s
+	return strings.Replace(s, "-", "−", 1)
 }
 
 // signedRate formats a difference of rates to 3 significant digits.
@@ -147,7 +147,11 @@ func signedRate(d float64) string {
 	if d == 0 {
 		return "0"
 	}
-	return strconv.FormatFloat(d, 'g', 3, 64)
+	s := strconv.FormatFloat(d, 'g', 3, 64)
+	if d > 0 {
+		s = "+" + s
+	}
+	return strings.Replace(s, "-", "−", 1)
 }
 
 func ratePct(r results.Rate) string {
@@ -155,7 +159,7 @@ func ratePct(r results.Rate) string {
 		return "0 %"
 	}
 	if d, ok := r.DeltaPct(); ok {
-		return fmt.Sprintf("%+.1f %%", d)
+		return strings.Replace(fmt.Sprintf("%+.1f %%", d), "-", "−", 1)
 	}
 	return "n/a (baseline 0)"
 }

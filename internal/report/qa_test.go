@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 	"github.com/cometlab/cometlab/internal/saturation"
@@ -113,22 +114,22 @@ func TestQAFigureRow(t *testing.T) {
 			Candidate: f64(1), NBase: 3, NCand: 3, Delta: f64(1.0 / 3), DeltaPct: pct(2.0/3, 1), P: f64(0.62), Verdict: "pass",
 			Rule: "worse_over", Significance: "not significant", Rate: &results.Rate{Per: "height", BaseCount: 2, BaseExposure: 81,
 				CandCount: 3, CandExposure: 78, Ratio: f64(1.558), Lo: f64(0.17), Hi: f64(18.6)}},
-			"Blocks after round 0 | blocks per height | 3 v 3 | 2 of 81 | 3 of 78 | 0.0138 | +55.8 % | ratio 0.17 … 18.6 | 0.620 | worse by over 10 % | not significant | pass"},
+			"Blocks after round 0 | blocks per height | 3 v 3 | 2 of 81 | 3 of 78 | +0.0138 | +55.8 % | ratio 0.17 … 18.6 | 0.620 | worse by over 10 % | not significant | pass"},
 		{"a single run's count is an integer", results.QAFigure{ID: "rounds_max", Title: "Rounds max", Baseline: f64(1), Candidate: f64(1),
 			NBase: 1, NCand: 1, Delta: f64(0), DeltaPct: f64(0), Verdict: "not_judged"},
 			"Rounds max | rounds | 1 v 1 | 1 | 1 | 0 rounds | 0 % | — | — | — | — | not judged"},
 		{"slow heights from 0, undecided after 3 rounds", results.QAFigure{ID: "slow_heights", Title: "Slow heights", Baseline: f64(0),
 			Candidate: f64(2), NBase: 3, NCand: 3, Delta: f64(2), P: f64(0.0791), Verdict: "beyond_not_significant", Rule: "worse_over",
 			Significance: "not significant", UndecidedAfter: 3, Rate: &results.Rate{Per: "height", BaseExposure: 120, CandCount: 6, CandExposure: 130, Lo: f64(1.09)}},
-			"Slow heights | blocks per height | 3 v 3 | 0 of 120 | 6 of 130 | 0.0462 | n/a (baseline 0) | ratio 1.09 … ∞ | 0.079 | worse by over 10 % | not significant | **undecided after 3 rounds**"},
+			"Slow heights | blocks per height | 3 v 3 | 0 of 120 | 6 of 130 | +0.0462 | n/a (baseline 0) | ratio 1.09 … ∞ | 0.079 | worse by over 10 % | not significant | **undecided after 3 rounds**"},
 		{"latency with its interval", results.QAFigure{ID: "block_latency_p50_ms", Title: "Block latency p50", Baseline: f64(975.6),
 			Candidate: f64(904.8), NBase: 3, NCand: 3, Delta: f64(-70.8), DeltaPct: pct(975.6, 904.8), CILo: f64(-150.2), CIHi: f64(8.6),
 			P: f64(0.31), Verdict: "pass", Rule: "within", Significance: "not significant"},
-			"Block latency p50 | ms | 3 v 3 | 975.6 | 904.8 | -70.8 ms | -7.3 % | [-150.2, +8.6] | 0.310 | within 10 % | not significant | pass"},
+			"Block latency p50 | ms | 3 v 3 | 975.6 | 904.8 | −70.8 ms | −7.3 % | [−150.2, +8.6] | 0.310 | within 10 % | not significant | pass"},
 		{"mempool size, a count's mean over runs", results.QAFigure{ID: "mempool_size_mean_txs", Title: "Mempool size mean", Baseline: f64(612.4),
 			Candidate: f64(574.2), NBase: 3, NCand: 3, Delta: f64(-38.2), DeltaPct: pct(612.4, 574.2), Verdict: "pass", Rule: "within",
 			Significance: "not significant"},
-			"Mempool size mean | txs | 3 v 3 | 612 | 574 | -38.2 txs | -6.2 % | — | — | within 10 % | not significant | pass"},
+			"Mempool size mean | txs | 3 v 3 | 612 | 574 | −38.2 txs | −6.2 % | — | — | within 10 % | not significant | pass"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := strings.Join(qaFigureRow(tt.f, 10), " | "); got != tt.want {
@@ -305,5 +306,28 @@ func TestQASaturationUnsafe(t *testing.T) {
 	}
 	if md, _ := os.ReadFile(filepath.Join(dir, results.QAReportFile)); strings.Contains(string(md), "| Saturation point | **") || strings.Contains(string(md), "**Safety violation:**") {
 		t.Errorf("a safe saturation step is listed as a test or a violation:\n%s", md)
+	}
+}
+
+// TestCompareMeansOfCounts: compare.md writes a count's mean over
+// repeats as formatMean does — "Rounds max | 0.67 | 1.00", not "1 | 1" —
+// and a count judged as a rate with the interval of the rates' ratio.
+func TestCompareMeansOfCounts(t *testing.T) {
+	run := func(label string, rounds, multi float64) compare.Run {
+		return compare.Run{Run: results.Run{ID: label, Status: results.StatusComplete},
+			Metrics: map[string]float64{"rounds_max": rounds, "blocks_multi_round": multi, "blocks": 40}}
+	}
+	base := compare.Side{Label: "base", Runs: []compare.Run{run("b1", 0, 0), run("b2", 1, 1), run("b3", 1, 1)}}
+	cand := compare.Side{Label: "cand", Runs: []compare.Run{run("c1", 1, 1), run("c2", 1, 1), run("c3", 1, 1)}}
+	c, err := compare.Sides(base, []compare.Side{cand}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	compareMarkdown(&b, c, nil, CompareOptions{})
+	for _, want := range []string{"| Rounds max (rounds) | 0.67 | 1.00 | +0.33 | +50.0 % |", "| Blocks after round 0 (blocks) | 0.67 | 1.00 | +0.33 | +50.0 % | ratio "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, b.String())
+		}
 	}
 }
