@@ -78,10 +78,18 @@ func JudgeQA(row Row, cell Cell, alpha float64) QAVerdict {
 	case Better:
 		return QABetter
 	}
-	if row.Better == analysis.Neutral.String() || !row.InDictionary || cell.Delta == nil || *cell.Delta == 0 {
+	if row.Better == analysis.Neutral.String() || !row.InDictionary || cell.Delta == nil {
 		return QAPass
 	}
-	worse := (row.Better == analysis.HigherIsBetter.String()) != (*cell.Delta > 0)
+	d := *cell.Delta
+	if cell.Rate != nil {
+		b, c := cell.Rate.Rates()
+		d = c - b // a count's direction is its rate's
+	}
+	if d == 0 {
+		return QAPass
+	}
+	worse := (row.Better == analysis.HigherIsBetter.String()) != (d > 0)
 	if !worse {
 		return QAPass
 	}

@@ -89,6 +89,14 @@ func TestCountFigures(t *testing.T) {
 			cand: map[string][]float64{"blocks_multi_round": {2, 2, 2}, "blocks": {80, 80, 80}},
 			id:   "blocks_multi_round", wantP: -1, minP: 0.05, verdict: NoChange, qa: QAPass,
 		},
+		{
+			// The same count over half the heights is twice the rate:
+			// worse, though the per-run means did not move.
+			name: "the same count over half the heights",
+			base: map[string][]float64{"blocks_multi_round": {2, 2, 2}, "blocks": {80, 80, 80}},
+			cand: map[string][]float64{"blocks_multi_round": {2, 2, 2}, "blocks": h},
+			id:   "blocks_multi_round", wantP: -1, minP: 0.05, verdict: NoChange, qa: QABeyondNotSignificant,
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b, c := countSides(tt.base, tt.cand)

@@ -126,8 +126,8 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 	m.f("Made by `cometlab qa` on one machine (%d CPUs) with %d nodes (%d validators) per testnet: the method of CometBFT's QA "+
 		"(saturation table, QA load, tests against the baseline) at the scale of one host, not of the published 200-node testnets. "+
 		"A figure is a **regression** when it is worse than the baseline by %s %% or more **and** the difference is significant over "+
-		"the repeats (α = %s, Holm-corrected over a test's figures); a figure worse but within %[4]s %%, or beyond %[4]s %% but not "+
-		"significant, is stated as such.\n\n", rec.Host.CPUs, nodes, vals, fmtFloat(rec.ThresholdPct), fmtFloat(rec.Alpha))
+		"the repeats (α = %s, Holm-corrected over a test's figures); a figure worse but within %[4]s %%, or worse by over %[4]s %% but not "+
+		"significant (undecided), is stated as such; each figure's table gives the %[4]s %% rule and the significance in columns of their own.\n\n", rec.Host.CPUs, nodes, vals, fmtFloat(rec.ThresholdPct), fmtFloat(rec.Alpha))
 	var rows [][]string
 	for _, st := range rec.Steps {
 		if st.ID == "qa-load" || st.ID == "saturation" && st.Verdict != results.QAVerdictUnsafe && st.Status != results.StatusFailed {
