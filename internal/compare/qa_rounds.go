@@ -154,3 +154,18 @@ func QAFigureVerdictText(f results.QAFigure, thresholdPct float64) string {
 	}
 	return QAVerdict(f.Verdict).Text(thresholdPct)
 }
+
+// QAJudge is a QA test's judgement after its rounds so far, in one call:
+// QAFigures of c, the sequential look at the undecided figures
+// (QAMoreRounds, within budget rounds) and its decisions applied
+// (ApplyQALook). The QA runner calls it after each round: while
+// look.More, it runs another round and calls it again; otherwise figs
+// are the test's final figures.
+func QAJudge(c Result, budget int) (figs []results.QAFigure, look QALook, err error) {
+	figs = QAFigures(c)
+	look, err = QAMoreRounds(c, figs, budget)
+	if err != nil {
+		return figs, look, err
+	}
+	return ApplyQALook(figs, look), look, nil
+}

@@ -140,3 +140,35 @@ func TestQARuleAndSignificance(t *testing.T) {
 		t.Errorf("rule text %q", got)
 	}
 }
+
+// TestQAJudge: the runner's one call, round after round. Block latency
+// swings from round to round and is 30 % higher on the candidate: after
+// 3 rounds of a budget of 6 it is undecided and wants more; with 6 the
+// sequential rule decides it worse, and no round more is wanted.
+func TestQAJudge(t *testing.T) {
+	swing := []float64{1000, 2000, 600, 1500, 800, 1800}
+	slower := make([]float64, len(swing))
+	for i, v := range swing {
+		slower[i] = v*1.3 + float64(i%3)
+	}
+	for _, tt := range []struct {
+		rounds  int
+		more    bool
+		verdict QAVerdict
+	}{{3, true, QABeyondNotSignificant}, {6, false, QARegression}} {
+		b, c := countSides(map[string][]float64{"block_latency_p50_ms": swing[:tt.rounds]},
+			map[string][]float64{"block_latency_p50_ms": slower[:tt.rounds]})
+		res, err := Sides(b, []Side{c}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs, look, err := QAJudge(res, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := figByID(t, figs, "block_latency_p50_ms")
+		if look.More != tt.more || QAVerdict(f.Verdict) != tt.verdict || look.Rounds != tt.rounds {
+			t.Errorf("after %d rounds: more %v, %s (%s); want more %v, %s", tt.rounds, look.More, f.Verdict, f.Reason, tt.more, tt.verdict)
+		}
+	}
+}
