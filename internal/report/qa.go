@@ -186,7 +186,7 @@ func (m mdWriter) qaSaturation(rec results.QARecord, st results.QAStep, sats []Q
 		m.f("**The step failed:** %s\n\n", st.Error)
 	}
 	if st.Verdict == results.QAVerdictUnsafe {
-		m.f("**Safety violation:** %s\n\n", st.Summary)
+		m.qaSafetyViolation(rec, st.Summary)
 	}
 	m.f("Each side's saturation search (one connection, from the manifest's rate) found its knee; the c × r grid then "+
 		"brackets it, the method's c ∈ {1, 2, 4} × r ∈ {200, 400, 800, 1600} scaled to where this testnet saturates "+

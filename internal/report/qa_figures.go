@@ -177,6 +177,43 @@ func ratioInterval(r results.Rate) string {
 	return "ratio " + lo + " … " + hi
 }
 
+// qaSafetyViolation opens a step's section with its safety violation:
+// one line when short, else its head and a list of its parts, one per run
+// or side (the parts of the summary that start with a run's directory,
+// tests/…, or a side's label), so that a dozen runs' findings read as a
+// list rather than as one paragraph.
+func (m mdWriter) qaSafetyViolation(rec results.QARecord, summary string) {
+	if len([]rune(summary)) <= 160 {
+		m.f("**Safety violation:** %s\n\n", summary)
+		return
+	}
+	head, rest, _ := strings.Cut(summary, ": ")
+	starts := func(p string) bool {
+		if strings.HasPrefix(p, results.QATestsDir+"/") {
+			return true
+		}
+		for _, l := range rec.Labels {
+			if strings.HasPrefix(p, l+": ") {
+				return true
+			}
+		}
+		return false
+	}
+	var items []string
+	for _, p := range strings.Split(rest, "; ") {
+		if len(items) == 0 || starts(p) {
+			items = append(items, p)
+			continue
+		}
+		items[len(items)-1] += "; " + p
+	}
+	m.f("**Safety violation:** %s:\n\n", head)
+	for _, it := range items {
+		m.f("- %s\n", it)
+	}
+	m.f("\n")
+}
+
 // foldCell keeps a table cell short: a text longer than 160 characters
 // becomes its first clause (to the first ": " or "; ", cut at a word
 // within 120 characters) and a link to anchor, where the whole text is.

@@ -157,6 +157,37 @@ func TestFormatMean(t *testing.T) {
 	}
 }
 
+// TestQASafetyViolationList: the committed v0.40.0 report's 2,000-character
+// violation — 12 runs' findings in one cell and one paragraph — is a short
+// cell with a link, and a list of one line per run in the step's section.
+func TestQASafetyViolationList(t *testing.T) {
+	dir := t.TempDir()
+	rec := fixtureQA()
+	rec.Verdict = results.QAVerdictUnsafe
+	var parts []string
+	for _, c := range []string{"c2-r1180-0", "c2-r2360-0", "c4-r300-0"} {
+		parts = append(parts, "tests/saturation/v0.38.26/grid/cells/"+c+": 2 accepted transaction(s) never committed, and nothing in the run "+
+			"explains it; no evidence of misbehaviour committed.")
+	}
+	why := "safety violation in 3 run(s): " + strings.Join(parts, "; ") + "; v0.38.26: knee 1182 tx/s; v0.40.0: knee 1102 tx/s"
+	rec.Steps[0].Verdict, rec.Steps[0].Summary = results.QAVerdictUnsafe, why
+	if err := WriteQA(dir, rec, QAInputs{}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| Saturation point | **UNSAFE** | safety violation in 3 run(s) ([details](#saturation-point)) |",
+		"**Safety violation:** safety violation in 3 run(s):\n\n- tests/saturation/v0.38.26/grid/cells/c2-r1180-0: 2 accepted transaction(s) " +
+			"never committed, and nothing in the run explains it; no evidence of misbehaviour committed.\n- tests/saturation/v0.38.26/grid/cells/c2-r2360-0",
+		"\n- v0.38.26: knee 1182 tx/s\n- v0.40.0: knee 1102 tx/s\n"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("qa.md lacks %q", want)
+		}
+	}
+}
+
 // TestFoldCell: a long cell becomes its first clause and a link.
 func TestFoldCell(t *testing.T) {
 	long := "safety violation in 12 run(s): " + strings.Repeat("tests/x: 2 accepted transaction(s) never committed, and nothing in the run explains it; ", 12)
