@@ -2,7 +2,10 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestRateRatio checks the conditional binomial test of two rates against
@@ -103,5 +106,61 @@ func TestRateRatioRuns(t *testing.T) {
 	got = RateRatioRuns([2][]float64{{0, 0, 0}, {2, 2, 2}}, [2][]float64{h, h}, 0.95)
 	if math.Abs(got.P-2*math.Pow(0.5, 6)) > 1e-12 || got.Dispersion != 1 {
 		t.Errorf("alike runs: p = %v, φ = %v; want %v, 1", got.P, got.Dispersion, 2*math.Pow(0.5, 6))
+	}
+}
+
+// TestRateRatioRunsFalseAlarms: A/A experiments of 3 runs a side whose
+// counts vary between runs more than Poisson counts do (each run's rate
+// λ·e^{σZ}, σ = 0.3: a busy host, a burst of refusals) call the rates
+// different at α = 0.05 in about α of the experiments, where the Poisson
+// test alone (φ = 1) calls most of them different; with Poisson counts
+// (σ = 0) both hold α. 2,000 experiments: α + 3 standard errors is 0.065.
+func TestRateRatioRunsFalseAlarms(t *testing.T) {
+	const experiments, alpha = 2000, 0.05
+	limit := alpha + 3*math.Sqrt(alpha*(1-alpha)/experiments)
+	for _, tt := range []struct {
+		name          string
+		lambda, sigma float64
+		poissonAbove  float64 // the Poisson test's share must exceed this
+	}{
+		{"over-dispersed, 300 events a run", 300, 0.3, 0.5},
+		{"over-dispersed, 30 events a run", 30, 0.3, 0.2},
+		{"Poisson, 30 events a run", 30, 0, -1},
+		{"Poisson, 2 events a run", 2, 0, -1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, uint64(tt.lambda)))
+			var runs, poisson int
+			for range experiments {
+				var counts, exp [2][]float64
+				for s := range 2 {
+					for range 3 {
+						l := tt.lambda * math.Exp(tt.sigma*r.NormFloat64())
+						counts[s] = append(counts[s], distuv.Poisson{Lambda: l, Src: r}.Rand())
+						exp[s] = append(exp[s], 40)
+					}
+				}
+				if RateRatioRuns(counts, exp, 0.95).P < alpha {
+					runs++
+				}
+				var k [2]float64
+				for s := range 2 {
+					for _, c := range counts[s] {
+						k[s] += c
+					}
+				}
+				if RateRatio(k[0], 120, k[1], 120, 1, 0.95).P < alpha {
+					poisson++
+				}
+			}
+			share, pshare := float64(runs)/experiments, float64(poisson)/experiments
+			t.Logf("false alarms: %.3f (the Poisson test alone: %.3f)", share, pshare)
+			if share > limit {
+				t.Errorf("false alarms %.3f, want ≤ %.3f", share, limit)
+			}
+			if tt.poissonAbove >= 0 && pshare <= tt.poissonAbove {
+				t.Errorf("the Poisson test alone flagged only %.3f: the simulation cannot tell the dispersion from none", pshare)
+			}
+		})
 	}
 }
