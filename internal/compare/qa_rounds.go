@@ -31,7 +31,7 @@ type QALook struct {
 // figures) at the figures of figs that JudgeQA left undecided
 // (QABeyondNotSignificant), from c — the comparison of the test's rounds
 // so far, baseline runs and candidate runs in round order. A count
-// figure (IsCount) is looked at as a rate over its runs' exposures.
+// figure (CountExposure) is looked at as a rate over its runs' exposures.
 //
 // More is true when a figure is still undecided and rounds < budget: run
 // another round, compare again, then call QAMoreRounds again; when More

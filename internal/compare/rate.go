@@ -39,12 +39,12 @@ func rateOf(id string) (exposure, per string, ok bool) {
 	return "", "", false
 }
 
-// IsCount reports whether the figure id is a count judged as a rate per
-// unit of an exposure (see RateEvidence).
-func IsCount(id string) bool {
-	_, _, ok := rateOf(id)
-	return ok
-}
+// CountExposure returns the exposure of a count figure (the dictionary id
+// of what its events are counted over: "blocks" for slow heights) and
+// the name of its unit ("height"); ok is false for a figure that is not a
+// count judged as a rate. ab's sequential look sets a count's exposures
+// from it (sequential.Metric.BaseExposure, CandExposure).
+func CountExposure(id string) (exposure, per string, ok bool) { return rateOf(id) }
 
 // rateInput is a count figure's per-run counts and exposures, by side
 // (baseline, candidate).
