@@ -49,7 +49,7 @@ var allowedImports = map[string][]string{
 	"saturation":                {"analysis", "results", "stats"},
 	"sequential":                {"stats"},
 	"history":                   {"analysis", "changepoint", "results", "saturation", "stats"},
-	"compare":                   {"analysis", "cometbft", "exitcode", "results", "stats"},
+	"compare":                   {"analysis", "cometbft", "exitcode", "results", "sequential", "stats"},
 	"report":                    {"analysis", "compare", "results", "saturation", "sequential", "stats"},
 	"web":                       {"analysis", "compare", "history", "report", "results", "saturation"},
 	"experiment":                {"analysis", "collect", "cometbft", "deploy", "exitcode", "links", "load", "manifest", "report", "results", "rpc", "sentinel", "shape", "testnet"},

@@ -48,9 +48,11 @@ func blockDictionary() []Metric {
 		{ID: "untimely_proposals", Title: "Untimely proposals", Unit: UnitEvents, Better: LowerIsBetter, Group: GroupBlocks, PerNode: true,
 			Source:     "metrics.csv: cometbft_consensus_proposal_timestamp_difference_count{is_timely=\"false\"} (v1.0)",
 			Definition: "Proposals a node received whose timestamp was not timely by the chain's synchrony parameters (precision, message delay): the increase of the histogram's count labelled is_timely=false. With PBTS enabled a validator prevotes nil on an untimely proposal. Run-wide: the sum over nodes. Releases before v1.0 do not expose it."},
-		{ID: "round_duration_mean_ms", Title: "Round duration mean", Unit: UnitMS, Better: LowerIsBetter, Group: GroupBlocks, PerNode: true,
-			Source:     "metrics.csv: cometbft_consensus_round_duration_seconds_sum, _count",
-			Definition: "Mean duration of a consensus round: increase of _sum ÷ increase of _count over the whole scrape, × 1000. Run-wide: Σ _sum increases ÷ Σ _count increases."},
+		{ID: "round_duration_mean_ms", Title: "Round timer mean (round_duration)", Unit: UnitMS, Better: LowerIsBetter, Group: GroupBlocks, PerNode: true,
+			Source: "metrics.csv: cometbft_consensus_round_duration_seconds_sum, _count",
+			Definition: "Mean of what CometBFT's round_duration histogram observes — not the length of a round: as a height enters round 0 and as it moves to a later round, the time since the height's start (its commit plus timeout_commit; consensus/metrics.go MarkRound, called from updateRoundStep). " +
+				"Entering round 0 observes a few ms; moving on from round r observes the time rounds 0 … r took. So a run whose heights all commit in round 0 reads a few ms and one with some later rounds about a second: one quantity in one unit, dominated by how many heights needed a later round. " +
+				"Increase of _sum ÷ increase of _count over the whole scrape, × 1000. Run-wide: Σ _sum increases ÷ Σ _count increases."},
 		{ID: "peers_min", Title: "Peers min", Unit: UnitPeers, Better: HigherIsBetter, Group: GroupBlocks, PerNode: true, Source: "metrics.csv: cometbft_p2p_peers",
 			Definition: "Fewest peers a node had during the load (smallest sample of cometbft_p2p_peers). Run-wide: the fewest over nodes."},
 		{ID: "height_behind_max", Title: "Height behind max", Unit: UnitBlocks, Better: LowerIsBetter, Group: GroupBlocks, PerNode: true, Source: "metrics.csv: cometbft_consensus_height",
@@ -62,15 +64,16 @@ func blockDictionary() []Metric {
 func mempoolDictionary() []Metric {
 	const src = "metrics.csv: cometbft_mempool_size"
 	counter := func(name, what string) Metric {
-		return Metric{ID: "mempool_" + name + "_txs", Title: "Mempool " + name, Unit: UnitTxs, Better: LowerIsBetter, Group: GroupMempool, PerNode: true,
+		return Metric{ID: "mempool_" + name + "_txs", Title: "Mempool " + name + " (nodes' counter)", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupMempool, PerNode: true,
 			Source:     "metrics.csv: cometbft_mempool_" + name + "_txs",
-			Definition: fmt.Sprintf("Transactions %s: increase of the counter cometbft_mempool_%s_txs over the whole scrape (a fall is a restart and counts from 0; CometBFT exposes the counter only once it is first incremented, so a node whose mempool_size was scraped without it counts 0). Run-wide: the sum over nodes.", what, name)}
+			Definition: fmt.Sprintf("Transactions %s, at any node, from a client or from a peer's gossip (one transaction refused by four nodes counts four times; not the load's own rejected_txs): increase of the counter cometbft_mempool_%s_txs over the whole scrape (a fall is a restart and counts from 0; CometBFT exposes the counter only once it is first incremented, so a node whose mempool_size was scraped without it counts 0). Run-wide: the sum over nodes.", what, name)}
 	}
 	return []Metric{
 		{ID: "mempool_size_max_txs", Title: "Mempool size max", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupMempool, PerNode: true, Source: src,
 			Definition: "Largest sample of a node's mempool size (transactions in the mempool). Run-wide: the largest over nodes."},
-		{ID: "mempool_size_mean_txs", Title: "Mempool size mean", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupMempool, PerNode: true, Source: src,
-			Definition: "Mean of a node's mempool size samples during the load. Run-wide: the mean over nodes of their means (the seeds' average mempool size)."},
+		{ID: "mempool_size_mean_txs", Title: "Mempool size mean (scraped)", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupMempool, PerNode: true, Source: src + ", each scrape (1 s)",
+			Definition: "Mean of a node's mempool size samples (cometbft_mempool_size, scraped every second, at any point of a height) during the load. Run-wide: the mean over nodes of their means (the seeds' average mempool size). " +
+				"Not the comparison's \"Mempool size\" plot, which draws mempool.csv: each node's mempool right after it committed a height, when the block's transactions have just left it — the lowest point of each height, so that plot reads below this mean."},
 		{ID: "mempool_total_max_txs", Title: "Mempool total max", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupMempool, Source: src,
 			Definition: "Peak of the mempool sizes summed over all nodes (the top of the seeds' cumulative mempool plot): each node's series is taken on a common grid at the scrape interval (its last sample at most two intervals old), summed, and the largest sum kept."},
 		{ID: "mempool_size_end_txs", Title: "Mempool at end", Unit: UnitTxs, Better: LowerIsBetter, Group: GroupMempool, PerNode: true, Source: src,

@@ -139,6 +139,9 @@ type Cell struct {
 	Tested  bool    `json:"tested,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	Reason  string  `json:"reason"`
+	// Rate is the evidence of a count figure judged as a rate over
+	// repeats (rate.go): its P is the rate test's and CI is nil.
+	Rate *RateEvidence `json:"rate,omitempty"`
 	// WithinRun is the verdict of the within-run evidence alone, for
 	// single runs (Verdict is then judged against the A/A noise, or
 	// NoiseUnknown).
@@ -195,7 +198,7 @@ func Sides(base Side, cands []Side, opts Options) (Result, error) {
 	if opts.Resamples <= 0 {
 		opts.Resamples = 2000
 	}
-	c := comparer{opts: opts, base: base, cands: cands, boot: map[bootKey]bootResult{}}
+	c := comparer{opts: opts, base: base, cands: cands, boot: map[bootKey]bootResult{}, rates: map[rateKey]*rateInput{}}
 	out := Result{
 		Baseline: sideInfo(base),
 		Method:   Method{Thresholds: opts.Thresholds, Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed},
@@ -267,6 +270,7 @@ type comparer struct {
 	cands   []Side
 	boot    map[bootKey]bootResult
 	pending []pending // cells whose verdict waits for the family (family.go)
+	rates   map[rateKey]*rateInput
 }
 
 func cmpFloat(a, b float64) int {
@@ -393,7 +397,12 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 	}
 	material := d != 0 && math.Abs(d) >= floor
 	var beyond, within string
-	if cell.DeltaPct != nil {
+	if cell.Rate != nil {
+		material, beyond, within = rateMaterial(*cell.Rate, pct)
+		material = material && math.Abs(d) >= floor
+		br, cr := cell.Rate.Rates()
+		d = cr - br // the direction of the change is the rates'
+	} else if cell.DeltaPct != nil {
 		material = material && math.Abs(*cell.DeltaPct) >= pct
 		beyond = fmt.Sprintf("%+.1f %% is beyond the %s %% threshold", *cell.DeltaPct, fmtNum(pct))
 		within = fmt.Sprintf("within the %s %% threshold", fmtNum(pct))
@@ -416,7 +425,7 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 		return cell
 	}
 	single := len(bv) == 1 && len(cv) == 1
-	if !single && heavyTailed(m.ID) {
+	if !single && heavyTailed(m.ID) && cell.Rate == nil {
 		cell.Verdict, cell.Beyond = NotJudged, material
 		cell.Reason = "the extreme of each run (heavy-tailed): a t test over runs would call noise a change; reported, not judged"
 		return cell
@@ -425,7 +434,7 @@ func (c *comparer) cell(m analysis.Metric, known bool, bv []float64, ci int) Cel
 	if !single {
 		if cell.P != nil {
 			c.pending = append(c.pending, pending{cand: ci, m: m, key: dataKey(bv, cv), b: b, d: d, material: material,
-				beyond: beyond, within: within, bv: bv, cv: cv})
+				beyond: beyond, within: within, bv: bv, cv: cv, rate: c.rates[rateKey{m.ID, ci}]})
 		}
 		return cell
 	}

@@ -13,6 +13,12 @@ import (
 // strongest evidence there is (see Sides).
 func (c *comparer) test(cell *Cell, m analysis.Metric, bv, cv []float64, ci int) {
 	conf := c.opts.Confidence
+	if in, ok := c.rateData(m.ID, ci); ok {
+		rt, ev := in.test(conf)
+		cell.P, cell.Rate, cell.Test = ptr(rt.P), &ev, in.testName(rt.Dispersion)
+		c.rates[rateKey{m.ID, ci}] = &in
+		return
+	}
 	if len(bv) >= 2 || len(cv) >= 2 {
 		if iv, p, ok := tTest(bv, cv, conf); ok {
 			cell.CI, cell.P = &iv, ptr(p)

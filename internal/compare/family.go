@@ -30,6 +30,8 @@ type pending struct {
 	noise  bool
 	nm     NoiseMetric
 	bv, cv []float64
+	// rate is set for a count figure judged as a rate (rate.go).
+	rate *rateInput
 }
 
 // dataKey is the key of a cell whose sides' values are bv and cv.
@@ -103,9 +105,17 @@ func (c *comparer) family(rows []Row) {
 			cell := &rows[idx[p.m.ID]].Candidates[ci]
 			var iv Interval
 			var test string
-			if p.noise {
+			switch {
+			case p.rate != nil:
+				rt, ev := p.rate.test(conf)
+				padj := adj
+				cell.P, cell.Rate = &padj, &ev
+				cell.Test = fmt.Sprintf("%s; Holm over %d metrics", p.rate.testName(rt.Dispersion), n)
+				c.judge(cell, p.m, p.d, p.material, p.beyond, p.within)
+				continue
+			case p.noise:
 				iv, _, test, _ = noiseTest(p.nm, p.b, p.d, conf)
-			} else {
+			default:
 				iv, _, _ = tTest(p.bv, p.cv, conf)
 				test = fmt.Sprintf("t over runs (%d v %d)", len(p.bv), len(p.cv))
 			}

@@ -20,9 +20,10 @@ const (
 	QARegression QAVerdict = "regression"
 	// QAWorseWithin: significantly worse, but by less than the threshold.
 	QAWorseWithin QAVerdict = "worse_within"
-	// QABeyondNotSignificant: worse by the threshold or more, but the
-	// repeats do not show it significant (or single runs gave no
-	// between-run noise to judge it against).
+	// QABeyondNotSignificant: undecided — worse by the threshold or
+	// more, but the repeats do not show it significant (or single runs
+	// gave no between-run noise to judge it against); more rounds may
+	// decide it (QAMoreRounds).
 	QABeyondNotSignificant QAVerdict = "beyond_not_significant"
 	// QAPass: no difference that matters in the worse direction.
 	QAPass QAVerdict = "pass"
@@ -34,15 +35,15 @@ const (
 )
 
 // Text is the verdict as a report writes it, with the threshold (%):
-// "regression", "worse, within 10 %", "beyond 10 %, not significant",
-// "pass", "better", "not judged".
+// "regression", "worse, within 10 %", "undecided", "pass", "better",
+// "not judged".
 func (v QAVerdict) Text(thresholdPct float64) string {
 	th := fmtNum(thresholdPct)
 	switch v {
 	case QAWorseWithin:
 		return "worse, within " + th + " %"
 	case QABeyondNotSignificant:
-		return "beyond " + th + " %, not significant"
+		return "undecided"
 	case QANotJudged:
 		return "not judged"
 	}
@@ -77,10 +78,18 @@ func JudgeQA(row Row, cell Cell, alpha float64) QAVerdict {
 	case Better:
 		return QABetter
 	}
-	if row.Better == analysis.Neutral.String() || !row.InDictionary || cell.Delta == nil || *cell.Delta == 0 {
+	if row.Better == analysis.Neutral.String() || !row.InDictionary || cell.Delta == nil {
 		return QAPass
 	}
-	worse := (row.Better == analysis.HigherIsBetter.String()) != (*cell.Delta > 0)
+	d := *cell.Delta
+	if cell.Rate != nil {
+		b, c := cell.Rate.Rates()
+		d = c - b // a count's direction is its rate's
+	}
+	if d == 0 {
+		return QAPass
+	}
+	worse := (row.Better == analysis.HigherIsBetter.String()) != (d > 0)
 	if !worse {
 		return QAPass
 	}
@@ -92,6 +101,81 @@ func JudgeQA(row Row, cell Cell, alpha float64) QAVerdict {
 		return QAWorseWithin
 	}
 	return QAPass
+}
+
+// The method's 10 % rule as published, in a word (QAFigure.Rule): the
+// change of a judged figure is over the threshold in the worse or the
+// better direction, or within it.
+const (
+	QARuleWorse  = "worse_over"
+	QARuleBetter = "better_over"
+	QARuleWithin = "within"
+)
+
+// The significance of a judged figure's change over the repeats, in a
+// word (QAFigure.Significance).
+const (
+	QASignificant    = "significant"
+	QANotSignificant = "not significant"
+	// QAUntested: no test (single runs without a measured noise, a
+	// figure with no evidence).
+	QAUntested = "untested"
+)
+
+// QARule is the method's rule alone on one candidate's cell: over the
+// threshold (and floor; a count's rate ratio) in the worse or better
+// direction, or within it; "" for a figure the QA does not judge.
+func QARule(row Row, cell Cell) string {
+	switch cell.Verdict {
+	case Missing, NotComparable:
+		return ""
+	}
+	if row.Better == analysis.Neutral.String() || !row.InDictionary || cell.Delta == nil {
+		return ""
+	}
+	if !cell.Beyond {
+		return QARuleWithin
+	}
+	d := *cell.Delta
+	if cell.Rate != nil {
+		b, c := cell.Rate.Rates()
+		d = c - b
+	}
+	if (row.Better == analysis.HigherIsBetter.String()) == (d > 0) {
+		return QARuleBetter
+	}
+	return QARuleWorse
+}
+
+// QASignificance is whether the cell's change is significant at alpha
+// (its p, Holm-adjusted where the comparison corrected it, or its
+// interval excluding 0), in a word; "" for a figure the QA does not judge.
+func QASignificance(row Row, cell Cell, alpha float64) string {
+	if QARule(row, cell) == "" {
+		return ""
+	}
+	switch {
+	case cell.Verdict == NoiseUnknown || cell.P == nil && cell.CI == nil:
+		return QAUntested
+	case cell.P != nil && *cell.P < alpha || cell.CI != nil && cell.CI.Excludes(0):
+		return QASignificant
+	}
+	return QANotSignificant
+}
+
+// QARuleText is a rule word as the report writes it, with the threshold
+// (%): "worse by over 10 %", "better by over 10 %", "within 10 %", "—".
+func QARuleText(rule string, thresholdPct float64) string {
+	th := fmtNum(thresholdPct)
+	switch rule {
+	case QARuleWorse:
+		return "worse by over " + th + " %"
+	case QARuleBetter:
+		return "better by over " + th + " %"
+	case QARuleWithin:
+		return "within " + th + " %"
+	}
+	return "—"
 }
 
 // QAHeadline are the figures a QA report shows for every test, in this
@@ -119,8 +203,7 @@ func QAFigures(c Result) []results.QAFigure {
 			continue
 		}
 		cell := row.Candidates[0]
-		f := results.QAFigure{ID: row.ID, Title: row.Title, Unit: row.Unit, Baseline: row.Baseline, Candidate: cell.Value,
-			DeltaPct: cell.DeltaPct, P: cell.P, Verdict: string(JudgeQA(row, cell, alpha)), Reason: cell.Reason}
+		f := qaFigure(row, cell, alpha)
 		if f.Reason == "" && cell.Verdict == NoChange {
 			f.Reason = "no change"
 		}
@@ -135,6 +218,27 @@ func QAFigures(c Result) []results.QAFigure {
 		return slices.Index(QAHeadline, a.ID) - slices.Index(QAHeadline, b.ID)
 	})
 	return append(head, rest...)
+}
+
+// qaFigure is one row's candidate cell as the QA records it.
+func qaFigure(row Row, cell Cell, alpha float64) results.QAFigure {
+	f := results.QAFigure{ID: row.ID, Title: row.Title, Unit: row.Unit, Baseline: row.Baseline, Candidate: cell.Value,
+		NBase: max(len(row.BaselineRuns), one(row.Baseline)), NCand: max(len(cell.Runs), one(cell.Value)),
+		Delta: cell.Delta, DeltaPct: cell.DeltaPct, P: cell.P, Test: cell.Test, Rate: cell.Rate,
+		Rule: QARule(row, cell), Significance: QASignificance(row, cell, alpha),
+		Verdict: string(JudgeQA(row, cell, alpha)), Reason: cell.Reason}
+	if cell.CI != nil {
+		f.CILo, f.CIHi = ptr(cell.CI.Lo), ptr(cell.CI.Hi)
+	}
+	return f
+}
+
+// one is 1 for a value and 0 for none: a side's n without its runs.
+func one(v *float64) int {
+	if v == nil {
+		return 0
+	}
+	return 1
 }
 
 // QACount counts the figures of each QA verdict.
@@ -165,7 +269,7 @@ func QASummary(figs []results.QAFigure, thresholdPct float64) string {
 		}
 	}
 	th := fmtNum(thresholdPct)
-	s += fmt.Sprintf("; worse within %s %%: %d, beyond %s %% but not significant: %d, better: %d (%d figures judged)",
+	s += fmt.Sprintf("; worse within %s %%: %d, undecided (worse by over %s %%, not significant): %d, better: %d (%d figures judged)",
 		th, n[QAWorseWithin], th, n[QABeyondNotSignificant], n[QABetter], len(figs)-n[QANotJudged])
 	return s
 }

@@ -63,7 +63,7 @@ func TestJudgeQA(t *testing.T) {
 // threshold.
 func TestQAVerdictText(t *testing.T) {
 	for v, want := range map[QAVerdict]string{QARegression: "regression", QAWorseWithin: "worse, within 10 %",
-		QABeyondNotSignificant: "beyond 10 %, not significant", QAPass: "pass", QABetter: "better", QANotJudged: "not judged"} {
+		QABeyondNotSignificant: "undecided", QAPass: "pass", QABetter: "better", QANotJudged: "not judged"} {
 		if got := v.Text(10); got != want {
 			t.Errorf("%s: %q, want %q", v, got, want)
 		}
@@ -99,7 +99,7 @@ func TestQAFigures(t *testing.T) {
 		t.Errorf("order %+v", figs)
 	}
 	s := QASummary(figs, 10)
-	if !strings.HasPrefix(s, "1 regression(s): [Block latency p50]") || !strings.Contains(s, "worse within 10 %: 1, beyond 10 % but not significant: 0, better: 0 (2 figures judged)") {
+	if !strings.HasPrefix(s, "1 regression(s): [Block latency p50]") || !strings.Contains(s, "worse within 10 %: 1, undecided (worse by over 10 %, not significant): 0, better: 0 (2 figures judged)") {
 		t.Errorf("summary %q", s)
 	}
 	if s := QASummary([]results.QAFigure{{Verdict: string(QAPass)}}, 10); !strings.HasPrefix(s, "no regression;") {

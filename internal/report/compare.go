@@ -164,6 +164,14 @@ func ciText(m analysis.Metric, iv *compare.Interval) string {
 	return "[" + signed(m, iv.Lo) + ", " + signed(m, iv.Hi) + "]"
 }
 
+// meanText is valueText for the mean over n runs (formatMean).
+func meanText(m analysis.Metric, v *float64, n int) string {
+	if v == nil {
+		return "—"
+	}
+	return formatMean(m, *v, n)
+}
+
 func valueText(m analysis.Metric, v *float64) string {
 	if v == nil {
 		return "—"
@@ -281,13 +289,17 @@ func compareTables(m mdWriter, c compare.Result) {
 			if mt.Unit != "" && mt.Unit != analysis.UnitRatio {
 				title += " (" + mt.Unit + ")"
 			}
-			row := []string{title, valueText(mt, r.Baseline)}
+			row := []string{title, meanText(mt, r.Baseline, len(r.BaselineRuns))}
 			for _, cell := range r.Candidates {
 				d := ""
 				if cell.Delta != nil {
-					d = signed(mt, *cell.Delta)
+					d = signedMean(mt, *cell.Delta, max(len(r.BaselineRuns), len(cell.Runs)))
 				}
-				row = append(row, valueText(mt, cell.Value), d, pctText(cell), ciText(mt, cell.CI), pText(cell.P), cellVerdict(cell))
+				ci := ciText(mt, cell.CI)
+				if cell.Rate != nil {
+					ci = ratioInterval(*cell.Rate)
+				}
+				row = append(row, meanText(mt, cell.Value, len(cell.Runs)), d, pctText(cell), ci, pText(cell.P), cellVerdict(cell))
 			}
 			rows = append(rows, row)
 		}
@@ -440,9 +452,9 @@ func CompareTable(w io.Writer, c compare.Result) {
 		if mt.Unit != "" && mt.Unit != analysis.UnitRatio {
 			title += " (" + mt.Unit + ")"
 		}
-		row := []string{title, valueText(mt, r.Baseline)}
+		row := []string{title, meanText(mt, r.Baseline, len(r.BaselineRuns))}
 		for _, cell := range r.Candidates {
-			row = append(row, valueText(mt, cell.Value), pctText(cell), strings.Trim(cellVerdict(cell), "*"))
+			row = append(row, meanText(mt, cell.Value, len(cell.Runs)), pctText(cell), strings.Trim(cellVerdict(cell), "*"))
 		}
 		rows = append(rows, row)
 	}

@@ -21,7 +21,11 @@
 // the saturation table and the latency–throughput curve), a saturation
 // search (WriteSaturate: the path, the criterion and the outcome), and
 // comparisons (WriteCompare: Δ tables and overlays of the distributions
-// and time series; WriteSweepCompare: the overview of a sweep comparison).
+// and time series; WriteSweepCompare: the overview of a sweep comparison),
+// and the QA report (WriteQA: the pass/fail table, the setup and plan,
+// the saturation tables, each test's figures with their unit, n, Δ, Δ %,
+// interval, p, the 10 % rule and significance beside the verdict, the
+// issues and autopsy, and a data dictionary of the figures it shows).
 //
 // Plots use gonum.org/v1/plot in one style: axes with units, one colour
 // per node with a legend, the average over nodes as a red dashed line,

@@ -8,14 +8,14 @@ import (
 	"github.com/cometlab/cometlab/internal/analysis"
 )
 
-// formatValue formats v for metric m: counts (and bytes) as integers with
+// formatValue formats v for metric m: counts (and bytes, lines) as integers with
 // thousands separators, ratios with 4 decimals, ms, MiB, MiB/h and % with 1, s
 // with 3, tx/s with 1, blocks/s and load with 2.
 func formatValue(m analysis.Metric, v float64) string {
-	switch m.Unit {
-	case analysis.UnitTxs, analysis.UnitBlocks, analysis.UnitRounds, analysis.UnitBytes,
-		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles, analysis.UnitEvents:
+	if isCountUnit(m.Unit) {
 		return groupDigits(math.Round(v))
+	}
+	switch m.Unit {
 	case analysis.UnitMiB, analysis.UnitMiBPerHour, analysis.UnitPct:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case analysis.UnitLoad:
@@ -30,6 +30,35 @@ func formatValue(m analysis.Metric, v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// isCountUnit reports whether unit counts whole things (transactions,
+// blocks, rounds, bytes, peers, …), which formatValue writes as integers.
+func isCountUnit(unit string) bool {
+	switch unit {
+	case analysis.UnitTxs, analysis.UnitBlocks, analysis.UnitRounds, analysis.UnitBytes,
+		analysis.UnitPeers, analysis.UnitNodes, analysis.UnitFiles, analysis.UnitEvents, analysis.UnitLines:
+		return true
+	}
+	return false
+}
+
+// formatMean formats v, the mean over n runs of a figure of m: as
+// formatValue, except that the mean of a count over more than one run
+// keeps the decimals that rounding it to an integer would lose — 2 below
+// 10, 1 below 100, none from 100 on (a rounding error under 0.5 %): the
+// mean of 0, 1, 1 is 0.67, not 1, and the mean of 1, 1, 1 is 1.00.
+func formatMean(m analysis.Metric, v float64, n int) string {
+	if n <= 1 || !isCountUnit(m.Unit) {
+		return formatValue(m, v)
+	}
+	switch a := math.Abs(v); {
+	case a < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return groupDigits(math.Round(v))
 }
 
 // formatWithUnit is formatValue followed by the unit (none for ratios

@@ -3,13 +3,11 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
@@ -65,6 +63,7 @@ func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
 		}
 	}
 	m.qaNotRun(rec)
+	m.qaDictionary(rec)
 	md := b.Bytes()
 	for _, name := range []string{results.ReportFile, results.CompareMD, results.SweepReportFile, results.SaturateReportFile} {
 		html := strings.TrimSuffix(name, ".md") + ".html"
@@ -127,8 +126,8 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 	m.f("Made by `cometlab qa` on one machine (%d CPUs) with %d nodes (%d validators) per testnet: the method of CometBFT's QA "+
 		"(saturation table, QA load, tests against the baseline) at the scale of one host, not of the published 200-node testnets. "+
 		"A figure is a **regression** when it is worse than the baseline by %s %% or more **and** the difference is significant over "+
-		"the repeats (α = %s, Holm-corrected over a test's figures); a figure worse but within %[4]s %%, or beyond %[4]s %% but not "+
-		"significant, is stated as such.\n\n", rec.Host.CPUs, nodes, vals, fmtFloat(rec.ThresholdPct), fmtFloat(rec.Alpha))
+		"the repeats (α = %s, Holm-corrected over a test's figures); a figure worse but within %[4]s %%, or worse by over %[4]s %% but not "+
+		"significant (undecided), is stated as such; each figure's table gives the %[4]s %% rule and the significance in columns of their own.\n\n", rec.Host.CPUs, nodes, vals, fmtFloat(rec.ThresholdPct), fmtFloat(rec.Alpha))
 	var rows [][]string
 	for _, st := range rec.Steps {
 		if st.ID == "qa-load" || st.ID == "saturation" && st.Verdict != results.QAVerdictUnsafe && st.Status != results.StatusFailed {
@@ -138,7 +137,12 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 		if st.Error != "" {
 			what = st.Error
 		}
-		rows = append(rows, []string{qaStepTitle(rec, st.ID), qaVerdictText(st), what})
+		title := qaStepTitle(rec, st.ID)
+		anchor := headingID(title)
+		if st.Status == results.QASkipped || st.Status == results.QANotBuilt {
+			anchor = "steps-not-run"
+		}
+		rows = append(rows, []string{title, qaVerdictText(st), foldCell(what, anchor)})
 	}
 	m.table([]string{"test", "result", "what it found"}, "lll", rows)
 }
@@ -182,7 +186,7 @@ func (m mdWriter) qaSaturation(rec results.QARecord, st results.QAStep, sats []Q
 		m.f("**The step failed:** %s\n\n", st.Error)
 	}
 	if st.Verdict == results.QAVerdictUnsafe {
-		m.f("**Safety violation:** %s\n\n", st.Summary)
+		m.qaSafetyViolation(rec, st.Summary)
 	}
 	m.f("Each side's saturation search (one connection, from the manifest's rate) found its knee; the c × r grid then "+
 		"brackets it, the method's c ∈ {1, 2, 4} × r ∈ {200, 400, 800, 1600} scaled to where this testnet saturates "+
@@ -364,43 +368,6 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in
 		}
 		m.f("Runs: %s.\n\n", strings.Join(links, ", "))
 	}
-}
-
-// qaFigures is a test's table: the headline figures, then every other
-// figure whose verdict is not a pass.
-func (m mdWriter) qaFigures(rec results.QARecord, figs []results.QAFigure) {
-	var rows [][]string
-	hidden := 0
-	for _, f := range figs {
-		v := compare.QAVerdict(f.Verdict)
-		if !f.Headline && (v == compare.QAPass || v == compare.QANotJudged) {
-			hidden++
-			continue
-		}
-		text := v.Text(rec.ThresholdPct)
-		if v == compare.QARegression || v == compare.QAWorseWithin || v == compare.QABeyondNotSignificant {
-			text = "**" + text + "**"
-		}
-		rows = append(rows, []string{f.Title, qaValue(f.ID, f.Baseline), qaValue(f.ID, f.Candidate), qaPct(f.DeltaPct), text})
-	}
-	m.table([]string{"figure", rec.Labels[0], rec.Labels[1], "Δ %", "verdict"}, "lrrrl", rows)
-	if hidden > 0 {
-		m.f("%d other figures passed or are not judged (see the comparison).\n\n", hidden)
-	}
-}
-
-func qaValue(id string, v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return FormatMetric(id, *v)
-}
-
-func qaPct(p *float64) string {
-	if p == nil || math.IsNaN(*p) {
-		return "—"
-	}
-	return fmt.Sprintf("%+.1f %%", *p)
 }
 
 // qaNotRun lists the steps that did not run and why.

@@ -157,19 +157,83 @@ type QAStep struct {
 	Figures []QAFigure `json:"figures,omitempty"`
 }
 
-// QAFigure is one figure of a compared test: baseline, candidate, Δ %
-// and the QA verdict (compare.QAVerdict).
+// QAFigure is one figure of a compared test: the sides' values with
+// their n, the change (Δ, Δ %), its interval and p, the method's 10 %
+// rule and significance each in a word, and the QA verdict
+// (compare.QAVerdict).
 type QAFigure struct {
-	ID        string   `json:"id"`
-	Title     string   `json:"title"`
-	Unit      string   `json:"unit"`
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Unit     string `json:"unit"`
+	Headline bool   `json:"headline,omitempty"`
+	// Baseline and Candidate are the means over each side's runs, NBase
+	// and NCand the runs that have the figure.
 	Baseline  *float64 `json:"baseline"`
 	Candidate *float64 `json:"candidate"`
-	DeltaPct  *float64 `json:"delta_pct"`
-	P         *float64 `json:"p,omitempty"`
-	Verdict   string   `json:"verdict"`
-	Reason    string   `json:"reason,omitempty"`
-	Headline  bool     `json:"headline,omitempty"`
+	NBase     int      `json:"n_base,omitempty"`
+	NCand     int      `json:"n_cand,omitempty"`
+	// Delta is candidate − baseline (the unit's), DeltaPct 100·Δ/|baseline|.
+	Delta    *float64 `json:"delta,omitempty"`
+	DeltaPct *float64 `json:"delta_pct"`
+	// CILo … CIHi is the interval of Δ (at the comparison's confidence,
+	// Bonferroni-widened with Holm's correction); P the test's p-value
+	// (Holm-adjusted where Test says so).
+	CILo *float64 `json:"ci_lo,omitempty"`
+	CIHi *float64 `json:"ci_hi,omitempty"`
+	P    *float64 `json:"p,omitempty"`
+	Test string   `json:"test,omitempty"`
+	// Rate is the evidence of a count figure judged as a rate (its Δ %
+	// and interval are the rate ratio's, not the per-run means').
+	Rate *Rate `json:"rate,omitempty"`
+	// Rule is the method's 10 % rule as published, in a word ("over",
+	// "within", "" when not judged); Significance the test's
+	// ("significant", "not significant", "untested", "").
+	Rule         string `json:"rule,omitempty"`
+	Significance string `json:"significance,omitempty"`
+	Verdict      string `json:"verdict"`
+	Reason       string `json:"reason,omitempty"`
+	// UndecidedAfter is the rounds after which an undecided figure (over
+	// the threshold, not significant) was left undecided, the budget of
+	// rounds spent; 0 while more rounds may decide it.
+	UndecidedAfter int `json:"undecided_after,omitempty"`
+}
+
+// Rate is the evidence of a count figure judged as a rate (compare's
+// count figures: slow heights per height, rejected transactions per sent
+// transaction): each side's events and exposure summed over its runs, and
+// the ratio of the candidate's rate to the baseline's with its interval.
+type Rate struct {
+	// Per names the unit of exposure ("height", "sent tx"); Exposure is
+	// the dictionary id of the figure it is read from.
+	Per      string `json:"per"`
+	Exposure string `json:"exposure"`
+	// BaseCount events over BaseExposure, CandCount over CandExposure.
+	BaseCount    float64 `json:"base_count"`
+	BaseExposure float64 `json:"base_exposure"`
+	CandCount    float64 `json:"cand_count"`
+	CandExposure float64 `json:"cand_exposure"`
+	// Ratio is the candidate's rate ÷ the baseline's, nil when the
+	// baseline's rate is 0; Lo and Hi its interval, Hi nil when it is
+	// unbounded; Dispersion the runs' Pearson dispersion φ̂ (1: none
+	// measured, or no more than Poisson counts vary).
+	Ratio      *float64 `json:"ratio,omitempty"`
+	Lo         *float64 `json:"ratio_lo,omitempty"`
+	Hi         *float64 `json:"ratio_hi,omitempty"`
+	Dispersion float64  `json:"dispersion"`
+}
+
+// DeltaPct is the change of the rate, 100·(ratio − 1) %; ok is false when
+// the baseline's rate is 0.
+func (r Rate) DeltaPct() (float64, bool) {
+	if r.Ratio == nil {
+		return 0, false
+	}
+	return 100 * (*r.Ratio - 1), true
+}
+
+// Rates are the sides' rates per unit of exposure (events ÷ exposure).
+func (r Rate) Rates() (base, cand float64) {
+	return r.BaseCount / r.BaseExposure, r.CandCount / r.CandExposure
 }
 
 // Step returns the step of id, or nil.

@@ -12,7 +12,10 @@
 // are used as the levels of the looks (a Bonferroni split of α over the
 // looks), which bounds the false-alarm rate over all looks by α for any
 // correlation between the looks: conservative, but exact in the bound and
-// needing no numerical integration. See Step for the formulas.
+// needing no numerical integration. See Step for the formulas. A count of
+// events over an exposure (slow heights over heights: Metric's exposures
+// set) is looked at as a rate instead, by the conditional test of two
+// rates (stats.RateRatioRuns) and the interval of their ratio (lookRate).
 //
 //   - K. K. G. Lan and D. L. DeMets, "Discrete sequential boundaries for
 //     clinical trials", Biometrika 70(3):659–663, 1983.

@@ -140,6 +140,11 @@ type Metric struct {
 	ThresholdPct float64
 	MinDelta     float64
 	Base, Cand   []float64
+	// BaseExposure and CandExposure, when set (one per pair), make the
+	// metric a count of events over an exposure (slow heights over the
+	// run's heights): each look tests the rates of the pairs so far
+	// (lookRate) instead of the paired t-test of their differences.
+	BaseExposure, CandExposure []float64
 }
 
 // Result is the decision on one metric.
@@ -202,6 +207,10 @@ func Step(cfg Config, ms []Metric) (Decision, error) {
 		if len(m.Base) != len(m.Cand) {
 			return Decision{}, fmt.Errorf("metric %s: %d base values, %d candidate values: want pairs", m.ID, len(m.Base), len(m.Cand))
 		}
+		if m.BaseExposure != nil && (len(m.BaseExposure) != len(m.Base) || len(m.CandExposure) != len(m.Cand)) {
+			return Decision{}, fmt.Errorf("metric %s: %d and %d exposures for %d pairs: want one a value", m.ID, len(m.BaseExposure),
+				len(m.CandExposure), len(m.Base))
+		}
 		n = min(n, len(m.Base))
 	}
 	allDecided := true
@@ -228,6 +237,10 @@ func look(cfg Config, alpha, beta float64, m Metric, k int, r *Result) {
 	cur := float64(k) / float64(cfg.MaxPairs)
 	levelA := cfg.Spending.spent(alpha, cur) - cfg.Spending.spent(alpha, prev)
 	levelB := cfg.Spending.spent(beta, cur) - cfg.Spending.spent(beta, prev)
+	if m.BaseExposure != nil {
+		lookRate(m, k, levelA, levelB, r)
+		return
+	}
 
 	diffs := make([]float64, k)
 	for i := range k {

@@ -15,7 +15,12 @@
 //     standard normal's NormalCDF, NormalQuantile and NormalSurvival;
 //   - the cluster bootstrap of a difference of statistics between two
 //     samples: DistSample, Stat (with its parser Stat.Percentile),
-//     Interval and BootstrapDiff.
+//     Interval and BootstrapDiff;
+//   - the comparison of two rates of counted events (per height, per
+//     transaction): RateRatio (the conditional binomial test of two
+//     Poisson rates, with the Clopper–Pearson interval of their ratio)
+//     and RateDispersion (the runs' Pearson dispersion, by which
+//     over-dispersed counts are scaled).
 //
 // Every function works in the unit of its input (a mean of latencies in ms
 // is in ms; a slope is in the unit of y per unit of x) and converts
