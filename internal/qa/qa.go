@@ -62,6 +62,9 @@ type qaRun struct {
 	env   series.Env
 	out   *experiment.Printer
 	start time.Time
+	// spareS is the budget's time the plan left over (BudgetS −
+	// EstimateS) that more rounds of an undecided test may still spend.
+	spareS float64
 }
 
 // Run runs the QA method's steps of opts.Plan in order, in DIR: each step's
@@ -172,6 +175,9 @@ func (q *qaRun) save() error {
 // do runs the steps left in order and finishes the QA.
 func (q *qaRun) do(ctx context.Context) (Result, error) {
 	q.start = time.Now().Add(-results.Seconds(q.rec.ElapsedS))
+	if b := q.rec.Plan.BudgetS; b > 0 {
+		q.spareS = b - q.rec.Plan.EstimateS // a resumed QA starts from the plan's again
+	}
 	res := Result{Dir: q.dir}
 	n := len(q.rec.Plan.Steps)
 	for i, ps := range q.rec.Plan.Steps {

@@ -169,11 +169,19 @@ func (q *qaRun) loadChanges() []string {
 // compared runs a compared test as an A/B experiment in its directory —
 // both sides at the QA load with the step's changes, counterbalanced, the
 // plan's rounds — resuming it where it stopped, then judges every figure
-// of its comparison by the QA rule (compare.QAFigures).
+// of its comparison by the QA rule (compare.QAJudge): while a figure
+// beyond the 10 % rule is undecided and the step's budget of rounds
+// (moreRounds) allows, the experiment gets another round and is judged
+// again; a figure still undecided then says so ("undecided after N
+// rounds").
 func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results.QAStep) error {
 	rel := stepDir(ps.ID)
 	dir := filepath.Join(q.dir, rel)
 	st.Dirs = []string{rel}
+	rounds := max(1, q.rec.Plan.ScenarioRepeat)
+	if ps.ID == plan.Long {
+		rounds = max(1, q.rec.Plan.Repeat)
+	}
 	var err error
 	if rec, rerr := series.ReadAB(dir); rerr == nil {
 		if rec.Status != results.StatusComplete {
@@ -185,30 +193,68 @@ func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results
 		if err != nil {
 			return err
 		}
-		rounds := q.rec.Plan.ScenarioRepeat
-		if ps.ID == plan.Long {
-			rounds = q.rec.Plan.Repeat
-		}
 		if err := q.save(); err != nil {
 			return err
 		}
 		_, err = series.AB(ctx, series.ABOptions{Sides: sides, Labels: q.rec.Labels, Base: q.rec.Baseline, Candidates: []string{q.rec.Candidate},
-			Repeat: strconv.Itoa(max(1, rounds)), Order: series.OrderCounterbalanced, Seed: 1, Thresholds: q.th, Stop: "all", Dir: dir,
+			Repeat: strconv.Itoa(rounds), Order: series.OrderCounterbalanced, Seed: 1, Thresholds: q.th, Stop: "all", Dir: dir,
 			Command: q.rec.Command + " (step " + ps.ID + ")", Env: q.env})
 	}
-	if err = seriesErr(ctx, err); err != nil {
-		return err
+	budget := q.moreRounds(ps, rounds)
+	for {
+		if err = seriesErr(ctx, err); err != nil {
+			return err
+		}
+		var c compare.Result
+		if err := results.ReadJSON(filepath.Join(dir, results.CompareJSON), &c); err != nil {
+			return fmt.Errorf("the comparison: %w", err)
+		}
+		figs, look, jerr := compare.QAJudge(c, budget)
+		if jerr != nil {
+			return fmt.Errorf("the comparison: %w", jerr)
+		}
+		st.Figures = figs
+		if !look.More {
+			break
+		}
+		q.out.Phase("qa: %s: %d figures beyond the %g %% rule undecided after %d rounds: one more round (at most %d)",
+			plan.Title(ps.ID), undecided(figs), q.th.DefaultPct, look.Rounds, budget)
+		if err := q.save(); err != nil {
+			return err
+		}
+		q.spareS -= ps.EstimateS / float64(rounds)
+		_, err = series.ExtendAB(ctx, dir, look.Rounds+1, q.env)
 	}
-	var c compare.Result
-	if err := results.ReadJSON(filepath.Join(dir, results.CompareJSON), &c); err != nil {
-		return fmt.Errorf("the comparison: %w", err)
-	}
-	st.Figures = compare.QAFigures(c)
 	st.Verdict, st.Summary = results.QAVerdictPass, compare.QASummary(st.Figures, q.th.DefaultPct)
 	if compare.QACount(st.Figures)[compare.QARegression] > 0 {
 		st.Verdict = results.QAVerdictRegression
 	}
 	return q.safety(st)
+}
+
+// moreRounds is the most rounds compared test ps, planned with rounds, may
+// run when figures stay undecided: twice its plan, at least 6 (the
+// sequential rule spends its alpha over them), and, under --budget, no
+// more than the budget's time the plan left over pays for (q.spareS, a
+// round costing the step's estimate over its rounds).
+func (q *qaRun) moreRounds(ps results.QAPlanStep, rounds int) int {
+	n := max(6, 2*rounds)
+	if q.rec.Plan.BudgetS > 0 && ps.EstimateS > 0 {
+		perRound := ps.EstimateS / float64(rounds)
+		n = min(n, rounds+int(max(0, q.spareS)/perRound))
+	}
+	return n
+}
+
+// undecided counts the figures beyond the 10 % rule but not decided.
+func undecided(figs []results.QAFigure) int {
+	n := 0
+	for _, f := range figs {
+		if compare.QAVerdict(f.Verdict) == compare.QABeyondNotSignificant {
+			n++
+		}
+	}
+	return n
 }
 
 // stepSides are both sides with the QA load and step ps's changes.

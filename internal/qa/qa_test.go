@@ -32,9 +32,13 @@ var fixtureRun, _ = filepath.Abs("../../testdata/runs/small")
 // interruptAt it reports the run interrupted, as a Ctrl-C does; a run
 // whose directory contains fail fails.
 type fakeQA struct {
-	t           *testing.T
-	knee        float64
-	slowCand    int64 // ns
+	t        *testing.T
+	knee     float64
+	slowCand int64 // ns
+	// swing, when set, adds ±swing to slowCand in alternate rounds: a
+	// candidate slower on average but noisy, its difference undecided in
+	// few rounds.
+	swing       int64 // ns
 	calls       []string
 	last        manifest.Resolved // the last run's manifest
 	interruptAt int
@@ -57,7 +61,11 @@ func (f *fakeQA) run(_ context.Context, m manifest.Resolved, dir string) series.
 	}
 	if base := filepath.Base(dir); f.slowCand > 0 && strings.Contains(dir, "/runs/") && strings.HasSuffix(base, "-cand") {
 		n, _ := strconv.Atoi(base[:2])
-		f.shiftBlocks(dir, f.slowCand+int64(n)*7e6)
+		d := f.slowCand + int64(n)*7e6
+		if f.swing > 0 {
+			d += f.swing * int64(1-2*(n%2))
+		}
+		f.shiftBlocks(dir, d)
 	} else if strings.Contains(dir, "/runs/") {
 		n, _ := strconv.Atoi(base[:2])
 		f.shiftBlocks(dir, int64(n)*5e6)
@@ -330,6 +338,48 @@ func TestQARegression(t *testing.T) {
 	if !strings.Contains(string(md), "| Long test at the QA load | **REGRESSION** |") || !strings.Contains(string(md), "**regression**") {
 		t.Errorf("qa.md:\n%s", md)
 	}
+}
+
+// TestQAMoreRounds: a long test whose candidate is slower by over 10 %
+// on average but swings round to round is undecided after its 2 planned
+// rounds: it gets more rounds, one at a time, up to the budget of 6, and
+// each of its figures ends decided or says "undecided after N rounds".
+func TestQAMoreRounds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300, slowCand: 150e6, swing: 400e6}
+	opts := qaTestOptions(t, dir, f)
+	for i := range opts.Plan.Steps {
+		if id := opts.Plan.Steps[i].ID; id != plan.Saturation && id != plan.LoadStep && id != plan.Long {
+			opts.Plan.Steps[i].Skip = "skipped: --skip"
+		}
+	}
+	res, err := Run(context.Background(), opts)
+	if code, _ := exitcode.Of(err); code != exitcode.OK && code != exitcode.Regression {
+		t.Fatalf("error %v (code %d)", err, code)
+	}
+	rec, err := series.ReadAB(filepath.Join(dir, "tests", plan.Long))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Pairs <= 2 || rec.Pairs > 6 {
+		t.Fatalf("the long test ran %d rounds, want more than its 2, at most 6", rec.Pairs)
+	}
+	long := res.Record.Step(plan.Long)
+	for _, fig := range long.Figures {
+		if fig.ID != "block_latency_p50_ms" {
+			continue
+		}
+		undecided := compare.QAVerdict(fig.Verdict) == compare.QABeyondNotSignificant
+		if undecided && fig.UndecidedAfter != rec.Pairs {
+			t.Errorf("%s undecided after %d rounds, the test ran %d", fig.ID, fig.UndecidedAfter, rec.Pairs)
+		}
+		if !undecided && rec.Pairs == 6 {
+			t.Logf("%s decided %s after all 6 rounds", fig.ID, fig.Verdict)
+		}
+		t.Logf("%s: %s after %d rounds (undecided after %d)", fig.ID, fig.Verdict, rec.Pairs, fig.UndecidedAfter)
+		return
+	}
+	t.Fatalf("no block_latency_p50_ms figure: %+v", long.Figures)
 }
 
 // TestQAUpgrade: the rolling upgrade is one run of the baseline through

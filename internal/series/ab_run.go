@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/compare"
@@ -347,4 +348,27 @@ func orDiscard(w io.Writer) io.Writer {
 		return io.Discard
 	}
 	return w
+}
+
+// ExtendAB runs more rounds of the A/B experiment in dir, whose rounds
+// are fixed (not auto): up to rounds in all, then compares and reports
+// again, as a resumption does. A mode that judges the experiment by a rule
+// of its own (the QA's: more rounds for an undecided figure) asks for them
+// one at a time.
+func ExtendAB(ctx context.Context, dir string, rounds int, env Env) (ABResult, error) {
+	rec, err := ReadAB(dir)
+	if err != nil {
+		return ABResult{Dir: dir}, fmt.Errorf("extend %s: %w", dir, err)
+	}
+	if rec.Auto() {
+		return ABResult{Dir: dir}, fmt.Errorf("extend %s: its rounds are auto, decided by its own look", dir)
+	}
+	if n, _ := rec.PlannedRounds(); rounds <= n {
+		return ABResult{Dir: dir, Record: rec}, nil
+	}
+	rec.Repeat = strconv.Itoa(rounds)
+	if err := saveAB(dir, &rec); err != nil {
+		return ABResult{Dir: dir}, err
+	}
+	return ResumeAB(ctx, dir, env)
 }
