@@ -221,7 +221,23 @@ func abSides(cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, f abFlags) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	return series.ABSides(src, f.base, f.cands, f.aa, series.SideFlags{Base: "--base", Cand: "--cand"})
+	sides, labels, err := series.ABSides(src, f.base, f.cands, f.aa, nil)
+	return sides, labels, sideFlags(err, "--base", "--cand")
+}
+
+// sideFlags names the side of an experiment a *series.SideError is about
+// by the command's flag for it (base for the baseline, cand for a
+// candidate), as the user wrote it: --cand "v9.9.9": ….
+func sideFlags(err error, base, cand string) error {
+	var se *series.SideError
+	if !errors.As(err, &se) {
+		return err
+	}
+	flag := cand
+	if se.Side == 0 {
+		flag = base
+	}
+	return exitcode.With(fmt.Errorf("%s %q: %w", flag, se.Spec, se.Err), exitcode.Usage)
 }
 
 // abResult prints what a finished experiment found (the A/A false alarms,

@@ -193,10 +193,10 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 	if err != nil {
 		return err
 	}
-	flags := series.SideFlags{Base: "--baseline", Cand: "--candidate"}
+	var place series.Place
 	var notes []string
 	if f.inventory != "" {
-		flags.Place = func(m manifest.Manifest) (manifest.Manifest, error) {
+		place = func(m manifest.Manifest) (manifest.Manifest, error) {
 			placed, ns, err := experiment.PlaceOnInventory(m, f.inventory, f.sshUser)
 			for _, n := range ns {
 				if !slices.Contains(notes, n) {
@@ -206,12 +206,12 @@ func runQA(st *state, cmd *cobra.Command, tf *testnetFlags, lf *loadFlags, cf *c
 			return placed, err
 		}
 	}
-	sides, labels, err := series.ABSides(src, f.baseline, []string{f.candidate}, false, flags)
+	sides, labels, err := series.ABSides(src, f.baseline, []string{f.candidate}, false, place)
 	for _, n := range notes {
 		fmt.Fprintf(st.stderr, "note: %s\n", n)
 	}
 	if err != nil {
-		return err
+		return sideFlags(err, "--baseline", "--candidate")
 	}
 	printWarnings(st.stderr, sides[0])
 	overhead, _, from, err := qa.MeasureOverhead(len(sides[1].Nodes), qaOverheadRoots...)

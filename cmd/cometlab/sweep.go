@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -193,7 +194,7 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 			}
 			var params []results.SweepParam
 			for _, s := range sets {
-				p, err := series.ParseSetFlag(s)
+				p, err := parseSetFlag(s)
 				if err != nil {
 					return exitcode.With(err, exitcode.Usage)
 				}
@@ -360,4 +361,24 @@ func saturateResult(st *state, rec saturation.SearchRecord, dir string, err erro
 		fmt.Fprintf(st.stdout, "\nsearch directory: %s\nreport:           %s/%s\n", dir, dir, results.SaturateReportFile)
 	}
 	return err
+}
+
+// parseSetFlag parses one --set value, KEY=V1,V2,….
+func parseSetFlag(s string) (results.SweepParam, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" || v == "" {
+		return results.SweepParam{}, fmt.Errorf("--set %q: want KEY=VALUE[,VALUE…]", s)
+	}
+	key, err := manifest.SweepKey(strings.TrimSpace(k))
+	if err != nil {
+		return results.SweepParam{}, fmt.Errorf("--set %w", err)
+	}
+	p := results.SweepParam{Key: key}
+	for _, x := range strings.Split(v, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return results.SweepParam{}, fmt.Errorf("--set %q: empty value", s)
+		}
+		p.Values = append(p.Values, x)
+	}
+	return p, nil
 }

@@ -51,7 +51,7 @@ func TestQAOnHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const cand = "consensus.timeout_commit=2s"
-	sides, labels, err := series.ABSides(manifest.Source{Path: path}, "", []string{cand}, false, series.SideFlags{Base: "--baseline", Cand: "--candidate"})
+	sides, labels, err := series.ABSides(manifest.Source{Path: path}, "", []string{cand}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestQARealNodes(t *testing.T) {
 	f := experimenttest.Fetcher(t)
 	d := 6 * time.Second
 	src := manifest.Source{Overrides: manifest.Overrides{Duration: &d}}
-	sides, labels, err := series.ABSides(src, "", []string{"consensus.timeout_commit=2s"}, false, series.SideFlags{Base: "--baseline", Cand: "--candidate"})
+	sides, labels, err := series.ABSides(src, "", []string{"consensus.timeout_commit=2s"}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

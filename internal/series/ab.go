@@ -41,13 +41,13 @@ var versionSpecRE = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 // ParseSpec classifies a spec by its syntax alone: words with "=" are
 // --set-style overrides (keys as [manifest.SettableKey] takes them,
 // separated by spaces); "vX.Y.Z" is a version; a path ending in ".toml" a
-// manifest; any other text the path of a binary. Errors carry the usage
-// exit code and name the flag.
-func ParseSpec(flag, text string) (Spec, error) {
+// manifest; any other text the path of a binary. Errors say what is wrong
+// with the spec; ABSides names the side (SideError).
+func ParseSpec(text string) (Spec, error) {
 	s := Spec{Text: text}
 	t := strings.TrimSpace(text)
 	bad := func(format string, args ...any) (Spec, error) {
-		return Spec{}, exitcode.With(fmt.Errorf("%s %q: "+format, append([]any{flag, text}, args...)...), exitcode.Usage)
+		return Spec{}, fmt.Errorf(format, args...)
 	}
 	switch {
 	case t == "":
@@ -79,42 +79,39 @@ func ParseSpec(flag, text string) (Spec, error) {
 // read as src says and with src's flags laid over it (src.WithPath), or
 // def (src's own manifest) with the version, the binary or the overrides
 // laid over it. It reads the manifest file and checks that a binary
-// exists; errors name the flag and carry the usage exit code.
-func (s Spec) Manifest(flag string, src manifest.Source, def manifest.Manifest) (manifest.Manifest, error) {
-	wrap := func(err error) error {
-		return exitcode.With(fmt.Errorf("%s %q: %w", flag, s.Text, err), exitcode.Usage)
-	}
+// exists; ABSides names the side of an error (SideError).
+func (s Spec) Manifest(src manifest.Source, def manifest.Manifest) (manifest.Manifest, error) {
 	m := def
 	switch s.Kind {
 	case SpecManifest:
 		loaded, err := src.WithPath(s.Value).Manifest()
 		if err != nil {
-			return def, wrap(err)
+			return def, err
 		}
 		return loaded, nil
 	case SpecVersion:
 		if err := m.Set("cometbft_version", s.Value); err != nil {
-			return def, wrap(err)
+			return def, err
 		}
 	case SpecBinary:
 		fi, err := os.Stat(s.Value)
 		if err != nil {
-			return def, wrap(err)
+			return def, err
 		}
 		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-			return def, wrap(fmt.Errorf("not an executable file"))
+			return def, fmt.Errorf("not an executable file")
 		}
 		if err := m.Apply(manifest.Overrides{CometBFTBinary: &s.Value}); err != nil {
-			return def, wrap(err)
+			return def, err
 		}
 	case SpecSet:
 		for _, kv := range s.Sets {
 			if err := m.Set(kv[0], kv[1]); err != nil {
-				return def, wrap(fmt.Errorf("%s=%s: %w", kv[0], kv[1], err))
+				return def, fmt.Errorf("%s=%s: %w", kv[0], kv[1], err)
 			}
 		}
 	default:
-		return def, wrap(fmt.Errorf("unparsed spec"))
+		return def, fmt.Errorf("unparsed spec")
 	}
 	return m, nil
 }
@@ -170,15 +167,39 @@ func OrderText(order string, seed uint64) string {
 	return "interleaved: the base first in every round; a position effect (see an A/A's) falls on the comparison"
 }
 
-// SideFlags name the command-line flags of an experiment's sides, for
-// its errors ("--cand \"v9.9.9\": …").
-type SideFlags struct {
-	Base, Cand string
-	// Place, when set, is applied to each side's manifest before it is
-	// resolved: qa --inventory puts the nodes on the inventory's hosts
-	// (PlaceOnInventory) after the side's release or file is laid over.
-	Place func(manifest.Manifest) (manifest.Manifest, error)
+// SideError is a side of an experiment that cannot be made: its index
+// (0 the baseline, then the candidates), its spec as written, and why. It
+// carries the usage exit code; a command names the side by its own flag
+// (SideError.Named: ab's --base and --cand, qa's --baseline and
+// --candidate).
+type SideError struct {
+	Side int
+	Spec string
+	Err  error
 }
+
+func (e *SideError) Error() string {
+	return e.Named("the baseline", "the candidate")
+}
+
+// Named is the error with the side named base (side 0) or cand.
+func (e *SideError) Named(base, cand string) string {
+	name := cand
+	if e.Side == 0 {
+		name = base
+	}
+	return fmt.Sprintf("%s %q: %v", name, e.Spec, e.Err)
+}
+
+func (e *SideError) Unwrap() error { return e.Err }
+
+// ExitCode is the usage code: nothing was run.
+func (e *SideError) ExitCode() int { return exitcode.Usage }
+
+// Place, when set, is applied to each side's manifest before it is
+// resolved (ABSides): qa --inventory puts the nodes on the inventory's
+// hosts (PlaceOnInventory) after the side's release or file is laid over.
+type Place func(manifest.Manifest) (manifest.Manifest, error)
 
 // ABDefaultRepeat is --repeat when it is not given: 3 rounds, or 10 pairs
 // for an A/A calibration (aa), which measures the noise from them.
@@ -207,9 +228,9 @@ func ABCandidates(base string, cands []string, aa bool) []string {
 // partition included); the others are laid over src's manifest. A
 // version names its side (runs/NN-v0.40.0) unless an earlier side has
 // the same spec or aa is set; otherwise the labels are base, cand (or
-// cand1, cand2, … with several candidates). Errors name a side by the
-// caller's flag for it (flags: ab's --base and --cand, qa's own).
-func ABSides(src manifest.Source, base string, cands []string, aa bool, flags SideFlags) ([]manifest.Resolved, []string, error) {
+// cand1, cand2, … with several candidates). A side that cannot be made is
+// a *SideError; place, when set, is applied to every side (Place).
+func ABSides(src manifest.Source, base string, cands []string, aa bool, place Place) ([]manifest.Resolved, []string, error) {
 	m, err := src.Manifest()
 	if err != nil {
 		return nil, nil, exitcode.With(err, exitcode.Usage)
@@ -218,34 +239,35 @@ func ABSides(src manifest.Source, base string, cands []string, aa bool, flags Si
 	var sides []manifest.Resolved
 	var labels []string
 	for i, text := range specs {
-		flag, label := flags.Cand, "cand"
+		label := "cand"
 		if len(cands) > 1 {
 			label = fmt.Sprintf("cand%d", i)
 		}
 		side := m
 		if i == 0 {
-			flag, label = flags.Base, "base"
+			label = "base"
 		}
+		bad := func(err error) error { return &SideError{Side: i, Spec: text, Err: err} }
 		if text != "" || (i > 0 && !aa) {
-			s, err := ParseSpec(flag, text)
+			s, err := ParseSpec(text)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, bad(err)
 			}
-			if side, err = s.Manifest(flag, src, m); err != nil {
-				return nil, nil, err
+			if side, err = s.Manifest(src, m); err != nil {
+				return nil, nil, bad(err)
 			}
 			if s.Kind == SpecVersion && !aa && !slices.Contains(specs[:i], text) {
 				label = s.Value // a version names its side (runs/NN-v0.40.0)
 			}
 		}
-		if flags.Place != nil {
-			if side, err = flags.Place(side); err != nil {
-				return nil, nil, exitcode.With(fmt.Errorf("%s %q: %w", flag, text, err), exitcode.Usage)
+		if place != nil {
+			if side, err = place(side); err != nil {
+				return nil, nil, bad(err)
 			}
 		}
 		r, err := side.Resolve()
 		if err != nil {
-			return nil, nil, exitcode.With(fmt.Errorf("%s %q: %w", flag, text, err), exitcode.Usage)
+			return nil, nil, bad(err)
 		}
 		sides = append(sides, r)
 		labels = append(labels, label)

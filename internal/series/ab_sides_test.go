@@ -1,12 +1,14 @@
 package series
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 )
 
@@ -40,7 +42,7 @@ func TestABSidesFlags(t *testing.T) {
 		{"e2e file, lenient", withRead(src, manifest.FormatE2E, true), []string{e2e}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sides, labels, err := ABSides(tt.src, "", tt.specs, false, SideFlags{Base: "--base", Cand: "--cand"})
+			sides, labels, err := ABSides(tt.src, "", tt.specs, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,9 +61,16 @@ func TestABSidesFlags(t *testing.T) {
 	}
 	// Read strictly, the e2e file is refused by name, as the base's own
 	// manifest would be.
-	_, _, err := ABSides(withRead(src, manifest.FormatE2E, false), "", []string{e2e}, false, SideFlags{Base: "--base", Cand: "--cand"})
-	if err == nil || !strings.Contains(err.Error(), "ipv6") || !strings.HasPrefix(err.Error(), "--cand ") {
-		t.Errorf("strict e2e --cand: %v, want ipv6 refused", err)
+	// The error is the candidate's (a *SideError, side 1), which a
+	// command names by its own flag.
+	_, _, err := ABSides(withRead(src, manifest.FormatE2E, false), "", []string{e2e}, false, nil)
+	var se *SideError
+	if !errors.As(err, &se) || se.Side != 1 || se.Spec != e2e || !strings.Contains(err.Error(), "ipv6") ||
+		!strings.HasPrefix(se.Named("--base", "--cand"), "--cand ") {
+		t.Errorf("strict e2e candidate: %v, want ipv6 refused as side 1's", err)
+	}
+	if code, _ := exitcode.Of(err); code != exitcode.Usage {
+		t.Errorf("exit code %d, want %d", code, exitcode.Usage)
 	}
 }
 

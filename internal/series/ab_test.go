@@ -20,11 +20,11 @@ func TestParseSpec(t *testing.T) {
 		{"base.toml", "manifest base.toml []"},
 		{"consensus.timeout_commit=2s", "set  [[consensus.timeout_commit 2s]]"},
 		{"config.mempool.size=100 size=512", "set  [[mempool.size 100] [load.size 512]]"},
-		{"", "error: --cand \"\": empty"},
-		{"=2s", "error: --cand \"=2s\": \"=2s\": want key=value"},
-		{"timeout_commit=2s", "error: --cand \"timeout_commit=2s\": timeout_commit: not a manifest key"},
+		{"", "error: empty"},
+		{"=2s", "error: \"=2s\": want key=value"},
+		{"timeout_commit=2s", "error: timeout_commit: not a manifest key"},
 	} {
-		s, err := ParseSpec("--cand", c.text)
+		s, err := ParseSpec(c.text)
 		got := ""
 		if err != nil {
 			got = "error: " + err.Error()
@@ -61,11 +61,11 @@ func TestSpecManifest(t *testing.T) {
 	}
 	def := manifest.Default()
 	get := func(text string) (manifest.Manifest, error) {
-		s, err := ParseSpec("--base", text)
+		s, err := ParseSpec(text)
 		if err != nil {
 			return def, err
 		}
-		return s.Manifest("--base", manifest.Source{}, def)
+		return s.Manifest(manifest.Source{}, def)
 	}
 	if m, err := get("v0.38.26"); err != nil || m.CometBFTVersion != "v0.38.26" {
 		t.Errorf("version: %+v, %v", m.CometBFTVersion, err)
@@ -124,7 +124,7 @@ func FuzzParseSpec(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := ParseSpec("--cand", text)
+		s, err := ParseSpec(text)
 		if err != nil {
 			return
 		}

@@ -18,26 +18,6 @@ type gridCell struct {
 	manifest manifest.Resolved
 }
 
-// ParseSetFlag parses one --set value, KEY=V1,V2,….
-func ParseSetFlag(s string) (results.SweepParam, error) {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" || v == "" {
-		return results.SweepParam{}, fmt.Errorf("--set %q: want KEY=VALUE[,VALUE…]", s)
-	}
-	key, err := manifest.SweepKey(strings.TrimSpace(k))
-	if err != nil {
-		return results.SweepParam{}, fmt.Errorf("--set %w", err)
-	}
-	p := results.SweepParam{Key: key}
-	for _, x := range strings.Split(v, ",") {
-		if x = strings.TrimSpace(x); x == "" {
-			return results.SweepParam{}, fmt.Errorf("--set %q: empty value", s)
-		}
-		p.Values = append(p.Values, x)
-	}
-	return p, nil
-}
-
 // cellID is a cell's stable, readable id: "c2-r400", then "-KEY_VALUE"
 // for each other parameter in grid order, characters other than letters,
 // digits, '.' and '_' replaced by '_'.

@@ -20,10 +20,7 @@ func TestExpandGridPerturb(t *testing.T) {
 		t.Fatal(err)
 	}
 	base.AddPerturb(node, p)
-	param, err := ParseSetFlag("perturb.validator03.down=1s,5s,20s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	param := results.SweepParam{Key: "perturb.validator03.down", Values: []string{"1s", "5s", "20s"}}
 	cells, err := expandGrid(base, []int{1}, []float64{200}, []results.SweepParam{param})
 	if err != nil {
 		t.Fatal(err)
@@ -42,18 +39,6 @@ func TestExpandGridPerturb(t *testing.T) {
 	}
 	if base.Perturb["validator03"].Down != "" {
 		t.Error("the sweep changed the base manifest")
-	}
-}
-
-func TestParseSetFlag(t *testing.T) {
-	p, err := ParseSetFlag("mempool.size=1000, 5000")
-	if err != nil || p.Key != "mempool.size" || !slices.Equal(p.Values, []string{"1000", "5000"}) {
-		t.Errorf("got %+v, %v", p, err)
-	}
-	for _, bad := range []string{"mempool.size", "=1", "mempool.size=", "mempool.size=1,,2", "rate=1,2"} {
-		if _, err := ParseSetFlag(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
 	}
 }
 
