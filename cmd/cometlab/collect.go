@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -119,17 +120,40 @@ func (f *metricsFlags) register(fs *pflag.FlagSet, run bool) {
 }
 
 func (f *metricsFlags) check(run bool) error {
-	switch {
-	case f.metrics == experiment.MetricsNone && run:
-	case f.metrics == experiment.MetricsDefault, f.metrics == experiment.MetricsAll:
-	default:
-		return exitcode.With(fmt.Errorf("--metrics %q: want default, all or none", f.metrics), exitcode.Usage)
+	c := experiment.Collect{ScrapeInterval: f.interval, Metrics: f.metrics, Prometheus: f.prometheus}
+	if !run && f.metrics == experiment.MetricsNone { // report --prometheus reads series: none reads none
+		return exitcode.With(fmt.Errorf("--metrics %q: want default or all", f.metrics), exitcode.Usage)
 	}
-	if f.interval <= 0 {
+	if f.interval <= 0 { // the flag's 0 is not the option's "the default"
 		return exitcode.With(fmt.Errorf("--scrape-interval %s: want a positive duration", f.interval), exitcode.Usage)
 	}
-	if f.prometheus != "" && f.metrics == experiment.MetricsNone {
-		return exitcode.With(errors.New("--prometheus and --metrics none contradict each other"), exitcode.Usage)
+	return collectFlagErr(c.Check())
+}
+
+// collectFlagErr names each setting of a collection error by its flag
+// (--metrics, --scrape-interval, --prometheus).
+func collectFlagErr(err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	flags := map[string]string{experiment.SettingMetrics: "--metrics", experiment.SettingScrapeInterval: "--scrape-interval",
+		experiment.SettingPrometheus: "--prometheus"}
+	var msgs []string
+	for _, e := range unjoin(err) {
+		var ce *experiment.CollectError
+		if errors.As(e, &ce) {
+			msgs = append(msgs, ce.Named(flags[ce.Setting], flags[ce.With]))
+			continue
+		}
+		msgs = append(msgs, e.Error())
+	}
+	return exitcode.With(errors.New(strings.Join(msgs, "\n")), exitcode.Usage)
+}
+
+// unjoin is err's errors when it joins several (errors.Join), else err.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -79,15 +80,55 @@ const (
 	MetricsNone    = "none"    // no scrape
 )
 
-// Check refuses collection options no run can honour, as bad input.
+// Check refuses collection options no run can honour, as bad input: every
+// problem at once (errors.Join), each a *CollectError naming its setting,
+// which a command names by its flag.
 func (c Collect) Check() error {
+	var errs []error
+	bad := func(setting, format string, a ...any) {
+		errs = append(errs, &CollectError{Setting: setting, Msg: fmt.Sprintf(format, a...)})
+	}
+	contradict := func(setting, with, value string) {
+		errs = append(errs, &CollectError{Setting: setting, With: with, Msg: value + " contradict each other"})
+	}
 	switch c.Metrics {
 	case "", MetricsDefault, MetricsAll, MetricsNone:
 	default:
-		return exitcode.With(fmt.Errorf("metrics %q: want %s, %s or %s", c.Metrics, MetricsDefault, MetricsAll, MetricsNone), exitcode.Usage)
+		bad(SettingMetrics, "%q: want %s, %s or %s", c.Metrics, MetricsDefault, MetricsAll, MetricsNone)
 	}
 	if c.ScrapeInterval < 0 {
-		return exitcode.With(fmt.Errorf("scrape interval %s: want a positive duration", c.ScrapeInterval), exitcode.Usage)
+		bad(SettingScrapeInterval, "%s: want a positive duration", c.ScrapeInterval)
 	}
-	return nil
+	if c.Prometheus != "" && c.Metrics == MetricsNone {
+		contradict(SettingPrometheus, SettingMetrics, MetricsNone)
+	}
+	return errors.Join(errs...)
 }
+
+// The settings of Collect a CollectError names.
+const (
+	SettingMetrics        = "metrics"
+	SettingScrapeInterval = "scrape interval"
+	SettingPrometheus     = "prometheus"
+)
+
+// CollectError is a collection setting no run can honour: the setting
+// (SettingMetrics, …), the other one it contradicts (With, or ""), and
+// what is wrong. It carries the usage exit code.
+type CollectError struct {
+	Setting, With, Msg string
+}
+
+func (e *CollectError) Error() string { return e.Named(e.Setting, e.With) }
+
+// Named is the error with its settings named setting and with (a
+// command's flags for them).
+func (e *CollectError) Named(setting, with string) string {
+	if e.With != "" {
+		return setting + " and " + with + " " + e.Msg
+	}
+	return setting + " " + e.Msg
+}
+
+// ExitCode is the usage code: nothing was run.
+func (e *CollectError) ExitCode() int { return exitcode.Usage }

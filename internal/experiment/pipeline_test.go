@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/collect"
 	"github.com/cometlab/cometlab/internal/exitcode"
@@ -131,5 +132,33 @@ func TestPlanHooks(t *testing.T) {
 		{plan: func(context.Context, *runPlan) error { t.Error("a plan after a failed one ran"); return nil }}}
 	if err := p.planHooks(t.Context()); !errors.Is(err, boom) {
 		t.Errorf("error %v, want boom", err)
+	}
+}
+
+// TestCollectCheck: the one check of the collection options returns every
+// problem at once, each a *CollectError naming its setting (and the one it
+// contradicts), which a command names by its flags.
+func TestCollectCheck(t *testing.T) {
+	if err := (Collect{Metrics: MetricsAll, ScrapeInterval: time.Second, Prometheus: "http://p:9090"}).Check(); err != nil {
+		t.Fatalf("good options refused: %v", err)
+	}
+	err := Collect{Metrics: MetricsNone, ScrapeInterval: -time.Second, Prometheus: "http://p:9090"}.Check()
+	var got []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ce *CollectError
+		if !errors.As(e, &ce) {
+			t.Fatalf("%v: not a *CollectError", e)
+		}
+		got = append(got, ce.Named("--"+ce.Setting, "--"+ce.With))
+	}
+	want := []string{"--scrape interval -1s: want a positive duration", "--prometheus and --metrics none contradict each other"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if code, _ := exitcode.Of(err); code != exitcode.Usage {
+		t.Errorf("exit code %d, want %d", code, exitcode.Usage)
+	}
+	if err := (Collect{Metrics: "some"}).Check(); err == nil || !strings.Contains(err.Error(), `metrics "some": want default, all or none`) {
+		t.Errorf("bad metrics: %v", err)
 	}
 }

@@ -153,9 +153,6 @@ func checkChain(o LoadOptions, targets []collect.Target) error {
 			errs = append(errs, errors.New("--prometheus: the load knows no node's metrics endpoint to read the series of: give --metrics-url (or --testnet)"))
 		}
 	}
-	if o.Prometheus != "" && o.Metrics == MetricsNone {
-		errs = append(errs, errors.New("--prometheus and --metrics none contradict each other"))
-	}
 	if o.Prometheus != "" && !o.Readback {
 		errs = append(errs, errors.New("--prometheus: with --readback=false the run ends with the load, before the series are read from the server"))
 	}
