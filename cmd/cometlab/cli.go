@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -18,6 +19,30 @@ import (
 
 // version is cometlab's version, set at build time with -ldflags.
 var version = "dev"
+
+// builtFrom is version with the commit this binary was built from, as
+// the go command stamps it (vcs.revision; "+dirty" for uncommitted
+// changes): what a QA report re-analysed by this binary names. version
+// alone when the build has no VCS stamp (go run, go test).
+func builtFrom() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		}
+	}
+	if rev == "" {
+		return version
+	}
+	return fmt.Sprintf("%s (commit %.12s%s)", version, rev, dirty)
+}
 
 // state is the process state a command sees, injectable for in-process
 // tests of whole commands.

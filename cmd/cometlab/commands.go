@@ -255,8 +255,11 @@ Prometheus server that scraped the run's nodes (see 'cometlab
 prometheus-config'), over the run's window. Given a sweep directory (one
 with sweep.json), rewrite its sweep.md and sweep.html from sweep.json and
 the cells' run directories (each cell's own report is left as it is).
-Given a QA directory (one with qa.json), rewrite its qa.md and qa.html from
-qa.json and its steps' directories.`,
+Given a QA directory (one with qa.json), analyse every run of its steps
+again, compare its compared tests again, derive every verdict again with
+this cometlab (recorded in qa.json as analyzed_by) and rewrite qa.json,
+qa.md and qa.html: a report never carries a verdict its code no longer
+gives.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := mf.check(false); err != nil {
@@ -266,7 +269,7 @@ qa.json and its steps' directories.`,
 				if mf.prometheus != "" {
 					return exitcode.With(fmt.Errorf("--prometheus applies to a run directory, not a QA"), exitcode.Usage)
 				}
-				if _, err := qa.Report(args[0]); err != nil {
+				if _, err := qa.Report(args[0], builtFrom(), func(format string, a ...any) { fmt.Fprintf(st.stderr, format+"\n", a...) }); err != nil {
 					return err
 				}
 				fmt.Fprintf(st.stdout, "report: %s/%s\n", args[0], results.QAReportFile)

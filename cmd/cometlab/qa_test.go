@@ -65,13 +65,14 @@ func TestQAUsage(t *testing.T) {
 	}
 }
 
-// TestReportQA: report rewrites a QA directory's qa.md and qa.html from
-// its qa.json.
+// TestReportQA: report rewrites a QA directory's qa.json, qa.md and
+// qa.html, naming the cometlab that did (its re-analysis of the steps'
+// runs is internal/qa's TestQAReportReanalyses; this QA's one step was
+// skipped).
 func TestReportQA(t *testing.T) {
 	dir := t.TempDir()
 	rec := results.QARecord{Kind: "qa", Status: results.StatusComplete, Labels: []string{"base", "cand"}, ThresholdPct: 10, Alpha: 0.05,
-		Verdict: results.QAVerdictPass, Steps: []results.QAStep{{ID: plan.Long, Status: results.QADone, Verdict: results.QAVerdictPass,
-			Summary: "no regression"}}}
+		Verdict: results.QAVerdictPass, Steps: []results.QAStep{{ID: plan.Long, Status: results.QASkipped, Summary: "skipped: --skip"}}}
 	if err := results.WriteJSON(filepath.Join(dir, results.QAFile), rec); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestReportQA(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
-	if err != nil || !strings.Contains(string(md), "# QA: cand against base — PASS") {
+	if err != nil || !strings.Contains(string(md), "# QA: cand against base — PASS") || !strings.Contains(string(md), "derived again by cometlab "+builtFrom()) {
 		t.Errorf("qa.md: %v\n%s", err, md)
 	}
 	if _, err := os.Stat(filepath.Join(dir, results.QAHTMLFile)); err != nil {

@@ -255,6 +255,27 @@ func stepOutcome(st results.QAStep) string {
 // regression, 3 when a step failed.
 func (q *qaRun) finish(ctx context.Context) (Result, error) {
 	rec := q.rec
+	err := q.verdict()
+	if rec.Status == results.StatusInterrupted {
+		err = exitcode.With(fmt.Errorf("the QA was interrupted: resume it with --resume %s", q.dir), exitcode.Interrupted)
+		if ctx.Err() != nil {
+			err = exitcode.With(fmt.Errorf("%w: resume it with --resume %s", ctx.Err(), q.dir), exitcode.Interrupted)
+		}
+	}
+	rec.ElapsedS = time.Since(q.start).Seconds()
+	if serr := q.save(); serr != nil {
+		return Result{Dir: q.dir, Record: *rec}, serr
+	}
+	q.report()
+	q.out.Phase("qa: %s, verdict %s; report %s", rec.Status, orDash(rec.Verdict), filepath.Join(q.dir, results.QAReportFile))
+	return Result{Dir: q.dir, Record: *rec, Finished: true}, err
+}
+
+// verdict sets the QA's status and verdict from its steps' (unsafe, then
+// regression, then failed, then pass; none while a step is pending or
+// interrupted) and returns the error that carries its exit code.
+func (q *qaRun) verdict() error {
+	rec := q.rec
 	rec.Status = results.StatusComplete
 	var unsafe, regression, failed []string
 	for _, st := range rec.Steps {
@@ -281,18 +302,8 @@ func (q *qaRun) finish(ctx context.Context) (Result, error) {
 	}
 	if rec.Status == results.StatusInterrupted {
 		rec.Verdict = ""
-		err = exitcode.With(fmt.Errorf("the QA was interrupted: resume it with --resume %s", q.dir), exitcode.Interrupted)
-		if ctx.Err() != nil {
-			err = exitcode.With(fmt.Errorf("%w: resume it with --resume %s", ctx.Err(), q.dir), exitcode.Interrupted)
-		}
 	}
-	rec.ElapsedS = time.Since(q.start).Seconds()
-	if serr := q.save(); serr != nil {
-		return Result{Dir: q.dir, Record: *rec}, serr
-	}
-	q.report()
-	q.out.Phase("qa: %s, verdict %s; report %s", rec.Status, orDash(rec.Verdict), filepath.Join(q.dir, results.QAReportFile))
-	return Result{Dir: q.dir, Record: *rec, Finished: true}, err
+	return err
 }
 
 func orDash(s string) string {

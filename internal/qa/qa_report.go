@@ -1,14 +1,20 @@
 package qa
 
 import (
+	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/qa/plan"
 	"github.com/cometlab/cometlab/internal/report"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
+	"github.com/cometlab/cometlab/internal/series"
 )
 
 // report rewrites the QA's report; a failure is printed, not fatal (the
@@ -73,11 +79,104 @@ func disturbedUnder(root string) []string {
 	return dirs
 }
 
-// Report rewrites the report of the QA in dir from its files.
-func Report(dir string) (results.QARecord, error) {
+// Report rewrites the QA in dir from its run directories as today's code
+// analyses and judges them, so that its report never carries a verdict
+// that code no longer gives: every run of every step is analysed again
+// (summary.json, autopsy.csv, findings.json: analysis.Analyze); every
+// compared test's A/B experiment is compared again (series.RecompareAB)
+// and its figures judged by the QA rule over the rounds it has (no more
+// are run); every step's summary is made again from its records and its
+// safety verdict from the new summaries; then the QA's verdict. qa.json
+// records by, the cometlab that analysed it (AnalyzedBy, with the time),
+// and the report is rewritten. The saturation searches' and sweeps' own
+// records (their runs' evidence and the criterion's verdicts) are read
+// as they are. say is told of each step.
+func Report(dir, by string, say func(format string, a ...any)) (results.QARecord, error) {
 	rec, err := results.ReadQA(dir)
 	if err != nil {
 		return rec, err
 	}
+	q := &qaRun{dir: dir, rec: &rec, th: compare.DefaultThresholds()}
+	q.th.DefaultPct, q.th.Alpha = rec.ThresholdPct, cmp.Or(rec.Alpha, q.th.Alpha)
+	for i := range rec.Steps {
+		st := &rec.Steps[i]
+		if st.Status != results.QADone {
+			continue
+		}
+		if err := q.reanalyse(st); err != nil {
+			return rec, fmt.Errorf("step %s: %w", st.ID, err)
+		}
+		say("qa: %s: %s", plan.Title(st.ID), cmp.Or(st.Verdict, "done"))
+	}
+	_ = q.verdict() // the exit code is the QA run's; a report only states it
+	rec.AnalyzedBy, rec.AnalyzedAt = by, time.Now().UTC()
+	if err := results.WriteJSON(filepath.Join(dir, results.QAFile), rec); err != nil {
+		return rec, err
+	}
 	return rec, report.WriteQA(dir, rec, qaInputs(dir, rec))
+}
+
+// reanalyse analyses the runs of the finished step st again and makes its
+// summary and verdict again from them (Report).
+func (q *qaRun) reanalyse(st *results.QAStep) error {
+	for _, d := range st.Dirs {
+		for _, r := range runDirsUnder(filepath.Join(q.dir, d)) {
+			if _, err := analysis.Analyze(r); err != nil {
+				return fmt.Errorf("analyse %s: %w", results.RelDir(q.dir, r), err)
+			}
+		}
+	}
+	switch st.ID {
+	case plan.Saturation:
+		var parts []string
+		for _, label := range q.rec.Labels {
+			search, err := saturation.ReadSearch(filepath.Join(q.dir, stepDir(plan.Saturation, label, results.QASearchDir)))
+			if err != nil {
+				return err
+			}
+			grid, err := saturation.ReadSweep(filepath.Join(q.dir, stepDir(plan.Saturation, label, results.QAGridDir)))
+			if err != nil {
+				return err
+			}
+			parts = append(parts, saturationPart(label, search, grid, search.Search.Start))
+		}
+		st.Verdict, st.Summary = "", strings.Join(parts, "; ")
+	case plan.Long, plan.Rotation, plan.Partition, plan.AbsentStake:
+		dir := filepath.Join(q.dir, stepDir(st.ID))
+		ab, err := series.RecompareAB(dir)
+		if err != nil {
+			return err
+		}
+		var c compare.Result
+		if err := results.ReadJSON(filepath.Join(dir, results.CompareJSON), &c); err != nil {
+			return fmt.Errorf("the comparison: %w", err)
+		}
+		figs, _, err := compare.QAJudge(c, ab.Pairs) // the rounds it has: no more
+		if err != nil {
+			return err
+		}
+		st.Figures = figs
+		q.judged(st)
+	case plan.Upgrade:
+		run, err := results.ReadRun(filepath.Join(q.dir, stepDir(st.ID)))
+		if err != nil {
+			return err
+		}
+		if q.sides, err = series.ReadSides(q.dir, q.rec.Labels); err != nil { // the candidate's release names the summary
+			return err
+		}
+		q.upgraded(st, run.Status, strings.Join(run.Errors, "; "))
+	case plan.VoteExtensions, plan.Storage:
+		rec, err := saturation.ReadSweep(filepath.Join(q.dir, stepDir(st.ID)))
+		if err != nil {
+			return err
+		}
+		st.Verdict, st.Summary = results.QAVerdictNotJudged, veSummary(rec)
+		if st.ID == plan.Storage {
+			st.Summary = report.QAStorageSummary(report.QAStorageRows(filepath.Join(q.dir, stepDir(st.ID)), rec))
+		}
+	default:
+		return nil // the QA load: no runs of its own
+	}
+	return q.safety(st)
 }

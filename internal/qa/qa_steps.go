@@ -98,14 +98,22 @@ func (q *qaRun) saturation(ctx context.Context, st *results.QAStep) error {
 		if err = seriesErr(ctx, err); err != nil {
 			return fmt.Errorf("%s: grid: %w", label, err)
 		}
-		part := fmt.Sprintf("%s: knee %s tx/s (%s)", label, plan.FormatRate(knee), how)
-		if ts := saturation.Tables(grid.GridCells()); len(ts) > 0 && ts[0].Diagonal > 0 {
-			part += fmt.Sprintf(", saturation diagonal %s tx/s", plan.FormatRate(ts[0].Diagonal))
-		}
-		parts = append(parts, part)
+		parts = append(parts, saturationPart(label, search, grid, cfg.Start))
 	}
 	st.Summary = strings.Join(parts, "; ")
 	return q.safety(st)
+}
+
+// saturationPart is what the saturation step found of one side: its knee
+// (how it was chosen from the search, which started at start) and the
+// grid's saturation diagonal.
+func saturationPart(label string, search saturation.SearchRecord, grid saturation.SweepRecord, start float64) string {
+	knee, how := plan.Knee(search.Outcome, start)
+	part := fmt.Sprintf("%s: knee %s tx/s (%s)", label, plan.FormatRate(knee), how)
+	if ts := saturation.Tables(grid.GridCells()); len(ts) > 0 && ts[0].Diagonal > 0 {
+		part += fmt.Sprintf(", saturation diagonal %s tx/s", plan.FormatRate(ts[0].Diagonal))
+	}
+	return part
 }
 
 // search runs (or resumes, or keeps) the saturation search in dir.
@@ -225,11 +233,16 @@ func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results
 		q.spareS -= ps.EstimateS / float64(rounds)
 		_, err = series.ExtendAB(ctx, dir, look.Rounds+1, q.env)
 	}
+	q.judged(st)
+	return q.safety(st)
+}
+
+// judged sets a compared test's verdict and summary from its figures.
+func (q *qaRun) judged(st *results.QAStep) {
 	st.Verdict, st.Summary = results.QAVerdictPass, compare.QASummary(st.Figures, q.th.DefaultPct)
 	if compare.QACount(st.Figures)[compare.QARegression] > 0 {
 		st.Verdict = results.QAVerdictRegression
 	}
-	return q.safety(st)
 }
 
 // moreRounds is the most rounds compared test ps, planned with rounds, may
@@ -295,13 +308,19 @@ func (q *qaRun) upgrade(ctx context.Context, ps results.QAPlanStep, st *results.
 	if err != nil {
 		return err
 	}
-	st.Verdict = results.QAVerdictPass
-	st.Summary = fmt.Sprintf("the run is %s: every node restarted on %s in turn", o.Status, q.sides[1].CometBFTVersion)
-	if o.Status != results.StatusComplete {
-		st.Verdict = results.QAVerdictFailed
-		st.Summary = fmt.Sprintf("the run is %s (%s)", o.Status, o.Message())
-	}
+	q.upgraded(st, o.Status, o.Message())
 	return q.safety(st)
+}
+
+// upgraded sets the upgrade step's verdict from its run's status (and
+// the message of what ended it).
+func (q *qaRun) upgraded(st *results.QAStep, status, message string) {
+	st.Verdict = results.QAVerdictPass
+	st.Summary = fmt.Sprintf("the run is %s: every node restarted on %s in turn", status, q.sides[1].CometBFTVersion)
+	if status != results.StatusComplete {
+		st.Verdict = results.QAVerdictFailed
+		st.Summary = fmt.Sprintf("the run is %s (%s)", status, message)
+	}
 }
 
 // safety is the series' safety verdict over every run of the step: a run

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,6 +44,7 @@ type fakeQA struct {
 	last        manifest.Resolved // the last run's manifest
 	interruptAt int
 	fail        string
+	safe        bool // every run without the recorded run's duplicate commit
 }
 
 func (f *fakeQA) run(_ context.Context, m manifest.Resolved, dir string) series.Outcome {
@@ -72,6 +74,8 @@ func (f *fakeQA) run(_ context.Context, m manifest.Resolved, dir string) series.
 	}
 	if strings.Contains(dir, "/tests/storage/") {
 		f.storageRun(dir)
+	} else if f.safe {
+		f.dropDuplicate(dir)
 	}
 	load := float64(m.Load.Connections) * m.Load.Rate
 	committed := min(load, f.knee)
@@ -88,20 +92,7 @@ func (f *fakeQA) run(_ context.Context, m manifest.Resolved, dir string) series.
 // out (a safety violation) and keeping every node's data directory at its
 // first size in the pruning cells: they grow by nothing.
 func (f *fakeQA) storageRun(dir string) {
-	txs := filepath.Join(dir, results.TxsFile)
-	b, err := os.ReadFile(txs)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	var kept []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if !strings.HasSuffix(l, ",1") {
-			kept = append(kept, l)
-		}
-	}
-	if err := os.WriteFile(txs, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
+	f.dropDuplicate(dir)
 	if strings.Contains(dir, "retain_blocks_10") {
 		p := filepath.Join(dir, results.ResourceFile)
 		b, err := os.ReadFile(p)
@@ -424,4 +415,69 @@ func defaultOn(t *testing.T, v string) []manifest.Resolved {
 		t.Fatal(err)
 	}
 	return []manifest.Resolved{r}
+}
+
+// dropDuplicate takes the recorded run's one duplicate commit (a safety
+// violation) out of the run in dir.
+func (f *fakeQA) dropDuplicate(dir string) {
+	txs := filepath.Join(dir, results.TxsFile)
+	b, err := os.ReadFile(txs)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasSuffix(l, ",1") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(txs, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// TestQAReportReanalyses: cometlab report on a QA directory analyses its
+// runs again and derives every verdict from them, so that a verdict an
+// older analysis left in qa.json (here a stale "unsafe" on the long test
+// and on the QA) is gone when today's analysis does not give it, and
+// qa.json and the report name the cometlab that analysed them.
+func TestQAReportReanalyses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qa")
+	f := &fakeQA{t: t, knee: 300, safe: true}
+	opts := qaTestOptions(t, dir, f)
+	for i := range opts.Plan.Steps {
+		if id := opts.Plan.Steps[i].ID; id != plan.Saturation && id != plan.LoadStep && id != plan.Long {
+			opts.Plan.Steps[i].Skip = "skipped: --skip"
+		}
+	}
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("the QA: %v", err)
+	}
+	want := res.Record.Step(plan.Long).Verdict
+	rec := res.Record
+	st := rec.Step(plan.Long)
+	st.Verdict, st.Summary, rec.Verdict = results.QAVerdictUnsafe, "safety violation in 1 run(s): an old analysis", results.QAVerdictUnsafe
+	if err := results.WriteJSON(filepath.Join(dir, results.QAFile), rec); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	got, err := Report(dir, "v9 (commit 0123456789ab)", func(format string, a ...any) { said = append(said, fmt.Sprintf(format, a...)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if long := got.Step(plan.Long); long.Verdict != want || got.Verdict == results.QAVerdictUnsafe || got.AnalyzedBy != "v9 (commit 0123456789ab)" {
+		t.Errorf("after report: long test %q (want %q), QA %q, analysed by %q", long.Verdict, want, got.Verdict, got.AnalyzedBy)
+	}
+	onDisk, err := results.ReadQA(dir)
+	if err != nil || onDisk.Verdict != got.Verdict || onDisk.AnalyzedBy != got.AnalyzedBy {
+		t.Errorf("qa.json: %v, verdict %q, analysed by %q", err, onDisk.Verdict, onDisk.AnalyzedBy)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil || !strings.Contains(string(md), "derived again by cometlab v9 (commit 0123456789ab)") || strings.Contains(string(md), "UNSAFE") {
+		t.Errorf("qa.md (%v) does not name the analysing cometlab, or still says UNSAFE:\n%.2000s", err, md)
+	}
+	if len(said) < 2 {
+		t.Errorf("said %q, want a line per finished step", said)
+	}
 }

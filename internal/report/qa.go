@@ -128,6 +128,10 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 		"A figure is a **regression** when it is worse than the baseline by %s %% or more **and** the difference is significant over "+
 		"the repeats (α = %s, Holm-corrected over a test's figures); a figure worse but within %[4]s %%, or worse by over %[4]s %% but not "+
 		"significant (undecided), is stated as such; each figure's table gives the %[4]s %% rule and the significance in columns of their own.\n\n", rec.Host.CPUs, nodes, vals, fmtFloat(rec.ThresholdPct), fmtFloat(rec.Alpha))
+	if rec.AnalyzedBy != "" {
+		m.f("Every run analysed and every verdict derived again by cometlab %s on %s (`cometlab report`), from the runs as the QA "+
+			"(cometlab %s) recorded them.\n\n", rec.AnalyzedBy, rec.AnalyzedAt.Format("2006-01-02 15:04 UTC"), rec.CometlabVersion)
+	}
 	var rows [][]string
 	for _, st := range rec.Steps {
 		if st.ID == "qa-load" || st.ID == "saturation" && st.Verdict != results.QAVerdictUnsafe && st.Status != results.StatusFailed {

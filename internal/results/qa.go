@@ -71,6 +71,12 @@ type QARecord struct {
 	// pass; "" while it runs.
 	Verdict  string  `json:"verdict,omitempty"`
 	ElapsedS float64 `json:"elapsed_s"`
+	// AnalyzedBy is the cometlab (its version: the module's, or the
+	// commit it was built from) that last analysed the QA's runs and
+	// judged them (cometlab report QA_DIR), at AnalyzedAt; "" when only
+	// the QA run itself did (CometlabVersion).
+	AnalyzedBy string    `json:"analyzed_by,omitempty"`
+	AnalyzedAt time.Time `json:"analyzed_at,omitzero"`
 }
 
 // QAPlan is every run the QA makes and the time it takes, as planned
