@@ -140,3 +140,13 @@ func applyPatch(ctx context.Context, dir, patch string) error {
 // ErrPatch is matched (errors.Is) by the error for a patch that does not
 // apply.
 var ErrPatch = errors.New("patch does not apply")
+
+// SourceBuilt returns the cached binary of prog built from the source of
+// rec, "" when it has not been built.
+func (f *Fetcher) SourceBuilt(rec SourceRecord, prog Program) string {
+	bin := filepath.Join(f.CacheDir, sourceCacheDir, rec.Key[:16], prog.Name)
+	if ok, _ := executable(bin); ok {
+		return bin
+	}
+	return ""
+}
