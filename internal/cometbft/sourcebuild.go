@@ -122,7 +122,11 @@ func goBuild(ctx context.Context, g goTool, prog Program, dir, bin string) ([]by
 // lp2p/peer.go:98"). git is kept from taking dir for part of a
 // repository, which would make it skip the patch's files silently.
 func applyPatch(ctx context.Context, dir, patch string) error {
-	cmd := exec.CommandContext(ctx, "git", "apply", "--whitespace=nowarn", patch)
+	abs, err := filepath.Abs(patch) // git runs in dir
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "git", "apply", "--whitespace=nowarn", abs)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
 	var out bytes.Buffer
