@@ -98,6 +98,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 	if version == "" {
 		version = r.CometBFTBinary
 	}
+	if r.CometBFTSource != nil {
+		version = r.CometBFTSource.String() + " (as " + r.CometBFTVersion + ")"
+	}
 	fmt.Fprintf(w, "testnet %s: %d nodes, CometBFT %s, app %s%s\n", r.Name, len(r.Nodes), version, r.App, appSettings(r.AppConfig))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NODE\tMODE\tPOWER\tVERSION\tAPP\tZONE\tHOST\tCONFIG")
@@ -105,6 +108,9 @@ func printPlan(w io.Writer, r manifest.Resolved) {
 		v := n.Version
 		if v == "" {
 			v = "binary"
+		}
+		if n.Source != nil {
+			v = n.Source.String() + " (as " + n.Version + ")"
 		}
 		mode := n.Mode
 		if n.Ephemeral {

@@ -23,6 +23,7 @@ func newVersionsCmd(st *state) *cobra.Command {
 		skew  bool
 		keys  bool
 		kts   []string
+		src   string
 	)
 	cmd := &cobra.Command{
 		Use:   "versions",
@@ -55,16 +56,31 @@ need (key_type): the keygen cometlab builds in the release's source, and,
 for a key type behind a build tag (bls12_381: cgo and a C compiler), the
 release's cometbft and keygen with the tag (with --apps its e2e app node
 too); --key-type limits it to the key types named (every one a key type of
-each --build release).`,
+each --build release). --source PATH prints what cometlab reads from a
+CometBFT source tree without building it (cometbft_source in a manifest):
+its module, version file and the release line told from them, its git
+commit, branch and dirty state (or a plain directory's hash), its build
+cache key and the capabilities of its line; see docs/source.md.`,
 		Example: `  cometlab versions
   cometlab versions --build v0.34.33,v1.0.1
   cometlab versions --build matrix
   cometlab versions --build default --apps
   cometlab versions --build v1.0.1 --clock-skew
   cometlab versions --build v0.40.0 --keys
-  cometlab versions --build v2.0.0-rc1 --keys --key-type bls12_381`,
+  cometlab versions --build v2.0.0-rc1 --keys --key-type bls12_381
+  cometlab versions --source ../cometbft`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if src != "" {
+				if len(build) > 0 || apps || skew || keys || pre {
+					return exitcode.With(errors.New("--source prints what cometlab reads from a tree: give it alone"), exitcode.Usage)
+				}
+				f, err := fetcher(st.stderr)
+				if err != nil {
+					return err
+				}
+				return printSource(cmd.Context(), st.stdout, f, src)
+			}
 			build = expandBuild(build)
 			for _, v := range build {
 				if _, err := cometbft.LineOf(v); err != nil {
@@ -131,6 +147,7 @@ each --build release).`,
 	cmd.Flags().BoolVar(&skew, "clock-skew", false, "with --build: build each release's cometbft with the clock_skew tag too (v1.0), for nodes with a clock_skew")
 	cmd.Flags().BoolVar(&keys, "keys", false, "with --build: build what each release's other key types need too (its keygen; cometbft, with --apps the e2e app node, built with a key type's tag)")
 	cmd.Flags().StringSliceVar(&kts, "key-type", nil, "with --keys: only what these key types need (comma-separated), e.g. bls12_381")
+	cmd.Flags().StringVar(&src, "source", "", "print what cometlab reads from the CometBFT source tree at this path (line, module, version, commit, dirty, capabilities), without building it")
 	return cmd
 }
 

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
 // TestExpandBuild: "matrix" is the default release, then every line's
@@ -71,5 +76,27 @@ func TestKeyPrograms(t *testing.T) {
 				t.Errorf("programs %q (%v), want %q", names(ps), err, tc.want)
 			}
 		})
+	}
+}
+
+// TestVersionsSource prints what cometlab reads from a fake v0.40 tree (a
+// plain directory: the hash of its files) and refuses a directory that is
+// not a CometBFT tree, naming why.
+func TestVersionsSource(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	if err := os.CopyFS(tree, os.DirFS("../../testdata/trees/v0.40")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "versions", "--source", tree)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	resultstest.Golden(t, filepath.Join("testdata", "versions_source.txt"), []byte(strings.ReplaceAll(out, tree, "TREE")))
+	code, _, errs = run(t, "versions", "--source", "../../testdata/trees/not-cometbft")
+	if code != exitcode.Usage || !strings.Contains(errs, "not a CometBFT source tree") || !strings.Contains(errs, "declares module example.com/notcometbft") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if code, _, errs = run(t, "versions", "--source", tree, "--build", "v0.40.0"); code != exitcode.Usage {
+		t.Errorf("--source with --build: exit %d: %s", code, errs)
 	}
 }

@@ -206,6 +206,9 @@ type BuildRecord struct {
 	GoVersion string    `json:"go_version"` // the go command that built it
 	Seconds   float64   `json:"seconds"`    // wall time of the build (and its downloads)
 	Built     time.Time `json:"built"`
+	// Source is the tree or patched release built ([Fetcher.SourceProgram]);
+	// nil for a release.
+	Source *SourceRecord `json:"source,omitempty"`
 }
 
 // buildRecordFile is the record's name in a version's cache directory.
@@ -271,8 +274,7 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 				return err
 			}
 		}
-		_, out, err = g.run(ctx, src, label, []string{cgo},
-			slices.Concat([]string{"build", "-mod=readonly", "-trimpath", "-buildvcs=false"}, prog.tagArgs(), []string{"-o", bin, "./" + prog.Pkg})...)
+		out, err = goBuild(ctx, g, prog, src, bin)
 	default:
 		return fmt.Errorf("cometbft %s: unknown build method %q", p.Version, p.Method)
 	}
@@ -291,6 +293,12 @@ func (f *Fetcher) build(ctx context.Context, g goTool, p Plan, prog Program, dir
 	rec := BuildRecord{Version: p.Version, Method: p.Method, Declares: p.Declares, GoVersion: g.env(ctx, "GOVERSION"),
 		Seconds: time.Since(start).Round(100 * time.Millisecond).Seconds(), Built: time.Now().UTC()}
 	f.say("built %s %s in %s (%s)", prog.Name, p.Version, time.Since(start).Round(time.Second), p.Method)
+	return install(rec, prog, bin, dir)
+}
+
+// install writes the build record of prog into dir and moves the built
+// binary bin there, last, so that a binary in the cache has its record.
+func install(rec BuildRecord, prog Program, bin, dir string) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err

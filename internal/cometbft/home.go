@@ -47,8 +47,12 @@ type NodeSpec struct {
 	// genesis is taken from the oldest release's `cometbft init`, so that
 	// every node of a mixed network can read it whatever the node order.
 	Version string
-	Binary  string         // cometbft binary for this node's version
-	Config  map[string]any // config.toml overrides by dotted key
+	Binary  string // cometbft binary for this node's version
+	// Source is the provenance of a node built from a source tree or a
+	// patched release ([Fetcher.SourceProgram]); nil for a release as
+	// served or a user's binary. Generate does not read it.
+	Source *SourceRecord
+	Config map[string]any // config.toml overrides by dotted key
 	// Ephemeral marks a node that comes and goes (a rotating node): it
 	// dials the others, but no other node lists it as a peer.
 	Ephemeral bool

@@ -171,6 +171,9 @@ func deployPlan(m manifest.Resolved, spec cometbft.Spec, homes []cometbft.Home, 
 			if spec.Nodes[i].Version != "" {
 				bin += "-" + spec.Nodes[i].Version
 			}
+			if s := spec.Nodes[i].Source; s != nil { // not the release's binary: named by its code
+				bin += "-src-" + s.Key[:12]
+			}
 			dh.Nodes = append(dh.Nodes, deploy.Node{Name: n.Name, BinarySrc: src, Binary: bin, E2E: e2e,
 				RPCPort: homes[i].RPCPort, P2PPort: homes[i].P2PPort, MetricsPort: homes[i].MetricsPort, Seed: n.Mode == manifest.ModeSeed})
 		}

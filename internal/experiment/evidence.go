@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -46,7 +47,7 @@ func newInjector(m manifest.Resolved, ln *localNet, target *rpc.Client, events f
 			present = append(present, n.Name)
 		}
 		if n.Name == m.Load.Target {
-			x.version = nodeVersion(m, n)
+			x.version = cmp.Or(n.Version, m.CometBFTVersion) // a source tree's: the release it derives from
 		}
 	}
 	x.accused = append(x.accused, present...)

@@ -31,19 +31,35 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		}
 		spec.ValidatorUpdates[u.Height][u.Node] = u.Power
 	}
-	built := map[cometbft.Program]map[string]string{} // program → release → path, each fetched once
-	program := func(v string, prog cometbft.Program) (string, error) {
-		if built[prog][v] == "" {
-			b, err := f.Program(ctx, v, prog)
+	type build struct {
+		path string
+		src  *cometbft.SourceRecord
+	}
+	built := map[cometbft.Program]map[string]build{} // program → release or source → build, each fetched once
+	program := func(v string, src *cometbft.Source, prog cometbft.Program) (string, *cometbft.SourceRecord, error) {
+		key := v
+		if src != nil {
+			key = fmt.Sprintf("%#v", *src)
+		}
+		if built[prog][key].path == "" {
+			var b build
+			var err error
+			if src != nil {
+				var rec cometbft.SourceRecord
+				b.path, rec, err = f.SourceProgram(ctx, *src, prog)
+				b.src = &rec
+			} else {
+				b.path, err = f.Program(ctx, v, prog)
+			}
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			if built[prog] == nil {
-				built[prog] = map[string]string{}
+				built[prog] = map[string]build{}
 			}
-			built[prog][v] = b
+			built[prog][key] = b
 		}
-		return built[prog][v], nil
+		return built[prog][key].path, built[prog][key].src, nil
 	}
 	for _, n := range m.Nodes {
 		v, bin := n.Version, m.CometBFTBinary
@@ -62,13 +78,14 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		key, _ := cometbft.KeyTypeOf(v, m.KeyType)
 		node, e2e = node.ForKey(key), e2e.ForKey(key)
 		var keygen string
+		var src *cometbft.SourceRecord
 		if v != "" {
 			var err error
-			if bin, err = program(v, node); err != nil {
+			if bin, src, err = program(v, n.Source, node); err != nil {
 				return spec, err
 			}
 			if n.Mode == manifest.ModeValidator && m.KeyType != "" && m.KeyType != cometbft.KeyEd25519 {
-				if keygen, err = program(v, cometbft.KeygenProgram.ForKey(key)); err != nil {
+				if keygen, _, err = program(v, n.Source, cometbft.KeygenProgram.ForKey(key)); err != nil {
 					return spec, err
 				}
 			}
@@ -78,13 +95,13 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		var app string
 		if m.App == cometbft.AppE2E && v != "" {
 			var err error
-			if app, err = program(v, e2e); err != nil {
+			if app, _, err = program(v, n.Source, e2e); err != nil {
 				return spec, err
 			}
 		}
 		cfg, appCfg := mempoolSettings(n, m.App)
 		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power,
-			Version: v, Binary: bin, Config: nodeConfig(m, cfg), AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, StateSync: n.StateSync,
+			Version: v, Binary: bin, Source: src, Config: nodeConfig(m, cfg), AppBinary: app, Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt, StateSync: n.StateSync,
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: appCfg, Keygen: keygen})
 	}
 	for _, p := range m.Perturbations {
@@ -166,9 +183,15 @@ func diallers(tn *testnet.Testnet) func() map[int]string {
 	}
 }
 
-// nodeVersion is the release (or binary) a node of m runs, for run.json.
+// nodeVersion is the release (or binary, or source) a node of m runs, for
+// run.json.
 func nodeVersion(m manifest.Resolved, n manifest.Node) string {
 	switch {
+	case n.Source != nil && n.Source.Tree != "":
+		l, _ := cometbft.LineOf(n.Version) // the manifest read it from the tree
+		return n.Source.String() + " (" + l.Prefix + ")"
+	case n.Source != nil:
+		return n.Source.String()
 	case n.Version != "":
 		return n.Version
 	case m.CometBFTBinary != "":

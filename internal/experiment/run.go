@@ -160,6 +160,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if auto != nil {
 		rd.set(func(r *results.Run) { r.TimeScaleAuto = auto })
 	}
+	if srcs := sourceRecords(spec); srcs != nil {
+		rd.set(func(r *results.Run) { r.Sources = srcs })
+	}
 	out.Phase("run %s → %s", s.id, s.dir)
 
 	p, err := runTestnet(ctx, s, rd, out, opts, spec)
@@ -318,6 +321,10 @@ func reportedVersion(m manifest.Resolved, reported string) string {
 	switch {
 	case m.CometBFTVersion == "":
 		return reported
+	case m.CometBFTSource != nil && len(m.Nodes) > 0 && reported != "":
+		return nodeVersion(m, m.Nodes[0]) + " (reports itself as " + reported + ")"
+	case m.CometBFTSource != nil && len(m.Nodes) > 0:
+		return nodeVersion(m, m.Nodes[0])
 	case reported == "" || "v"+reported == m.CometBFTVersion:
 		return m.CometBFTVersion
 	}

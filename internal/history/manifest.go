@@ -11,11 +11,12 @@ import (
 // releaseKeys are the manifest keys that name the release a testnet runs,
 // at the top and in each [node.NAME]: a series runs across releases, so
 // ManifestHash leaves them out.
-var releaseKeys = []string{"cometbft_version", "cometbft_binary"}
+var releaseKeys = []string{"cometbft_version", "cometbft_binary", "cometbft_source", "cometbft_patches"}
 
 // ManifestHash is the SHA-256 (hex) of a resolved manifest.toml in a
 // canonical form: its TOML decoded, without the release keys
-// (cometbft_version and cometbft_binary, at the top and in every node) and,
+// (cometbft_version, cometbft_binary, cometbft_source and
+// cometbft_patches, at the top and in every node) and,
 // when withoutLoad, without its [load] table, encoded as JSON with sorted
 // keys. Comments, layout and key order do not change it; any other value
 // does. A file that is not TOML hashes as its bytes, and ok is false.

@@ -47,9 +47,19 @@ var badManifests = map[string][]string{
 	},
 	"app-binary.bad.toml":    {"app-binary.bad.toml:2:1: app: the e2e app is built from a CometBFT release"},
 	"version.bad.toml":       {`version.bad.toml:1:1: cometbft_version: malformed version "0.38.17"`},
-	"version-empty.bad.toml": {"version-empty.bad.toml:1:1: cometbft_version: must be set when cometbft_binary is empty"},
+	"version-empty.bad.toml": {"version-empty.bad.toml:1:1: cometbft_version: must be set when cometbft_binary and cometbft_source are empty"},
 	"node-version.bad.toml":  {`node-version.bad.toml:2:1: node.a.cometbft_version: malformed version "v1.0"`},
-	"mode.bad.toml":          {`mode.bad.toml:2:1: node.a.mode: invalid mode "light"`},
+	"source-not-tree.bad.toml": {"source-not-tree.bad.toml:1:1: cometbft_source: not a CometBFT source tree: " +
+		"../../testdata/trees/not-cometbft/go.mod declares module example.com/notcometbft, not CometBFT's"},
+	"source-line.bad.toml": {"source-line.bad.toml:1:1: cometbft_source: release line unknown: ../../testdata/trees/v9: " +
+		`version "9.1.0" (module github.com/cometbft/cometbft) is of no release line cometlab knows`},
+	"source-binary.bad.toml":  {"source-binary.bad.toml:2:1: cometbft_source: cometbft_binary is a binary cometlab does not build: set one of cometbft_binary and cometbft_source"},
+	"source-version.bad.toml": {"source-version.bad.toml:2:1: cometbft_source: a tree's release is read from its version file: set cometbft_version or cometbft_source, not both"},
+	"patch-missing.bad.toml":  {"patch-missing.bad.toml:1:1: cometbft_patches: ../../testdata/patches/no-such.diff: no such file"},
+	"node-source.bad.toml":    {"node-source.bad.toml:4:1: node.a.cometbft_source: a tree's release is read from its version file"},
+	// A capability is judged on the tree's line: v0.39 has no ML-DSA keys.
+	"source-keytype.bad.toml": {`source-keytype.bad.toml:2:1: key_type: "ml_dsa_65": `},
+	"mode.bad.toml":           {`mode.bad.toml:2:1: node.a.mode: invalid mode "light"`},
 	"node-name.bad.toml": {
 		"node-name.bad.toml:1:2: node.Validator01: invalid node name",
 		`node-name.bad.toml:3:2: node."my node": invalid node name`,

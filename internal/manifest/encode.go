@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
@@ -23,6 +24,8 @@ type encoded struct {
 	Name                string                      `toml:"name"`
 	CometBFTVersion     string                      `toml:"cometbft_version"`
 	CometBFTBinary      string                      `toml:"cometbft_binary"`
+	CometBFTSource      string                      `toml:"cometbft_source,omitempty"`
+	CometBFTPatches     []string                    `toml:"cometbft_patches,omitempty"`
 	App                 any                         `toml:"app"`
 	LogLevel            string                      `toml:"log_level"`
 	Links               string                      `toml:"links"`
@@ -65,6 +68,8 @@ type encodedNode struct {
 	Mode            string         `toml:"mode"`
 	Power           int64          `toml:"power,omitempty"`
 	CometBFTVersion string         `toml:"cometbft_version,omitempty"`
+	CometBFTSource  string         `toml:"cometbft_source,omitempty"`
+	CometBFTPatches []string       `toml:"cometbft_patches,omitempty"`
 	Config          map[string]any `toml:"config,omitempty"`
 	Zone            string         `toml:"zone,omitempty"`
 	Host            string         `toml:"host,omitempty"`
@@ -88,10 +93,17 @@ func Encode(r Resolved) ([]byte, error) {
 	if r.atHost {
 		return nil, errors.New("encode manifest: a host-time view (HostTime) is not the model a run records")
 	}
+	tree, patches := sourceKeys(r.CometBFTSource)
+	version := r.CometBFTVersion
+	if tree != "" {
+		version = "" // the tree's version file tells it
+	}
 	e := encoded{
 		Name:             r.Name,
-		CometBFTVersion:  r.CometBFTVersion,
+		CometBFTVersion:  version,
 		CometBFTBinary:   r.CometBFTBinary,
+		CometBFTSource:   tree,
+		CometBFTPatches:  patches,
 		App:              appValue(r.App, r.AppConfig),
 		LogLevel:         r.LogLevel,
 		Links:            r.Links,
@@ -176,7 +188,13 @@ func Encode(r Resolved) ([]byte, error) {
 		if r.Topology == TopologyAsWritten {
 			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers
 		}
-		if n.Version != r.CometBFTVersion {
+		if !sameSource(n.Source, r.CometBFTSource) {
+			en.CometBFTSource, en.CometBFTPatches = sourceKeys(n.Source)
+			if n.Source == nil && n.Version == r.CometBFTVersion {
+				en.CometBFTVersion = n.Version // the release itself, not the testnet's tree or patches
+			}
+		}
+		if n.Version != r.CometBFTVersion && (n.Source == nil || n.Source.Tree == "") {
 			en.CometBFTVersion = n.Version
 		}
 		for k, v := range n.Config {
@@ -271,4 +289,20 @@ func (r Resolved) TestnetKey() string {
 		return fmt.Sprint(r)
 	}
 	return string(b)
+}
+
+// sourceKeys are the cometbft_source and cometbft_patches of a source.
+func sourceKeys(s *cometbft.Source) (string, []string) {
+	if s == nil {
+		return "", nil
+	}
+	return s.Tree, s.Patches
+}
+
+// sameSource reports whether a and b are the same source (both nil too).
+func sameSource(a, b *cometbft.Source) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Tree == b.Tree && a.Release == b.Release && slices.Equal(a.Patches, b.Patches)
 }

@@ -74,8 +74,8 @@ func Read(name string, data []byte, o ReadOptions) (Manifest, []string, error) {
 // config, seeds, persistent_peers, start_at and state_sync in a node
 // table): the others mark a file.
 var (
-	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "app", "validators", "log_level", "links", "absent", "evidence", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load", "topology", "key_type", "pbts_enable_height", "libp2p", "validator_update"}
-	cometlabNode = []string{"mode", "power", "cometbft_version", "config", "zone", "host", "seeds", "persistent_peers", "start_at", "state_sync", "twin_of", "clock_skew"}
+	cometlabTop  = []string{"name", "cometbft_version", "cometbft_binary", "cometbft_source", "cometbft_patches", "app", "validators", "log_level", "links", "absent", "evidence", "config", "node", "perturb", "rotate", "zones", "host", "sentinel", "load", "topology", "key_type", "pbts_enable_height", "libp2p", "validator_update"}
+	cometlabNode = []string{"mode", "power", "cometbft_version", "cometbft_source", "cometbft_patches", "config", "zone", "host", "seeds", "persistent_peers", "start_at", "state_sync", "twin_of", "clock_skew"}
 )
 
 // DetectFormat tells a CometBFT e2e manifest from one of cometlab's own,

@@ -21,7 +21,8 @@ type Overrides struct {
 	// conflicts with [node.*] tables.
 	Validators *int
 	// CometBFTVersion is --cometbft-version. Given without CometBFTBinary,
-	// it also clears the file's cometbft_binary: the flag asks for a release.
+	// it also clears the file's cometbft_binary (and its cometbft_source):
+	// the flag asks for a release.
 	CometBFTVersion *string
 	// CometBFTBinary is --cometbft-binary.
 	CometBFTBinary *string
@@ -181,6 +182,10 @@ func (m *Manifest) Apply(o Overrides) error {
 		if o.CometBFTBinary == nil {
 			m.CometBFTBinary = ""
 			set("cometbft_binary", "--cometbft-version")
+		}
+		if m.CometBFTSource != "" { // the flag asks for a release
+			m.CometBFTSource = ""
+			set("cometbft_source", "--cometbft-version")
 		}
 	}
 	if o.CometBFTBinary != nil {

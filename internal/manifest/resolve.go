@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/payload"
 	"github.com/cometlab/cometlab/internal/shape"
 )
@@ -26,6 +27,11 @@ type Resolved struct {
 	// CometBFTBinary is the user's cometbft binary; "" to fetch
 	// CometBFTVersion.
 	CometBFTBinary string
+	// CometBFTSource is the source tree or the patched release nodes
+	// without their own version run; nil for a release as the module proxy
+	// serves it. With a tree, CometBFTVersion is the release it derives
+	// from (see [cometbft.ReadTree]).
+	CometBFTSource *cometbft.Source
 	// App is the ABCI application: [AppKVStore], [AppE2E] or
 	// [AppExternal].
 	App string
@@ -114,8 +120,12 @@ type Node struct {
 	// Power is the voting power: >= 1 for validators, 0 otherwise.
 	Power int64
 	// Version is the CometBFT release the node runs; "" means it runs the
-	// testnet's CometBFTBinary.
+	// testnet's CometBFTBinary. With a Source tree, the release the tree
+	// derives from, whose line's capabilities it has.
 	Version string
+	// Source is the source tree or patched release the node's binaries
+	// are built from; nil for the release Version as served.
+	Source *cometbft.Source
 	// Config is the testnet's Config merged with the node's own overrides
 	// (the node's win), keyed by dotted path. Never nil.
 	Config map[string]any
@@ -259,19 +269,23 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	if m.Name == "" {
 		ps.add(f("name"), "must not be empty")
 	}
-	if m.CometBFTVersion == "" && m.CometBFTBinary == "" {
-		ps.add(f("cometbft_version"), "must be set when cometbft_binary is empty")
+	if m.CometBFTVersion == "" && m.CometBFTBinary == "" && m.CometBFTSource == "" {
+		ps.add(f("cometbft_version"), "must be set when cometbft_binary and cometbft_source are empty")
 	} else if msg := checkVersion(m.CometBFTVersion); m.CometBFTVersion != "" && msg != "" {
 		ps.add(f("cometbft_version"), "%s", msg)
 	}
 	if m.CometBFTBinary != "" {
 		r.CometBFTVersion = ""
 	}
+	if _, declared := m.pos["cometbft_version"]; declared && m.CometBFTVersion != "" && m.CometBFTSource != "" {
+		ps.add(f("cometbft_source"), "a tree's release is read from its version file: set cometbft_version or cometbft_source, not both")
+	}
+	r.CometBFTSource, r.CometBFTVersion = m.sourceOf(ps, nil, m.CometBFTSource, m.CometBFTPatches, r.CometBFTVersion, r.CometBFTBinary)
 	if msg := checkValidators(m.Validators); msg != "" {
 		ps.add(f("validators"), "%s", msg)
 	}
 	r.Config = flatConfig(ps, []string{"config"}, m.Config)
-	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion)
+	r.Nodes = m.resolveNodes(ps, r.Config, r.CometBFTVersion, r.CometBFTSource)
 	m.resolveAbsent(ps, r.Nodes)
 	m.resolveStartAt(ps, r.Nodes)
 	m.resolveTwins(ps, r.Nodes)
@@ -282,6 +296,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	rot, ephemeral := m.resolveRotate(ps, r.CometBFTVersion)
 	for i := range ephemeral {
 		ephemeral[i].Config = maps.Clone(r.Config)
+		ephemeral[i].Source = r.CometBFTSource
 	}
 	r.Rotate = rot
 	r.Nodes = append(r.Nodes, ephemeral...)
@@ -319,7 +334,7 @@ var nodeName = regexp.MustCompile(`^[a-z0-9_-]+$`)
 // modeRank orders nodes by mode in Resolved.Nodes.
 var modeRank = map[string]int{ModeValidator: 0, ModeFull: 1, ModeSeed: 2}
 
-func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version string) []Node {
+func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version string, src *cometbft.Source) []Node {
 	if len(m.Nodes) == 0 {
 		if checkValidators(m.Validators) != "" {
 			return nil
@@ -332,6 +347,7 @@ func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version str
 				Mode:    ModeValidator,
 				Power:   1,
 				Version: version,
+				Source:  src,
 				Config:  maps.Clone(config),
 			}
 		}
@@ -341,7 +357,7 @@ func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version str
 	validators, badModes := 0, 0
 	for _, name := range slices.Sorted(maps.Keys(m.Nodes)) {
 		mn := m.Nodes[name]
-		n := Node{Name: name, Mode: mn.Mode, Version: version}
+		n := Node{Name: name, Mode: mn.Mode, Version: version, Source: src}
 		if !nodeName.MatchString(name) {
 			ps.add(f("node", name), "invalid node name (want [a-z0-9_-]+)")
 		}
@@ -371,11 +387,12 @@ func (m *Manifest) resolveNodes(ps *problems, config map[string]any, version str
 			ps.add(f("node", name, "power"), "only validators have voting power (mode is %q)", n.Mode)
 		}
 		if mn.CometBFTVersion != "" {
-			n.Version = mn.CometBFTVersion
+			n.Version, n.Source = mn.CometBFTVersion, nil
 			if msg := checkVersion(mn.CometBFTVersion); msg != "" {
 				ps.add(f("node", name, "cometbft_version"), "%s", msg)
 			}
 		}
+		m.resolveNodeSource(ps, name, &n)
 		n.Config = mergeConfig(ps, f("node", name, "config"), config, flatConfig(ps, f("node", name, "config"), mn.Config))
 		nodes = append(nodes, n)
 	}

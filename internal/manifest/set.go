@@ -28,6 +28,12 @@ func setter(key string) func(m *Manifest, v string) error {
 		return apply(func(v string) (Overrides, error) { n, err := strconv.Atoi(v); return Overrides{Validators: &n}, err })
 	case "cometbft_version":
 		return apply(func(v string) (Overrides, error) { return Overrides{CometBFTVersion: &v}, nil })
+	case "cometbft_source":
+		// The flag asks for a tree: the file's release and binary give way.
+		return func(m *Manifest, v string) error {
+			m.CometBFTSource, m.CometBFTVersion, m.CometBFTBinary = v, "", ""
+			return nil
+		}
 	case "time_scale":
 		return apply(func(v string) (Overrides, error) { return Overrides{TimeScale: &v}, nil })
 	case "log_level":
@@ -145,7 +151,8 @@ func setter(key string) func(m *Manifest, v string) error {
 }
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
-// canonical form: "validators", "cometbft_version", "time_scale",
+// canonical form: "validators", "cometbft_version", "cometbft_source"
+// (a tree's path: the file's release and binary give way), "time_scale",
 // "log_level", "links", "topology",
 // "absent" (a share "25%", "none", or names joined by "+"), "evidence",
 // "key_type", "pbts_enable_height", "dog", "dog_target_redundancy",

@@ -221,6 +221,7 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 		{"CometBFT version", run.CometBFTVersion},
 		{"app", appText(run.App, run.AppConfig)},
 	}
+	testnet = slices.Insert(testnet, 1, sourceRows(run)...)
 	if run.KeyType != "" {
 		testnet = append(testnet, []string{"validator key type", codeSpan(run.KeyType)})
 	}

@@ -128,6 +128,10 @@ type Run struct {
 	// Drain is how the mempools emptied after the load; nil when the run
 	// did not wait for them (no read-back, or it ended before).
 	Drain *Drain `json:"drain,omitempty"`
+	// Sources are the source trees and patched releases the nodes were
+	// built from (the manifest's cometbft_source, cometbft_patches), one
+	// per distinct code; none when every node ran a release as served.
+	Sources []Source `json:"sources,omitempty"`
 }
 
 // Drain is the wait after the load for every node's mempool to empty,

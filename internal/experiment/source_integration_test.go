@@ -1,0 +1,150 @@
+package experiment_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// releaseSource copies v0.40.0's module source (from the module cache,
+// downloaded if need be) into a temporary directory.
+func releaseSource(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", cometbft.Module+"@v0.40.0").Output()
+	if err != nil {
+		t.Fatalf("go mod download: %v", err)
+	}
+	var info struct{ Dir string }
+	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+		t.Fatalf("go mod download: %s (%v)", out, err)
+	}
+	dir := filepath.Join(t.TempDir(), "cometbft")
+	if err := os.CopyFS(dir, os.DirFS(info.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=cometlab", "-c", "user.email=cometlab@localhost",
+		"-c", "commit.gpgsign=false"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestSourceTree runs the default testnet on a CometBFT source tree: v0.40.0's
+// module source, committed to a new git repository, with one log message
+// changed and not committed. Every transaction commits; each node's log
+// carries the changed message (the tree's code ran, not the release's);
+// run.json names the tree's commit, that it was dirty and the hash of
+// its diff; and a second build of the same tree is the cached one, while
+// another change builds anew.
+func TestSourceTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a CometBFT tree and runs a real testnet on it")
+	}
+	tree := releaseSource(t)
+	gitIn(t, tree, "init", "-q", "-b", "my-branch")
+	gitIn(t, tree, "add", ".")
+	gitIn(t, tree, "commit", "-qm", "v0.40.0's module source")
+	commit := gitIn(t, tree, "rev-parse", "HEAD")
+	file := filepath.Join(tree, "state", "execution.go")
+	code, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const changed = "finalized block (cometlab source tree)"
+	edited := strings.Replace(string(code), `"finalized block",`, `"`+changed+`",`, 1)
+	if edited == string(code) {
+		t.Fatal("v0.40.0's state/execution.go has no \"finalized block\" log message")
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := loadManifest(t, "source.toml", "cometbft_source = \""+tree+"\"\n[load]\nrate = 100\nduration = \"8s\"\n")
+	if m.CometBFTVersion != "v0.40.0" || m.CometBFTSource == nil || m.CometBFTSource.Tree != tree {
+		t.Fatalf("resolved as %s, %+v", m.CometBFTVersion, m.CometBFTSource)
+	}
+	res, dir := runBuilt(t, m)
+	checkAccounted(t, res, 800)
+	for _, n := range m.Nodes {
+		log, err := os.ReadFile(filepath.Join(dir, results.LogsDir, n.Name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(log), changed) {
+			t.Errorf("%s's log lacks the tree's own message %q: the release ran, not the tree", n.Name, changed)
+		}
+	}
+	run, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cometbft.ReadSource(t.Context(), cometbft.Source{Tree: tree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Sources) != 1 {
+		t.Fatalf("run.json sources %+v, want one", run.Sources)
+	}
+	s := run.Sources[0]
+	if s.Path != tree || s.Commit != commit || s.Branch != "my-branch" || !s.Dirty || s.DiffHash == "" || s.DiffHash != want.DiffHash ||
+		s.Line != "v0.40" || s.Version != "v0.40.0" || s.SemVer != "0.39.0" || len(s.Nodes) != len(m.Nodes) || !strings.HasSuffix(s.Describe, "-dirty") {
+		t.Errorf("run.json source %+v, want commit %s, dirty with diff %s", s, commit, want.DiffHash)
+	}
+	if !strings.Contains(run.Nodes[0].Version, "tree "+tree) {
+		t.Errorf("run.json node version %q does not name the tree", run.Nodes[0].Version)
+	}
+
+	// The same code again: the cached build, nothing built.
+	var progress bytes.Buffer
+	f := &cometbft.Fetcher{CacheDir: experimenttest.BuildFetcher(t).CacheDir, Progress: &progress}
+	bin, rec, err := f.SourceProgram(t.Context(), *m.CometBFTSource, cometbft.NodeProgram)
+	if err != nil || rec.Key != s.Key || progress.Len() > 0 {
+		t.Fatalf("second build: %s %s, %v; progress %q", bin, rec.Key, err, progress.String())
+	}
+	if out, err := exec.Command(bin, "version").Output(); err != nil || strings.TrimSpace(string(out)) != "0.39.0" {
+		t.Errorf("%s version: %q, %v", bin, out, err)
+	}
+}
+
+// TestSourcePatchLibP2P runs 4 validators of v0.40.0 with the libp2p
+// patch (testdata/patches) on go-libp2p: the patched release builds, every
+// transaction commits, and run.json names the patch and its hash.
+func TestSourcePatchLibP2P(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a patched release and runs a real libp2p testnet")
+	}
+	patch, err := filepath.Abs("../../testdata/patches/v0.40.0-libp2p-noblock-close.diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := loadManifest(t, "patched.toml", "cometbft_version = \"v0.40.0\"\ncometbft_patches = [\""+patch+"\"]\nlibp2p = true\n"+
+		"log_level = \"p2p:info,*:error\"\n[load]\nrate = 100\nduration = \"8s\"\n")
+	res, dir := runBuilt(t, m)
+	checkAccounted(t, res, 800)
+	log, err := os.ReadFile(filepath.Join(dir, results.LogsDir, "validator01.log"))
+	if err != nil || !strings.Contains(string(log), "Using libp2p transport") {
+		t.Errorf("validator01's log does not say it uses libp2p (%v)", err)
+	}
+	run, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Sources) != 1 || run.Sources[0].Release != "v0.40.0" || len(run.Sources[0].Patches) != 1 ||
+		run.Sources[0].Patches[0].Path != patch || len(run.Sources[0].Patches[0].SHA256) != 64 {
+		t.Errorf("run.json sources %+v", run.Sources)
+	}
+}

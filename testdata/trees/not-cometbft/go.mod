@@ -1,0 +1,3 @@
+module example.com/notcometbft
+
+go 1.24

@@ -1,0 +1,3 @@
+module github.com/cometbft/cometbft
+
+go 1.24

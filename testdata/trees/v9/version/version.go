@@ -1,0 +1,3 @@
+package version
+
+const TMCoreSemVer = "9.1.0"
