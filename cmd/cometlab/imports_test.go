@@ -56,7 +56,7 @@ var allowedImports = map[string][]string{
 	"experiment/experimenttest": {"cometbft", "experiment", "manifest", "testnet/testnettest"},
 	"series":                    {"analysis", "compare", "exitcode", "experiment", "manifest", "report", "results", "saturation", "sequential"},
 	"qa/plan":                   {"cometbft", "exitcode", "manifest", "results", "saturation", "stats"},
-	"qa":                        {"analysis", "compare", "exitcode", "experiment", "manifest", "qa/plan", "report", "results", "saturation", "series"},
+	"qa":                        {"analysis", "cometbft", "compare", "exitcode", "experiment", "manifest", "qa/plan", "report", "results", "saturation", "series"},
 }
 
 // TestImportDirection checks every package's imports against

@@ -160,9 +160,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if auto != nil {
 		rd.set(func(r *results.Run) { r.TimeScaleAuto = auto })
 	}
-	if srcs := sourceRecords(spec); srcs != nil {
-		rd.set(func(r *results.Run) { r.Sources = srcs })
-	}
+	recordCode(rd, spec)
 	out.Phase("run %s → %s", s.id, s.dir)
 
 	p, err := runTestnet(ctx, s, rd, out, opts, spec)

@@ -125,6 +125,7 @@ func (r *Runs) runShared(ctx context.Context, m manifest.Resolved, dir string) (
 		r.shared = ln
 	}
 	ln := r.shared
+	recordCode(rd, ln.spec)
 	ln.runs++
 	ln.observe(w.watch())
 	p, runErr := onNet(ctx, st, rd, out, ln, m, r.Collect, w)

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"debug/buildinfo"
+
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -30,4 +32,54 @@ func sourceRecords(spec cometbft.Spec) []results.Source {
 		out = append(out, r)
 	}
 	return out
+}
+
+// binaryRecords are the programs the nodes of spec run (the e2e app node
+// in place of cometbft where it runs), each with the build information
+// the go command stamped into it and the nodes that run it.
+func binaryRecords(spec cometbft.Spec) []results.Binary {
+	var out []results.Binary
+	index := map[string]int{}
+	for _, n := range spec.Nodes {
+		path := n.Binary
+		if n.AppBinary != "" {
+			path = n.AppBinary
+		}
+		if path == "" {
+			continue
+		}
+		if i, ok := index[path]; ok {
+			out[i].Nodes = append(out[i].Nodes, n.Name)
+			continue
+		}
+		index[path] = len(out)
+		out = append(out, binaryRecord(path, n.Name))
+	}
+	return out
+}
+
+// binaryRecord is path's build information (only Path when it has none).
+func binaryRecord(path, node string) results.Binary {
+	b := results.Binary{Nodes: []string{node}, Path: path}
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return b
+	}
+	b.Main, b.Module, b.Version, b.Sum, b.GoVersion = bi.Path, bi.Main.Path, bi.Main.Version, bi.Main.Sum, bi.GoVersion
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "-tags":
+			b.Tags = s.Value
+		case "CGO_ENABLED":
+			b.CGO = s.Value == "1"
+		}
+	}
+	return b
+}
+
+// recordCode records in run.json the code the nodes of spec run: the
+// source trees and patched releases, and every binary's build information.
+func recordCode(rd *runDir, spec cometbft.Spec) {
+	srcs, bins := sourceRecords(spec), binaryRecords(spec)
+	rd.set(func(r *results.Run) { r.Sources, r.Binaries = srcs, bins })
 }

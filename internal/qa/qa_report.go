@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/analysis"
+	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/compare"
 	"github.com/cometlab/cometlab/internal/qa/plan"
 	"github.com/cometlab/cometlab/internal/report"
@@ -48,6 +50,7 @@ func qaInputs(dir string, rec results.QARecord) report.QAInputs {
 			}
 		}
 	}
+	in.Provenance, in.Notes = provenance(dir, rec), releaseNotes(rec)
 	in.Disturbed = map[string][]string{}
 	for _, st := range rec.Steps {
 		for _, d := range st.Dirs {
@@ -179,4 +182,84 @@ func (q *qaRun) reanalyse(st *results.QAStep) error {
 		return nil // the QA load: no runs of its own
 	}
 	return q.safety(st)
+}
+
+// provenance is what each side of the QA in dir ran, from its runs: a
+// run is the baseline's or the candidate's by where it is (a side's
+// saturation directory, an A/B run named after its side; the rolling
+// upgrade starts on the baseline; the candidate's sweeps).
+func provenance(dir string, rec results.QARecord) []report.QAProvenance {
+	sides := make([]report.QAProvenance, len(rec.Labels))
+	for i, l := range rec.Labels {
+		sides[i].Label = l
+	}
+	for _, st := range rec.Steps {
+		for _, d := range st.Dirs {
+			for _, r := range runDirsUnder(filepath.Join(dir, d)) {
+				i := sideOf(results.RelDir(dir, r), st.ID, rec.Labels)
+				run, err := results.ReadRun(r)
+				if i < 0 || err != nil {
+					continue
+				}
+				var sum analysis.Summary
+				_ = results.ReadJSON(filepath.Join(r, results.SummaryFile), &sum) // an unanalysed run counts no heights
+				sides[i].AddRun(run, int(sum.Metrics["blocks"]))
+			}
+		}
+	}
+	return sides
+}
+
+// sideOf is the index in labels of the side whose run rel is (relative
+// to the QA directory) in step id, or -1.
+func sideOf(rel, id string, labels []string) int {
+	parts := strings.Split(rel, "/")
+	for i, l := range labels {
+		if id == plan.Saturation && len(parts) > 2 && parts[2] == l {
+			return i
+		}
+		if strings.HasSuffix(path.Base(rel), "-"+l) && strings.Contains(rel, "/runs/") {
+			return i
+		}
+	}
+	switch {
+	case id == plan.Upgrade:
+		return 0
+	case id == plan.VoteExtensions || id == plan.Storage:
+		return len(labels) - 1
+	}
+	return -1
+}
+
+// releaseNotes are the headings of the release notes between the
+// baseline's release and the candidate's, from the candidate's
+// CHANGELOG.md in the Go module cache (where cometlab's build of the
+// release put its source); nil when either side is no release or the
+// file is not there.
+func releaseNotes(rec results.QARecord) *report.QAReleaseNotes {
+	if len(rec.Testnets) < 2 {
+		return nil
+	}
+	from, to := rec.Testnets[0].CometBFTVersion, rec.Testnets[1].CometBFTVersion
+	if !cometbft.IsRelease(from) || !cometbft.IsRelease(to) || !cometbft.Older(from, to) {
+		return nil
+	}
+	cache := os.Getenv("GOMODCACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil
+		}
+		cache = filepath.Join(home, "go", "pkg", "mod")
+	}
+	p := filepath.Join(cache, "github.com", "cometbft", "cometbft@"+to, "CHANGELOG.md")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	n := &report.QAReleaseNotes{From: from, To: to, Source: "github.com/cometbft/cometbft@" + to + "'s CHANGELOG.md"}
+	for _, r := range cometbft.ParseReleaseNotes(string(b), from, to) {
+		n.Releases = append(n.Releases, report.QANotesRelease{Version: r.Version, Sections: r.Sections})
+	}
+	return n
 }

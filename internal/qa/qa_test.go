@@ -480,4 +480,13 @@ func TestQAReportReanalyses(t *testing.T) {
 	if len(said) < 2 {
 		t.Errorf("said %q, want a line per finished step", said)
 	}
+	// The provenance table counts every side's runs, from their run.json.
+	for _, want := range []string{"### Provenance", "| runs analysed | ", "| load that ran | ", "| heights analysed | "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("qa.md lacks %q", want)
+		}
+	}
+	if os.Getenv("COMETLAB_SHOW_QA") != "" {
+		t.Logf("%s", md)
+	}
 }

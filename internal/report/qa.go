@@ -34,6 +34,10 @@ type QAInputs struct {
 	// Sweeps are the steps run as a sweep (the vote-extension sweep, the
 	// storage matrix), by step id.
 	Sweeps map[string]*saturation.SweepRecord
+	// Provenance is what each side ran, by side (baseline first); Notes
+	// the release notes' headings between their releases (nil: none read).
+	Provenance []QAProvenance
+	Notes      *QAReleaseNotes
 }
 
 // WriteQA writes the QA report of the QA directory dir from rec (its
@@ -48,7 +52,7 @@ func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
 	var b bytes.Buffer
 	m := mdWriter{w: &b}
 	m.qaHeader(rec)
-	m.qaSetup(rec)
+	m.qaSetup(rec, in)
 	for _, st := range rec.Steps {
 		switch st.ID {
 		case "saturation":
@@ -151,7 +155,7 @@ func (m mdWriter) qaHeader(rec results.QARecord) {
 	m.table([]string{"test", "result", "what it found"}, "lll", rows)
 }
 
-func (m mdWriter) qaSetup(rec results.QARecord) {
+func (m mdWriter) qaSetup(rec results.QARecord, in QAInputs) {
 	m.f("## Setup\n\n")
 	for i, label := range rec.Labels {
 		role, spec := "Baseline", rec.Baseline
@@ -176,6 +180,7 @@ func (m mdWriter) qaSetup(rec results.QARecord) {
 		m.f("- Command: %s\n", codeSpan(rec.Command))
 	}
 	m.f("- Status: %s, %s elapsed.\n\n", rec.Status, fmtS(rec.ElapsedS))
+	m.qaProvenance(in.Provenance, in.Notes)
 	m.f("### Plan\n\n")
 	m.qaPlan(rec.Plan)
 }

@@ -132,6 +132,9 @@ type Run struct {
 	// built from (the manifest's cometbft_source, cometbft_patches), one
 	// per distinct code; none when every node ran a release as served.
 	Sources []Source `json:"sources,omitempty"`
+	// Binaries are the programs the nodes ran (cometbft, or the e2e app
+	// node that runs in its place), each with its build information.
+	Binaries []Binary `json:"binaries,omitempty"`
 }
 
 // Drain is the wait after the load for every node's mempool to empty,

@@ -38,3 +38,20 @@ type SourcePatch struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 }
+
+// Binary is a program the run's nodes ran, as its build information says
+// (debug/buildinfo): which module at which version (Sum, the module's
+// go.sum hash, names its content whatever its commit), the Go that built
+// it, its build tags and whether cgo was on. A binary without build
+// information (not a Go program, or stripped of it) has only Path.
+type Binary struct {
+	Nodes     []string `json:"nodes"`
+	Path      string   `json:"path"`
+	Main      string   `json:"main,omitempty"` // the main package's path
+	Module    string   `json:"module,omitempty"`
+	Version   string   `json:"version,omitempty"` // "(devel)" for a tree built as the main module
+	Sum       string   `json:"sum,omitempty"`
+	GoVersion string   `json:"go_version,omitempty"`
+	Tags      string   `json:"tags,omitempty"`
+	CGO       bool     `json:"cgo,omitempty"`
+}

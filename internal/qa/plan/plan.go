@@ -302,7 +302,7 @@ func planRuns(id string, in Input, s qaSettings) ([]results.QAPlanRun, string) {
 		return both(fmt.Sprintf("at the QA load, split by stake while the load runs, %s", roundsText(s.scenario)),
 			[]string{"links=relay", "partition.split=50/50", "partition.at=" + at.String(), "partition.duration=" + dur.String()}, s.scenario, d)
 	case AbsentStake:
-		return both(fmt.Sprintf("at the QA load, a third of the stake never starts, %s", roundsText(s.scenario)), []string{"absent=33%"}, s.scenario, d)
+		return both(fmt.Sprintf("at the QA load, %s never starts, %s", absentText(cand), roundsText(s.scenario)), []string{"absent=33%"}, s.scenario, d)
 	case VoteExtensions:
 		return voteExtensionRuns(in, s)
 	case Storage:
@@ -401,4 +401,42 @@ func roundsText(n int) string {
 		return "1 round"
 	}
 	return strconv.Itoa(n) + " rounds"
+}
+
+// absentText says which stake absent = 33 % keeps out of cand's testnet:
+// the whole validators whose power stays within a third (one of 4 equal
+// validators: 25 %).
+func absentText(cand manifest.Resolved) string {
+	m, err := WithChanges(cand, []string{"absent=33%"})
+	if err != nil {
+		return "up to 33 % of the stake"
+	}
+	var total, absent int64
+	n := 0
+	for _, node := range m.Nodes {
+		if node.Mode != manifest.ModeValidator {
+			continue
+		}
+		total += node.Power
+		if node.Absent {
+			absent += node.Power
+			n++
+		}
+	}
+	if total == 0 {
+		return "up to 33 % of the stake"
+	}
+	return fmt.Sprintf("%s of the stake (%d of %d validators: the most whole validators within 33 %%)",
+		strconv.FormatFloat(100*float64(absent)/float64(total), 'f', -1, 64)+" %", n, len(validatorsOf(m)))
+}
+
+// validatorsOf are m's validators.
+func validatorsOf(m manifest.Resolved) []manifest.Node {
+	var vs []manifest.Node
+	for _, n := range m.Nodes {
+		if n.Mode == manifest.ModeValidator {
+			vs = append(vs, n)
+		}
+	}
+	return vs
 }
