@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/saturation"
 )
@@ -321,6 +322,10 @@ func (m mdWriter) qaLoad(rec results.QARecord, st results.QAStep) {
 func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in QAInputs) {
 	runs, sweep := in.Runs[st.ID], in.Sweeps[st.ID]
 	m.f("## %s\n\n", qaStepTitle(rec, st.ID))
+	if n := saturatedRuns(dir, runs); n > 0 {
+		m.f("**The host was saturated** in %d of its %d runs (its cores more than %d %% busy during the load, the testnet itself "+
+			"included): their figures measure this host as much as CometBFT; see the host's headroom below.\n\n", n, len(runs), analysis.BusyLimitPct)
+	}
 	if ps := rec.Plan.PlanStep(st.ID); ps != nil {
 		for _, r := range ps.Runs {
 			m.f("%s: %s, %s", r.Side, r.What, planCount(r))

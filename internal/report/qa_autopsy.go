@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +19,8 @@ type qaRunFindings struct {
 	slow, issues    string // SlowLine, IssuesLine
 	safety          string // SafetyLine
 	unsafe          bool
-	host            string // DisturbanceLine
+	host            string  // DisturbanceLine
+	busyPct, load1  float64 // host_busy_mean_pct, load1_max (NaN: not measured)
 	heights, slowN  float64
 	causes          map[string]float64 // slow heights per cause
 	anomalies       int
@@ -36,6 +38,13 @@ func readRunFindings(qaDir, rel string) qaRunFindings {
 	f.slow, f.issues, f.host = SlowLine(s), IssuesLine(s), DisturbanceLine(s)
 	f.safety, f.unsafe = SafetyLine(s)
 	f.heights, f.slowN = s.Metrics["blocks"], s.Metrics["slow_heights"]
+	f.busyPct, f.load1 = math.NaN(), math.NaN()
+	if v, ok := s.Metrics["host_busy_mean_pct"]; ok {
+		f.busyPct = v
+	}
+	if v, ok := s.Metrics["load1_max"]; ok {
+		f.load1 = v
+	}
 	for _, c := range analysis.Causes() {
 		if k := s.Metrics["slow_heights_"+c]; k > 0 {
 			f.causes[c] = k
@@ -186,8 +195,11 @@ func anomaliesText(read []qaRunFindings, n int) string {
 
 func hostText(read, busy []qaRunFindings, disturbed []string) string {
 	var parts []string
+	if h := headroomText(read); h != "" {
+		parts = append(parts, h)
+	}
 	if len(busy) == 0 {
-		parts = append(parts, "quiet in every run kept")
+		parts = append(parts, "no other work on it in any run kept")
 	}
 	for _, f := range busy {
 		parts = append(parts, runLink(f.dir)+" kept although "+strings.TrimSuffix(f.host, "."))
@@ -201,4 +213,47 @@ func hostText(read, busy []qaRunFindings, disturbed []string) string {
 			plural(len(disturbed), "run was", "runs were"), strings.Join(ds, ", ")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// headroomText is the host's headroom over runs: how busy the host's cores
+// were during each run's load (host_busy_mean_pct: the testnet itself,
+// cometlab and any other work), its worst, and the highest load1; and,
+// above analysis.BusyLimitPct, that the testnet measured the host (its
+// nodes queued for CPU) rather than CometBFT. "" when no run measured it.
+func headroomText(read []qaRunFindings) string {
+	var busy, load1 []float64
+	for _, f := range read {
+		if !math.IsNaN(f.busyPct) {
+			busy = append(busy, f.busyPct)
+		}
+		if !math.IsNaN(f.load1) {
+			load1 = append(load1, f.load1)
+		}
+	}
+	if len(busy) == 0 {
+		return ""
+	}
+	hi := slices.Max(busy)
+	s := fmt.Sprintf("its cores %.0f–%.0f %% busy during the loads (the testnet itself included; %.0f %% headroom left in the busiest run)",
+		slices.Min(busy), hi, max(0, 100-hi))
+	if len(load1) > 0 {
+		s += fmt.Sprintf(", load1 up to %.1f", slices.Max(load1))
+	}
+	if hi > analysis.BusyLimitPct {
+		s = "**SATURATED**: " + s + fmt.Sprintf(": above %d %% the nodes queue for CPU, so the figures measure this host as much as CometBFT (a larger time scale would give the testnet room)", analysis.BusyLimitPct)
+	}
+	return s
+}
+
+// SaturatedRuns counts the runs under qaDir (rel) whose host was busier
+// than analysis.BusyLimitPct during the load: a test with any says so on
+// its first line.
+func saturatedRuns(qaDir string, rels []string) int {
+	n := 0
+	for _, rel := range rels {
+		if f := readRunFindings(qaDir, rel); f.read && f.busyPct > analysis.BusyLimitPct {
+			n++
+		}
+	}
+	return n
 }
