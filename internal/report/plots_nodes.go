@@ -59,7 +59,9 @@ func (d *plotData) committedSeries(short string) (series []*analysis.Series, src
 }
 
 // perMinute draws the seeds' blocks (or transactions) per minute per node:
-// the rate of the cumulative series over a trailing 20 s window, × 60.
+// the rate of the cumulative series × 60, over a trailing window of
+// commitWindow on the commits (analysis.EventRates: a halt falls to 0), or
+// of rateWindow on the scrapes.
 func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 	series, src, err := d.committedSeries(short)
 	if err != nil {
@@ -83,14 +85,16 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 			continue
 		}
 		r := &analysis.Series{Node: s.Node, T: s.T, V: analysis.SlidingRates(s.T, s.V, rateWindow)}
+		gap := analysis.GapThreshold(step)
+		if src == results.AdoptionFile {
+			// Commits are events: a halt is a rate of 0, not a gap.
+			r.T, r.V = analysis.EventRates(s.T, s.V, commitWindow)
+			gap = math.MaxInt64
+		}
 		for k := range r.V {
 			r.V[k] *= 60
 		}
 		rates = append(rates, r)
-		gap := analysis.GapThreshold(step)
-		if src == results.AdoptionFile {
-			gap = max(gap, rateWindow)
-		}
 		if !d.many() {
 			xs, ys := d.seriesXY(r.T, r.V, 1, gap)
 			c.nodeLine(d.nodes[i], i, xs, ys)
