@@ -353,7 +353,8 @@ func meanOverSeries(vs []timedValue, start int64) Trace {
 // divided by the time between the first and last commit in it, so that
 // the window starts and ends on commits and the line does not beat
 // against the block interval as fixed windows do (a 5-s window holds 4 or
-// 5 blocks of 1.2 s).
+// 5 blocks of 1.2 s); within a halt, every second, falling to 0
+// (analysis.EventRates).
 func commitRates(ks []results.Block, start int64, out map[string]Trace) {
 	ks = slices.Clone(ks)
 	slices.SortFunc(ks, func(a, b results.Block) int { return cmp.Compare(a.Committed(), b.Committed()) })
@@ -372,9 +373,10 @@ func commitRates(ks []results.Block, start int64, out map[string]Trace) {
 		cum  []float64
 	}{{TraceBlocksPerMin, blocks}, {TraceTxsPerMin, txs}} {
 		var t Trace
-		for i, r := range analysis.SlidingRates(times, tr.cum, traceWindow) {
+		at, rates := analysis.EventRates(times, tr.cum, traceWindow) // a halt falls to 0
+		for i, r := range rates {
 			if !math.IsNaN(r) {
-				t.X = append(t.X, float64(times[i]-start)/results.NsPerS)
+				t.X = append(t.X, float64(at[i]-start)/results.NsPerS)
 				t.Y = append(t.Y, r*60)
 			}
 		}
