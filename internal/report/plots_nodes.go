@@ -111,8 +111,10 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 		c.average("average", xs, mean)
 	}
 	d.xspan(c, lo, hi)
-	if src != results.AdoptionFile {
-		c.p.Title.Text += " (scraped " + short + ")"
+	if src == results.AdoptionFile {
+		c.p.Title.Text += fmt.Sprintf(" (%d s rate)", commitWindow/int64(time.Second))
+	} else {
+		c.p.Title.Text += fmt.Sprintf(" (%d s rate, scraped %s)", rateWindow/int64(time.Second), short)
 	}
 	return c.render(d.w, d.h)
 }
