@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"math"
 	"path/filepath"
 	"slices"
 
@@ -209,6 +210,18 @@ var compareTraces = []compareTrace{
 	{compare.TraceRSS, "Resident memory", "MiB (mean over nodes)",
 		"How much memory the node processes held: a steady climb over a long run is a leak to look at. " +
 			"Resident set size of the node processes (resources.csv), averaged over the nodes each second, broken where no sample was taken; one line per run, repeats dashed."},
+	{compare.TraceCPU, "CPU per node", "% of one core (mean over nodes)",
+		"How hard the node processes worked: a side higher at the same load spends more CPU per transaction, and a mean near 100 % × cores ÷ nodes (50 % for 4 nodes on 2 cores) is the host's limit, not CometBFT's. " +
+			"Each node process's CPU between two samples of resources.csv (% of one core), averaged over the nodes each second; one line per run, repeats dashed."},
+	{compare.TraceLoad1, "Host load1", "load average over 1 min",
+		"How busy the host was: above its CPU count (grey dashed) processes waited for a core, and the figures measure the host as much as CometBFT. " +
+			"The host's 1-minute load average (/proc/loadavg, resources.csv) each second, CometBFT's QA measure of CPU load; one line per run, repeats dashed."},
+	{compare.TracePeers, "Peers", "peers (mean over nodes)",
+		"Whether the nodes stayed connected: a dip is a node losing peers (a cut, a restart, a rotation's node leaving). " +
+			"The scraped cometbft_p2p_peers (metrics.csv) averaged over the nodes each second; one line per run, repeats dashed."},
+	{compare.TraceRounds, "Consensus rounds per height", "round",
+		"Whether heights needed more than one round: a point above 0 is a height that committed in a later round (a proposer down or late, a halt). " +
+			"The round each height of blocks.csv committed in, from its commit to the next (a step), broken where no height committed for long; one line per run, repeats dashed."},
 }
 
 // traceChart draws tr's trace of every run of the sides (a side's first
@@ -224,9 +237,12 @@ func traceChart(tr compareTrace, sides []compare.Side, marks *eventMarks) (*plot
 			if !ok || len(t.X) == 0 {
 				continue
 			}
-			pts := make(plotter.XYs, len(t.X))
+			var pts plotter.XYs
 			for k := range t.X {
-				pts[k] = plotter.XY{X: t.X[k], Y: t.Y[k]}
+				if tr.name == compare.TraceRounds && k > 0 { // a step: each height's round until the next commit
+					pts = append(pts, plotter.XY{X: t.X[k], Y: t.Y[k-1]})
+				}
+				pts = append(pts, plotter.XY{X: t.X[k], Y: t.Y[k]})
 				ymax = max(ymax, t.Y[k])
 			}
 			label := ""
@@ -246,10 +262,39 @@ func traceChart(tr compareTrace, sides []compare.Side, marks *eventMarks) (*plot
 	if repeats {
 		repeatsLegend(p)
 	}
+	if cpus := hostCPUs(sides); tr.name == compare.TraceLoad1 && cpus > 0 {
+		if err := addLine(p, plotter.XYs{{X: p.X.Min, Y: cpus}, {X: p.X.Max, Y: cpus}}, color.NRGBA{R: 0x99, G: 0x99, B: 0x99, A: 255},
+			fmt.Sprintf("%g CPUs", cpus), true, false); err != nil {
+			return nil, false, err
+		}
+		ymax = max(ymax, cpus)
+	}
 	addMarksLegend(p, marks)
 	// Headroom above the highest point keeps the legend off the lines.
 	p.Y.Min, p.Y.Max = 0, max(ymax*1.25, 1)
+	if tr.name == compare.TraceRounds {
+		p.Y.Max = math.Max(ymax+1, 2)
+		p.Y.Tick.Marker = plot.TickerFunc(intTicks)
+	}
 	return p, true, nil
+}
+
+// hostCPUs returns the CPU count of the runs' hosts, 0 when they differ
+// or none is known.
+func hostCPUs(sides []compare.Side) float64 {
+	n := 0
+	for _, s := range sides {
+		for _, r := range s.Runs {
+			switch c := r.Run.Host.CPUs; {
+			case c == 0:
+			case n == 0:
+				n = c
+			case n != c:
+				return 0
+			}
+		}
+	}
+	return float64(n)
 }
 
 // compareCDF is one distribution plot of a comparison, each side's runs
