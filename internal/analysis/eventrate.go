@@ -10,7 +10,8 @@ import (
 // heights, or the transactions they held) whose i-th event came at t[i]
 // (ascending) with the count at v[i] (cumulative), over a trailing window
 // of width ns: at every event and, where the events stop for more than
-// half a window (a halt), every width/10 in between as well:
+// half a window (a halt), every width/10 after the last event until the
+// window is empty, and one step before the next:
 //
 //	at event i:            (V(i) − V(j)) / (t[i] − t[j])    j = the first event in [t[i] − width, t[i]]
 //	at τ in a halt, or at an event whose window starts in one:
@@ -51,7 +52,15 @@ func EventRates(t []int64, v []float64, width int64) (at []int64, rate []float64
 	for i := range t {
 		at, rate = append(at, t[i]), append(rate, eval(t[i], i, true))
 		if i+1 < len(t) && t[i+1]-t[i] > halt {
-			for tau := t[i] + step; tau < t[i+1]; tau += step {
+			// The rate falls as the events leave the window, then stays
+			// 0: a point each step to one step past the window, and one a
+			// step before the next event (a halt of hours costs 2 points).
+			last := int64(0)
+			for tau := t[i] + step; tau < t[i+1] && tau <= t[i]+width+step; tau += step {
+				at, rate = append(at, tau), append(rate, eval(tau, i, false))
+				last = tau
+			}
+			if tau := t[i+1] - step; tau > last {
 				at, rate = append(at, tau), append(rate, eval(tau, i, false))
 			}
 		}
