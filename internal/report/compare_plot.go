@@ -249,7 +249,8 @@ func traceChart(tr compareTrace, sides []compare.Side, marks *eventMarks) (*plot
 			if !labelled {
 				label, labelled = s.Label, true
 			}
-			if err := addLine(p, pts, sideColor(i), label, j > 0, true); err != nil {
+			rate := tr.name == compare.TraceBlocksPerMin || tr.name == compare.TraceTxsPerMin // its halts are points at 0, not gaps
+			if err := addLine(p, pts, sideColor(i), label, j > 0, !rate); err != nil {
 				return nil, false, err
 			}
 			repeats = repeats || j > 0

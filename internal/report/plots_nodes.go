@@ -94,7 +94,11 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 		for k := range r.V {
 			r.V[k] *= 60
 		}
-		rates = append(rates, r)
+		if src == results.AdoptionFile {
+			rates = append(rates, held(r, step))
+		} else {
+			rates = append(rates, r)
+		}
 		if !d.many() {
 			xs, ys := d.seriesXY(r.T, r.V, 1, gap)
 			c.nodeLine(d.nodes[i], i, xs, ys)
@@ -117,4 +121,25 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 		c.p.Title.Text += fmt.Sprintf(" (%d s rate, scraped %s)", rateWindow/int64(time.Second), short)
 	}
 	return c.render(d.w, d.h)
+}
+
+// held returns s with its value repeated every step where its samples are
+// further apart (a rate of commits holds between its points, 0 through a
+// halt), so that Align, which takes a sample at most two steps old, finds
+// it throughout; at most ~100,000 points, whatever its span.
+func held(s *analysis.Series, step int64) *analysis.Series {
+	if len(s.T) < 2 || step <= 0 {
+		return s
+	}
+	step = max(step, (s.T[len(s.T)-1]-s.T[0])/100_000)
+	out := &analysis.Series{Node: s.Node}
+	for k := range s.T {
+		if k > 0 {
+			for t := s.T[k-1] + step; t < s.T[k]; t += step {
+				out.T, out.V = append(out.T, t), append(out.V, s.V[k-1])
+			}
+		}
+		out.T, out.V = append(out.T, s.T[k]), append(out.V, s.V[k])
+	}
+	return out
 }
