@@ -22,6 +22,19 @@ func Increase(v []float64) float64 {
 	return sum
 }
 
+// increases returns inc[i] = Increase(v[0..i]) for every i.
+func increases(v []float64) []float64 {
+	inc := make([]float64, len(v))
+	for i := 1; i < len(v); i++ {
+		if d := v[i] - v[i-1]; d >= 0 {
+			inc[i] = inc[i-1] + d
+		} else {
+			inc[i] = inc[i-1] + v[i]
+		}
+	}
+	return inc
+}
+
 // SlidingRates returns, at each sample i of the counter (or ever-growing
 // gauge) sampled at times t with values v, its per-second rate of
 // increase over the trailing window of width ns, as Prometheus's
@@ -36,14 +49,7 @@ func Increase(v []float64) float64 {
 // O(len(t)).
 func SlidingRates(t []int64, v []float64, width int64) []float64 {
 	out := make([]float64, len(t))
-	inc := make([]float64, len(t)) // inc[i] = Increase(v[0..i])
-	for i := 1; i < len(v); i++ {
-		if d := v[i] - v[i-1]; d >= 0 {
-			inc[i] = inc[i-1] + d
-		} else {
-			inc[i] = inc[i-1] + v[i]
-		}
-	}
+	inc := increases(v)
 	j := 0
 	for i := range t {
 		for t[j] < t[i]-width {

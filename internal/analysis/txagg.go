@@ -88,10 +88,13 @@ func (a *TxAggregates) EarlyLatency() float64 {
 }
 
 // HeightLatency sums the block latencies (ns) of one height's
-// transactions.
+// transactions and spans their send times.
 type HeightLatency struct {
 	Sum float64
 	N   int64
+	// FirstSent and LastSent are the earliest and the latest send time
+	// (Unix ns) of its transactions.
+	FirstSent, LastSent int64
 }
 
 // LoadPathSecond is one second of TxAggregates.LoadPath.
@@ -281,9 +284,10 @@ func (a *TxAggregates) AddTx(t *results.Tx) {
 		}
 		h := a.Heights[t.Height]
 		if h == nil {
-			h = &HeightLatency{}
+			h = &HeightLatency{FirstSent: t.Sent, LastSent: t.Sent}
 			a.Heights[t.Height] = h
 		}
+		h.FirstSent, h.LastSent = min(h.FirstSent, t.Sent), max(h.LastSent, t.Sent)
 		h.Sum += float64(l)
 		h.N++
 	}

@@ -230,6 +230,10 @@ const (
 	TraceTxsPerMin    = "txs_per_min"    // run transactions committed per minute, likewise
 	TraceMempool      = "mempool_size"   // mean mempool size over the nodes (mempool.csv, or metrics.csv)
 	TraceRSS          = "rss_mib"        // mean resident memory of the node processes, MiB (resources.csv)
+	TraceCPU          = "cpu_pct"        // mean CPU of the node processes, % of one core (resources.csv)
+	TraceLoad1        = "load1"          // the host's 1-minute load average (resources.csv)
+	TracePeers        = "peers"          // mean number of peers over the nodes (metrics.csv <namespace>_p2p_peers)
+	TraceRounds       = "rounds"         // the round each height committed in, at its commit (blocks.csv)
 )
 
 // Trace is a time series of one run: X in s since the load start (the
@@ -243,11 +247,11 @@ type Trace struct {
 const traceWindow = 10 * int64(results.NsPerS)
 
 // Traces returns the time series of a run for the comparison's
-// overlay plots (a time-scaled run's in model time: X ÷k, the rates ×k): blocks/min and txs/min from blocks.csv, the mean mempool
+// overlay plots (a time-scaled run's in model time: X ÷k, the rates ×k): blocks/min, txs/min and the round of each height from blocks.csv, the mean mempool
 // size after each height from mempool.csv (or, for runs without it, from
 // metrics: rows of metrics.csv, any series; only those named
-// <namespace>_mempool_size are used) and the RSS when resources are
-// given. A trace without data is left out. It is pure.
+// <namespace>_mempool_size are used), the mean peers (<namespace>_p2p_peers)
+// and the RSS, CPU and host load1 when resources are given. A trace without data is left out. It is pure.
 func Traces(in analysis.Input, metrics []results.Metric, resources []results.Resource) map[string]Trace {
 	out := map[string]Trace{}
 	start := in.LoadStart()
@@ -260,12 +264,22 @@ func Traces(in analysis.Input, metrics []results.Metric, resources []results.Res
 	} else if t := scrapedMempool(metrics, start); len(t.X) > 0 {
 		out[TraceMempool] = t // runs without mempool.csv: scrapes that beat against the blocks
 	}
-	rs := make([]timedValue, 0, len(resources))
-	for i := range resources {
-		rs = append(rs, timedValue{resources[i].Time, resources[i].Node, float64(resources[i].RSS) / (1 << 20)})
+	resourceTraces(resources, start, out)
+	var peers []timedValue
+	for i := range metrics {
+		if m := &metrics[i]; IsPeers(m.Name) {
+			peers = append(peers, timedValue{m.Time, m.Node + "\x00" + m.Labels, m.Value})
+		}
 	}
-	if t := meanOverSeries(rs, start); len(t.X) > 0 {
-		out[TraceRSS] = t
+	if t := meanOverSeries(peers, start); len(t.X) > 0 {
+		out[TracePeers] = t
+	}
+	if start != 0 && len(ks) > 0 {
+		var t Trace
+		for _, b := range ks {
+			t.X, t.Y = append(t.X, float64(b.Committed()-start)/results.NsPerS), append(t.Y, float64(b.Round))
+		}
+		out[TraceRounds] = t
 	}
 	if k := in.Run.Scale(); k != 1 { // a time-scaled run's, in model time
 		for name, t := range out {
@@ -283,6 +297,29 @@ func Traces(in analysis.Input, metrics []results.Metric, resources []results.Res
 		}
 	}
 	return out
+}
+
+// resourceTraces puts the means over the node processes of their RSS and
+// CPU, and the host's load1, each second since start (resources.csv).
+func resourceTraces(resources []results.Resource, start int64, out map[string]Trace) {
+	var rss, cpu, load []timedValue
+	for i := range resources {
+		r := &resources[i]
+		rss = append(rss, timedValue{r.Time, r.Node, float64(r.RSS) / (1 << 20)})
+		cpu = append(cpu, timedValue{r.Time, r.Node, r.CPU})
+		load = append(load, timedValue{r.Time, "", r.Load1}) // the host's: one series
+	}
+	for name, vs := range map[string][]timedValue{TraceRSS: rss, TraceCPU: cpu, TraceLoad1: load} {
+		if t := meanOverSeries(vs, start); len(t.X) > 0 {
+			out[name] = t
+		}
+	}
+}
+
+// IsPeers reports whether a Prometheus metric name is CometBFT's number
+// of peers: p2p_peers under any namespace (cometbft_p2p_peers).
+func IsPeers(name string) bool {
+	return name == "p2p_peers" || strings.HasSuffix(name, "_p2p_peers")
 }
 
 // IsMempoolSize reports whether a Prometheus metric name is CometBFT's
@@ -353,7 +390,8 @@ func meanOverSeries(vs []timedValue, start int64) Trace {
 // divided by the time between the first and last commit in it, so that
 // the window starts and ends on commits and the line does not beat
 // against the block interval as fixed windows do (a 5-s window holds 4 or
-// 5 blocks of 1.2 s).
+// 5 blocks of 1.2 s); within a halt, every second, falling to 0
+// (analysis.EventRates).
 func commitRates(ks []results.Block, start int64, out map[string]Trace) {
 	ks = slices.Clone(ks)
 	slices.SortFunc(ks, func(a, b results.Block) int { return cmp.Compare(a.Committed(), b.Committed()) })
@@ -372,9 +410,10 @@ func commitRates(ks []results.Block, start int64, out map[string]Trace) {
 		cum  []float64
 	}{{TraceBlocksPerMin, blocks}, {TraceTxsPerMin, txs}} {
 		var t Trace
-		for i, r := range analysis.SlidingRates(times, tr.cum, traceWindow) {
+		at, rates := analysis.EventRates(times, tr.cum, traceWindow) // a halt falls to 0
+		for i, r := range rates {
 			if !math.IsNaN(r) {
-				t.X = append(t.X, float64(times[i]-start)/results.NsPerS)
+				t.X = append(t.X, float64(at[i]-start)/results.NsPerS)
 				t.Y = append(t.Y, r*60)
 			}
 		}

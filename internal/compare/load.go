@@ -93,7 +93,7 @@ func LoadRun(dir string, opts LoadOptions) (Run, error) {
 	r.Samples = Samples(in)
 	var mp []results.Metric
 	err = results.ScanMetrics(dir, func(m *results.Metric) error {
-		if IsMempoolSize(m.Name) {
+		if IsMempoolSize(m.Name) || IsPeers(m.Name) {
 			mp = append(mp, *m)
 		}
 		return nil

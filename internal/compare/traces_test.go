@@ -44,3 +44,51 @@ func TestTracesFollowBlocks(t *testing.T) {
 		t.Errorf("first mempool point at %v s, want 1.201 (height 1's first sample)", x)
 	}
 }
+
+// TestTracesHalt: a chain that halted for 20 s (blocks every 1.2 s, none
+// from 20 s to 40 s) has a blocks-per-minute trace that reaches 0 in the
+// halt, not a line from before it to after it.
+func TestTracesHalt(t *testing.T) {
+	start := time.Unix(1000, 0)
+	in := analysis.Input{Run: results.Run{LoadStart: start}}
+	for h, at := int64(1), 1200*time.Millisecond; at < 60*time.Second; at += 1200 * time.Millisecond {
+		if at > 20*time.Second && at < 40*time.Second {
+			continue
+		}
+		in.Blocks = append(in.Blocks, results.Block{Height: h, Time: start.Add(at).UnixNano(), RunTxs: 100})
+		h++
+	}
+	zero, tr := 0, Traces(in, nil, nil)[TraceBlocksPerMin]
+	for i, x := range tr.X {
+		if x > 20 && x < 40 && tr.Y[i] == 0 {
+			zero++
+		}
+	}
+	if zero == 0 {
+		t.Errorf("blocks per minute never 0 in the halt from 20 to 40 s")
+	}
+}
+
+// TestTracesHost: the node processes' CPU and peers averaged over the
+// nodes, the host's load1, and each height's round at its commit.
+func TestTracesHost(t *testing.T) {
+	start := time.Unix(1000, 0)
+	in := analysis.Input{Run: results.Run{LoadStart: start}}
+	var res []results.Resource
+	var met []results.Metric
+	for s := int64(0); s < 10; s++ {
+		at := start.UnixNano() + s*1e9 + 5e8
+		res = append(res, results.Resource{Time: at, Node: "a", CPU: 10, Load1: 2.5}, results.Resource{Time: at + 1e6, Node: "b", CPU: 30, Load1: 2.5})
+		met = append(met, results.Metric{Time: at, Node: "a", Name: "cometbft_p2p_peers", Value: 3}, results.Metric{Time: at, Node: "b", Name: "cometbft_p2p_peers", Value: 5})
+		in.Blocks = append(in.Blocks, results.Block{Height: s + 1, Time: at, Round: int32(s / 9)})
+	}
+	tr := Traces(in, met, res)
+	for name, want := range map[string]float64{TraceCPU: 20, TraceLoad1: 2.5, TracePeers: 4} {
+		if got := tr[name]; len(got.Y) != 10 || got.Y[0] != want || got.Y[9] != want {
+			t.Errorf("%s: %v, want 10 points of %v", name, got.Y, want)
+		}
+	}
+	if got := tr[TraceRounds]; len(got.Y) != 10 || got.Y[8] != 0 || got.Y[9] != 1 {
+		t.Errorf("rounds %v, want 0 × 9 then 1", got.Y)
+	}
+}

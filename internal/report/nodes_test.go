@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -258,5 +260,22 @@ func TestWriteWithInput(t *testing.T) {
 	mb, _ := os.ReadFile(filepath.Join(b, results.ReportFile))
 	if len(ma) == 0 || !bytes.Equal(ma, mb) {
 		t.Errorf("report.md differs with Options.Input:\n%s", resultstest.Diff(string(mb), string(ma)))
+	}
+}
+
+// TestHeld checks that a rate of commits holds its value between its
+// points for Align: 0 through a halt, not a gap in the average.
+func TestHeld(t *testing.T) {
+	const s = int64(time.Second)
+	h := held(&analysis.Series{Node: "a", T: []int64{0, s, 5 * s}, V: []float64{3, 0, 6}}, s)
+	want := []float64{3, 0, 0, 0, 0, 6}
+	if len(h.T) != len(want) || fmt.Sprint(h.V) != fmt.Sprint(want) || h.T[4] != 4*s {
+		t.Errorf("held = %v %v, want values %v each second", h.T, h.V, want)
+	}
+	_, vals := analysis.Align([]*analysis.Series{h}, s)
+	for k, v := range vals[0] {
+		if math.IsNaN(v) {
+			t.Errorf("aligned value %d is NaN", k)
+		}
 	}
 }

@@ -13,9 +13,13 @@ import (
 	"github.com/cometlab/cometlab/internal/results"
 )
 
-// rateWindow is the width of the windows of the per-minute rates, as in
-// the seeds' plots.
-const rateWindow = 20 * int64(time.Second)
+// rateWindow is the width of the windows of the per-minute rates of
+// scraped series, as in the seeds' plots; commitWindow that of the rates
+// on commits (adoption.csv), short enough that a 20-s halt reaches 0.
+const (
+	rateWindow   = 20 * int64(time.Second)
+	commitWindow = 10 * int64(time.Second)
+)
 
 // plotData is what the plots are drawn from, shared by all of them (they
 // only read it, so they may be drawn in parallel).

@@ -396,7 +396,7 @@ func bandLegend(m *eventMarks) []legendEntry {
 	if m == nil || len(m.bands) == 0 {
 		return nil
 	}
-	return []legendEntry{{"node down (perturbation)", markBands{m}}}
+	return []legendEntry{{"perturbation under way", markBands{m}}}
 }
 
 // addMarks adds m's bands, translucent, and its lines and labels, drawn

@@ -35,9 +35,19 @@ func (d *plotData) mempoolSeries() (mempoolGrid, error) {
 	if len(d.in.Mempool) > 0 {
 		_, at, vals := analysis.MempoolByHeight(d.in.Mempool, d.nodes)
 		if len(at) > 0 {
-			g.perHeight, g.vals = true, vals
-			for _, t := range at {
+			g.perHeight, g.vals = true, make([][]float64, len(vals))
+			gap := analysis.GapThreshold(analysis.MedianStep(at))
+			for k, t := range at {
+				if k > 0 && t-at[k-1] > gap { // no height committed: a halt, drawn as a gap
+					g.xs = append(g.xs, d.x(at[k-1]))
+					for i := range vals {
+						g.vals[i] = append(g.vals[i], math.NaN())
+					}
+				}
 				g.xs = append(g.xs, d.x(t))
+				for i := range vals {
+					g.vals[i] = append(g.vals[i], vals[i][k])
+				}
 			}
 			g.from, g.to = slices.Min(at), slices.Max(at)
 			for i := range vals {

@@ -59,7 +59,9 @@ func (d *plotData) committedSeries(short string) (series []*analysis.Series, src
 }
 
 // perMinute draws the seeds' blocks (or transactions) per minute per node:
-// the rate of the cumulative series over a trailing 20 s window, × 60.
+// the rate of the cumulative series × 60, over a trailing window of
+// commitWindow on the commits (analysis.EventRates: a halt falls to 0), or
+// of rateWindow on the scrapes.
 func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 	series, src, err := d.committedSeries(short)
 	if err != nil {
@@ -83,13 +85,19 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 			continue
 		}
 		r := &analysis.Series{Node: s.Node, T: s.T, V: analysis.SlidingRates(s.T, s.V, rateWindow)}
+		gap := analysis.GapThreshold(step)
+		if src == results.AdoptionFile {
+			// Commits are events: a halt is a rate of 0, not a gap.
+			r.T, r.V = analysis.EventRates(s.T, s.V, commitWindow)
+			gap = math.MaxInt64
+		}
 		for k := range r.V {
 			r.V[k] *= 60
 		}
-		rates = append(rates, r)
-		gap := analysis.GapThreshold(step)
 		if src == results.AdoptionFile {
-			gap = max(gap, rateWindow)
+			rates = append(rates, held(r, step))
+		} else {
+			rates = append(rates, r)
 		}
 		if !d.many() {
 			xs, ys := d.seriesXY(r.T, r.V, 1, gap)
@@ -107,8 +115,31 @@ func (d *plotData) perMinute(title, ylabel, short string) ([]byte, error) {
 		c.average("average", xs, mean)
 	}
 	d.xspan(c, lo, hi)
-	if src != results.AdoptionFile {
-		c.p.Title.Text += " (scraped " + short + ")"
+	if src == results.AdoptionFile {
+		c.p.Title.Text += fmt.Sprintf(" (%d s rate)", commitWindow/int64(time.Second))
+	} else {
+		c.p.Title.Text += fmt.Sprintf(" (%d s rate, scraped %s)", rateWindow/int64(time.Second), short)
 	}
 	return c.render(d.w, d.h)
+}
+
+// held returns s with its value repeated every step where its samples are
+// further apart (a rate of commits holds between its points, 0 through a
+// halt), so that Align, which takes a sample at most two steps old, finds
+// it throughout; at most ~100,000 points, whatever its span.
+func held(s *analysis.Series, step int64) *analysis.Series {
+	if len(s.T) < 2 || step <= 0 {
+		return s
+	}
+	step = max(step, (s.T[len(s.T)-1]-s.T[0])/100_000)
+	out := &analysis.Series{Node: s.Node}
+	for k := range s.T {
+		if k > 0 {
+			for t := s.T[k-1] + step; t < s.T[k]; t += step {
+				out.T, out.V = append(out.T, t), append(out.V, s.V[k-1])
+			}
+		}
+		out.T, out.V = append(out.T, s.T[k]), append(out.V, s.V[k])
+	}
+	return out
 }

@@ -362,15 +362,22 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in
 		}
 		plots, _ := filepath.Glob(filepath.Join(dir, d, results.PlotsDir, "compare_*.png"))
 		slices.Sort(plots)
+		bare := false // the last plot has no caption under it
 		for _, p := range plots {
 			rel, err := filepath.Rel(dir, p)
 			if err != nil {
 				continue
 			}
+			if title, caption, ok := comparePlotCaption(filepath.Base(p)); ok {
+				m.f("%s![%s](%s)\n\n%s\n\n", map[bool]string{true: "\n"}[bare], title, filepath.ToSlash(rel), caption)
+				bare = false
+				continue
+			}
 			name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "compare_"), ".png")
 			m.f("![%s](%s)\n", strings.ReplaceAll(name, "_", " "), filepath.ToSlash(rel))
+			bare = true
 		}
-		if len(plots) > 0 {
+		if bare {
 			m.f("\n")
 		}
 	}
