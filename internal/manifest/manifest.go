@@ -70,21 +70,16 @@ type Manifest struct {
 	//	cometbft_binary = "/home/me/cometbft/build/cometbft"
 	CometBFTBinary string `toml:"cometbft_binary"`
 
-	// CometBFTSource is the path (relative to the working directory) of a
-	// CometBFT source tree every node runs: a git checkout or a plain
-	// directory, built by cometlab with the tree's own go.mod, uncommitted
-	// changes included, and cached by what was built (see docs/source.md).
-	// The tree's release line is read from its version/version.go, so that
-	// every capability works on it as on the release it derives from; it
-	// wins over CometBFTVersion. Default "" (run a release).
+	// CometBFTSource is a CometBFT source tree every node runs (a git
+	// checkout or a plain directory; relative to the working directory),
+	// built with its own go.mod, uncommitted changes included, its release
+	// line read from its version file (docs/source.md). Default "".
 	//
 	//	cometbft_source = "../cometbft"
 	CometBFTSource string `toml:"cometbft_source"`
 
-	// CometBFTPatches are patch files (paths relative to the working
-	// directory) applied in order, with git apply, to the module source of
-	// CometBFTVersion (or to a copy of CometBFTSource) before the build.
-	// Default: none.
+	// CometBFTPatches are patch files applied in order (git apply) to
+	// CometBFTVersion's module source, or a copy of CometBFTSource.
 	//
 	//	cometbft_patches = ["testdata/patches/v0.40.0-libp2p-noblock-close.diff"]
 	CometBFTPatches []string `toml:"cometbft_patches"`
@@ -396,10 +391,8 @@ type ManifestNode struct {
 	//	cometbft_version = "v0.38.17"
 	CometBFTVersion string `toml:"cometbft_version"`
 
-	// CometBFTSource and CometBFTPatches are this node's source tree and
-	// patches, as the testnet's cometbft_source and cometbft_patches (a
-	// node's patches apply to its own release). Default: the testnet's
-	// for a node without its own cometbft_version.
+	// CometBFTSource and CometBFTPatches are this node's, as the
+	// testnet's. Default: the testnet's, without cometbft_version.
 	//
 	//	cometbft_source = "../cometbft"
 	CometBFTSource  string   `toml:"cometbft_source"`
