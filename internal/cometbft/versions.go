@@ -141,7 +141,8 @@ type Line struct {
 }
 
 // Lines returns the release lines cometlab knows, oldest first (a fresh
-// copy on every call).
+// copy on every call). It is data, one literal a line with its facts, and
+// stays one function so that the lines read side by side.
 func Lines() []Line {
 	// The e2e app node's config keys of v0.39 and v0.40.
 	e2eAppKeysV039 := []string{"app_side_mempool", "chain_id", "dir", "key_type", "listen", "mode", "persist_interval",

@@ -133,26 +133,7 @@ func Encode(r Resolved) ([]byte, error) {
 		Sentinel: r.Sentinel,
 		Hosts:    encodeHosts(r.Hosts),
 	}
-	encodeShape(&e.Load, r.Load)
-	for _, l := range r.Load.Lanes {
-		if e.Load.LaneWeights == nil {
-			e.Load.LaneWeights = map[string]uint64{}
-		}
-		e.Load.LaneWeights[l.ID] = l.Weight
-	}
-	for _, u := range r.ValidatorUpdates {
-		if e.ValidatorUpdate == nil {
-			e.ValidatorUpdate = map[string]map[string]int64{}
-		}
-		h := strconv.FormatInt(u.Height, 10)
-		if e.ValidatorUpdate[h] == nil {
-			e.ValidatorUpdate[h] = map[string]int64{}
-		}
-		e.ValidatorUpdate[h][u.Node] = u.Power
-	}
-	if e.Load.Clients = encodeClients(r.Load.Clients); e.Load.Clients != nil {
-		e.Load.Connections, e.Load.Rate = 0, 0
-	}
+	encodeLoadExtras(&e, r)
 	if e.Config == nil {
 		e.Config = map[string]any{}
 	}
@@ -168,65 +149,10 @@ func Encode(r Resolved) ([]byte, error) {
 	if r.Rotate != nil {
 		e.Rotate = &ManifestRotate{Concurrency: len(r.Rotate.Nodes), Dwell: r.Rotate.Dwell.String()}
 	}
-	for _, n := range r.Nodes {
-		if n.Ephemeral {
-			continue // [rotate] makes them
-		}
-		if _, dup := e.Nodes[n.Name]; dup {
-			return nil, fmt.Errorf("encode manifest: node %q appears twice", n.Name)
-		}
-		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, StateSync: n.StateSync, TwinOf: n.TwinOf, App: n.App}
-		if n.ClockSkew != 0 {
-			en.ClockSkew = n.ClockSkew.String()
-		}
-		if n.Mempool != r.Mempool {
-			en.Mempool = cmp.Or(n.Mempool, cometbft.MempoolFlood)
-		}
-		if n.AdaptiveSync != r.AdaptiveSync {
-			en.AdaptiveSync = &n.AdaptiveSync
-		}
-		if r.Topology == TopologyAsWritten {
-			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers
-		}
-		if !sameSource(n.Source, r.CometBFTSource) {
-			en.CometBFTSource, en.CometBFTPatches = sourceKeys(n.Source)
-			if n.Source == nil && n.Version == r.CometBFTVersion {
-				en.CometBFTVersion = n.Version // the release itself, not the testnet's tree or patches
-			}
-		}
-		if n.Version != r.CometBFTVersion && (n.Source == nil || n.Source.Tree == "") {
-			en.CometBFTVersion = n.Version
-		}
-		for k, v := range n.Config {
-			if base, ok := r.Config[k]; ok && reflect.DeepEqual(base, v) {
-				continue
-			}
-			if en.Config == nil {
-				en.Config = map[string]any{}
-			}
-			en.Config[k] = v
-		}
-		e.Nodes[n.Name] = en
+	if err := encodeNodes(&e, r); err != nil {
+		return nil, err
 	}
-	for _, p := range r.Perturbations {
-		if e.Perturb == nil {
-			e.Perturb = map[string]encodedPerturb{}
-		}
-		ep := encodedPerturb{Action: p.Action, Height: p.Height, Count: p.Count, To: p.To}
-		if p.Height == 0 {
-			ep.At = p.At.String()
-		}
-		if p.Action != ActionRestart && p.Action != ActionUpgrade {
-			ep.Down = p.Down.String()
-		}
-		if p.Every > 0 {
-			ep.Every = p.Every.String()
-		}
-		if p.Name != "" {
-			ep.Node = p.Node
-		}
-		e.Perturb[cmpOr(p.Name, p.Node)] = ep
-	}
+	e.Perturb = encodePerturbs(r.Perturbations)
 	body, err := toml.Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
@@ -305,4 +231,102 @@ func sameSource(a, b *cometbft.Source) bool {
 		return a == b
 	}
 	return a.Tree == b.Tree && a.Release == b.Release && slices.Equal(a.Patches, b.Patches)
+}
+
+// encodeLoadExtras adds to e what of r's load the literal in Encode does
+// not hold: its shape, its lanes' weights, the validator updates and its
+// clients (which replace the connections and rate).
+func encodeLoadExtras(e *encoded, r Resolved) {
+	encodeShape(&e.Load, r.Load)
+	for _, l := range r.Load.Lanes {
+		if e.Load.LaneWeights == nil {
+			e.Load.LaneWeights = map[string]uint64{}
+		}
+		e.Load.LaneWeights[l.ID] = l.Weight
+	}
+	for _, u := range r.ValidatorUpdates {
+		if e.ValidatorUpdate == nil {
+			e.ValidatorUpdate = map[string]map[string]int64{}
+		}
+		h := strconv.FormatInt(u.Height, 10)
+		if e.ValidatorUpdate[h] == nil {
+			e.ValidatorUpdate[h] = map[string]int64{}
+		}
+		e.ValidatorUpdate[h][u.Node] = u.Power
+	}
+	if e.Load.Clients = encodeClients(r.Load.Clients); e.Load.Clients != nil {
+		e.Load.Connections, e.Load.Rate = 0, 0
+	}
+}
+
+// encodeNodes adds r's nodes to e (the ephemeral ones [rotate] makes are
+// left out), each with what differs from the testnet's settings.
+func encodeNodes(e *encoded, r Resolved) error {
+	for _, n := range r.Nodes {
+		if n.Ephemeral {
+			continue // [rotate] makes them
+		}
+		if _, dup := e.Nodes[n.Name]; dup {
+			return fmt.Errorf("encode manifest: node %q appears twice", n.Name)
+		}
+		en := encodedNode{Mode: n.Mode, Power: n.Power, Zone: n.Zone, Host: n.Host, StartAt: n.StartAt, StateSync: n.StateSync, TwinOf: n.TwinOf, App: n.App}
+		if n.ClockSkew != 0 {
+			en.ClockSkew = n.ClockSkew.String()
+		}
+		if n.Mempool != r.Mempool {
+			en.Mempool = cmp.Or(n.Mempool, cometbft.MempoolFlood)
+		}
+		if n.AdaptiveSync != r.AdaptiveSync {
+			en.AdaptiveSync = &n.AdaptiveSync
+		}
+		if r.Topology == TopologyAsWritten {
+			en.Seeds, en.PersistentPeers = n.Seeds, n.PersistentPeers
+		}
+		if !sameSource(n.Source, r.CometBFTSource) {
+			en.CometBFTSource, en.CometBFTPatches = sourceKeys(n.Source)
+			if n.Source == nil && n.Version == r.CometBFTVersion {
+				en.CometBFTVersion = n.Version // the release itself, not the testnet's tree or patches
+			}
+		}
+		if n.Version != r.CometBFTVersion && (n.Source == nil || n.Source.Tree == "") {
+			en.CometBFTVersion = n.Version
+		}
+		for k, v := range n.Config {
+			if base, ok := r.Config[k]; ok && reflect.DeepEqual(base, v) {
+				continue
+			}
+			if en.Config == nil {
+				en.Config = map[string]any{}
+			}
+			en.Config[k] = v
+		}
+		e.Nodes[n.Name] = en
+	}
+	return nil
+}
+
+// encodePerturbs are r's perturbations as the manifest writes them, by
+// name (or node).
+func encodePerturbs(ps []Perturbation) map[string]encodedPerturb {
+	var out map[string]encodedPerturb
+	for _, p := range ps {
+		if out == nil {
+			out = map[string]encodedPerturb{}
+		}
+		ep := encodedPerturb{Action: p.Action, Height: p.Height, Count: p.Count, To: p.To}
+		if p.Height == 0 {
+			ep.At = p.At.String()
+		}
+		if p.Action != ActionRestart && p.Action != ActionUpgrade {
+			ep.Down = p.Down.String()
+		}
+		if p.Every > 0 {
+			ep.Every = p.Every.String()
+		}
+		if p.Name != "" {
+			ep.Node = p.Node
+		}
+		out[cmpOr(p.Name, p.Node)] = ep
+	}
+	return out
 }

@@ -75,68 +75,7 @@ type Overrides struct {
 // error. Later errors about a value a flag set (from [Manifest.Resolve])
 // name the flag too, not the file.
 func (m *Manifest) Apply(o Overrides) error {
-	var errs []*Error
-	bad := func(flag, msg string) {
-		errs = append(errs, &Error{Flag: flag, Msg: msg})
-	}
-	check := func(flag, msg string) {
-		if msg != "" {
-			bad(flag, msg)
-		}
-	}
-	if o.Validators != nil {
-		if len(m.Nodes) > 0 {
-			where := m.file
-			if where == "" {
-				where = "the manifest"
-			}
-			errs = append(errs, &Error{Msg: fmt.Sprintf("--validators conflicts with the [node] tables in %s", where)})
-		} else {
-			check("--validators", checkValidators(*o.Validators))
-		}
-	}
-	if o.Connections != nil {
-		check("--connections", checkConnections(*o.Connections))
-	}
-	if o.Rate != nil {
-		check("--rate", checkRate(*o.Rate))
-	}
-	if o.Size != nil {
-		check("--size", checkSize(*o.Size))
-	}
-	if o.Duration != nil {
-		check("--duration", checkDuration(*o.Duration, false))
-	}
-	if o.CometBFTVersion != nil {
-		check("--cometbft-version", checkVersion(*o.CometBFTVersion))
-	}
-	if o.Pacing != nil {
-		check("--pacing", checkPacing(*o.Pacing))
-	}
-	if o.DrainTimeout != nil {
-		check("--drain-timeout", checkDuration(*o.DrainTimeout, true))
-	}
-	if o.Target != nil && *o.Target == "" {
-		bad("--target", "must not be empty")
-	}
-	if o.Shape != nil {
-		check("--shape", checkShape(*o.Shape))
-	}
-	for _, d := range []struct {
-		flag string
-		d    *time.Duration
-	}{{"--step", o.Step}, {"--on", o.On}, {"--off", o.Off}, {"--period", o.Period}} {
-		if d.d != nil {
-			check(d.flag, checkDuration(*d.d, false))
-		}
-	}
-	if o.TimeScale != nil {
-		_, _, msg := timeScaleOf(*o.TimeScale)
-		check("--time-scale", msg)
-	}
-	if _, _, ok := appOf(m.App); o.App != nil && !ok {
-		bad("--app", "the manifest's app is neither a name nor an [app] table")
-	}
+	errs := m.checkOverrides(o)
 	perturbs, partition, perr := o.perturbations()
 	errs = append(errs, perr...)
 	if len(errs) > 0 {
@@ -219,6 +158,75 @@ func (m *Manifest) Apply(o Overrides) error {
 		set("app.kind", "--app")
 	}
 	return nil
+}
+
+// checkOverrides checks each flag's value in o on its own (and
+// --validators against m's [node] tables): every problem, each naming
+// its flag. Apply checks the perturbations as it parses them.
+func (m *Manifest) checkOverrides(o Overrides) []*Error {
+	var errs []*Error
+	bad := func(flag, msg string) {
+		errs = append(errs, &Error{Flag: flag, Msg: msg})
+	}
+	check := func(flag, msg string) {
+		if msg != "" {
+			bad(flag, msg)
+		}
+	}
+	if o.Validators != nil {
+		if len(m.Nodes) > 0 {
+			where := m.file
+			if where == "" {
+				where = "the manifest"
+			}
+			errs = append(errs, &Error{Msg: fmt.Sprintf("--validators conflicts with the [node] tables in %s", where)})
+		} else {
+			check("--validators", checkValidators(*o.Validators))
+		}
+	}
+	if o.Connections != nil {
+		check("--connections", checkConnections(*o.Connections))
+	}
+	if o.Rate != nil {
+		check("--rate", checkRate(*o.Rate))
+	}
+	if o.Size != nil {
+		check("--size", checkSize(*o.Size))
+	}
+	if o.Duration != nil {
+		check("--duration", checkDuration(*o.Duration, false))
+	}
+	if o.CometBFTVersion != nil {
+		check("--cometbft-version", checkVersion(*o.CometBFTVersion))
+	}
+	if o.Pacing != nil {
+		check("--pacing", checkPacing(*o.Pacing))
+	}
+	if o.DrainTimeout != nil {
+		check("--drain-timeout", checkDuration(*o.DrainTimeout, true))
+	}
+	if o.Target != nil && *o.Target == "" {
+		bad("--target", "must not be empty")
+	}
+	if o.Shape != nil {
+		check("--shape", checkShape(*o.Shape))
+	}
+	for _, d := range []struct {
+		flag string
+		d    *time.Duration
+	}{{"--step", o.Step}, {"--on", o.On}, {"--off", o.Off}, {"--period", o.Period}} {
+		if d.d != nil {
+			check(d.flag, checkDuration(*d.d, false))
+		}
+	}
+	if o.TimeScale != nil {
+		_, _, msg := timeScaleOf(*o.TimeScale)
+		check("--time-scale", msg)
+	}
+	if _, _, ok := appOf(m.App); o.App != nil && !ok {
+		bad("--app", "the manifest's app is neither a name nor an [app] table")
+	}
+	return errs
 }
 
 // nodePerturb is one --perturb flag, parsed.

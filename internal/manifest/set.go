@@ -12,7 +12,9 @@ import (
 // the one list of the settings a sweep varies by name (--set KEY=V1,V2);
 // load.connections and load.rate are not among them: [Overrides] sets them
 // (a sweep's own --connections and --rates). Values that [Overrides] checks
-// go through [Manifest.Apply], so errors about them name its flag.
+// go through [Manifest.Apply], so errors about them name its flag. It is
+// a table, one case a setting, and stays one function for it: the list
+// reads whole.
 func setter(key string) func(m *Manifest, v string) error {
 	apply := func(parse func(v string) (Overrides, error)) func(m *Manifest, v string) error {
 		return func(m *Manifest, v string) error {
