@@ -91,7 +91,10 @@ func expandGrid(base manifest.Manifest, conns []int, rates []float64, params []r
 func TestnetInfo(r manifest.Resolved) results.TestnetInfo {
 	ti := results.TestnetInfo{Name: r.Name, CometBFTVersion: r.CometBFTVersion, App: r.App, Nodes: len(r.Nodes),
 		TxSize: r.Load.Size, Pacing: r.Load.Pacing}
-	if ti.CometBFTVersion == "" {
+	switch {
+	case r.CometBFTSource != nil: // a tree runs as the release it derives from: name the code
+		ti.CometBFTVersion = r.CometBFTSource.String()
+	case ti.CometBFTVersion == "":
 		ti.CometBFTVersion = "binary " + r.CometBFTBinary
 	}
 	for _, n := range r.Nodes {
