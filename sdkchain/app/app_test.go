@@ -76,8 +76,8 @@ func TestChainRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k3 := keys.Account("t", 3)
-	bad, err := s.Sign(k3, genesis.AccountNumber(3), 9, banktypes.NewMsgSend(keys.Address(k3), keys.Address(k3),
+	k3 := txsign.NewKey(keys.Account("t", 3))
+	bad, err := s.Sign(k3, genesis.AccountNumber(3), 9, banktypes.NewMsgSend(k3.Address, k3.Address,
 		sdk.NewCoins(sdk.NewCoin(genesis.Denom, math.OneInt()))))
 	if err != nil {
 		t.Fatal(err)

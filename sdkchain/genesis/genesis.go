@@ -141,7 +141,7 @@ func gentx(signer txsign.Signer, val Validator, op *secp256k1.PrivKey, stake mat
 	if err != nil {
 		return nil, fmt.Errorf("create-validator message: %w", err)
 	}
-	return signer.Sign(op, 0, 0, msg)
+	return signer.Sign(txsign.NewKey(op), 0, 0, msg)
 }
 
 // ConsensusKey reads the ed25519 public key of home's

@@ -23,7 +23,6 @@ import (
 	"github.com/cometlab/cometlab/sdkchain/genesis"
 	"github.com/cometlab/cometlab/sdkchain/keys"
 	"github.com/cometlab/cometlab/sdkchain/txsign"
-	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
 )
 
 // Plan is a load to sign.
@@ -78,11 +77,9 @@ func Sign(s txsign.Signer, p Plan) ([][]byte, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	keyOf := make([]*secp256k1.PrivKey, p.Accounts)
-	addrs := make([]sdk.AccAddress, p.Accounts)
+	keyOf := make([]txsign.Key, p.Accounts)
 	for i := range p.Accounts {
-		keyOf[i] = keys.Account(p.Seed, i)
-		addrs[i] = keys.Address(keyOf[i])
+		keyOf[i] = txsign.NewKey(keys.Account(p.Seed, i))
 	}
 	workers := p.Workers
 	if workers <= 0 {
@@ -95,7 +92,7 @@ func Sign(s txsign.Signer, p Plan) ([][]byte, error) {
 		wg.Go(func() {
 			for l := w; l < p.Count; l += workers {
 				snd := p.At(l)
-				msg := banktypes.NewMsgSend(addrs[snd.From], addrs[snd.To],
+				msg := banktypes.NewMsgSend(keyOf[snd.From].Address, keyOf[snd.To].Address,
 					sdk.NewCoins(sdk.NewCoin(genesis.Denom, p.Amount)))
 				tx, err := s.Sign(keyOf[snd.From], genesis.AccountNumber(snd.From), snd.Seq, msg)
 				if err == nil {

@@ -1,7 +1,8 @@
 // Package txsign signs the chain's transactions with a raw secp256k1
 // key, no keyring: SIGN_MODE_DIRECT over the body, the auth info (the
 // signer's public key and sequence) and the chain id and account number,
-// as the SDK's client/tx does.
+// as the SDK's client/tx SignWithPrivKey does, with the public key
+// computed once per key.
 package txsign
 
 import (
@@ -9,8 +10,8 @@ import (
 	"fmt"
 
 	"github.com/cosmos/cosmos-sdk/client"
-	clienttx "github.com/cosmos/cosmos-sdk/client/tx"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
+	cryptotypes "github.com/cosmos/cosmos-sdk/crypto/types"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/tx/signing"
 	authsigning "github.com/cosmos/cosmos-sdk/x/auth/signing"
@@ -24,9 +25,25 @@ type Signer struct {
 	Fee      sdk.Coins // fee of each transaction (nil for none)
 }
 
+// Key is a signing key with its public key and address computed once
+// (secp256k1's PubKey multiplies a point each time it is called).
+type Key struct {
+	Priv    *secp256k1.PrivKey
+	Pub     cryptotypes.PubKey
+	Address sdk.AccAddress
+	bech32  string
+}
+
+// NewKey returns priv's Key.
+func NewKey(priv *secp256k1.PrivKey) Key {
+	pub := priv.PubKey()
+	addr := sdk.AccAddress(pub.Address())
+	return Key{Priv: priv, Pub: pub, Address: addr, bech32: addr.String()}
+}
+
 // Sign returns the transaction of msgs signed by key as the account
 // accNum at sequence seq.
-func (s Signer) Sign(key *secp256k1.PrivKey, accNum, seq uint64, msgs ...sdk.Msg) (sdk.Tx, error) {
+func (s Signer) Sign(key Key, accNum, seq uint64, msgs ...sdk.Msg) (sdk.Tx, error) {
 	b := s.TxConfig.NewTxBuilder()
 	if err := b.SetMsgs(msgs...); err != nil {
 		return nil, fmt.Errorf("set messages: %w", err)
@@ -36,18 +53,20 @@ func (s Signer) Sign(key *secp256k1.PrivKey, accNum, seq uint64, msgs ...sdk.Msg
 	mode := signing.SignMode_SIGN_MODE_DIRECT
 	// The signer info (public key, mode, sequence) is part of the signed
 	// auth info: set it with an empty signature first.
-	empty := signing.SignatureV2{PubKey: key.PubKey(), Data: &signing.SingleSignatureData{SignMode: mode}, Sequence: seq}
-	if err := b.SetSignatures(empty); err != nil {
+	sig := signing.SignatureV2{PubKey: key.Pub, Data: &signing.SingleSignatureData{SignMode: mode}, Sequence: seq}
+	if err := b.SetSignatures(sig); err != nil {
 		return nil, fmt.Errorf("set signer info: %w", err)
 	}
-	data := authsigning.SignerData{
-		Address: sdk.AccAddress(key.PubKey().Address()).String(), ChainID: s.ChainID,
-		AccountNumber: accNum, Sequence: seq, PubKey: key.PubKey(),
+	data := authsigning.SignerData{Address: key.bech32, ChainID: s.ChainID, AccountNumber: accNum, Sequence: seq, PubKey: key.Pub}
+	bz, err := authsigning.GetSignBytesAdapter(context.Background(), s.TxConfig.SignModeHandler(), mode, data, b.GetTx())
+	if err != nil {
+		return nil, fmt.Errorf("sign bytes: %w", err)
 	}
-	sig, err := clienttx.SignWithPrivKey(context.Background(), mode, data, b, key, s.TxConfig, seq)
+	raw, err := key.Priv.Sign(bz)
 	if err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
+	sig.Data = &signing.SingleSignatureData{SignMode: mode, Signature: raw}
 	if err := b.SetSignatures(sig); err != nil {
 		return nil, fmt.Errorf("set signature: %w", err)
 	}
