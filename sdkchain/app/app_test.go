@@ -27,7 +27,8 @@ import (
 const chainID = "app-test"
 
 // TestChainRoundTrip runs the app in-process from a genesis Build wrote:
-// InitChain must stake both validators' consensus keys, a block of
+// InitChain must stake both validators' consensus keys (at the base
+// genesis's power where it lists the key, else at Stake), a block of
 // presigned sends must all pass the ante handler and move the funds the
 // plan says, and a send at a sequence the account is not at must fail
 // with the SDK's wrong-sequence code.
@@ -36,18 +37,26 @@ func TestChainRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var vals []genesis.Validator
+	var (
+		vals    []genesis.Validator
+		baseSet []cmttypes.GenesisValidator
+	)
 	for _, name := range []string{"v0", "v1"} {
 		home := filepath.Join(t.TempDir(), name)
 		if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		privval.GenFilePV(filepath.Join(home, "config", "priv_validator_key.json"), filepath.Join(home, "pvs.json")).Save()
+		pv := privval.GenFilePV(filepath.Join(home, "config", "priv_validator_key.json"), filepath.Join(home, "pvs.json"))
+		pv.Save()
 		vals = append(vals, genesis.Validator{Name: name, Home: home})
+		if name == "v1" { // v1 is in the base genesis with power 7, v0 not
+			pub, _ := pv.GetPubKey()
+			baseSet = append(baseSet, cmttypes.GenesisValidator{Address: pub.Address(), PubKey: pub, Power: 7})
+		}
 	}
 	now := time.Now().UTC()
 	base := &genutiltypes.AppGenesis{ChainID: chainID, GenesisTime: now, InitialHeight: 1,
-		Consensus: &genutiltypes.ConsensusGenesis{Params: cmttypes.DefaultConsensusParams()}}
+		Consensus: &genutiltypes.ConsensusGenesis{Params: cmttypes.DefaultConsensusParams(), Validators: baseSet}}
 	const balance = 1_000_000_000
 	gen, err := genesis.Build(enc, base, genesis.Spec{Seed: "t", Accounts: 4, Balance: math.NewInt(balance),
 		Validators: vals, Stake: math.NewInt(100_000_000)})
@@ -64,8 +73,15 @@ func TestChainRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ic.Validators) != 2 || ic.Validators[0].Power != 100 || ic.Validators[1].Power != 100 {
-		t.Fatalf("InitChain validators %v, want two of power 100", ic.Validators)
+	if gen.Consensus.Validators != nil {
+		t.Fatalf("genesis validators %v, want none (the gentxs make them)", gen.Consensus.Validators)
+	}
+	powers := map[int64]int{}
+	for _, v := range ic.Validators {
+		powers[v.Power]++
+	}
+	if len(ic.Validators) != 2 || powers[100] != 1 || powers[7] != 1 {
+		t.Fatalf("InitChain validators %v, want power 100 (Stake) and 7 (the base genesis's)", ic.Validators)
 	}
 
 	s := txsign.Signer{TxConfig: enc.TxConfig, ChainID: chainID, Gas: 100_000}

@@ -6,6 +6,7 @@
 package genesis
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -42,7 +43,9 @@ type Spec struct {
 	// consensus key is).
 	Validators []Validator
 	// Stake is each validator's self-delegation in Denom (its voting
-	// power is Stake / 10⁶).
+	// power is Stake / 10⁶), unless the base genesis lists the
+	// validator's consensus key: then its power there × 10⁶, so that the
+	// chain's powers are those cometlab wrote.
 	Stake math.Int
 }
 
@@ -83,8 +86,12 @@ func Build(enc app.Encoding, base *genutiltypes.AppGenesis, spec Spec) (*genutil
 		op := keys.Operator(spec.Seed, v)
 		addr := keys.Address(op)
 		accs = append(accs, authtypes.NewBaseAccount(addr, nil, OperatorNumber(spec.Accounts, v), 0))
-		balances = append(balances, banktypes.Balance{Address: addr.String(), Coins: sdk.NewCoins(sdk.NewCoin(Denom, spec.Stake))})
-		gentx, err := gentx(signer, val, op, spec.Stake)
+		stake, err := stakeOf(base, val, spec.Stake)
+		if err != nil {
+			return nil, fmt.Errorf("validator %s: %w", val.Name, err)
+		}
+		balances = append(balances, banktypes.Balance{Address: addr.String(), Coins: sdk.NewCoins(sdk.NewCoin(Denom, stake))})
+		gentx, err := gentx(signer, val, op, stake)
 		if err != nil {
 			return nil, fmt.Errorf("validator %s: %w", val.Name, err)
 		}
@@ -124,6 +131,23 @@ func Build(enc app.Encoding, base *genutiltypes.AppGenesis, spec Spec) (*genutil
 		gen.Consensus = &c
 	}
 	return &gen, nil
+}
+
+// stakeOf is val's self-delegation: its power in base × 10⁶ when base
+// lists its consensus key, else def.
+func stakeOf(base *genutiltypes.AppGenesis, val Validator, def math.Int) (math.Int, error) {
+	pub, err := ConsensusKey(val.Home)
+	if err != nil {
+		return math.Int{}, err
+	}
+	if base.Consensus != nil {
+		for _, v := range base.Consensus.Validators {
+			if v.PubKey != nil && bytes.Equal(v.PubKey.Bytes(), pub.Bytes()) && v.Power > 0 {
+				return sdk.TokensFromConsensusPower(v.Power, sdk.DefaultPowerReduction), nil
+			}
+		}
+	}
+	return def, nil
 }
 
 // gentx is validator val's MsgCreateValidator, staking stake, signed by

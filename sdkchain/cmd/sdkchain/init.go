@@ -14,9 +14,10 @@ import (
 )
 
 // initCmd makes a node home as `cometbft init` does (config.toml with
-// the release's defaults, node and validator keys, a genesis of the one
-// validator), so that cometlab generates an SDK chain's homes the way it
-// generates CometBFT's; `testnet` then writes the SDK genesis over it.
+// the release's defaults, node and validator keys, a genesis, though
+// with no validator), so that cometlab generates an SDK chain's homes the
+// way it generates CometBFT's; `testnet` then writes the SDK genesis
+// over it.
 func initCmd() *cobra.Command {
 	var home string
 	cmd := &cobra.Command{
@@ -51,12 +52,12 @@ func initHome(home string) error {
 	if _, err := p2p.LoadOrGenNodeKey(cfg.NodeKeyFile()); err != nil {
 		return fmt.Errorf("init: node key: %w", err)
 	}
-	pub, err := pv.GetPubKey()
-	if err != nil {
+	if _, err := pv.GetPubKey(); err != nil {
 		return fmt.Errorf("init: validator key: %w", err)
 	}
-	gen := types.GenesisDoc{ChainID: "sdkchain", GenesisTime: cmttime.Now(), ConsensusParams: types.DefaultConsensusParams(),
-		Validators: []types.GenesisValidator{{Address: pub.Address(), PubKey: pub, Power: 10}}}
+	// No validators: the SDK chain takes them from its gentxs, and
+	// `testnet` stakes a validator the genesis lists at its power there.
+	gen := types.GenesisDoc{ChainID: "sdkchain", GenesisTime: cmttime.Now(), ConsensusParams: types.DefaultConsensusParams()}
 	if err := gen.SaveAs(cfg.GenesisFile()); err != nil {
 		return fmt.Errorf("init: genesis: %w", err)
 	}
