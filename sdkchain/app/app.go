@@ -63,6 +63,9 @@ func Config() depinject.Config {
 		{Name: "runtime", Config: appconfig.WrapAny(runtimeCfg)},
 		{Name: "auth", Config: appconfig.WrapAny(&authmodulev1.Module{
 			Bech32Prefix: Bech32Prefix,
+			// unordered transactions (ADR-070): no sequence, a unique
+			// timeout timestamp per sender instead
+			EnableUnorderedTransactions: true,
 			ModuleAccountPermissions: []*authmodulev1.ModuleAccountPermission{
 				{Account: "fee_collector"},
 				{Account: "bonded_tokens_pool", Permissions: []string{"burner", "staking"}},

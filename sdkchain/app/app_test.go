@@ -117,8 +117,10 @@ func TestChainRoundTrip(t *testing.T) {
 	if _, err := a.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	unordered(t, a, s, now.Add(2*time.Second))
 	// Account 0 sent 2×5 and got 5 from account 3; account 2 sent 5 and
 	// got 2×5 from account 1; fees are none.
+	// Then account 1 sent 3×1 unordered to itself.
 	for acc, want := range map[int]int64{0: balance - 5, 1: balance, 2: balance + 5, 3: balance} {
 		if got := balanceOf(t, a, keys.Address(keys.Account("t", acc))); got != want {
 			t.Errorf("account %d: balance %d, want %d", acc, got, want)
@@ -142,4 +144,40 @@ func balanceOf(t *testing.T, a *app.App, addr sdk.AccAddress) int64 {
 		t.Fatal(err)
 	}
 	return out.Balance.Amount.Int64()
+}
+
+// unordered commits a block of three unordered sends from one account,
+// in the reverse order of their timeouts (no sequence to keep), then
+// the first of them again in the next block, which the chain must refuse
+// as a used nonce.
+func unordered(t *testing.T, a *app.App, s txsign.Signer, at time.Time) {
+	t.Helper()
+	k := txsign.NewKey(keys.Account("t", 1))
+	var txs [][]byte
+	for i := 3; i > 0; i-- {
+		tx, err := s.SignUnordered(k, genesis.AccountNumber(1), at.Add(5*time.Minute+time.Duration(i)),
+			banktypes.NewMsgSend(k.Address, k.Address, sdk.NewCoins(sdk.NewCoin(genesis.Denom, math.OneInt()))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bz, err := s.Encode(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		txs = append(txs, bz)
+	}
+	for h, block := range [][][]byte{txs, txs[:1]} {
+		fb, err := a.FinalizeBlock(&abci.RequestFinalizeBlock{Height: int64(2 + h), Time: at.Add(time.Duration(h) * time.Second), Txs: block})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range fb.TxResults {
+			if ok := h == 0; (r.Code == 0) != ok {
+				t.Fatalf("block %d, unordered tx %d: code %d %s: %s", 2+h, i, r.Code, r.Codespace, r.Log)
+			}
+		}
+		if _, err := a.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

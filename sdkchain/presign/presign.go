@@ -15,6 +15,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"time"
 
 	"cosmossdk.io/math"
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -32,6 +33,13 @@ type Plan struct {
 	Connections int    // the load's connections
 	Count       int    // transactions in all
 	Amount      math.Int
+	// Unordered, when set, signs unordered transactions (SDK v0.53 on):
+	// sequence 0 and line l's timeout Timeout + l ns, unique per
+	// transaction, so they may reach the chain in any order, from any
+	// connection; the chain refuses them after Timeout and any Timeout
+	// more than its maximum (10 min) past the block time.
+	Unordered bool
+	Timeout   time.Time
 	// Workers sign in parallel (0: one per CPU).
 	Workers int
 }
@@ -54,6 +62,9 @@ func (p Plan) Validate() error {
 	}
 	if p.Count < 0 {
 		errs = append(errs, fmt.Errorf("count %d: negative", p.Count))
+	}
+	if p.Unordered && p.Timeout.IsZero() {
+		errs = append(errs, fmt.Errorf("unordered: needs a timeout"))
 	}
 	if p.Amount.IsNil() || !p.Amount.IsPositive() {
 		errs = append(errs, fmt.Errorf("amount: must be positive"))
@@ -94,7 +105,13 @@ func Sign(s txsign.Signer, p Plan) ([][]byte, error) {
 				snd := p.At(l)
 				msg := banktypes.NewMsgSend(keyOf[snd.From].Address, keyOf[snd.To].Address,
 					sdk.NewCoins(sdk.NewCoin(genesis.Denom, p.Amount)))
-				tx, err := s.Sign(keyOf[snd.From], genesis.AccountNumber(snd.From), snd.Seq, msg)
+				var tx sdk.Tx
+				var err error
+				if p.Unordered {
+					tx, err = s.SignUnordered(keyOf[snd.From], genesis.AccountNumber(snd.From), p.Timeout.Add(time.Duration(l)), msg)
+				} else {
+					tx, err = s.Sign(keyOf[snd.From], genesis.AccountNumber(snd.From), snd.Seq, msg)
+				}
 				if err == nil {
 					txs[l], err = s.Encode(tx)
 				}

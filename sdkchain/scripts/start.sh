@@ -10,7 +10,8 @@ for home in "$dir"/v*/; do
   setsid "$bin" start --home "$home" > "$home.log" 2>&1 &
   echo $! >> "$dir/pids"
 done
-rpc=$(sed -n 's|^laddr = "tcp://\(127.0.0.1:[0-9]*\)"|\1|p' "$dir/v0/config/config.toml" | sed -n 2p)
+# the first laddr of config.toml is [rpc]'s
+rpc=$(sed -n 's|^laddr = "tcp://\(127.0.0.1:[0-9]*\)"|\1|p' "$dir/v0/config/config.toml" | head -1)
 for _ in $(seq 120); do
   h=$(curl -s "http://$rpc/status" | python3 -c 'import sys, json; print(json.load(sys.stdin)["result"]["sync_info"]["latest_block_height"])' 2>/dev/null || echo 0)
   [ "$h" -ge 2 ] && { echo "height $h at $rpc"; exit 0; }

@@ -8,6 +8,7 @@ package txsign
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
@@ -44,12 +45,33 @@ func NewKey(priv *secp256k1.PrivKey) Key {
 // Sign returns the transaction of msgs signed by key as the account
 // accNum at sequence seq.
 func (s Signer) Sign(key Key, accNum, seq uint64, msgs ...sdk.Msg) (sdk.Tx, error) {
+	return s.sign(key, accNum, seq, time.Time{}, msgs)
+}
+
+// SignUnordered returns the unordered transaction (ADR-070, SDK v0.53
+// on) of msgs signed by key as the account accNum: no sequence (0), and
+// timeout, which must be unique among the account's transactions (the
+// chain keeps each sender's timeouts as nonces until they pass) and at
+// most the chain's maximum (10 min by default) past the block time.
+func (s Signer) SignUnordered(key Key, accNum uint64, timeout time.Time, msgs ...sdk.Msg) (sdk.Tx, error) {
+	if timeout.IsZero() {
+		return nil, fmt.Errorf("an unordered transaction needs a timeout")
+	}
+	return s.sign(key, accNum, 0, timeout, msgs)
+}
+
+// sign signs msgs; a zero timeout makes an ordered transaction.
+func (s Signer) sign(key Key, accNum, seq uint64, timeout time.Time, msgs []sdk.Msg) (sdk.Tx, error) {
 	b := s.TxConfig.NewTxBuilder()
 	if err := b.SetMsgs(msgs...); err != nil {
 		return nil, fmt.Errorf("set messages: %w", err)
 	}
 	b.SetGasLimit(s.Gas)
 	b.SetFeeAmount(s.Fee)
+	if !timeout.IsZero() {
+		b.SetUnordered(true)
+		b.SetTimeoutTimestamp(timeout)
+	}
 	mode := signing.SignMode_SIGN_MODE_DIRECT
 	// The signer info (public key, mode, sequence) is part of the signed
 	// auth info: set it with an empty signature first.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"cosmossdk.io/log/v2"
+	cmtcfg "github.com/cometbft/cometbft/config"
 	dbm "github.com/cosmos/cosmos-db"
 	"github.com/spf13/cobra"
 
@@ -64,7 +65,9 @@ func rootCmd() (*cobra.Command, error) {
 			if err := client.SetCmdClientContextHandler(ctx, cmd); err != nil {
 				return err
 			}
-			return server.InterceptConfigsPreRunHandler(cmd, "", nil, nil)
+			// The CometBFT config to read config.toml into (the SDK's
+			// defaults only apply to a home without one).
+			return server.InterceptConfigsPreRunHandler(cmd, "", nil, cmtcfg.DefaultConfig())
 		},
 	}
 	server.AddCommands(root, defaultHome(), newApp, exportApp, func(*cobra.Command) {})

@@ -20,12 +20,12 @@ import (
 // cometlab's --txs.
 func presignCmd(enc app.Encoding) *cobra.Command {
 	var (
-		p            presign.Plan
-		chainID, out string
-		amount, fee  string
-		gas          uint64
-		rate         float64
-		duration     time.Duration
+		p             presign.Plan
+		chainID, out  string
+		amount, fee   string
+		gas           uint64
+		rate          float64
+		duration, ttl time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "presign --chain-id ID --accounts N -c C (--count N | -r RATE -T DURATION) -o FILE",
@@ -35,7 +35,9 @@ into FILE, one base64 transaction a line, in the order cometlab's --txs sends
 them with -c connections: line n·c+k is connection k's send n. Account i
 belongs to connection i mod c alone, and each connection goes round its
 accounts with each account's sequence counting up from 0, so the accounts
-must be fresh (sequence 0) and need at least one per connection.`,
+must be fresh (sequence 0) and need at least one per connection. With
+--unordered the transactions carry no sequence but a unique timeout instead
+(ADR-070): any order, any connection, valid for --ttl from signing.`,
 		Args:              cobra.NoArgs,
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -52,6 +54,9 @@ must be fresh (sequence 0) and need at least one per connection.`,
 			fees, err := sdk.ParseCoinsNormalized(fee)
 			if err != nil {
 				return fmt.Errorf("--fee %q: %w", fee, err)
+			}
+			if p.Unordered {
+				p.Timeout = time.Now().Add(ttl)
 			}
 			s := txsign.Signer{TxConfig: enc.TxConfig, ChainID: chainID, Gas: gas, Fee: fees}
 			start := time.Now()
@@ -79,6 +84,8 @@ must be fresh (sequence 0) and need at least one per connection.`,
 	f.StringVar(&amount, "amount", "1", "stake sent by each transaction")
 	f.StringVar(&fee, "fee", "", "each transaction's fee, e.g. 10stake (default none)")
 	f.Uint64Var(&gas, "gas", 100000, "each transaction's gas limit")
+	f.BoolVar(&p.Unordered, "unordered", false, "sign unordered transactions (no sequence; each expires --ttl after signing)")
+	f.DurationVar(&ttl, "ttl", 9*time.Minute, "with --unordered: how long the transactions stay valid (the chain takes at most 10m past its block time)")
 	f.IntVar(&p.Workers, "workers", 0, "signing goroutines (default one per CPU)")
 	f.StringVarP(&out, "out", "o", "-", "the transactions file (- for stdout)")
 	return cmd
