@@ -34,6 +34,7 @@ func TestLocalnetCommitsEverySend(t *testing.T) {
 	}
 	const vals, accounts, conns, count = 4, 100, 4, 1000
 	lockNodes(t)
+	locked := time.Now()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "sdkchain")
 	start := time.Now()
@@ -101,6 +102,7 @@ func TestLocalnetCommitsEverySend(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
+	t.Logf("%d of %d sends committed with code 0; %v from the lock to the last", count, count, time.Since(locked).Round(time.Second))
 	metrics := getText(t, "http://127.0.0.1:"+strconv.Itoa(base+2)+"/metrics")
 	for _, want := range []string{"cometbft_consensus_height", "sdkchain_"} {
 		if !strings.Contains(metrics, want) {
