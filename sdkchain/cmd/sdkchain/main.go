@@ -1,0 +1,88 @@
+// Command sdkchain is cometlab's own Cosmos SDK chain (package app) and
+// its tools: `init` makes a node home as `cometbft init` does, `testnet`
+// writes the SDK genesis and app.toml into homes, `presign` signs a
+// load's bank sends, and `start` (the SDK's) runs the node with CometBFT
+// in-process.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"cosmossdk.io/log/v2"
+	cmtcfg "github.com/cometbft/cometbft/config"
+	dbm "github.com/cosmos/cosmos-db"
+	"github.com/spf13/cobra"
+
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/server"
+	svrcmd "github.com/cosmos/cosmos-sdk/server/cmd"
+	servertypes "github.com/cosmos/cosmos-sdk/server/types"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+
+	"github.com/cometlab/cometlab/sdkchain/app"
+)
+
+func main() {
+	root, err := rootCmd()
+	if err == nil {
+		err = svrcmd.Execute(root, "SDKCHAIN", defaultHome())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sdkchain:", err)
+		os.Exit(1)
+	}
+}
+
+func defaultHome() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".sdkchain"
+	}
+	return filepath.Join(home, ".sdkchain")
+}
+
+func rootCmd() (*cobra.Command, error) {
+	enc, err := app.NewEncoding()
+	if err != nil {
+		return nil, err
+	}
+	clientCtx := client.Context{}.WithCodec(enc.Codec).WithInterfaceRegistry(enc.InterfaceRegistry).
+		WithTxConfig(enc.TxConfig).WithLegacyAmino(enc.Amino).WithAccountRetriever(authtypes.AccountRetriever{}).
+		WithHomeDir(defaultHome()).WithViper("SDKCHAIN")
+	root := &cobra.Command{
+		Use:           "sdkchain",
+		Short:         "cometlab's own Cosmos SDK chain",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, err := client.ReadPersistentCommandFlags(clientCtx.WithCmdContext(cmd.Context()), cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if err := client.SetCmdClientContextHandler(ctx, cmd); err != nil {
+				return err
+			}
+			// The CometBFT config to read config.toml into (the SDK's
+			// defaults only apply to a home without one).
+			return server.InterceptConfigsPreRunHandler(cmd, "", nil, cmtcfg.DefaultConfig())
+		},
+	}
+	server.AddCommands(root, defaultHome(), newApp, exportApp, func(*cobra.Command) {})
+	root.AddCommand(initCmd(), testnetCmd(enc), presignCmd(enc))
+	return root, nil
+}
+
+func newApp(logger log.Logger, db dbm.DB, opts servertypes.AppOptions) servertypes.Application {
+	a, err := app.New(logger, db, opts, server.DefaultBaseappOptions(opts)...)
+	if err != nil {
+		panic(err) // the SDK's AppCreator has no error to return
+	}
+	return a
+}
+
+func exportApp(log.Logger, dbm.DB, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
+	return servertypes.ExportedApp{}, errors.New("export is not supported by cometlab's SDK chain")
+}
