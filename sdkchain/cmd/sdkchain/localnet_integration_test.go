@@ -33,13 +33,13 @@ func TestLocalnetCommitsEverySend(t *testing.T) {
 		t.Skip("starts 4 nodes of the SDK chain")
 	}
 	const vals, accounts, conns, count = 4, 100, 4, 1000
-	lockNodes(t)
-	locked := time.Now()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "sdkchain")
 	start := time.Now()
-	run(t, exec.Command("go", "build", "-o", bin, "."))
+	run(t, exec.Command("go", "build", "-o", bin, ".")) // before the lock: a build holds up no other test's nodes
 	t.Logf("built in %v", time.Since(start).Round(time.Second))
+	lockNodes(t)
+	locked := time.Now()
 	base := freeBase(t, vals)
 	env := append(os.Environ(), "SDKCHAIN="+bin, "BASE_PORT="+strconv.Itoa(base))
 	netDir := filepath.Join(dir, "net")
