@@ -54,10 +54,12 @@ testnets in rounds (base, cand, then cand, base, … or a seeded random order
 per round), so that drift of the host falls on every side; then compare the
 runs as 'cometlab compare' does and write everything to one directory.
 
-A SPEC is a CometBFT version (v0.38.26), the path of a cometbft binary, a
-manifest file (*.toml), or key=value overrides on the manifest, separated
-by spaces ('consensus.timeout_commit=2s'; keys as 'sweep --set' takes
-them). --base defaults to the manifest as given.
+A SPEC is a CometBFT version (v0.38.26), the path of a cometbft binary, the
+directory of a CometBFT checkout (built as cometbft_source is: --base
+v0.40.0 --cand ../cometbft), a manifest file (*.toml), or key=value
+overrides on the manifest, separated by spaces
+('consensus.timeout_commit=2s'; keys as 'sweep --set' takes them). --base
+defaults to the manifest as given.
 
 --repeat N runs N rounds. --repeat auto adds rounds until every judged
 metric of every candidate is decided (worse, better, or within the

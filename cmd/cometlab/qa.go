@@ -76,8 +76,9 @@ The steps, in order (their ids for --skip):
                    growth per hour, extrapolated from the run (measured with --long)
 
 A SPEC is what 'ab' takes: a CometBFT version (v0.40.0), the path of a
-cometbft binary, a manifest file (*.toml), or key=value overrides on the
-manifest ('consensus.timeout_commit=2s'). --baseline defaults to the
+cometbft binary, the directory of a CometBFT checkout, a manifest file
+(*.toml), or key=value overrides on the manifest
+('consensus.timeout_commit=2s'). --baseline defaults to the
 manifest as given. The testnet, load and collection flags apply to both
 sides, as in 'ab'.
 
@@ -134,7 +135,7 @@ a budget too small; 130 interrupted (resume with --resume).`,
 	lf.register(cmd.Flags())
 	cf.register(cmd.Flags())
 	fs := cmd.Flags()
-	fs.StringVar(&f.candidate, "candidate", "", "candidate SPEC: a version, a cometbft binary, a manifest file or key=value overrides (required)")
+	fs.StringVar(&f.candidate, "candidate", "", "candidate SPEC: a version, a cometbft binary, a CometBFT checkout, a manifest file or key=value overrides (required)")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline SPEC (default: the manifest as given)")
 	fs.BoolVar(&f.plan, "plan", false, "print every run of the QA and its estimated time, then exit")
 	fs.DurationVar(&f.budget, "budget", 0, "most time the QA may take (2h, 90m): the plan shrinks to fit and says what it gave up (0: no budget)")

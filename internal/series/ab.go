@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ type SpecKind int
 // Kinds of spec.
 const (
 	SpecVersion  SpecKind = iota + 1 // a CometBFT release, "v0.38.26"
-	SpecBinary                       // the path of a cometbft binary
+	SpecBinary                       // the path of a cometbft binary, or of a CometBFT source tree (a directory)
 	SpecManifest                     // the path of a manifest file (*.toml)
 	SpecSet                          // overrides on the default: "key=value key=value"
 )
@@ -41,7 +42,8 @@ var versionSpecRE = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 // ParseSpec classifies a spec by its syntax alone: words with "=" are
 // --set-style overrides (keys as [manifest.SettableKey] takes them,
 // separated by spaces); "vX.Y.Z" is a version; a path ending in ".toml" a
-// manifest; any other text the path of a binary. Errors say what is wrong
+// manifest; any other text the path of a binary, or of a directory: a
+// CometBFT source tree (Manifest tells them apart). Errors say what is wrong
 // with the spec; ABSides names the side (SideError).
 func ParseSpec(text string) (Spec, error) {
 	s := Spec{Text: text}
@@ -97,6 +99,16 @@ func (s Spec) Manifest(src manifest.Source, def manifest.Manifest) (manifest.Man
 		fi, err := os.Stat(s.Value)
 		if err != nil {
 			return def, err
+		}
+		if fi.IsDir() { // a CometBFT checkout: its tree is the side's code (cometbft_source)
+			abs, err := filepath.Abs(s.Value)
+			if err != nil {
+				return def, err
+			}
+			if err := m.Set("cometbft_source", abs); err != nil {
+				return def, err
+			}
+			return m, nil
 		}
 		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 			return def, fmt.Errorf("not an executable file")

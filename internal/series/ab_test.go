@@ -73,6 +73,10 @@ func TestSpecManifest(t *testing.T) {
 	if m, err := get(bin); err != nil || m.CometBFTBinary != bin {
 		t.Errorf("binary: %q, %v", m.CometBFTBinary, err)
 	}
+	// A directory is a source tree: the side's code, by absolute path.
+	if m, err := get(dir); err != nil || m.CometBFTSource != dir || m.CometBFTVersion != "" || m.CometBFTBinary != "" {
+		t.Errorf("source tree: source %q version %q binary %q, %v", m.CometBFTSource, m.CometBFTVersion, m.CometBFTBinary, err)
+	}
 	if _, err := get(noexec); err == nil || !strings.Contains(err.Error(), "not an executable file") {
 		t.Errorf("not executable: %v", err)
 	}
