@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -81,57 +82,9 @@ cache key and the capabilities of its line; see docs/source.md.`,
 				}
 				return printSource(cmd.Context(), st.stdout, f, src)
 			}
-			build = expandBuild(build)
-			for _, v := range build {
-				if _, err := cometbft.LineOf(v); err != nil {
-					return exitcode.With(fmt.Errorf("--build: %w", err), exitcode.Usage)
-				}
-			}
-			f, err := fetcher(st.stderr)
+			f, err := buildReleases(cmd.Context(), st, buildFlags{build: build, apps: apps, skew: skew, keys: keys, kts: kts})
 			if err != nil {
 				return err
-			}
-			if apps && len(build) == 0 {
-				return exitcode.With(errors.New("--apps builds the apps of the --build releases: name them with --build"), exitcode.Usage)
-			}
-			if skew && len(build) == 0 {
-				return exitcode.With(errors.New("--clock-skew builds the clock_skew binaries of the --build releases: name them with --build"), exitcode.Usage)
-			}
-			if keys && len(build) == 0 {
-				return exitcode.With(errors.New("--keys builds the key type programs of the --build releases: name them with --build"), exitcode.Usage)
-			}
-			if len(kts) > 0 && !keys {
-				return exitcode.With(errors.New("--key-type limits what --keys builds: give --keys too"), exitcode.Usage)
-			}
-			progs := map[string][]cometbft.Program{}
-			for _, v := range build {
-				ps, err := keyPrograms(keys, apps, v, kts)
-				if err != nil {
-					return exitcode.With(err, exitcode.Usage)
-				}
-				progs[v] = ps
-			}
-			for _, v := range build {
-				if _, err := f.Binary(cmd.Context(), v); err != nil {
-					return err
-				}
-				for _, p := range buildApps(apps) {
-					if _, err := f.Program(cmd.Context(), v, p); err != nil {
-						return err
-					}
-				}
-				if line, _ := cometbft.LineOf(v); skew && line.ClockSkew {
-					if _, err := f.Program(cmd.Context(), v, cometbft.ClockSkewProgram); err != nil {
-						return err
-					}
-				} else if skew {
-					fmt.Fprintf(st.stderr, "cometlab: %s has no clock_skew build tag (v1.0 has): no clock_skew binary built\n", v)
-				}
-				for _, p := range progs[v] {
-					if _, err := f.Program(cmd.Context(), v, p); err != nil {
-						return err
-					}
-				}
 			}
 			rs, err := f.Releases(cmd.Context(), cometbft.ReleasesOptions{Pre: pre})
 			if err != nil {
@@ -149,6 +102,72 @@ cache key and the capabilities of its line; see docs/source.md.`,
 	cmd.Flags().StringSliceVar(&kts, "key-type", nil, "with --keys: only what these key types need (comma-separated), e.g. bls12_381")
 	cmd.Flags().StringVar(&src, "source", "", "print what cometlab reads from the CometBFT source tree at this path (line, module, version, commit, dirty, capabilities), without building it")
 	return cmd
+}
+
+// buildFlags are versions' build flags: the releases to build and what
+// of each (its apps, its clock_skew binary, its key types' programs).
+type buildFlags struct {
+	build            []string
+	apps, skew, keys bool
+	kts              []string
+}
+
+// buildReleases builds what b names (refusing a combination that names
+// nothing to build, before anything is built) and returns the fetcher.
+func buildReleases(ctx context.Context, st *state, b buildFlags) (*cometbft.Fetcher, error) {
+	build := expandBuild(b.build)
+	for _, v := range build {
+		if _, err := cometbft.LineOf(v); err != nil {
+			return nil, exitcode.With(fmt.Errorf("--build: %w", err), exitcode.Usage)
+		}
+	}
+	f, err := fetcher(st.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if b.apps && len(build) == 0 {
+		return nil, exitcode.With(errors.New("--apps builds the apps of the --build releases: name them with --build"), exitcode.Usage)
+	}
+	if b.skew && len(build) == 0 {
+		return nil, exitcode.With(errors.New("--clock-skew builds the clock_skew binaries of the --build releases: name them with --build"), exitcode.Usage)
+	}
+	if b.keys && len(build) == 0 {
+		return nil, exitcode.With(errors.New("--keys builds the key type programs of the --build releases: name them with --build"), exitcode.Usage)
+	}
+	if len(b.kts) > 0 && !b.keys {
+		return nil, exitcode.With(errors.New("--key-type limits what --keys builds: give --keys too"), exitcode.Usage)
+	}
+	progs := map[string][]cometbft.Program{}
+	for _, v := range build {
+		ps, err := keyPrograms(b.keys, b.apps, v, b.kts)
+		if err != nil {
+			return nil, exitcode.With(err, exitcode.Usage)
+		}
+		progs[v] = ps
+	}
+	for _, v := range build {
+		if _, err := f.Binary(ctx, v); err != nil {
+			return nil, err
+		}
+		for _, p := range buildApps(b.apps) {
+			if _, err := f.Program(ctx, v, p); err != nil {
+				return nil, err
+			}
+		}
+		if line, _ := cometbft.LineOf(v); b.skew && line.ClockSkew {
+			if _, err := f.Program(ctx, v, cometbft.ClockSkewProgram); err != nil {
+				return nil, err
+			}
+		} else if b.skew {
+			fmt.Fprintf(st.stderr, "cometlab: %s has no clock_skew build tag (v1.0 has): no clock_skew binary built\n", v)
+		}
+		for _, p := range progs[v] {
+			if _, err := f.Program(ctx, v, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return f, nil
 }
 
 // buildApps are the programs --apps builds beside each release's node.
