@@ -170,25 +170,8 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 			RPC: fmt.Sprintf("http://127.0.0.1:%d", 26657+10*i), P2P: fmt.Sprintf("%040x@127.0.0.1:%d", 0xc0de+i, 26656+10*i), Metrics: metrics, Home: "nodes/" + name})
 	}
 
-	// The chain: a block every interval (±5 %) from the first sample to
-	// the last; a multi-round block's commit comes 1.5 s later.
 	from, to := start-int64(s.Before), loadEnd+int64(s.After)
-	var blocks []results.Block
-	h := int64(100)
-	for t := from - s.scaled(300*ms); t <= to+2*int64(s.Interval); h++ {
-		b := results.Block{Height: h, Time: t, Proposer: names[int(h)%len(names)]}
-		if s.MultiRoundEvery > 0 && h%int64(s.MultiRoundEvery) == 0 {
-			b.Round = 1
-		}
-		blocks = append(blocks, b)
-		t += int64(float64(s.Interval) * (0.95 + 0.1*jitter(h, 7)))
-		if b.Round > 0 {
-			t += s.scaled(1500 * ms)
-		}
-	}
-	for k := range blocks[:len(blocks)-1] {
-		blocks[k].CommitTime = blocks[k+1].Time
-	}
+	blocks := s.chain(names, from, to)
 	times := make([]int64, len(blocks))
 	for k := range blocks {
 		times[k] = blocks[k].Time
@@ -233,25 +216,7 @@ func WriteRun(dir string, s Spec) (results.Run, error) {
 	if err := writeRows(filepath.Join(dir, results.AdoptionFile), results.AdoptionHeader, nodes.Adoption()); err != nil {
 		return run, err
 	}
-	mw, err := results.Create(filepath.Join(dir, results.MetricsFile), results.MetricsHeader)
-	if err != nil {
-		return run, err
-	}
-	rw, err := results.Create(filepath.Join(dir, results.ResourceFile), results.ResourcesHeader)
-	if err != nil {
-		return run, err
-	}
-	var resources []results.Resource
-	err = nodes.Generate(func(m *results.Metric) error { return mw.Write(m) }, func(r *results.Resource) error {
-		resources = append(resources, *r)
-		return rw.Write(r)
-	})
-	if cerr := mw.Close(); err == nil {
-		err = cerr
-	}
-	if cerr := rw.Close(); err == nil {
-		err = cerr
-	}
+	resources, err := writeSeries(dir, nodes)
 	if err != nil {
 		return run, err
 	}
@@ -361,4 +326,55 @@ func writeRows[T any, P interface {
 		}
 	}
 	return w.Close()
+}
+
+// chain is the synthetic chain: a block every interval (±5 %) from
+// before from to after to, proposers in turn; a multi-round block's
+// commit comes 1.5 s later. Each block's commit time is the next's time.
+func (s Spec) chain(names []string, from, to int64) []results.Block {
+	var blocks []results.Block
+	h := int64(100)
+	for t := from - s.scaled(300*ms); t <= to+2*int64(s.Interval); h++ {
+		b := results.Block{Height: h, Time: t, Proposer: names[int(h)%len(names)]}
+		if s.MultiRoundEvery > 0 && h%int64(s.MultiRoundEvery) == 0 {
+			b.Round = 1
+		}
+		blocks = append(blocks, b)
+		t += int64(float64(s.Interval) * (0.95 + 0.1*jitter(h, 7)))
+		if b.Round > 0 {
+			t += s.scaled(1500 * ms)
+		}
+	}
+	for k := range blocks[:len(blocks)-1] {
+		blocks[k].CommitTime = blocks[k+1].Time
+	}
+	return blocks
+}
+
+// writeSeries writes the nodes' metrics.csv and resources.csv and returns
+// the resources written (for host.csv).
+func writeSeries(dir string, nodes *Nodes) ([]results.Resource, error) {
+	mw, err := results.Create(filepath.Join(dir, results.MetricsFile), results.MetricsHeader)
+	if err != nil {
+		return nil, err
+	}
+	rw, err := results.Create(filepath.Join(dir, results.ResourceFile), results.ResourcesHeader)
+	if err != nil {
+		return nil, err
+	}
+	var resources []results.Resource
+	err = nodes.Generate(func(m *results.Metric) error { return mw.Write(m) }, func(r *results.Resource) error {
+		resources = append(resources, *r)
+		return rw.Write(r)
+	})
+	if cerr := mw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := rw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resources, nil
 }
