@@ -148,8 +148,9 @@ func zonedSweep(t *testing.T, f *cometbft.Fetcher) experiment.Result {
 		Reuse: true, CoolDown: time.Second, Root: root}
 	defer runs.Close()
 	var res experiment.Result
+	base := zonedManifestFile(t, true) // one file: its matrix's path is part of the testnet
 	for _, rate := range []float64{40, 50} {
-		mf := zonedManifestFile(t, true)
+		mf := base
 		if err := mf.Apply(manifest.Overrides{Rate: &rate}); err != nil {
 			t.Fatal(err)
 		}

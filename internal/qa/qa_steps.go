@@ -209,7 +209,7 @@ func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results
 			Command: q.rec.Command + " (step " + ps.ID + ")", Env: q.env})
 	}
 	budget := q.moreRounds(ps, rounds)
-	for {
+	for judged := 0; ; {
 		if err = seriesErr(ctx, err); err != nil {
 			return err
 		}
@@ -222,9 +222,13 @@ func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results
 			return fmt.Errorf("the comparison: %w", jerr)
 		}
 		st.Figures = figs
-		if !look.More {
+		// More rounds only while they come: an experiment that ran no
+		// round more (its runs failed, its host could not) is judged as
+		// it is, and the budget bounds the rounds whatever the look says.
+		if !look.More || look.Rounds <= judged || look.Rounds >= budget {
 			break
 		}
+		judged = look.Rounds
 		q.out.Phase("qa: %s: %d figures beyond the %g %% rule undecided after %d rounds: one more round (at most %d)",
 			plan.Title(ps.ID), undecided(figs), q.th.DefaultPct, look.Rounds, budget)
 		if err := q.save(); err != nil {

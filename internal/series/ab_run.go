@@ -351,8 +351,9 @@ func orDiscard(w io.Writer) io.Writer {
 }
 
 // ExtendAB runs more rounds of the A/B experiment in dir, whose rounds
-// are fixed (not auto): up to rounds in all, then compares and reports
-// again, as a resumption does. A mode that judges the experiment by a rule
+// are fixed (not auto): up to rounds in all (its planned rounds raised
+// when fewer), then compares and reports again, as a resumption does;
+// nothing when it has rounds already. A mode that judges the experiment by a rule
 // of its own (the QA's: more rounds for an undecided figure) asks for them
 // one at a time.
 func ExtendAB(ctx context.Context, dir string, rounds int, env Env) (ABResult, error) {
@@ -363,10 +364,12 @@ func ExtendAB(ctx context.Context, dir string, rounds int, env Env) (ABResult, e
 	if rec.Auto() {
 		return ABResult{Dir: dir}, fmt.Errorf("extend %s: its rounds are auto, decided by its own look", dir)
 	}
-	if n, _ := rec.PlannedRounds(); rounds <= n {
+	if rec.Pairs >= rounds {
 		return ABResult{Dir: dir, Record: rec}, nil
 	}
-	rec.Repeat = strconv.Itoa(rounds)
+	if n, _ := rec.PlannedRounds(); rounds > n {
+		rec.Repeat = strconv.Itoa(rounds)
+	}
 	if err := saveAB(dir, &rec); err != nil {
 		return ABResult{Dir: dir}, err
 	}
