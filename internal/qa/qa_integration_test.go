@@ -47,9 +47,17 @@ func TestQARealNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := plan.Make(plan.Input{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
-		Factors: []float64{1}, SearchRuns: 1, Skip: []string{plan.VoteExtensions, plan.Rotation}})
+	in := plan.Input{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
+		Factors: []float64{1}, SearchRuns: 1, Skip: []string{plan.VoteExtensions, plan.Rotation}}
+	pl, err := plan.Make(in)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A budget that pays for the plan and no round more (an undecided
+	// figure stays undecided after one round: TestQAMoreRounds proves the
+	// more rounds on fake runs; here each would be a minute of testnets).
+	in.Budget = time.Duration(pl.EstimateS*float64(time.Second)) + time.Second
+	if pl, err = plan.Make(in); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "qa")
