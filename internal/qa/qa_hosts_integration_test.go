@@ -55,18 +55,7 @@ func TestQAOnHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := plan.Input{Sides: sides, Labels: labels, Repeat: 1, Skip: []string{plan.Saturation, plan.VoteExtensions}}
-	pl, err := plan.Make(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A budget that pays for the plan and no round more: an undecided
-	// figure of the long test stays undecided after its one round (the
-	// rounds on hosts are minutes each; TestQAMoreRounds proves the more).
-	in.Budget = time.Duration(pl.EstimateS*float64(time.Second)) + time.Second
-	if pl, err = plan.Make(in); err != nil {
-		t.Fatal(err)
-	}
+	pl := noMoreRounds(t, plan.Input{Sides: sides, Labels: labels, Repeat: 1, Skip: []string{plan.Saturation, plan.VoteExtensions}})
 	dir := filepath.Join(t.TempDir(), "qa")
 	var out bytes.Buffer
 	start := time.Now()

@@ -47,19 +47,8 @@ func TestQARealNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := plan.Input{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
-		Factors: []float64{1}, SearchRuns: 1, Skip: []string{plan.VoteExtensions, plan.Rotation}}
-	pl, err := plan.Make(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A budget that pays for the plan and no round more (an undecided
-	// figure stays undecided after one round: TestQAMoreRounds proves the
-	// more rounds on fake runs; here each would be a minute of testnets).
-	in.Budget = time.Duration(pl.EstimateS*float64(time.Second)) + time.Second
-	if pl, err = plan.Make(in); err != nil {
-		t.Fatal(err)
-	}
+	pl := noMoreRounds(t, plan.Input{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
+		Factors: []float64{1}, SearchRuns: 1, Skip: []string{plan.VoteExtensions, plan.Rotation}})
 	dir := filepath.Join(t.TempDir(), "qa")
 	var out bytes.Buffer
 	start := time.Now()
@@ -164,4 +153,21 @@ func runDirs(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return dirs
+}
+
+// noMoreRounds is the plan of in under a budget that pays for it and no
+// round more: an undecided figure stays undecided after the planned
+// rounds (TestQAMoreRounds proves the more rounds on fake runs; here each
+// would be minutes of testnets).
+func noMoreRounds(t *testing.T, in plan.Input) results.QAPlan {
+	t.Helper()
+	pl, err := plan.Make(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Budget = time.Duration(pl.EstimateS*float64(time.Second)) + time.Second
+	if pl, err = plan.Make(in); err != nil {
+		t.Fatal(err)
+	}
+	return pl
 }
