@@ -50,7 +50,6 @@ func qaInputs(dir string, rec results.QARecord) report.QAInputs {
 			}
 		}
 	}
-	in.Provenance, in.Notes = provenance(dir, rec), releaseNotes(rec)
 	in.Disturbed = map[string][]string{}
 	for _, st := range rec.Steps {
 		for _, d := range st.Dirs {
@@ -62,6 +61,7 @@ func qaInputs(dir string, rec results.QARecord) report.QAInputs {
 			}
 		}
 	}
+	in.Provenance, in.Notes = provenance(dir, rec, in.Runs), releaseNotes(rec)
 	return in
 }
 
@@ -150,11 +150,7 @@ func (q *qaRun) reanalyse(st *results.QAStep) error {
 		if err != nil {
 			return err
 		}
-		var c compare.Result
-		if err := results.ReadJSON(filepath.Join(dir, results.CompareJSON), &c); err != nil {
-			return fmt.Errorf("the comparison: %w", err)
-		}
-		figs, _, err := compare.QAJudge(c, ab.Pairs) // the rounds it has: no more
+		figs, _, err := judgeAB(dir, ab.Pairs) // the rounds it has: no more
 		if err != nil {
 			return err
 		}
@@ -184,27 +180,26 @@ func (q *qaRun) reanalyse(st *results.QAStep) error {
 	return q.safety(st)
 }
 
-// provenance is what each side of the QA in dir ran, from its runs: a
+// provenance is what each side of the QA in dir ran, from its runs (runs:
+// each step's run directories, relative to dir, as qaInputs found them): a
 // run is the baseline's or the candidate's by where it is (a side's
 // saturation directory, an A/B run named after its side; the rolling
 // upgrade starts on the baseline; the candidate's sweeps).
-func provenance(dir string, rec results.QARecord) []report.QAProvenance {
+func provenance(dir string, rec results.QARecord, runs map[string][]string) []report.QAProvenance {
 	sides := make([]report.QAProvenance, len(rec.Labels))
 	for i, l := range rec.Labels {
 		sides[i].Label = l
 	}
 	for _, st := range rec.Steps {
-		for _, d := range st.Dirs {
-			for _, r := range runDirsUnder(filepath.Join(dir, d)) {
-				i := sideOf(results.RelDir(dir, r), st.ID, rec.Labels)
-				run, err := results.ReadRun(r)
-				if i < 0 || err != nil {
-					continue
-				}
-				var sum analysis.Summary
-				_ = results.ReadJSON(filepath.Join(r, results.SummaryFile), &sum) // an unanalysed run counts no heights
-				sides[i].AddRun(run, int(sum.Metrics["blocks"]))
+		for _, rel := range runs[st.ID] {
+			i := sideOf(rel, st.ID, rec.Labels)
+			run, err := results.ReadRun(filepath.Join(dir, rel))
+			if i < 0 || err != nil {
+				continue
 			}
+			var sum analysis.Summary
+			_ = results.ReadJSON(filepath.Join(dir, rel, results.SummaryFile), &sum) // an unanalysed run counts no heights
+			sides[i].AddRun(run, int(sum.Metrics["blocks"]))
 		}
 	}
 	return sides

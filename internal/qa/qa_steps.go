@@ -213,13 +213,9 @@ func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results
 		if err = seriesErr(ctx, err); err != nil {
 			return err
 		}
-		var c compare.Result
-		if err := results.ReadJSON(filepath.Join(dir, results.CompareJSON), &c); err != nil {
-			return fmt.Errorf("the comparison: %w", err)
-		}
-		figs, look, jerr := compare.QAJudge(c, budget)
+		figs, look, jerr := judgeAB(dir, budget)
 		if jerr != nil {
-			return fmt.Errorf("the comparison: %w", jerr)
+			return jerr
 		}
 		st.Figures = figs
 		// More rounds only while they come: an experiment that ran no
@@ -247,6 +243,20 @@ func (q *qaRun) judged(st *results.QAStep) {
 	if compare.QACount(st.Figures)[compare.QARegression] > 0 {
 		st.Verdict = results.QAVerdictRegression
 	}
+}
+
+// judgeAB judges the comparison of the A/B experiment in dir (its
+// compare.json) by the QA rule within budget rounds (compare.QAJudge).
+func judgeAB(dir string, budget int) ([]results.QAFigure, compare.QALook, error) {
+	var c compare.Result
+	if err := results.ReadJSON(filepath.Join(dir, results.CompareJSON), &c); err != nil {
+		return nil, compare.QALook{}, fmt.Errorf("the comparison: %w", err)
+	}
+	figs, look, err := compare.QAJudge(c, budget)
+	if err != nil {
+		return figs, look, fmt.Errorf("the comparison: %w", err)
+	}
+	return figs, look, nil
 }
 
 // moreRounds is the most rounds compared test ps, planned with rounds, may
