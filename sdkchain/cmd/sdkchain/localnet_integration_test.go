@@ -44,7 +44,13 @@ func TestLocalnetCommitsEverySend(t *testing.T) {
 	env := append(os.Environ(), "SDKCHAIN="+bin, "BASE_PORT="+strconv.Itoa(base))
 	netDir := filepath.Join(dir, "net")
 	run(t, withEnv(exec.Command("../../scripts/localnet.sh", netDir, strconv.Itoa(vals), strconv.Itoa(accounts)), env))
-	t.Cleanup(func() { stopNodes(t, netDir) })
+	var failed string // the first failure, said again after the nodes' logs
+	t.Cleanup(func() {
+		stopNodes(t, netDir)
+		if failed != "" {
+			t.Log("the failure, again (the nodes' logs above are its context): " + failed)
+		}
+	})
 	run(t, withEnv(exec.Command("../../scripts/start.sh", netDir), env))
 	txsFile := filepath.Join(dir, "txs.b64")
 	run(t, exec.Command(bin, "presign", "--chain-id", "sdk-local", "--accounts", strconv.Itoa(accounts),
@@ -63,8 +69,8 @@ func TestLocalnetCommitsEverySend(t *testing.T) {
 					Code uint32 `json:"code"`
 					Log  string `json:"log"`
 				}
-				if err := get(rpc(k)+"/broadcast_tx_sync?tx=0x"+hex.EncodeToString(txs[l]), &res); err != nil || res.Code != 0 {
-					errs[k] = fmt.Errorf("line %d: CheckTx code %d %s: %v", l, res.Code, res.Log, err)
+				if err := broadcast(rpc(k), txs[l], &res); err != nil || res.Code != 0 {
+					errs[k] = fmt.Errorf("line %d to node %d: CheckTx code %d %s: %v", l, k%vals, res.Code, res.Log, err)
 					return
 				}
 			}
@@ -73,6 +79,7 @@ func TestLocalnetCommitsEverySend(t *testing.T) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
+			failed = err.Error()
 			t.Fatal(err)
 		}
 	}
@@ -91,12 +98,14 @@ func TestLocalnetCommitsEverySend(t *testing.T) {
 			err := get(rpc(0)+"/tx?hash=0x"+hex.EncodeToString(hash[:]), &res)
 			if err == nil {
 				if res.TxResult.Code != 0 {
+					failed = fmt.Sprintf("line %d: code %d", l, res.TxResult.Code)
 					t.Fatalf("line %d committed at height %s with code %d %s: %s", l, res.Height, res.TxResult.Code,
 						res.TxResult.Codespace, res.TxResult.Log)
 				}
 				break
 			}
 			if time.Now().After(deadline) {
+				failed = fmt.Sprintf("line %d not committed within 90 s: %v", l, err)
 				t.Fatalf("line %d not committed within 90 s: %v", l, err)
 			}
 			time.Sleep(200 * time.Millisecond)
@@ -201,6 +210,25 @@ func readLines(t *testing.T, path string) [][]byte {
 		txs = append(txs, tx)
 	}
 	return txs
+}
+
+// broadcast sends tx with broadcast_tx_sync and decodes CheckTx's result
+// into out. A mempool that is full or still rechecking after a block
+// (ErrRecheckFull: CometBFT answers JSON-RPC -32603) refuses the send
+// before CheckTx without judging it: a closed-loop sender waits and sends
+// again, for up to 30 s. Any other error, and every CheckTx verdict, is
+// returned.
+func broadcast(rpc string, tx []byte, out any) error {
+	u := rpc + "/broadcast_tx_sync?tx=0x" + hex.EncodeToString(tx)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := get(u, out)
+		if err == nil || time.Now().After(deadline) ||
+			!strings.Contains(err.Error(), "mempool is full") && !strings.Contains(err.Error(), "rechecking") {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // get calls a CometBFT RPC route and decodes its result into out.
