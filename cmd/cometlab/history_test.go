@@ -107,6 +107,44 @@ func TestHistoryCLI(t *testing.T) {
 	}
 }
 
+// TestHistoryTrendByCommit: runs of a branch's commits (run.json's
+// sources), run out of their commits' order, come out by commit time with
+// a commit column; the gate finds their series.
+func TestHistoryTrendByCommit(t *testing.T) {
+	root := t.TempDir()
+	for i, c := range []struct {
+		commit string
+		hour   int
+		tps    float64
+	}{{"cccccccccccccccc", 3, 203}, {"aaaaaaaaaaaaaaaa", 1, 201}, {"bbbbbbbbbbbbbbbb", 2, 202}} {
+		dir := filepath.Join(root, fmt.Sprintf("r%02d", i))
+		histRun(t, dir, i, "v0.40.0", c.tps)
+		var run results.Run
+		if err := results.ReadJSON(filepath.Join(dir, results.RunFile), &run); err != nil {
+			t.Fatal(err)
+		}
+		run.Sources = []results.Source{{Nodes: []string{"validator00", "validator01"}, Path: "/src/cometbft", Line: "v0.40", Version: "v0.40.0",
+			Commit: c.commit, CommitTime: time.Date(2026, 10, 1, c.hour, 0, 0, 0, time.UTC), Key: c.commit}}
+		if err := results.WriteJSON(filepath.Join(dir, results.RunFile), run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index := filepath.Join(t.TempDir(), "h.db")
+	if code, out, errs := run(t, "history", "rebuild", "--index", index, "--root", root); code != exitcode.OK {
+		t.Fatalf("rebuild: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := run(t, "history", "trend", "committed_tps", "--index", index, "--by", "commit")
+	a, b, c := strings.Index(out, "aaaaaaaaaaaa "), strings.Index(out, "bbbbbbbbbbbb "), strings.Index(out, "cccccccccccc ")
+	if code != exitcode.OK || !strings.Contains(out, "3 runs by commit") || !strings.Contains(out, "release  commit ") ||
+		a < 0 || !(a < b && b < c) {
+		t.Errorf("trend --by commit: exit %d, commits at %d %d %d\n%s%s", code, a, b, c, out, errs)
+	}
+	code, out, errs = run(t, "gate", "--index", index, "--min-runs", "2", "--judge", "committed_tps", filepath.Join(root, "r02"))
+	if code != exitcode.OK || !strings.Contains(out, "committed_tps") {
+		t.Errorf("gate of the newest run of the branch: exit %d\n%s%s", code, out, errs)
+	}
+}
+
 // TestGateCLI: the gate's exit codes from synthetic histories.
 func TestGateCLI(t *testing.T) {
 	for _, c := range []struct {

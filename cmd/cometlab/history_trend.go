@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,8 +19,11 @@ func newHistoryTrendCmd(st *state, hf *historyFlags) *cobra.Command {
 		Use:   "trend FIGURE",
 		Short: "Follow one figure along a series of comparable runs",
 		Long: `Print one figure (a summary.json id, or a sweep's or search's) of one
-series in order: by creation time (--by time) or by CometBFT release in
-semantic-versioning order (--by release). A series is the runs of one
+series in order: by creation time (--by time), by CometBFT release in
+semantic-versioning order (--by release), or by the commit time of the
+source tree the runs ran (--by commit: a branch's commits in the order
+they were made, each run of a cometbft_source tree; a run of a release
+takes its creation time's place). A series is the runs of one
 manifest (whatever its release), load, kind of host (cores, CPU model,
 memory) and app, so a run on another machine or with another load is never
 read as a change. When the filters select runs of several series, the
@@ -27,6 +31,7 @@ series of the newest is shown and the others are named; --series chooses.
 Without --status only complete runs count.`,
 		Example: `  cometlab history trend committed_tps
   cometlab history trend block_latency_p99_ms --by release --since 90d
+  cometlab history trend committed_tps --by commit --label my-branch
   cometlab history trend saturation_tps --kind saturate --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -35,8 +40,8 @@ Without --status only complete runs count.`,
 				return exitcode.With(fmt.Errorf("%q is not a figure of the metric dictionary (see summary.json's metrics)", figure), exitcode.Usage)
 			}
 			order := history.Order(by)
-			if order != history.ByTime && order != history.ByRelease {
-				return exitcode.With(fmt.Errorf("--by %q: want time or release", by), exitcode.Usage)
+			if !slices.Contains(history.Orders(), order) {
+				return exitcode.With(fmt.Errorf("--by %q: want time, release or commit", by), exitcode.Usage)
 			}
 			flt, err := hf.filter(time.Now())
 			if err != nil {
@@ -74,7 +79,7 @@ Without --status only complete runs count.`,
 		},
 	}
 	hf.registerFilters(cmd.Flags())
-	cmd.Flags().StringVar(&by, "by", "time", "order of the points: time (creation) or release (semantic versioning, then time)")
+	cmd.Flags().StringVar(&by, "by", "time", "order of the points: time (creation), release (semantic versioning, then time) or commit (the source tree's commit time, then time)")
 	return cmd
 }
 
@@ -84,7 +89,12 @@ func writeTrend(w io.Writer, t history.Trend) error {
 	for _, cp := range t.ChangePoints {
 		change[cp.Index] = cp
 	}
-	rows := [][]string{{"time (UTC)", "release", "label", t.Unit, "", "dir"}}
+	commits := slices.ContainsFunc(t.Points, func(p history.Point) bool { return p.Commit != "" })
+	head := []string{"time (UTC)", "release", "label", t.Unit, "", "dir"}
+	if commits {
+		head = slices.Insert(head, 2, "commit")
+	}
+	rows := [][]string{head}
 	for i, p := range t.Points {
 		v := history.Num(p.Value)
 		if p.Interval != nil {
@@ -98,9 +108,17 @@ func writeTrend(w io.Writer, t history.Trend) error {
 		if label == p.Release {
 			label = ""
 		}
-		rows = append(rows, []string{p.Created.UTC().Format("2006-01-02 15:04"), p.Release, label, v, mark, displayDir(p.Dir)})
+		row := []string{p.Created.UTC().Format("2006-01-02 15:04"), p.Release, label, v, mark, displayDir(p.Dir)}
+		if commits {
+			row = slices.Insert(row, 2, shortCommit(p.Commit))
+		}
+		rows = append(rows, row)
 	}
-	if err := history.WriteTable(w, rows, 3); err != nil {
+	valueCol := 3
+	if commits {
+		valueCol = 4
+	}
+	if err := history.WriteTable(w, rows, valueCol); err != nil {
 		return err
 	}
 	switch {
@@ -115,4 +133,17 @@ func writeTrend(w io.Writer, t history.Trend) error {
 	_, err := fmt.Fprintf(w, "\nchange points: %d (E-divisive means with t tests: window %d, p < %g, ≥ %d runs a side)\n",
 		len(t.ChangePoints), cp.Window, cp.MaxP, cp.MinPoints)
 	return err
+}
+
+// shortCommit is a commit as a trend shows it: its first 12 hex digits,
+// then "+dirty.HASH" if it has one.
+func shortCommit(c string) string {
+	hash, dirty, _ := strings.Cut(c, "+")
+	if len(hash) > 12 {
+		hash = hash[:12]
+	}
+	if dirty != "" {
+		return hash + "+" + dirty
+	}
+	return hash
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Source is code a node runs that the module proxy does not serve as a
@@ -73,6 +74,10 @@ type SourceRecord struct {
 	Dirty    bool   `json:"dirty,omitempty"`
 	DiffHash string `json:"diff_sha256,omitempty"`
 	TreeHash string `json:"tree_sha256,omitempty"`
+	// CommitTime is HEAD's committer time (git log's %cI): the order of a
+	// branch's commits in a history trend (--by commit). Not in the key:
+	// the commit names it.
+	CommitTime time.Time `json:"commit_time,omitzero"`
 	// Patches are the patches applied, in order.
 	Patches []Patch `json:"patches,omitempty"`
 	// Key is the build cache's key: the SHA-256 of everything above that
@@ -180,6 +185,11 @@ func readTreeState(ctx context.Context, r *SourceRecord) error {
 	}
 	if d, err := git("describe", "--always", "--dirty"); err == nil {
 		r.Describe = strings.TrimSpace(d)
+	}
+	if c, err := git("log", "-1", "--format=%cI", "HEAD"); err == nil {
+		if at, err := time.Parse(time.RFC3339, strings.TrimSpace(c)); err == nil {
+			r.CommitTime = at.UTC()
+		}
 	}
 	ls, err := git("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
 	if err != nil {

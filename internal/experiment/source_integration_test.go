@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment"
 	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
+	"github.com/cometlab/cometlab/internal/history"
+	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -117,6 +120,63 @@ func TestSourceTree(t *testing.T) {
 	}
 	if out, err := exec.Command(bin, "version").Output(); err != nil || strings.TrimSpace(string(out)) != "0.39.0" {
 		t.Errorf("%s version: %q, %v", bin, out, err)
+	}
+	checkBranchHistory(t, tree, m, dir, f)
+}
+
+// checkBranchHistory commits the change TestSourceTree made to tree (a
+// second commit, the tree clean), runs the testnet on it (a new build),
+// and puts both runs in one history index: by commit the run of the
+// first commit (dirty) comes before the second's, each with its commit
+// and commit time, and both are one series, so a gate of the second
+// judges it against the first (too few runs to decide: 1 < 3).
+func checkBranchHistory(t *testing.T, tree string, m manifest.Resolved, first string, f *cometbft.Fetcher) {
+	t.Helper()
+	gitIn(t, tree, "commit", "-qam", "state: the finalized block's message is cometlab's")
+	commit := gitIn(t, tree, "rev-parse", "HEAD")
+	if err := experiment.BuildPrograms(t.Context(), m, f); err != nil { // under the lock TestSourceTree holds
+		t.Fatal(err)
+	}
+	second := filepath.Join(t.TempDir(), "second")
+	var out bytes.Buffer
+	res, err := experiment.Run(t.Context(), experiment.Options{Manifest: m, Dir: second,
+		Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
+	if err != nil {
+		t.Fatalf("the second commit's run: %v\n%s", err, out.String())
+	}
+	checkAccounted(t, res, 800)
+	x, err := history.Open(t.Context(), filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	for _, d := range []string{second, first} { // added out of order
+		if _, err := x.Add(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := x.Runs(t.Context(), history.Filter{})
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("the index holds %d runs (%v)", len(runs), err)
+	}
+	trend := history.MakeTrend(runs, "committed_tps", history.ByCommit, nil)
+	if len(trend.Points) != 2 || trend.Points[0].Dir != first || trend.Points[1].Dir != second ||
+		!strings.Contains(trend.Points[0].Commit, "+dirty.") || trend.Points[1].Commit != commit {
+		t.Fatalf("the trend by commit: %+v, want the first commit's (dirty) run, then %s", trend.Points, commit)
+	}
+	byDir := map[string]history.Run{}
+	for _, r := range runs {
+		byDir[r.Dir] = r
+		if r.CommitTime.IsZero() {
+			t.Errorf("%s: no commit time in the index", r.Dir)
+		}
+	}
+	if a, b := byDir[first].Series(), byDir[second].Series(); a != b {
+		t.Fatalf("the two commits' runs are two series: %v and %v", a, b)
+	}
+	g := history.Judge([]history.Run{byDir[first]}, []history.Run{byDir[second]}, history.DefaultGate())
+	if g.SeriesID != byDir[first].Series().ID() || g.History != 1 || g.Verdict != history.GateInsufficient {
+		t.Errorf("gate of the second commit: series %s, %d earlier runs, %s", g.SeriesID, g.History, g.Verdict)
 	}
 }
 

@@ -25,7 +25,7 @@ func sourceRecords(spec cometbft.Spec) []results.Source {
 		index[s.Key] = len(out)
 		r := results.Source{Nodes: []string{n.Name}, Path: s.Path, Release: s.Release, Module: s.Module, SemVer: s.SemVer,
 			Line: s.Line, Version: s.Version, Commit: s.Commit, Branch: s.Branch, Describe: s.Describe, Dirty: s.Dirty,
-			DiffHash: s.DiffHash, TreeHash: s.TreeHash, Key: s.Key}
+			DiffHash: s.DiffHash, TreeHash: s.TreeHash, CommitTime: s.CommitTime, Key: s.Key}
 		for _, p := range s.Patches {
 			r.Patches = append(r.Patches, results.SourcePatch{Path: p.Path, SHA256: p.SHA256})
 		}

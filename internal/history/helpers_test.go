@@ -24,6 +24,7 @@ type spec struct {
 	rate    float64
 	figures map[string]float64 // nil: no summary.json
 	cpus    int
+	sources []results.Source // run.json's sources (a source tree's runs)
 }
 
 // writeRun writes a run directory at dir from the fixture's run.json and
@@ -54,6 +55,7 @@ func writeRun(t testing.TB, dir string, s spec) {
 	if s.cpus != 0 {
 		rf.Host.CPUs = s.cpus
 	}
+	rf.Sources = s.sources
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,8 @@ import (
 // rebuilds an index of an older schema from the directories it held and
 // refuses one of a newer schema: an index is never read by a cometlab
 // that does not know its layout.
-const SchemaVersion = 1
+// Version 2 added runs.commit_id and runs.commit_time.
+const SchemaVersion = 2
 
 // BusyTimeout is how long a writer waits for another writer (another
 // cometlab) before giving up.
@@ -40,6 +41,8 @@ CREATE TABLE runs (
   ended INTEGER NOT NULL DEFAULT 0,
   release TEXT NOT NULL DEFAULT '',
   label TEXT NOT NULL DEFAULT '',
+  commit_id TEXT NOT NULL DEFAULT '',
+  commit_time INTEGER NOT NULL DEFAULT 0,
   manifest TEXT NOT NULL DEFAULT '',
   app TEXT NOT NULL DEFAULT '',
   validators INTEGER NOT NULL DEFAULT 0,

@@ -187,7 +187,7 @@ func TestMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.Close()
-	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this cometlab's 1") {
+	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("schema version 99, newer than this cometlab's %d", SchemaVersion)) {
 		t.Errorf("a newer index: %v", err)
 	}
 }

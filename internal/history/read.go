@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -161,6 +162,7 @@ func readRun(dir string) (Run, error) {
 	if r.Label == "" {
 		r.Label = r.Release
 	}
+	r.Commit, r.CommitTime = commitOf(rf.Sources)
 	for _, n := range rf.Nodes {
 		switch n.Mode {
 		case "validator":
@@ -192,6 +194,27 @@ func readRun(dir string) (Run, error) {
 	}
 	r.Note = strings.Join(notes, "; ")
 	return r, nil
+}
+
+// commitOf is the commit (and its time) of the one source tree that
+// sources name, "+dirty.HASH" when it was dirty; "" when they name none,
+// only patched releases, or several trees or commits.
+func commitOf(sources []results.Source) (string, time.Time) {
+	commit, at := "", time.Time{}
+	for _, s := range sources {
+		if s.Commit == "" {
+			continue
+		}
+		c := s.Commit
+		if s.Dirty {
+			c += "+dirty." + s.DiffHash[:min(12, len(s.DiffHash))]
+		}
+		if commit != "" && c != commit {
+			return "", time.Time{}
+		}
+		commit, at = c, s.CommitTime
+	}
+	return commit, at
 }
 
 func hostOf(h results.Host) Host {

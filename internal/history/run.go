@@ -46,6 +46,13 @@ type Run struct {
 	// Label is run.json's label when it has one, an A/B side's label, else
 	// Release.
 	Label string `json:"label,omitempty"`
+	// Commit is the git commit of the CometBFT source tree the run's nodes
+	// ran (run.json's sources, when every built node ran one tree), with
+	// "+dirty.HASH" (the first 12 hex digits of its diff's SHA-256) when
+	// the tree had changes beyond it; CommitTime is its committer time.
+	// Both are empty for a release, a patched release and a series.
+	Commit     string    `json:"commit,omitempty"`
+	CommitTime time.Time `json:"commit_time,omitzero"`
 	// Manifest is ManifestHash of the run's manifest.toml (of a series:
 	// of its first run's, its load left out); "" when there was none.
 	Manifest   string `json:"manifest_hash,omitempty"`

@@ -16,7 +16,14 @@ type Order string
 const (
 	ByTime    Order = "time"    // by creation time
 	ByRelease Order = "release" // by release (CompareReleases), then creation time
+	// ByCommit orders by the source tree's commit time (a branch's
+	// commits in the order they were made), then creation time; a run of
+	// no commit (a release) takes its creation time's place.
+	ByCommit Order = "commit"
 )
+
+// Orders are the orders a trend takes, as --by names them.
+func Orders() []Order { return []Order{ByTime, ByRelease, ByCommit} }
 
 // ChangePoint is a change in a series' level that a Detector found: the
 // points from Index on differ from those before it. P is the change's
@@ -49,6 +56,7 @@ type Point struct {
 	Created  time.Time `json:"created"`
 	Release  string    `json:"release,omitempty"`
 	Label    string    `json:"label,omitempty"`
+	Commit   string    `json:"commit,omitempty"`
 	Value    float64   `json:"value"`
 	Interval *Interval `json:"interval,omitempty"`
 }
@@ -103,7 +111,7 @@ func MakeTrend(runs []Run, figure string, order Order, detect Detector) Trend {
 	for _, i := range at {
 		r := &runs[i]
 		f := r.Figures[figure]
-		t.Points = append(t.Points, Point{Dir: r.Dir, Created: r.Created, Release: r.Release, Label: r.Label, Value: f.Value, Interval: f.Interval})
+		t.Points = append(t.Points, Point{Dir: r.Dir, Created: r.Created, Release: r.Release, Label: r.Label, Commit: r.Commit, Value: f.Value, Interval: f.Interval})
 	}
 	if detect != nil {
 		t.Detected = true
@@ -122,12 +130,26 @@ func SortRuns(runs []Run, order Order) []Run {
 
 // compareRuns orders two runs as SortRuns does.
 func compareRuns(a, b *Run, order Order) int {
-	if order == ByRelease {
+	switch order {
+	case ByRelease:
 		if c := CompareReleases(a.Release, b.Release); c != 0 {
+			return c
+		}
+	case ByCommit:
+		if c := a.commitOrder().Compare(b.commitOrder()); c != 0 {
 			return c
 		}
 	}
 	return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Dir, b.Dir))
+}
+
+// commitOrder is the time a run takes in a trend by commit: its commit's,
+// or its creation's for a run of no commit.
+func (r *Run) commitOrder() time.Time {
+	if r.CommitTime.IsZero() {
+		return r.Created
+	}
+	return r.CommitTime
 }
 
 // Group is the runs of one series.

@@ -1,5 +1,7 @@
 package results
 
+import "time"
+
 // Source is run.json's record of CometBFT code built from a source tree
 // or a patched release (the manifest's cometbft_source and
 // cometbft_patches), read before the build.
@@ -27,6 +29,9 @@ type Source struct {
 	Dirty    bool   `json:"dirty,omitempty"`
 	DiffHash string `json:"diff_sha256,omitempty"`
 	TreeHash string `json:"tree_sha256,omitempty"`
+	// CommitTime is the commit's committer time (UTC): a history trend's
+	// order by commit.
+	CommitTime time.Time `json:"commit_time,omitzero"`
 	// Patches are the patch files applied, in order, with their SHA-256.
 	Patches []SourcePatch `json:"patches,omitempty"`
 	// Key is cometlab's build cache key of the code (a SHA-256).
