@@ -164,10 +164,12 @@ type Spec struct {
 	// as p2p.libp2p.bootstrap_peers {host, id, persistent}, as CometBFT's
 	// e2e runner does for use_libp2p. Releases whose Line has LibP2P only.
 	LibP2P bool
-	// Upgrades are the cometbft binaries, by release, that upgrade
-	// perturbations start nodes' homes with during the run, built before
-	// it; Generate does not use them.
-	Upgrades map[string]string
+	// Upgrades are the cometbft binaries, by release (or "tree:PATH"),
+	// that upgrade perturbations start nodes' homes with during the run,
+	// built before it; Generate does not use them. UpgradeSources are the
+	// records of those built from a tree, by the node upgraded.
+	Upgrades       map[string]string
+	UpgradeSources map[string]*SourceRecord
 }
 
 // Home is a generated node home.

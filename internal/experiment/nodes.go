@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -105,20 +106,38 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew, App: appCfg, Keygen: keygen})
 	}
 	for _, p := range m.Perturbations {
-		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.To] != "" {
+		if p.Action != manifest.ActionUpgrade || spec.Upgrades[p.UpgradeTarget()] != "" {
 			continue
 		}
-		key, _ := cometbft.KeyTypeOf(p.To, m.KeyType)
-		b, err := f.Program(ctx, p.To, cometbft.NodeProgram.ForKey(key))
+		b, err := upgradeProgram(ctx, f, m, p, &spec)
 		if err != nil {
 			return spec, err
 		}
 		if spec.Upgrades == nil {
 			spec.Upgrades = map[string]string{}
 		}
-		spec.Upgrades[p.To] = b
+		spec.Upgrades[p.UpgradeTarget()] = b
 	}
 	return spec, nil
+}
+
+// upgradeProgram builds the cometbft an upgrade p starts its node with:
+// its release's, or its tree's (whose record joins spec.UpgradeSources).
+func upgradeProgram(ctx context.Context, f *cometbft.Fetcher, m manifest.Resolved, p manifest.Perturbation, spec *cometbft.Spec) (string, error) {
+	key, _ := cometbft.KeyTypeOf(p.To, m.KeyType)
+	prog := cometbft.NodeProgram.ForKey(key)
+	if p.ToSource == nil {
+		return f.Program(ctx, p.To, prog)
+	}
+	b, rec, err := f.SourceProgram(ctx, *p.ToSource, prog)
+	if err != nil {
+		return "", fmt.Errorf("perturb %s: upgrade to_source: %w", cmp.Or(p.Name, p.Node), err)
+	}
+	if spec.UpgradeSources == nil {
+		spec.UpgradeSources = map[string]*cometbft.SourceRecord{}
+	}
+	spec.UpgradeSources[p.Node] = &rec
+	return b, nil
 }
 
 // relays sets spec up for m's links: with links = "relay" every directed
@@ -255,7 +274,7 @@ func nodeMempoolCapacity(n manifest.Node, size int) int64 {
 func upgradeTo(m manifest.Resolved, node string) string {
 	for _, p := range m.Perturbations {
 		if p.Node == node && p.Action == manifest.ActionUpgrade {
-			return p.To
+			return p.UpgradeTarget()
 		}
 	}
 	return ""

@@ -89,7 +89,7 @@ func schedule(ps []manifest.Perturbation) []step {
 	for _, p := range ps {
 		for i := range p.Count {
 			s := step{At: p.At + time.Duration(i)*p.Every, Height: p.Height, Node: p.Node, Action: p.Action,
-				I: i + 1, N: p.Count, Down: p.Down, From: p.From, To: p.To}
+				I: i + 1, N: p.Count, Down: p.Down, From: p.From, To: p.UpgradeTarget()}
 			if p.Action == manifest.ActionRestart || p.Action == manifest.ActionUpgrade {
 				s.Op = opRestart
 				out = append(out, s)

@@ -208,3 +208,54 @@ func TestSourcePatchLibP2P(t *testing.T) {
 		t.Errorf("run.json sources %+v", run.Sources)
 	}
 }
+
+// TestUpgradeToSource rolls validator04 of the default testnet (v0.40.0)
+// to a CometBFT tree (v0.40.0's module source, a plain directory, one log
+// message changed) 3 s into 10 s of 100 tx/s: every transaction commits,
+// validator04's log carries the tree's message after the upgrade and no
+// other node's does, and run.json names the upgrade's target and the
+// tree's source record with validator04 as its node.
+func TestUpgradeToSource(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a CometBFT tree and upgrades a node of a real testnet to it")
+	}
+	tree := releaseSource(t)
+	file := filepath.Join(tree, "state", "execution.go")
+	code, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const changed = "finalized block (cometlab upgrade tree)"
+	if err := os.WriteFile(file, []byte(strings.Replace(string(code), `"finalized block",`, `"`+changed+`",`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := loadManifest(t, "upgrade.toml", "[load]\nrate = 100\nduration = \"10s\"\n"+
+		"[perturb.validator04]\naction = \"upgrade\"\nat = \"3s\"\nto_source = \""+tree+"\"\n")
+	res, dir := runBuilt(t, m)
+	checkAccounted(t, res, 1000)
+	if res.Summary.Metrics["upgrades"] != 1 {
+		t.Errorf("upgrades %v, want 1", res.Summary.Metrics["upgrades"])
+	}
+	for _, n := range m.Nodes {
+		log, err := os.ReadFile(filepath.Join(dir, results.LogsDir, n.Name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(string(log), changed); has != (n.Name == "validator04") {
+			t.Errorf("%s's log has the tree's message: %v", n.Name, has)
+		}
+	}
+	run, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Sources) != 1 || run.Sources[0].Path != tree || run.Sources[0].TreeHash == "" || len(run.Sources[0].Nodes) != 1 ||
+		run.Sources[0].Nodes[0] != "validator04" {
+		t.Errorf("run.json sources %+v, want the tree, run by validator04", run.Sources)
+	}
+	for _, n := range run.Nodes {
+		if n.Name == "validator04" && (n.Version != "v0.40.0" || n.UpgradeTo != "tree:"+tree) {
+			t.Errorf("run.json validator04: version %q, upgrade_to %q", n.Version, n.UpgradeTo)
+		}
+	}
+}

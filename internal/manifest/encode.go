@@ -62,6 +62,9 @@ type encodedPerturb struct {
 	Every  string `toml:"every,omitempty"`
 	Count  int    `toml:"count"`
 	To     string `toml:"to,omitempty"`
+	// ToSource is an upgrade's tree, absolute; To is then left out (the
+	// tree's version file names it).
+	ToSource string `toml:"to_source,omitempty"`
 }
 
 type encodedNode struct {
@@ -314,6 +317,9 @@ func encodePerturbs(ps []Perturbation) map[string]encodedPerturb {
 			out = map[string]encodedPerturb{}
 		}
 		ep := encodedPerturb{Action: p.Action, Height: p.Height, Count: p.Count, To: p.To}
+		if p.ToSource != nil {
+			ep.To, ep.ToSource = "", p.ToSource.Tree
+		}
 		if p.Height == 0 {
 			ep.At = p.At.String()
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
 )
 
 // Perturbation actions ([perturb.NODE] action).
@@ -108,6 +110,16 @@ type ManifestPerturb struct {
 	//
 	//	to = "v1.0.1"
 	To string `toml:"to"`
+
+	// ToSource is a CometBFT source tree an upgrade starts the node's home
+	// with instead of a release (set to or to_source, not both): built
+	// before the run as cometbft_source builds a tree, its release read
+	// from its version file. It may be of the node's own release (a
+	// candidate built from it: a rolling upgrade of a release to your
+	// branch); otherwise it is checked as to is.
+	//
+	//	to_source = "../cometbft"
+	ToSource string `toml:"to_source"`
 }
 
 // count is the table's count, 1 when unset.
@@ -140,8 +152,23 @@ type Perturbation struct {
 	// Count is the number of occurrences, >= 1.
 	Count int
 	// From and To are an upgrade's releases: the node's and the one it is
-	// started with; "" for the other actions.
+	// started with (a tree's: the release it derives from); "" for the
+	// other actions.
 	From, To string
+	// ToSource is the tree an upgrade starts the node with (to_source),
+	// nil for a release.
+	ToSource *cometbft.Source
+}
+
+// UpgradeTarget names what an upgrade starts its node with: the release
+// To, or "tree:PATH" for a source tree; "" for another action. It keys
+// the upgrade's binary and ends the perturbation's detail ("v0.40.0 →
+// tree:/src/cometbft").
+func (p Perturbation) UpgradeTarget() string {
+	if p.ToSource != nil {
+		return "tree:" + p.ToSource.Tree
+	}
+	return p.To
 }
 
 func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Duration, app string) []Perturbation {
@@ -183,7 +210,7 @@ func (m *Manifest) resolvePerturbations(ps *problems, nodes []Node, load time.Du
 			}
 		}
 		if i >= 0 {
-			p.From, p.To = checkUpgrade(ps, field, mp, nodes[i].Version, app)
+			p.From, p.To, p.ToSource = checkUpgrade(ps, field, mp, nodes[i].Version, app)
 		}
 		p.Down = resolveDown(ps, field("down"), mp)
 		if p.Count < 1 {
@@ -285,6 +312,8 @@ func (m *Manifest) setPerturb(node, key, v string) error {
 		p.Every = v
 	case "to":
 		p.To = v
+	case "to_source":
+		p.ToSource = v
 	case "height", "count":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -363,6 +392,8 @@ func ParsePerturb(s string) (node string, p ManifestPerturb, err error) {
 			p.Count = &n
 		case "to":
 			p.To = v
+		case "to_source":
+			p.ToSource = v
 		default:
 			return bad("unknown key %q", k)
 		}

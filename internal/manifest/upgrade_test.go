@@ -80,3 +80,45 @@ func TestUpgradeRefusedWith(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradeToSource: an upgrade to a tree of the node's own release
+// resolves (the tree's code differs, not its release), To is the tree's
+// release and ToSource the tree; Encode writes to_source without to, and
+// the encoded file resolves to the same; the --perturb form has it too.
+func TestUpgradeToSource(t *testing.T) {
+	tree, _ := filepath.Abs("../../testdata/trees/v0.40")
+	m, err := Parse("m.toml", []byte("cometbft_version = \"v0.40.0\"\n[perturb.validator02]\naction = \"upgrade\"\nat = \"2s\"\nto_source = \"../../testdata/trees/v0.40\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Perturbations) != 1 {
+		t.Fatalf("perturbations %+v", r.Perturbations)
+	}
+	p := r.Perturbations[0]
+	if p.From != "v0.40.0" || p.To != "v0.40.0" || p.ToSource == nil || p.ToSource.Tree != tree || p.UpgradeTarget() != "tree:"+tree {
+		t.Fatalf("upgrade %+v (source %+v)", p, p.ToSource)
+	}
+	body, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), "to_source = '"+tree+"'") || strings.Contains(string(body), "to = ") {
+		t.Errorf("Encode wrote the upgrade as:\n%s", body)
+	}
+	m2, err := Parse("encoded.toml", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := m2.Resolve()
+	if err != nil || len(r2.Perturbations) != 1 || r2.Perturbations[0].UpgradeTarget() != p.UpgradeTarget() || r2.Perturbations[0].To != p.To {
+		t.Errorf("the encoded manifest resolves to %+v (%v)", r2.Perturbations, err)
+	}
+	node, mp, err := ParsePerturb("validator02:upgrade@2s,to_source=" + tree)
+	if err != nil || node != "validator02" || mp.ToSource != tree {
+		t.Errorf("ParsePerturb: %s %+v %v", node, mp, err)
+	}
+}
