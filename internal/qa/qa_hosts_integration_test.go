@@ -2,7 +2,6 @@ package qa_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,11 +57,13 @@ func TestQAOnHosts(t *testing.T) {
 	pl := noMoreRounds(t, plan.Input{Sides: sides, Labels: labels, Repeat: 1, Skip: []string{plan.Saturation, plan.VoteExtensions}})
 	dir := filepath.Join(t.TempDir(), "qa")
 	var out bytes.Buffer
+	ctx, progress, stop := watchQA(t, &out)
 	start := time.Now()
-	res, err := qa.Run(context.Background(), qa.Options{Sides: sides, Labels: labels, Candidate: cand,
+	res, err := qa.Run(ctx, qa.Options{Sides: sides, Labels: labels, Candidate: cand,
 		Plan: pl, Thresholds: compare.DefaultThresholds(), Dir: dir, Command: "TestQAOnHosts",
-		Env: series.Env{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test", StartTimeout: 60 * time.Second, SSHArgs: n.SSHArgs},
+		Env: series.Env{Env: experiment.Env{Fetcher: f, Out: progress, Version: "test", StartTimeout: 60 * time.Second, SSHArgs: n.SSHArgs},
 			MaxRemeasures: -1}})
+	stop()
 	t.Logf("QA on hosts: %v", time.Since(start).Round(time.Second))
 	if code, _ := exitcode.Of(err); err != nil && code != exitcode.Regression {
 		t.Fatalf("QA: %v (code %d)\n%s", err, code, out.String())

@@ -3,9 +3,13 @@ package qa_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,12 +55,13 @@ func TestQARealNodes(t *testing.T) {
 		Factors: []float64{1}, SearchRuns: 1, Skip: []string{plan.VoteExtensions, plan.Rotation}})
 	dir := filepath.Join(t.TempDir(), "qa")
 	var out bytes.Buffer
+	ctx, progress, stop := watchQA(t, &out)
 	start := time.Now()
-	res, err := qa.Run(context.Background(), qa.Options{Sides: sides, Labels: labels, Candidate: "consensus.timeout_commit=2s",
+	res, err := qa.Run(ctx, qa.Options{Sides: sides, Labels: labels, Candidate: "consensus.timeout_commit=2s",
 		Plan: pl, Thresholds: compare.DefaultThresholds(), Dir: dir, Command: "TestQARealNodes",
-		Env: series.Env{Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}, MaxRemeasures: -1}})
+		Env: series.Env{Env: experiment.Env{Fetcher: f, Out: progress, Version: "test"}, MaxRemeasures: -1}})
 	wall := time.Since(start)
-	t.Log(out.String())
+	stop()
 	t.Logf("QA wall time %v, planned %v", wall.Round(time.Second), results.Seconds(pl.EstimateS))
 	if code, _ := exitcode.Of(err); err != nil && code != exitcode.Regression {
 		t.Fatalf("QA: %v (code %d)", err, code)
@@ -153,6 +158,63 @@ func runDirs(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return dirs
+}
+
+// qaDeadline bounds a real-node QA test: its QA is interrupted past it
+// and the test fails, with where it was (watchQA), rather than hold the
+// node lock until go test's own timeout. The QAs here take 1–5 minutes.
+const qaDeadline = 12 * time.Minute
+
+// watchQA is a context for a real-node QA test's qa.Run that ends at
+// qaDeadline, and a writer for its progress that keeps it in buf and
+// says each line in the test's log as it comes (so that a QA that hangs
+// in CI shows its last step there). stop, deferred, says whether the
+// deadline passed, with every goroutine's stack.
+func watchQA(t *testing.T, buf *bytes.Buffer) (ctx context.Context, out io.Writer, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), qaDeadline)
+	lw := &lineLog{t: t}
+	return ctx, io.MultiWriter(buf, lw), func() {
+		expired := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		cancel()
+		lw.close()
+		if expired {
+			stacks := make([]byte, 1<<20)
+			t.Errorf("the QA ran past %v; the goroutines then:\n%s", qaDeadline, stacks[:runtime.Stack(stacks, true)])
+		}
+	}
+}
+
+// lineLog says each whole line written to it in t's log, until closed.
+type lineLog struct {
+	mu      sync.Mutex
+	t       *testing.T
+	partial []byte
+	closed  bool
+}
+
+func (l *lineLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return len(b), nil
+	}
+	l.partial = append(l.partial, b...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		l.t.Log("qa progress: " + string(l.partial[:i]))
+		l.partial = l.partial[i+1:]
+	}
+	return len(b), nil
+}
+
+func (l *lineLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
 }
 
 // noMoreRounds is the plan of in under a budget that pays for it and no
