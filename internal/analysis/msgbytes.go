@@ -123,117 +123,136 @@ func counterIncrease(s *Series, first int64) float64 {
 // msgBytesFigures puts the bytes sent by message type: per node, per
 // committed transaction, and their check against the node's total.
 func msgBytesFigures(set *SeriesSet, b *builder, nodes []string, committed float64) {
-	const short, total = "p2p_message_send_bytes_total", "p2p_peer_send_bytes_total"
-	known := map[string]string{}
+	mb := &msgBytes{known: map[string]string{}, perType: map[string]float64{}, byNode: map[string]map[string]float64{}, worst: math.NaN()}
 	for _, t := range MessageTypes() {
-		known[t.Name] = t.ID
+		mb.known[t.Name] = t.ID
 	}
 	firsts := nodeTimes(set)
-	perType := map[string]float64{}           // id → run-wide bytes
-	byNode := map[string]map[string]float64{} // node → id → bytes
-	var all, worst float64 = 0, math.NaN()
-	var others []string
-	seen, checked := false, false
 	for _, n := range nodes {
-		ss := set.Find(n, short)
-		if len(ss) == 0 {
-			continue
-		}
-		seen = true
 		first := int64(math.MaxInt64)
 		if t := firsts[n]; len(t) > 0 {
 			first = t[0]
 		}
-		node := map[string]float64{}
-		sum := 0.0
-		for _, s := range ss {
-			v := counterIncrease(s, first)
-			name := messageName(s.Label("message_type"))
-			id, ok := known[name]
-			if !ok {
-				id = "other"
-				if !slices.Contains(others, name) {
-					others = append(others, name)
-				}
-			}
-			node[id] += v
-			sum += v
-		}
-		all += sum
-		b.putNode(n, "p2p_sent_bytes", sum)
-		putPerTx := func(id string, v float64) {
-			if committed > 0 {
-				b.putNode(n, id, v/committed)
-			}
-		}
-		putPerTx("p2p_sent_bytes_per_tx", sum)
-		byNode[n] = node
-		for id, v := range node {
-			perType[id] += v
-		}
-		if ps := set.Find(n, total); len(ps) > 0 {
-			checked = true
-			tot := 0.0
-			for _, s := range ps {
-				tot += counterIncrease(s, first)
-			}
-			pct := math.NaN()
-			if tot > 0 {
-				pct = math.Abs(sum-tot) / tot * 100
-			}
-			b.putNode(n, "p2p_sent_bytes_unaccounted_pct", pct)
-			if !(pct <= worst) && !math.IsNaN(pct) {
-				worst = pct
-			}
-			if pct > SentBytesUnaccountedMaxPct {
-				b.anomaly("%s sent %.0f bytes by p2p message type but %.0f to its peers (%.1f %% apart): the bytes by message type do not account for its traffic", n, sum, tot, pct)
-			}
-		}
+		mb.node(set, b, n, first, committed)
 	}
-	if !seen {
+	if !mb.seen {
 		b.note("p2p_sent_bytes not computed: metrics.csv has no p2p_message_send_bytes_total series")
 		return
 	}
-	b.put("p2p_sent_bytes", all, "")
+	b.put("p2p_sent_bytes", mb.all, "")
 	why := "no transaction of the run was committed"
 	if committed <= 0 {
 		committed = math.NaN()
 	}
-	b.put("p2p_sent_bytes_per_tx", all/committed, why)
-	// A type no node sent is left out, not put as 0 bytes: the list holds
-	// every line's types, most of which a run never sends.
+	b.put("p2p_sent_bytes_per_tx", mb.all/committed, why)
+	unsent := mb.putTypes(b, nodes, committed, why)
+	if len(mb.others) > 0 {
+		slices.Sort(mb.others)
+		b.note("bytes sent of p2p message types cometlab does not know, counted as other: %s", strings.Join(mb.others, ", "))
+	}
+	if unsent > 0 {
+		b.note("p2p_sent_bytes_per_tx_<type> not computed for the %d message types no node sent (see the dictionary)", unsent)
+	}
+	switch {
+	case !mb.checked:
+		b.note("p2p_sent_bytes_unaccounted_pct not computed: the nodes expose no p2p_peer_send_bytes_total (v1.0 and v2.0 count bytes by message type only)")
+	default:
+		b.put("p2p_sent_bytes_unaccounted_pct", mb.worst, "no node sent a byte to a peer")
+	}
+}
+
+// msgBytes is what msgBytesFigures gathers node by node.
+type msgBytes struct {
+	known   map[string]string             // message type name → figure id
+	perType map[string]float64            // id → run-wide bytes
+	byNode  map[string]map[string]float64 // node → id → bytes
+	all     float64                       // every node's bytes
+	worst   float64                       // the largest unaccounted share, %; NaN: none
+	others  []string                      // the type names of no known reactor
+	seen    bool                          // some node had the series
+	checked bool                          // some node had p2p_peer_send_bytes_total
+}
+
+// node adds node n's bytes by message type (its counters' increases since
+// its first scrape at first), puts its own figures and checks them
+// against its bytes sent to peers.
+func (mb *msgBytes) node(set *SeriesSet, b *builder, n string, first int64, committed float64) {
+	ss := set.Find(n, "p2p_message_send_bytes_total")
+	if len(ss) == 0 {
+		return
+	}
+	mb.seen = true
+	node := map[string]float64{}
+	sum := 0.0
+	for _, s := range ss {
+		v := counterIncrease(s, first)
+		name := messageName(s.Label("message_type"))
+		id, ok := mb.known[name]
+		if !ok {
+			id = "other"
+			if !slices.Contains(mb.others, name) {
+				mb.others = append(mb.others, name)
+			}
+		}
+		node[id] += v
+		sum += v
+	}
+	mb.all += sum
+	b.putNode(n, "p2p_sent_bytes", sum)
+	if committed > 0 {
+		b.putNode(n, "p2p_sent_bytes_per_tx", sum/committed)
+	}
+	mb.byNode[n] = node
+	for id, v := range node {
+		mb.perType[id] += v
+	}
+	ps := set.Find(n, "p2p_peer_send_bytes_total")
+	if len(ps) == 0 {
+		return
+	}
+	mb.checked = true
+	tot := 0.0
+	for _, s := range ps {
+		tot += counterIncrease(s, first)
+	}
+	pct := math.NaN()
+	if tot > 0 {
+		pct = math.Abs(sum-tot) / tot * 100
+	}
+	b.putNode(n, "p2p_sent_bytes_unaccounted_pct", pct)
+	if !(pct <= mb.worst) && !math.IsNaN(pct) {
+		mb.worst = pct
+	}
+	if pct > SentBytesUnaccountedMaxPct {
+		b.anomaly("%s sent %.0f bytes by p2p message type but %.0f to its peers (%.1f %% apart): the bytes by message type do not account for its traffic", n, sum, tot, pct)
+	}
+}
+
+// putTypes puts each message type's bytes per committed transaction, run
+// wide and per node, and returns how many known types no node sent: a
+// type no node sent is left out, not put as 0 bytes (the list holds every
+// line's types, most of which a run never sends).
+func (mb *msgBytes) putTypes(b *builder, nodes []string, committed float64, why string) int {
 	unsent := 0
 	var ids []string
 	for _, t := range MessageTypes() {
 		ids = append(ids, t.ID)
 	}
 	for _, id := range append(ids, "other") {
-		if perType[id] <= 0 {
+		if mb.perType[id] <= 0 {
 			if id != "other" {
 				unsent++
 			}
 			continue
 		}
-		b.put("p2p_sent_bytes_per_tx_"+id, perType[id]/committed, why)
+		b.put("p2p_sent_bytes_per_tx_"+id, mb.perType[id]/committed, why)
 		for _, n := range nodes {
-			if node, ok := byNode[n]; ok && !math.IsNaN(committed) {
+			if node, ok := mb.byNode[n]; ok && !math.IsNaN(committed) {
 				b.putNode(n, "p2p_sent_bytes_per_tx_"+id, node[id]/committed)
 			}
 		}
 	}
-	if len(others) > 0 {
-		slices.Sort(others)
-		b.note("bytes sent of p2p message types cometlab does not know, counted as other: %s", strings.Join(others, ", "))
-	}
-	if unsent > 0 {
-		b.note("p2p_sent_bytes_per_tx_<type> not computed for the %d message types no node sent (see the dictionary)", unsent)
-	}
-	switch {
-	case !checked:
-		b.note("p2p_sent_bytes_unaccounted_pct not computed: the nodes expose no p2p_peer_send_bytes_total (v1.0 and v2.0 count bytes by message type only)")
-	default:
-		b.put("p2p_sent_bytes_unaccounted_pct", worst, "no node sent a byte to a peer")
-	}
+	return unsent
 }
 
 // IsMessageTypeMetric reports whether id is a figure of one message type's
