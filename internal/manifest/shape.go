@@ -68,32 +68,7 @@ func (m *Manifest) resolveShape(ps *problems, l *Workload) {
 	before := len(ps.errs)
 	switch kind {
 	case shape.Ramp:
-		switch {
-		case ml.Steps != nil && ml.RateTo != nil:
-			ps.add(key("rate_to"), "give rate_to (a linear ramp) or steps, not both")
-		case ml.Steps != nil:
-			need("step", ml.Step != "")
-			l.Shape.Steps, l.Shape.Step = ml.Steps, dur("step", ml.Step, false)
-			if len(ml.Steps) == 0 {
-				ps.add(key("steps"), "must list at least one rate")
-			}
-			for i, r := range ml.Steps {
-				if msg := checkRateAtLeast0(r); msg != "" {
-					ps.add(key("steps"), "step %d: %s", i+1, msg)
-				}
-			}
-			if n := len(ml.Steps); n > 0 && l.Shape.Step > 0 && l.Duration > 0 && time.Duration(n-1)*l.Shape.Step >= l.Duration {
-				ps.add(key("steps"), "%d steps of %s: the last would start after the load ends (duration %s)", n, l.Shape.Step, l.Duration)
-			}
-		default:
-			need("rate_to (a linear ramp) or steps", ml.RateTo != nil)
-			if ml.RateTo != nil {
-				l.Shape.RateTo = *ml.RateTo
-				if msg := checkRateAtLeast0(*ml.RateTo); msg != "" {
-					ps.add(key("rate_to"), "%s", msg)
-				}
-			}
-		}
+		resolveRamp(ps, ml, l, need, dur)
 	case shape.Square:
 		need("on", ml.On != "")
 		need("off", ml.Off != "")
@@ -124,18 +99,7 @@ func (m *Manifest) resolveShape(ps *problems, l *Workload) {
 			}
 		}
 	}
-	if ml.Txs != "" {
-		path := m.relative(ml.Txs, "load.txs")
-		if st, err := os.Stat(path); err != nil {
-			ps.add(key("txs"), "%v", err)
-		} else if st.IsDir() {
-			ps.add(key("txs"), "%s is a directory", path)
-		}
-		l.TxsFile = path
-		if abs, err := filepath.Abs(path); err == nil {
-			l.TxsFile = abs
-		}
-	}
+	m.resolveTxs(ps, l)
 	if kind != shape.Constant && ml.Pacing == PacingBurst {
 		ps.add(key("pacing"), "burst pacing is for the constant shape only (shape is %q)", kind)
 	}
@@ -144,6 +108,57 @@ func (m *Manifest) resolveShape(ps *problems, l *Workload) {
 		if err := l.Spec().Validate(); err != nil {
 			ps.add(key("shape"), "%v", err)
 		}
+	}
+}
+
+// resolveRamp checks a ramp's keys, a linear one (rate_to) or steps
+// (steps, step), and fills l.Shape; need and dur are resolveShape's.
+func resolveRamp(ps *problems, ml *ManifestLoad, l *Workload, need func(string, bool), dur func(k, s string, zeroOK bool) time.Duration) {
+	key := func(k string) []string { return f("load", k) }
+	switch {
+	case ml.Steps != nil && ml.RateTo != nil:
+		ps.add(key("rate_to"), "give rate_to (a linear ramp) or steps, not both")
+	case ml.Steps != nil:
+		need("step", ml.Step != "")
+		l.Shape.Steps, l.Shape.Step = ml.Steps, dur("step", ml.Step, false)
+		if len(ml.Steps) == 0 {
+			ps.add(key("steps"), "must list at least one rate")
+		}
+		for i, r := range ml.Steps {
+			if msg := checkRateAtLeast0(r); msg != "" {
+				ps.add(key("steps"), "step %d: %s", i+1, msg)
+			}
+		}
+		if n := len(ml.Steps); n > 0 && l.Shape.Step > 0 && l.Duration > 0 && time.Duration(n-1)*l.Shape.Step >= l.Duration {
+			ps.add(key("steps"), "%d steps of %s: the last would start after the load ends (duration %s)", n, l.Shape.Step, l.Duration)
+		}
+	default:
+		need("rate_to (a linear ramp) or steps", ml.RateTo != nil)
+		if ml.RateTo != nil {
+			l.Shape.RateTo = *ml.RateTo
+			if msg := checkRateAtLeast0(*ml.RateTo); msg != "" {
+				ps.add(key("rate_to"), "%s", msg)
+			}
+		}
+	}
+}
+
+// resolveTxs checks [load] txs, the user's own transactions' file
+// (relative to the manifest), and fills l.TxsFile with its absolute path.
+func (m *Manifest) resolveTxs(ps *problems, l *Workload) {
+	ml := &m.Load
+	if ml.Txs == "" {
+		return
+	}
+	path := m.relative(ml.Txs, "load.txs")
+	if st, err := os.Stat(path); err != nil {
+		ps.add(f("load", "txs"), "%v", err)
+	} else if st.IsDir() {
+		ps.add(f("load", "txs"), "%s is a directory", path)
+	}
+	l.TxsFile = path
+	if abs, err := filepath.Abs(path); err == nil {
+		l.TxsFile = abs
 	}
 }
 
