@@ -64,31 +64,8 @@ func decode(src []byte) (Header, error) {
 		}
 		switch num {
 		case fieldLane:
-			// Field 7: cometlab's connection index (a varint), or v2.0
-			// loadtime's lane (a string).
-			switch typ {
-			case protowire.VarintType:
-				v, err := r.varint(end)
-				if err != nil {
-					return h, fieldError(num, err)
-				}
-				h.Connection = v
-			case protowire.BytesType:
-				n, err := r.length(end)
-				if err != nil {
-					return h, fieldError(num, err)
-				}
-				if n > MaxLaneLen {
-					return h, fmt.Errorf("lane has %d bytes, at most %d", n, MaxLaneLen)
-				}
-				var buf [MaxLaneLen]byte
-				if _, err := hex.Decode(buf[:n], src[2*r.pos:2*(r.pos+n)]); err != nil {
-					return h, fmt.Errorf("lane: %w", err)
-				}
-				h.Lane = string(buf[:n])
-				r.pos += n
-			default:
-				return h, wireTypeError(num, typ, protowire.BytesType)
+			if err := r.lane(typ, end, &h); err != nil {
+				return h, err
 			}
 		case fieldConnections, fieldRate, fieldSize, fieldLaneConnection, fieldSeq:
 			if typ != protowire.VarintType {
@@ -150,6 +127,37 @@ func decode(src []byte) (Header, error) {
 	}
 	h.Time = time.Unix(sec, int64(nanos)).UTC()
 	return h, nil
+}
+
+// lane reads field 7, of wire type typ: cometlab's connection index (a
+// varint) into h.Connection, or v2.0 loadtime's lane (a string) into
+// h.Lane.
+func (r *reader) lane(typ protowire.Type, end int, h *Header) error {
+	switch typ {
+	case protowire.VarintType:
+		v, err := r.varint(end)
+		if err != nil {
+			return fieldError(fieldLane, err)
+		}
+		h.Connection = v
+	case protowire.BytesType:
+		n, err := r.length(end)
+		if err != nil {
+			return fieldError(fieldLane, err)
+		}
+		if n > MaxLaneLen {
+			return fmt.Errorf("lane has %d bytes, at most %d", n, MaxLaneLen)
+		}
+		var buf [MaxLaneLen]byte
+		if _, err := hex.Decode(buf[:n], r.hex[2*r.pos:2*(r.pos+n)]); err != nil {
+			return fmt.Errorf("lane: %w", err)
+		}
+		h.Lane = string(buf[:n])
+		r.pos += n
+	default:
+		return wireTypeError(fieldLane, typ, protowire.BytesType)
+	}
+	return nil
 }
 
 // reader reads proto bytes from their hex encoding, decoding each byte only
