@@ -232,34 +232,7 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 		{"cometlab version", run.CometlabVersion},
 		{"heights walked", heights},
 	}...))
-	if len(run.Nodes) > 0 {
-		var rows [][]string
-		for _, n := range run.Nodes {
-			metrics := n.Metrics
-			if metrics == "" {
-				metrics = "—"
-			}
-			mode := n.Mode
-			if n.TwinOf != "" {
-				mode += " (twin of " + n.TwinOf + ")"
-			}
-			if n.ClockSkewS != 0 {
-				mode += fmt.Sprintf(" (clock %+gs)", n.ClockSkewS)
-			}
-			if len(n.App) > 0 {
-				mode += " (app: " + settingsText(n.App) + ")"
-			}
-			if n.Mempool != "" {
-				mode += " (mempool " + n.Mempool + ")"
-			}
-			if n.AdaptiveSync {
-				mode += " (adaptive sync)"
-			}
-			rows = append(rows, []string{n.Name, mode, n.Version, n.RPC, codeSpan(n.P2P), metrics})
-		}
-		m.f("### Nodes\n\n")
-		m.table([]string{"node", "mode", "version", "RPC", "P2P", "metrics"}, "llllll", rows)
-	}
+	m.nodes(run.Nodes)
 
 	h := run.Host
 	mem := "—"
@@ -286,6 +259,45 @@ func (m mdWriter) experiment(run results.Run, manifest []byte) {
 		m.f("\n")
 	}
 	m.f("```\n\n")
+}
+
+// nodes writes the appendix's table of the run's nodes (none: nothing).
+func (m mdWriter) nodes(nodes []results.Node) {
+	if len(nodes) == 0 {
+		return
+	}
+	var rows [][]string
+	for _, n := range nodes {
+		metrics := n.Metrics
+		if metrics == "" {
+			metrics = "—"
+		}
+		rows = append(rows, []string{n.Name, nodeMode(n), n.Version, n.RPC, codeSpan(n.P2P), metrics})
+	}
+	m.f("### Nodes\n\n")
+	m.table([]string{"node", "mode", "version", "RPC", "P2P", "metrics"}, "llllll", rows)
+}
+
+// nodeMode is a node's mode with what sets it apart: "validator (twin
+// of validator01) (clock +2s) (mempool app)".
+func nodeMode(n results.Node) string {
+	mode := n.Mode
+	if n.TwinOf != "" {
+		mode += " (twin of " + n.TwinOf + ")"
+	}
+	if n.ClockSkewS != 0 {
+		mode += fmt.Sprintf(" (clock %+gs)", n.ClockSkewS)
+	}
+	if len(n.App) > 0 {
+		mode += " (app: " + settingsText(n.App) + ")"
+	}
+	if n.Mempool != "" {
+		mode += " (mempool " + n.Mempool + ")"
+	}
+	if n.AdaptiveSync {
+		mode += " (adaptive sync)"
+	}
+	return mode
 }
 
 func (m mdWriter) results(s analysis.Summary) {
