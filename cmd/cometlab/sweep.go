@@ -179,29 +179,9 @@ redoing finished cells; a failed cell is recorded and skipped (exit 3).`,
 				return err
 			}
 			printWarnings(st.stderr, manifest.Resolved{Warnings: m.Warnings()})
-			var rs []float64
-			for _, s := range rates {
-				r, err := manifest.ParseRate(s)
-				if err != nil {
-					return exitcode.With(fmt.Errorf("--rates %q: %w", s, err), exitcode.Usage)
-				}
-				rs = append(rs, r)
-			}
-			for _, c := range conns {
-				if c < 1 {
-					return exitcode.With(fmt.Errorf("--connections: must be >= 1, got %d", c), exitcode.Usage)
-				}
-			}
-			var params []results.SweepParam
-			for _, s := range sets {
-				p, err := parseSetFlag(s)
-				if err != nil {
-					return exitcode.With(err, exitcode.Usage)
-				}
-				params = append(params, p)
-			}
-			if repeat < 1 {
-				return exitcode.With(fmt.Errorf("--repeat: must be >= 1, got %d", repeat), exitcode.Usage)
+			rs, params, err := sweepGrid(conns, rates, sets, repeat)
+			if err != nil {
+				return exitcode.With(err, exitcode.Usage)
 			}
 			rec, err = series.Sweep(cmd.Context(), series.SweepOptions{Manifest: m, Connections: conns, Rates: rs,
 				Params: params, Repeat: repeat, Reuse: sf.reuse, CoolDown: sf.coolDown, Criterion: crit, Dir: sf.out, Env: env})
@@ -245,14 +225,11 @@ func sweepResult(st *state, rec saturation.SweepRecord, dir string, err error) e
 
 func newSaturateCmd(st *state) *cobra.Command {
 	var (
-		tf    testnetFlags
-		col   collectFlags
-		sf    seriesFlags
-		cf    criterionFlags
-		conns int
-		start string
-		sc    = saturation.DefaultSearch(200, 60)
-		probe time.Duration
+		tf  testnetFlags
+		col collectFlags
+		sf  seriesFlags
+		cf  criterionFlags
+		sch = searchFlags{sc: saturation.DefaultSearch(200, 60)}
 	)
 	cmd := &cobra.Command{
 		Use:   "saturate",
@@ -301,7 +278,7 @@ continues with --resume DIR.`,
 			}
 			_, r, err := baseManifest(&tf, &sf, fs, overrideFunc(func(fs *pflag.FlagSet, o *manifest.Overrides) error {
 				if fs.Changed("connections") {
-					o.Connections = &conns
+					o.Connections = &sch.conns
 				}
 				return nil
 			}))
@@ -309,14 +286,8 @@ continues with --resume DIR.`,
 				return err
 			}
 			printWarnings(st.stderr, r)
-			search, given := sc, series.SearchGiven{Start: fs.Changed("start"), Probe: fs.Changed("probe-duration"), MinRate: fs.Changed("min-rate")}
-			if given.Start {
-				if search.Start, err = manifest.ParseRate(start); err != nil {
-					return exitcode.With(fmt.Errorf("--start: %w", err), exitcode.Usage)
-				}
-			}
-			search.ProbeDurationS = probe.Seconds()
-			if search, err = series.SearchFor(r, search, given); err != nil {
+			search, err := sch.search(fs, r)
+			if err != nil {
 				return err
 			}
 			rec, err := series.Saturate(cmd.Context(), series.SaturateOptions{Manifest: r, Search: search, Criterion: crit,
@@ -339,10 +310,25 @@ continues with --resume DIR.`,
 	tf.registerHosts(fs)
 	sf.register(fs, "run")
 	cf.register(fs)
-	fs.IntVarP(&conns, "connections", "c", 0, "websocket connections (c), fixed during the search (default from the manifest: 1)")
-	fs.StringVar(&start, "start", "", "first rate per connection, e.g. 200, 400/s (default from the manifest: 200)")
+	sch.register(fs)
+	return cmd
+}
+
+// searchFlags are saturate's flags of the search: the connections it
+// keeps fixed and the search's parameters.
+type searchFlags struct {
+	conns int
+	start string
+	sc    saturation.SearchConfig
+	probe time.Duration
+}
+
+func (f *searchFlags) register(fs *pflag.FlagSet) {
+	sc := &f.sc
+	fs.IntVarP(&f.conns, "connections", "c", 0, "websocket connections (c), fixed during the search (default from the manifest: 1)")
+	fs.StringVar(&f.start, "start", "", "first rate per connection, e.g. 200, 400/s (default from the manifest: 200)")
 	fs.Float64Var(&sc.Growth, "growth", sc.Growth, "factor between growth probes")
-	fs.DurationVar(&probe, "probe-duration", 0, "duration of the growth probes; 0 makes every run full length (default a sixth of -T, at least 10s)")
+	fs.DurationVar(&f.probe, "probe-duration", 0, "duration of the growth probes; 0 makes every run full length (default a sixth of -T, at least 10s)")
 	fs.Float64Var(&sc.Resolution, "resolution", sc.Resolution, "stop when the saturation point is known to ± this fraction: (H − L)/(H + L) ≤ resolution")
 	fs.IntVar(&sc.MaxRuns, "max-runs", sc.MaxRuns, "the run budget: stop after this many runs")
 	fs.Float64Var(&sc.MinRate, "min-rate", sc.MinRate, "lowest rate per connection to try")
@@ -350,7 +336,20 @@ continues with --resume DIR.`,
 	fs.StringVar(&sc.Split, "split", sc.Split, `where the next run goes inside the bracket: "estimate" (from the failing run's committed rate and latency slope) or "midpoint" (plain bisection)`)
 	fs.Float64Var(&sc.Margin, "margin", sc.Margin, "with --split estimate, how far below a failing run's estimate the next run goes (fraction)")
 	fs.Float64Var(&sc.Quantum, "quantum", sc.Quantum, "rates are rounded to multiples of this, in tx/s")
-	return cmd
+}
+
+// search is the search the flags ask for on the resolved manifest r (its
+// defaults where a flag was not given: series.SearchFor).
+func (f *searchFlags) search(fs *pflag.FlagSet, r manifest.Resolved) (saturation.SearchConfig, error) {
+	search, given := f.sc, series.SearchGiven{Start: fs.Changed("start"), Probe: fs.Changed("probe-duration"), MinRate: fs.Changed("min-rate")}
+	if given.Start {
+		var err error
+		if search.Start, err = manifest.ParseRate(f.start); err != nil {
+			return search, exitcode.With(fmt.Errorf("--start: %w", err), exitcode.Usage)
+		}
+	}
+	search.ProbeDurationS = f.probe.Seconds()
+	return series.SearchFor(r, search, given)
 }
 
 // saturateResult prints the path and the outcome.
@@ -381,4 +380,34 @@ func parseSetFlag(s string) (results.SweepParam, error) {
 		p.Values = append(p.Values, x)
 	}
 	return p, nil
+}
+
+// sweepGrid reads the sweep's grid flags: --rates as rates, --set as the
+// settings swept; --connections and --repeat must be at least 1.
+func sweepGrid(conns []int, rates, sets []string, repeat int) ([]float64, []results.SweepParam, error) {
+	var rs []float64
+	for _, s := range rates {
+		r, err := manifest.ParseRate(s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--rates %q: %w", s, err)
+		}
+		rs = append(rs, r)
+	}
+	for _, c := range conns {
+		if c < 1 {
+			return nil, nil, fmt.Errorf("--connections: must be >= 1, got %d", c)
+		}
+	}
+	var params []results.SweepParam
+	for _, s := range sets {
+		p, err := parseSetFlag(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		params = append(params, p)
+	}
+	if repeat < 1 {
+		return nil, nil, fmt.Errorf("--repeat: must be >= 1, got %d", repeat)
+	}
+	return rs, params, nil
 }
