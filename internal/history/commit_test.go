@@ -92,8 +92,16 @@ func TestTrendByCommit(t *testing.T) {
 		t.Errorf("by time: %v", dirs)
 	}
 	for _, r := range got {
-		if filepath.Base(r.Dir) == "c1" && !r.CommitTime.Equal(day(0).Add(time.Hour)) {
-			t.Errorf("c1's commit time from the index: %v", r.CommitTime)
+		switch filepath.Base(r.Dir) {
+		case "c1":
+			if !r.CommitTime.Equal(day(0).Add(time.Hour)) || len(r.Sources) != 1 || r.Sources[0].Path != "/src/cometbft" ||
+				r.Sources[0].Commit != "aaa" || r.Sources[0].Line != "v0.40" {
+				t.Errorf("c1 from the index: commit time %v, sources %+v", r.CommitTime, r.Sources)
+			}
+		case "rel":
+			if r.Sources != nil || r.Commit != "" {
+				t.Errorf("the release run from the index: commit %q, sources %+v", r.Commit, r.Sources)
+			}
 		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 // rebuilds an index of an older schema from the directories it held and
 // refuses one of a newer schema: an index is never read by a cometlab
 // that does not know its layout.
-// Version 2 added runs.commit_id and runs.commit_time.
+// Version 2 added runs.commit_id, runs.commit_time and runs.sources.
 const SchemaVersion = 2
 
 // BusyTimeout is how long a writer waits for another writer (another
@@ -26,7 +26,8 @@ const SchemaVersion = 2
 const BusyTimeout = 30 * time.Second
 
 // schema is the index's layout at SchemaVersion. Times are Unix ns (0:
-// none); runs.series is SeriesKey.ID, runs.host_fp Host.Fingerprint.
+// none); runs.series is SeriesKey.ID, runs.host_fp Host.Fingerprint,
+// runs.sources run.json's sources as JSON ("" for none).
 const schema = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
@@ -43,6 +44,7 @@ CREATE TABLE runs (
   label TEXT NOT NULL DEFAULT '',
   commit_id TEXT NOT NULL DEFAULT '',
   commit_time INTEGER NOT NULL DEFAULT 0,
+  sources TEXT NOT NULL DEFAULT '',
   manifest TEXT NOT NULL DEFAULT '',
   app TEXT NOT NULL DEFAULT '',
   validators INTEGER NOT NULL DEFAULT 0,

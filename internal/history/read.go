@@ -163,6 +163,7 @@ func readRun(dir string) (Run, error) {
 		r.Label = r.Release
 	}
 	r.Commit, r.CommitTime = commitOf(rf.Sources)
+	r.Sources = rf.Sources
 	for _, n := range rf.Nodes {
 		switch n.Mode {
 		case "validator":

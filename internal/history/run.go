@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // Kinds of an indexed directory.
@@ -53,6 +55,11 @@ type Run struct {
 	// Both are empty for a release, a patched release and a series.
 	Commit     string    `json:"commit,omitempty"`
 	CommitTime time.Time `json:"commit_time,omitzero"`
+	// Sources are run.json's sources: the code built from a source tree
+	// or a patched release (path, commit, branch, describe, dirty and the
+	// diff's hash, the patches and their hashes, the line), nil for a
+	// release as served and for a series.
+	Sources []results.Source `json:"sources,omitempty"`
 	// Manifest is ManifestHash of the run's manifest.toml (of a series:
 	// of its first run's, its load left out); "" when there was none.
 	Manifest   string `json:"manifest_hash,omitempty"`

@@ -3,21 +3,25 @@ package history
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cometlab/cometlab/internal/results"
 )
 
 // runColumns are the columns of runs that hold a Run, in the order
 // runValues gives them and scanRun reads them.
-const runColumns = `dir, parent, kind, id, status, note, created, ended, release, label, commit_id, commit_time, manifest, app,
+const runColumns = `dir, parent, kind, id, status, note, created, ended, release, label, commit_id, commit_time, sources, manifest, app,
   validators, full_nodes, connections, rate, size, duration_s, load_detail,
   host_name, host_cores, host_cpu, host_mem, host_arch, host_fp, series`
 
 func runValues(r Run) []any {
 	return []any{r.Dir, r.Parent, r.Kind, r.ID, r.Status, r.Note, unixNs(r.Created), unixNs(r.Ended),
-		r.Release, r.Label, r.Commit, unixNs(r.CommitTime), r.Manifest, r.App, r.Validators, r.FullNodes,
+		r.Release, r.Label, r.Commit, unixNs(r.CommitTime), sourcesJSON(r.Sources), r.Manifest, r.App, r.Validators, r.FullNodes,
 		r.Load.Connections, r.Load.Rate, r.Load.Size, r.Load.DurationS, r.Load.Detail,
 		r.Host.Name, r.Host.Cores, r.Host.CPU, r.Host.MemBytes, r.Host.Arch, r.Host.Fingerprint(), r.Series().ID()}
 }
@@ -26,13 +30,30 @@ func runValues(r Run) []any {
 func scanRun(s interface{ Scan(...any) error }, rid *int64) (Run, error) {
 	var r Run
 	var created, ended, committed int64
-	var fp, series string
+	var fp, series, sources string
 	err := s.Scan(rid, &r.Dir, &r.Parent, &r.Kind, &r.ID, &r.Status, &r.Note, &created, &ended,
-		&r.Release, &r.Label, &r.Commit, &committed, &r.Manifest, &r.App, &r.Validators, &r.FullNodes,
+		&r.Release, &r.Label, &r.Commit, &committed, &sources, &r.Manifest, &r.App, &r.Validators, &r.FullNodes,
 		&r.Load.Connections, &r.Load.Rate, &r.Load.Size, &r.Load.DurationS, &r.Load.Detail,
 		&r.Host.Name, &r.Host.Cores, &r.Host.CPU, &r.Host.MemBytes, &r.Host.Arch, &fp, &series)
 	r.Created, r.Ended, r.CommitTime = fromUnixNs(created), fromUnixNs(ended), fromUnixNs(committed)
+	if err == nil && sources != "" {
+		if jerr := json.Unmarshal([]byte(sources), &r.Sources); jerr != nil {
+			return r, fmt.Errorf("runs.sources of %s: %w", r.Dir, jerr)
+		}
+	}
 	return r, err
+}
+
+// sourcesJSON is runs.sources: the sources as JSON, "" for none.
+func sourcesJSON(s []results.Source) string {
+	if len(s) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(s)
+	if err != nil { // plain strings, times and bools always encode
+		return ""
+	}
+	return string(b)
 }
 
 // unixNs is t in Unix ns, 0 for the zero time.
@@ -62,7 +83,7 @@ func putRuns(ctx context.Context, tx *sql.Tx, runs []Run) error {
 			return err
 		}
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (`+strings.Repeat("?, ", 27)+`?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (`+strings.Repeat("?, ", 28)+`?)`)
 	if err != nil {
 		return err
 	}
