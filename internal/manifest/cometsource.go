@@ -32,17 +32,11 @@ func (m *Manifest) sourceOf(ps *problems, prefix []string, tree string, patches 
 	}
 	src := &cometbft.Source{}
 	if tree != "" {
-		abs, err := filepath.Abs(tree)
-		if err != nil {
-			ps.add(key("cometbft_source"), "%v", err)
+		abs, v, ok := readTree(ps, key("cometbft_source"), tree)
+		if !ok {
 			return nil, version
 		}
-		info, err := cometbft.ReadTree(abs)
-		if err != nil { // named as written
-			ps.add(key("cometbft_source"), "%s", strings.ReplaceAll(err.Error(), abs, tree))
-			return nil, version
-		}
-		src.Tree, version = abs, info.Version
+		src.Tree, version = abs, v
 	} else {
 		src.Release = version
 	}
@@ -62,6 +56,25 @@ func (m *Manifest) sourceOf(ps *problems, prefix []string, tree string, patches 
 		src.Patches = append(src.Patches, abs)
 	}
 	return src, version
+}
+
+// readTree reads the CometBFT tree at path (relative to the working
+// directory) without building it: its absolute path and the release it
+// derives from (cometbft.ReadTree). A path that is not a CometBFT tree
+// whose line can be told is a problem at field, the path named as
+// written; ok is false then.
+func readTree(ps *problems, field []string, path string) (abs, version string, ok bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		ps.add(field, "%v", err)
+		return "", "", false
+	}
+	info, err := cometbft.ReadTree(abs)
+	if err != nil {
+		ps.add(field, "%s", strings.ReplaceAll(err.Error(), abs, path))
+		return "", "", false
+	}
+	return abs, info.Version, true
 }
 
 // resolveNodeSource sets node n's Source and Version from its own

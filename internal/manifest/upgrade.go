@@ -1,9 +1,6 @@
 package manifest
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/cometlab/cometlab/internal/cometbft"
 )
 
@@ -59,15 +56,9 @@ func upgradeTree(ps *problems, field func(string) []string, mp ManifestPerturb) 
 		ps.add(field("to_source"), "set to (a release) or to_source (a tree), not both")
 		return nil, ""
 	}
-	abs, err := filepath.Abs(mp.ToSource)
-	if err != nil {
-		ps.add(field("to_source"), "%v", err)
+	abs, version, ok := readTree(ps, field("to_source"), mp.ToSource)
+	if !ok {
 		return nil, ""
 	}
-	info, err := cometbft.ReadTree(abs)
-	if err != nil { // named as written
-		ps.add(field("to_source"), "%s", strings.ReplaceAll(err.Error(), abs, mp.ToSource))
-		return nil, ""
-	}
-	return &cometbft.Source{Tree: abs}, info.Version
+	return &cometbft.Source{Tree: abs}, version
 }
