@@ -18,7 +18,7 @@ import (
 // rebuilds an index of an older schema from the directories it held and
 // refuses one of a newer schema: an index is never read by a cometlab
 // that does not know its layout.
-// Version 2 added runs.commit_id, runs.commit_time and runs.sources.
+// Version 2 added runs.sources.
 const SchemaVersion = 2
 
 // BusyTimeout is how long a writer waits for another writer (another
@@ -42,8 +42,6 @@ CREATE TABLE runs (
   ended INTEGER NOT NULL DEFAULT 0,
   release TEXT NOT NULL DEFAULT '',
   label TEXT NOT NULL DEFAULT '',
-  commit_id TEXT NOT NULL DEFAULT '',
-  commit_time INTEGER NOT NULL DEFAULT 0,
   sources TEXT NOT NULL DEFAULT '',
   manifest TEXT NOT NULL DEFAULT '',
   app TEXT NOT NULL DEFAULT '',

@@ -49,7 +49,7 @@ type Run struct {
 	// Release.
 	Label string `json:"label,omitempty"`
 	// Commit is the git commit of the CometBFT source tree the run's nodes
-	// ran (run.json's sources, when every built node ran one tree), with
+	// ran (from Sources, when every built node ran one tree), with
 	// "+dirty.HASH" (the first 12 hex digits of its diff's SHA-256) when
 	// the tree had changes beyond it; CommitTime is its committer time.
 	// Both are empty for a release, a patched release and a series.

@@ -15,13 +15,13 @@ import (
 
 // runColumns are the columns of runs that hold a Run, in the order
 // runValues gives them and scanRun reads them.
-const runColumns = `dir, parent, kind, id, status, note, created, ended, release, label, commit_id, commit_time, sources, manifest, app,
+const runColumns = `dir, parent, kind, id, status, note, created, ended, release, label, sources, manifest, app,
   validators, full_nodes, connections, rate, size, duration_s, load_detail,
   host_name, host_cores, host_cpu, host_mem, host_arch, host_fp, series`
 
 func runValues(r Run) []any {
 	return []any{r.Dir, r.Parent, r.Kind, r.ID, r.Status, r.Note, unixNs(r.Created), unixNs(r.Ended),
-		r.Release, r.Label, r.Commit, unixNs(r.CommitTime), sourcesJSON(r.Sources), r.Manifest, r.App, r.Validators, r.FullNodes,
+		r.Release, r.Label, sourcesJSON(r.Sources), r.Manifest, r.App, r.Validators, r.FullNodes,
 		r.Load.Connections, r.Load.Rate, r.Load.Size, r.Load.DurationS, r.Load.Detail,
 		r.Host.Name, r.Host.Cores, r.Host.CPU, r.Host.MemBytes, r.Host.Arch, r.Host.Fingerprint(), r.Series().ID()}
 }
@@ -29,17 +29,18 @@ func runValues(r Run) []any {
 // scanRun reads a row of runColumns (after rid).
 func scanRun(s interface{ Scan(...any) error }, rid *int64) (Run, error) {
 	var r Run
-	var created, ended, committed int64
+	var created, ended int64
 	var fp, series, sources string
 	err := s.Scan(rid, &r.Dir, &r.Parent, &r.Kind, &r.ID, &r.Status, &r.Note, &created, &ended,
-		&r.Release, &r.Label, &r.Commit, &committed, &sources, &r.Manifest, &r.App, &r.Validators, &r.FullNodes,
+		&r.Release, &r.Label, &sources, &r.Manifest, &r.App, &r.Validators, &r.FullNodes,
 		&r.Load.Connections, &r.Load.Rate, &r.Load.Size, &r.Load.DurationS, &r.Load.Detail,
 		&r.Host.Name, &r.Host.Cores, &r.Host.CPU, &r.Host.MemBytes, &r.Host.Arch, &fp, &series)
-	r.Created, r.Ended, r.CommitTime = fromUnixNs(created), fromUnixNs(ended), fromUnixNs(committed)
+	r.Created, r.Ended = fromUnixNs(created), fromUnixNs(ended)
 	if err == nil && sources != "" {
 		if jerr := json.Unmarshal([]byte(sources), &r.Sources); jerr != nil {
 			return r, fmt.Errorf("runs.sources of %s: %w", r.Dir, jerr)
 		}
+		r.Commit, r.CommitTime = commitOf(r.Sources)
 	}
 	return r, err
 }
@@ -83,7 +84,7 @@ func putRuns(ctx context.Context, tx *sql.Tx, runs []Run) error {
 			return err
 		}
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (`+strings.Repeat("?, ", 28)+`?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (`+strings.Repeat("?, ", 26)+`?)`)
 	if err != nil {
 		return err
 	}
