@@ -168,19 +168,27 @@ const qaDeadline = 12 * time.Minute
 // watchQA is a context for a real-node QA test's qa.Run that ends at
 // qaDeadline, and a writer for its progress that keeps it in buf and
 // says each line in the test's log as it comes (so that a QA that hangs
-// in CI shows its last step there). stop, deferred, says whether the
-// deadline passed, with every goroutine's stack.
+// in CI shows its last step there). When the deadline passes, every
+// goroutine's stack is taken at that moment (where the QA was, not where
+// it ended after being interrupted); stop, called once qa.Run returns,
+// fails the test with them.
 func watchQA(t *testing.T, buf *bytes.Buffer) (ctx context.Context, out io.Writer, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), qaDeadline)
+	stacks := make(chan []byte, 1)
+	context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			b := make([]byte, 1<<20)
+			stacks <- b[:runtime.Stack(b, true)]
+		}
+	})
 	lw := &lineLog{t: t}
 	return ctx, io.MultiWriter(buf, lw), func() {
 		expired := errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()
 		lw.close()
 		if expired {
-			stacks := make([]byte, 1<<20)
-			t.Errorf("the QA ran past %v; the goroutines then:\n%s", qaDeadline, stacks[:runtime.Stack(stacks, true)])
+			t.Errorf("the QA ran past %v; the goroutines then:\n%s", qaDeadline, <-stacks)
 		}
 	}
 }
