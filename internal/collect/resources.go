@@ -67,7 +67,12 @@ type Resources struct {
 	// Otherwise that time is other work that yields the CPU to the
 	// testnet (a nice-19 build gets ~1.5 % of a core against a node), and
 	// is not a disturbance (busyTicks).
-	countNice bool
+	// acct is how host busy time is counted: countNice counts the host's
+	// time at a positive nice level as busy: only when cometlab (and so
+	// the nodes it starts) runs niced itself. Otherwise that time is other
+	// work that yields the CPU to the testnet (a nice-19 build gets ~1.5 %
+	// of a core against a node), and is not a disturbance (busyTicks).
+	acct accounting
 
 	mu    sync.Mutex
 	state []procState
@@ -106,7 +111,7 @@ func NewResources(procs []Proc, cfg ResourceConfig, w *results.Writer, logger *s
 	if cfg.ProcDir == "" {
 		cfg.ProcDir = "/proc"
 	}
-	r := &Resources{procs: procs, cfg: cfg, w: w, logger: logger, page: int64(os.Getpagesize()), countNice: ownNice() > 0}
+	r := &Resources{procs: procs, cfg: cfg, w: w, logger: logger, page: int64(os.Getpagesize()), acct: accounting{countNice: ownNice() > 0, irqInTasks: irqChargedToTasks()}}
 	for _, p := range procs {
 		r.state = append(r.state, procState{ResourceStats: ResourceStats{Node: p.Name}})
 	}
@@ -199,12 +204,12 @@ func (r *Resources) sampleHost(now time.Time, testnet, harness, load1 float64) {
 	prev := r.host
 	r.host = hostState{cpu: cs, at: now, have: true}
 	dt := now.Sub(prev.at).Seconds()
-	if !prev.have || dt <= 0 || cs.user < prev.cpu.user || cs.system < prev.cpu.system || cs.nice < prev.cpu.nice || cs.steal < prev.cpu.steal {
+	p, c := prev.cpu, cs
+	if !prev.have || dt <= 0 || c.user < p.user || c.system < p.system || c.nice < p.nice || c.idle < p.idle || c.irq < p.irq || c.steal < p.steal {
 		return
 	}
-	cores := func(ticks float64) float64 { return ticks / userHZ / dt }
-	row := results.HostSample{Time: now.UnixNano(), Cores: cs.cores, Busy: cores(busyTicks(prev.cpu, cs, r.countNice)),
-		Steal: cores(float64(cs.steal - prev.cpu.steal)), Testnet: testnet, Harness: harness, Load1: load1}
+	row := results.HostSample{Time: now.UnixNano(), Cores: cs.cores, Busy: busyCores(p, c, dt, r.acct),
+		Steal: float64(c.steal-p.steal) / userHZ / dt, Testnet: testnet, Harness: harness, Load1: load1}
 	if err := r.cfg.Host.Write(&row); err != nil {
 		r.logger.Debug("host sample not written", "err", err)
 	}

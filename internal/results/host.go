@@ -15,7 +15,7 @@ const HostFile = "host.csv"
 type HostSample struct {
 	Time  int64   // Unix ns, the end of the interval
 	Cores int     // CPUs of the host
-	Busy  float64 // user + system time of every CPU (not nice, unless cometlab runs niced; not idle, iowait, irq, softirq, steal)
+	Busy  float64 // every CPU's time not idle, in iowait or stolen, less niced work unless cometlab runs niced (and interrupts unless the kernel charges them to tasks)
 	Steal float64 // time the hypervisor gave the host's CPUs to others (0 on bare metal)
 	// Testnet is the CPU of the testnet's sampled processes (nodes and their
 	// apps), Harness cometlab's own.
