@@ -49,11 +49,14 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 
 // TestSourceTree runs the default testnet on a CometBFT source tree: v0.40.0's
 // module source, committed to a new git repository, with one log message
-// changed and not committed. Every transaction commits; each node's log
-// carries the changed message (the tree's code ran, not the release's);
-// run.json names the tree's commit, that it was dirty and the hash of
-// its diff; and a second build of the same tree is the cached one, while
-// another change builds anew.
+// changed and not committed, and with the capabilities the tree's line
+// (read from its source) has and a binary's lacks: libp2p, and ML-DSA-65
+// validator keys made by cometlab's keygen built in the tree. Every
+// transaction commits; each node's log carries the changed message (the
+// tree's code ran, not the release's) and says it uses libp2p; every
+// validator key and the genesis are ML-DSA-65; run.json names the tree's
+// commit, that it was dirty and the hash of its diff; and a second build
+// of the same tree is the cached one, while another change builds anew.
 func TestSourceTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a CometBFT tree and runs a real testnet on it")
@@ -76,7 +79,8 @@ func TestSourceTree(t *testing.T) {
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := loadManifest(t, "source.toml", "cometbft_source = \""+tree+"\"\n[load]\nrate = 100\nduration = \"8s\"\n")
+	m := loadManifest(t, "source.toml", "cometbft_source = \""+tree+"\"\nlibp2p = true\nkey_type = \""+cometbft.KeyMLDSA65+"\"\n"+
+		"log_level = \"p2p:info,state:info,*:error\"\n[load]\nrate = 100\nduration = \"8s\"\n")
 	if m.CometBFTVersion != "v0.40.0" || m.CometBFTSource == nil || m.CometBFTSource.Tree != tree {
 		t.Fatalf("resolved as %s, %+v", m.CometBFTVersion, m.CometBFTSource)
 	}
@@ -90,7 +94,11 @@ func TestSourceTree(t *testing.T) {
 		if !strings.Contains(string(log), changed) {
 			t.Errorf("%s's log lacks the tree's own message %q: the release ran, not the tree", n.Name, changed)
 		}
+		if !strings.Contains(string(log), "Using libp2p transport") {
+			t.Errorf("%s's log does not say it uses libp2p", n.Name)
+		}
 	}
+	checkKeyHomes(t, dir, cometbft.KeyMLDSA65)
 	run, err := results.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
