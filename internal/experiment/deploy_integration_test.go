@@ -33,6 +33,14 @@ func hostsManifest(t *testing.T) manifest.Manifest {
 	for i := 1; i <= 4; i++ {
 		text += fmt.Sprintf("[node.validator%02d]\nzone = %q\n", i, awsZones[i-1])
 	}
+	// validator04 runs v0.40.0 built from its module source with a patch
+	// (TestSourcePatchLibP2P's: one build for both): what a host is
+	// shipped is the build of its node's code, as a release's binary is.
+	patch, err := filepath.Abs("../../testdata/patches/v0.40.0-libp2p-noblock-close.diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text += fmt.Sprintf("cometbft_patches = [%q]\n", patch)
 	return manifestFile(t, "hosts.toml", text)
 }
 
@@ -104,13 +112,18 @@ func TestDeployHosts(t *testing.T) {
 		t.Skip("deploys a real testnet to namespace hosts")
 	}
 	nshoststest.Require(t)
-	f := experimenttest.Fetcher(t) // the node lock
+	bin := buildCometlab(t)
+	hm := hostsManifest(t)
+	rm, err := hm.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := experimenttest.FetcherFor(t, rm) // the patched build, then the node lock
 	n := nshoststest.New(t, 5)
 	n.DenyInbound(t) // locked-down hosts: deploy.yml must open the nodes' ports
 	dir := filepath.Join(t.TempDir(), "deployed")
 	var out bytes.Buffer
-	bin := buildCometlab(t)
-	onHosts, notes, err := experiment.LoadInventory(hostsManifest(t), hostsInventory(t, n), "")
+	onHosts, notes, err := experiment.LoadInventory(hm, hostsInventory(t, n), "")
 	if err != nil || len(notes) > 0 {
 		t.Fatalf("the inventory: %v (notes %q)", err, notes)
 	}
@@ -132,6 +145,7 @@ func TestDeployHosts(t *testing.T) {
 		}
 	})
 	checkFirewall(t, n, true)
+	checkPatchedHost(t, n.Hosts[3], rm.Nodes[3])
 	if !slices.Equal(st.LoadHosts, []string{names[4], names[3]}) || st.Roles[names[4]] != "load" ||
 		st.Roles[names[3]] != "load, validators" || st.Roles[names[0]] != "validators" {
 		t.Errorf("testnet.json: load hosts %v, roles %v", st.LoadHosts, st.Roles)
@@ -152,11 +166,11 @@ func TestDeployHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rm, err := m.Resolve()
+	lm, err := m.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := experiment.LoadOptions{Manifest: rm, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
+	opts := experiment.LoadOptions{Manifest: lm, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
 	tl.Apply(&opts)
 	// The loads' start lead: the default 15 s, or a quarter of the
 	// deploy's time on a slower machine. How long ansible-playbook takes
@@ -358,4 +372,29 @@ func interruptLoad(t *testing.T, opts experiment.LoadOptions, n *nshoststest.Net
 func hasRow(path string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && bytes.Count(b, []byte("\n")) >= 2
+}
+
+// checkPatchedHost checks that host h, validator04's, was shipped the
+// build of node's patched source (named by its code, not the release's
+// binary) and runs it.
+func checkPatchedHost(t *testing.T, h nshoststest.Host, node manifest.Node) {
+	t.Helper()
+	if node.Name != "validator04" || node.Source == nil || len(node.Source.Patches) != 1 {
+		t.Fatalf("%s resolved with source %+v, want v0.40.0 with the patch", node.Name, node.Source)
+	}
+	bins, err := filepath.Glob(filepath.Join(h.Workdir, "bin", "cometbft-*-src-*"))
+	if err != nil || len(bins) != 1 {
+		t.Fatalf("%s's bin holds %v (%v): want the patched source's build alone", h.Name, bins, err)
+	}
+	pid, err := os.ReadFile(filepath.Join(h.Workdir, "run", node.Name+".pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe, err := os.Readlink(filepath.Join("/proc", strings.TrimSpace(string(pid)), "exe")); err != nil || exe != bins[0] {
+		t.Errorf("%s runs %q (%v), want %s", node.Name, exe, err, bins[0])
+	}
+	others, _ := filepath.Glob(filepath.Join(h.Workdir, "..", "*", "bin", "cometbft-*-src-*"))
+	if len(others) != 1 {
+		t.Errorf("patched builds shipped: %v, want validator04's alone", others)
+	}
 }
