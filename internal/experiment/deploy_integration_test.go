@@ -36,11 +36,7 @@ func hostsManifest(t *testing.T) manifest.Manifest {
 	// validator04 runs v0.40.0 built from its module source with a patch
 	// (TestSourcePatchLibP2P's: one build for both): what a host is
 	// shipped is the build of its node's code, as a release's binary is.
-	patch, err := filepath.Abs("../../testdata/patches/v0.40.0-libp2p-noblock-close.diff")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text += fmt.Sprintf("cometbft_patches = [%q]\n", patch)
+	text += fmt.Sprintf("cometbft_patches = [%q]\n", libp2pPatch(t))
 	return manifestFile(t, "hosts.toml", text)
 }
 
@@ -113,17 +109,18 @@ func TestDeployHosts(t *testing.T) {
 	}
 	nshoststest.Require(t)
 	bin := buildCometlab(t)
-	hm := hostsManifest(t)
-	rm, err := hm.Resolve()
-	if err != nil {
+	// validator04's patched build before the node lock (the manifest on
+	// hosts resolves only with the inventory, made under the lock).
+	patched := loadManifest(t, "patched.toml", fmt.Sprintf("cometbft_patches = [%q]\n", libp2pPatch(t)))
+	if err := experiment.BuildPrograms(t.Context(), patched, experimenttest.BuildFetcher(t)); err != nil {
 		t.Fatal(err)
 	}
-	f := experimenttest.FetcherFor(t, rm) // the patched build, then the node lock
+	f := experimenttest.Fetcher(t) // the node lock
 	n := nshoststest.New(t, 5)
 	n.DenyInbound(t) // locked-down hosts: deploy.yml must open the nodes' ports
 	dir := filepath.Join(t.TempDir(), "deployed")
 	var out bytes.Buffer
-	onHosts, notes, err := experiment.LoadInventory(hm, hostsInventory(t, n), "")
+	onHosts, notes, err := experiment.LoadInventory(hostsManifest(t), hostsInventory(t, n), "")
 	if err != nil || len(notes) > 0 {
 		t.Fatalf("the inventory: %v (notes %q)", err, notes)
 	}
@@ -145,7 +142,7 @@ func TestDeployHosts(t *testing.T) {
 		}
 	})
 	checkFirewall(t, n, true)
-	checkPatchedHost(t, n.Hosts[3], rm.Nodes[3])
+	checkPatchedHost(t, n.Hosts[3], onHosts.Nodes[3])
 	if !slices.Equal(st.LoadHosts, []string{names[4], names[3]}) || st.Roles[names[4]] != "load" ||
 		st.Roles[names[3]] != "load, validators" || st.Roles[names[0]] != "validators" {
 		t.Errorf("testnet.json: load hosts %v, roles %v", st.LoadHosts, st.Roles)
@@ -397,4 +394,14 @@ func checkPatchedHost(t *testing.T, h nshoststest.Host, node manifest.Node) {
 	if len(others) != 1 {
 		t.Errorf("patched builds shipped: %v, want validator04's alone", others)
 	}
+}
+
+// libp2pPatch is the path of the libp2p patch on v0.40.0 (testdata).
+func libp2pPatch(t *testing.T) string {
+	t.Helper()
+	patch, err := filepath.Abs("../../testdata/patches/v0.40.0-libp2p-noblock-close.diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return patch
 }

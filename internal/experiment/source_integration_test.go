@@ -195,10 +195,7 @@ func TestSourcePatchLibP2P(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a patched release and runs a real libp2p testnet")
 	}
-	patch, err := filepath.Abs("../../testdata/patches/v0.40.0-libp2p-noblock-close.diff")
-	if err != nil {
-		t.Fatal(err)
-	}
+	patch := libp2pPatch(t)
 	m := loadManifest(t, "patched.toml", "cometbft_version = \"v0.40.0\"\ncometbft_patches = [\""+patch+"\"]\nlibp2p = true\n"+
 		"log_level = \"p2p:info,*:error\"\n[load]\nrate = 100\nduration = \"8s\"\n")
 	res, dir := runBuilt(t, m)
