@@ -107,12 +107,12 @@ func parseCPUStat(b []byte) (cpuStat, error) {
 // short by it (~0.1 core under the QA load). Read from the kernel's
 // configuration (/proc/config.gz, else /boot/config-RELEASE); true when
 // neither is there (the default of tick accounting).
-func irqChargedToTasks() bool {
-	cfg, err := kernelConfig()
-	if err != nil {
-		return true
-	}
-	return !bytes.Contains(cfg, []byte("\nCONFIG_IRQ_TIME_ACCOUNTING=y\n"))
+func irqChargedToTasks() bool { return irqCharged(kernelConfig()) }
+
+// irqCharged is irqChargedToTasks for the kernel configuration cfg, or
+// for none when err is set.
+func irqCharged(cfg []byte, err error) bool {
+	return err != nil || !bytes.Contains(cfg, []byte("\nCONFIG_IRQ_TIME_ACCOUNTING=y\n"))
 }
 
 // kernelConfig is the running kernel's build configuration, with a

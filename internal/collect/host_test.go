@@ -2,6 +2,7 @@ package collect
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -188,6 +189,26 @@ func TestBusyTicks(t *testing.T) {
 	} {
 		if got := busyTicks(zero, c.st, c.acct); got != c.want {
 			t.Errorf("%s: busyTicks = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestIRQCharged: interrupt time is in the tasks' time unless the kernel
+// accounts it apart (CONFIG_IRQ_TIME_ACCOUNTING=y); without a
+// configuration to read, tick accounting's default.
+func TestIRQCharged(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  string
+		err  error
+		want bool
+	}{
+		{"tick accounting", "\nCONFIG_TICK_CPU_ACCOUNTING=y\n# CONFIG_IRQ_TIME_ACCOUNTING is not set\nCONFIG_HAVE_IRQ_TIME_ACCOUNTING=y\n", nil, true},
+		{"irq time accounted apart", "\nCONFIG_TICK_CPU_ACCOUNTING=y\nCONFIG_IRQ_TIME_ACCOUNTING=y\n", nil, false},
+		{"no configuration", "", os.ErrNotExist, true},
+	} {
+		if got := irqCharged([]byte(c.cfg), c.err); got != c.want {
+			t.Errorf("%s: irqCharged = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
