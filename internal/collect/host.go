@@ -127,18 +127,11 @@ func kernelConfig() ([]byte, error) {
 		b, err := io.ReadAll(z)
 		return append([]byte{'\n'}, b...), err
 	}
-	var u syscall.Utsname
-	if err := syscall.Uname(&u); err != nil {
+	rel, err := os.ReadFile("/proc/sys/kernel/osrelease") // as run.json's host kernel is read
+	if err != nil {
 		return nil, err
 	}
-	rel := make([]byte, 0, len(u.Release))
-	for _, c := range u.Release {
-		if c == 0 {
-			break
-		}
-		rel = append(rel, byte(c))
-	}
-	b, err := os.ReadFile("/boot/config-" + string(rel))
+	b, err := os.ReadFile("/boot/config-" + string(bytes.TrimSpace(rel)))
 	return append([]byte{'\n'}, b...), err
 }
 

@@ -62,16 +62,12 @@ type Resources struct {
 	w      *results.Writer
 	logger *slog.Logger
 	page   int64
-	// countNice counts the host's time at a positive nice level as busy:
-	// only when cometlab (and so the nodes it starts) runs niced itself.
-	// Otherwise that time is other work that yields the CPU to the
-	// testnet (a nice-19 build gets ~1.5 % of a core against a node), and
-	// is not a disturbance (busyTicks).
 	// acct is how host busy time is counted: countNice counts the host's
 	// time at a positive nice level as busy: only when cometlab (and so
 	// the nodes it starts) runs niced itself. Otherwise that time is other
 	// work that yields the CPU to the testnet (a nice-19 build gets ~1.5 %
 	// of a core against a node), and is not a disturbance (busyTicks).
+	// irqInTasks is the kernel's (irqChargedToTasks).
 	acct accounting
 
 	mu    sync.Mutex

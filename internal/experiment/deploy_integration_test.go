@@ -163,11 +163,11 @@ func TestDeployHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lm, err := m.Resolve()
+	rm, err := m.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := experiment.LoadOptions{Manifest: lm, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
+	opts := experiment.LoadOptions{Manifest: rm, Dir: filepath.Join(t.TempDir(), "run"), Readback: true, Env: experiment.Env{Out: &out, Version: "test"}}
 	tl.Apply(&opts)
 	// The loads' start lead: the default 15 s, or a quarter of the
 	// deploy's time on a slower machine. How long ansible-playbook takes
