@@ -58,7 +58,7 @@ func AnalyzeInput(dir string) (Summary, Input, error) {
 // in order: sent, replies, transactions.
 func ReadStream(dir string) (Input, error) {
 	in, err := ReadFiles(dir, results.BlocksFile, results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile,
-		results.HostFile, results.MempoolFile, results.PrecommitFile, results.HashesFile, results.EvidenceFile, results.CommitCPUFile)
+		results.HostFile, results.MempoolFile, results.PrecommitFile, results.HashesFile, results.EvidenceFile, results.CommitCPUFile, results.TxResultsFile)
 	if err != nil {
 		return in, err
 	}
@@ -160,7 +160,7 @@ func ReadInput(dir string) (Input, error) {
 func InputFiles() []string {
 	return []string{results.SentFile, results.RepliesFile, results.TxsFile, results.BlocksFile,
 		results.AdoptionFile, results.MetricsFile, results.ResourceFile, results.EventsFile, results.HostFile, results.MempoolFile,
-		results.PrecommitFile, results.HashesFile, results.EvidenceFile, results.CommitCPUFile}
+		results.PrecommitFile, results.HashesFile, results.EvidenceFile, results.CommitCPUFile, results.TxResultsFile}
 }
 
 // ReadFiles reads run.json and the named files (of InputFiles) of the run
@@ -194,6 +194,7 @@ func ReadFiles(dir string, files ...string) (Input, error) {
 		results.HashesFile:    func() (err error) { in.Hashes, err = results.ReadHashes(dir); return },
 		results.EvidenceFile:  func() (err error) { in.Evidence, err = results.ReadEvidence(dir); return },
 		results.CommitCPUFile: func() (err error) { in.CommitCPU, err = results.ReadCommitCPU(dir); return },
+		results.TxResultsFile: func() (err error) { in.TxResults, err = results.ReadTxResults(dir); return },
 	}
 	// Read in InputFiles order, so that Missing is in that order.
 	var todo []string

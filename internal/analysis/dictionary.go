@@ -64,6 +64,7 @@ const (
 	UnitPeers  = "peers"
 	UnitNodes  = "nodes"
 	UnitFiles  = "files"
+	UnitGas    = "gas" // an SDK chain's gas units
 
 	UnitTPSPerMin = "tx/s per min" // change of a rate per minute of the load
 	UnitMSPerMin  = "ms per min"
@@ -80,7 +81,7 @@ const (
 // the model's value is the host's × k^e. A time (ms, s, ms/height) is
 // k times shorter in the model (e = −1), a rate (tx/s, blocks/s, MiB/h) k times
 // higher (+1), the change of a rate per minute k² times (+2), the change
-// of a latency per minute the same (−1 + 1). Counts, bytes, MiB, ratios
+// of a latency per minute the same (−1 + 1). Counts, bytes, MiB, gas, ratios
 // and rounds are the same (0). So is a share of CPU (%) and the load
 // average: they describe the host, which is what time scaling relieves,
 // and a model machine k times faster would be as busy.
@@ -110,7 +111,7 @@ func ModelValue(v float64, unit string, k float64) float64 {
 func Units() []string {
 	return []string{UnitTxs, UnitTPS, UnitRatio, UnitMS, UnitS, UnitBlocks, UnitBPS, UnitRounds,
 		UnitBytes, UnitMiB, UnitPct, UnitLoad, UnitPeers, UnitNodes, UnitFiles, UnitTPSPerMin, UnitMSPerMin, UnitEvents, UnitLines, UnitMSPerHeight,
-		UnitMiBPerHour}
+		UnitMiBPerHour, UnitGas}
 }
 
 // Metric is one entry of the metric dictionary: a figure cometlab reports,
@@ -216,7 +217,7 @@ func Dictionary() []Metric {
 		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
-	return slices.Concat(base, trendDictionary(), blockDictionary(), autopsyDictionary(), stageDictionary(), safetyDictionary(), scenarioDictionary(), mempoolDictionary(), syncDictionary(), resourceDictionary(), msgBytesDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary(), logDictionary())
+	return slices.Concat(base, appDictionary(), trendDictionary(), blockDictionary(), autopsyDictionary(), stageDictionary(), safetyDictionary(), scenarioDictionary(), mempoolDictionary(), syncDictionary(), resourceDictionary(), msgBytesDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary(), logDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

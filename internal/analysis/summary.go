@@ -40,6 +40,9 @@ type Input struct {
 	// CommitCPU holds the rows of commitcpu.csv, each local process's CPU
 	// time at each of its node's commits (nil for a run without one).
 	CommitCPU []results.CommitCPU
+	// TxResults holds the rows of tx_results.csv, the app's verdict on
+	// each committed transaction (nil for a run without one).
+	TxResults []results.TxResult
 	// Precommits holds the rows of precommits.csv (nil for a run without
 	// one).
 	Precommits []results.Precommit
@@ -101,6 +104,10 @@ type Summary struct {
 	// Lanes holds each mempool lane's transactions and latency, in the
 	// order of run.json load.lanes; absent for a load without lanes.
 	Lanes []LaneSummary `json:"lanes,omitempty"`
+
+	// AppVerdicts is what the app said of the run's committed
+	// transactions (tx_results.csv); absent for a run without that file.
+	AppVerdicts *AppVerdicts `json:"app_verdicts,omitempty"`
 
 	// Nodes holds the per-node figures (dictionary entries with PerNode
 	// set), keyed by node name, then by dictionary id.
@@ -213,6 +220,7 @@ func summarize(in Input) (Summary, []results.Stage) {
 	finishClients(agg, in.Run, acc.clients)
 	s.Clients = acc.clients
 	s.Lanes = laneSummaries(agg, in.Run)
+	appFigures(in, &s, b)
 	s.Safety = safety(in, b, acc.lostAcked, in.Hashes == nil)
 	accountingAnomalies(b)
 	clientAnomalies(b, s.Clients)

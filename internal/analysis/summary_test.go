@@ -253,12 +253,13 @@ func TestSummarizeSynthetic(t *testing.T) {
 	// (TestClientAccounting); the scenarios' for runs with absent
 	// validators or injected evidence (scenarios_test.go); the app
 	// mempool's and adaptive sync's for runs whose nodes ran them
-	// (TestSyncFigures); the bytes of
+	// (TestSyncFigures); the app verdicts' for runs with tx_results.csv
+	// (TestAppVerdicts); the bytes of
 	// a message type for the types some node sent (TestMsgBytesFigures;
 	// the synthetic nodes send BlockPart, Vote and Txs).
 	var ids []string
 	for _, m := range Dictionary() {
-		if m.Group == GroupEvents || m.ID == "knee_tps" || m.ID == "refused_txs" || IsScenarioMetric(m.ID) || IsSyncMetric(m.ID) || (IsMessageTypeMetric(m.ID) && !slices.Contains([]string{"block_part", "vote", "txs"}, strings.TrimPrefix(m.ID, "p2p_sent_bytes_per_tx_"))) {
+		if m.Group == GroupEvents || m.ID == "knee_tps" || m.ID == "refused_txs" || IsScenarioMetric(m.ID) || IsSyncMetric(m.ID) || IsAppMetric(m.ID) || (IsMessageTypeMetric(m.ID) && !slices.Contains([]string{"block_part", "vote", "txs"}, strings.TrimPrefix(m.ID, "p2p_sent_bytes_per_tx_"))) {
 			continue
 		}
 		ids = append(ids, m.ID)

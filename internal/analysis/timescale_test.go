@@ -18,7 +18,7 @@ func TestTimeScaleExponent(t *testing.T) {
 	want := map[string]int{
 		UnitMS: -1, UnitS: -1, UnitMSPerHeight: -1, UnitTPS: 1, UnitBPS: 1, UnitMiBPerHour: 1, UnitTPSPerMin: 2, UnitMSPerMin: 0,
 		UnitTxs: 0, UnitRatio: 0, UnitBlocks: 0, UnitRounds: 0, UnitBytes: 0, UnitMiB: 0, UnitPct: 0, UnitLoad: 0,
-		UnitPeers: 0, UnitNodes: 0, UnitFiles: 0, UnitEvents: 0, UnitLines: 0,
+		UnitPeers: 0, UnitNodes: 0, UnitFiles: 0, UnitEvents: 0, UnitLines: 0, UnitGas: 0,
 	}
 	for _, u := range Units() {
 		e, ok := want[u]

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -39,6 +40,10 @@ type WalkConfig struct {
 	// Evidence, if set, gets one evidence.csv row per piece of evidence
 	// and accused validator in the walked blocks.
 	Evidence *results.Writer
+	// Results, if set, gets one tx_results.csv row per txs row: the app's
+	// verdict on the transaction (code, codespace, gas), from
+	// /block_results of each block that holds one of the run's.
+	Results *results.Writer
 }
 
 // WalkStats counts what a walk saw.
@@ -48,8 +53,11 @@ type WalkStats struct {
 	RunTxs     int64 // this run's (duplicates included)
 	Duplicates int64
 	OtherTxs   int64 // not loadtime-style payloads, or another run's
-	Unnamed    int64 // absent precommits whose validator /validators did not name
-	Elapsed    time.Duration
+	// Failed counts the run's committed transactions whose result code
+	// was not 0 (with WalkConfig.Results; duplicates included).
+	Failed  int64
+	Unnamed int64 // absent precommits whose validator /validators did not name
+	Elapsed time.Duration
 }
 
 // HashedSend is the send a transaction hash was matched to.
@@ -93,6 +101,9 @@ type fetched struct {
 	blk rpc.Block
 	run []payload.Header // this run's payloads, in block order
 	idx []int            // their positions in the block
+	// res holds the app's result of each of run (WalkConfig.Results),
+	// nil until fetched.
+	res []rpc.TxResult
 }
 
 // Walk reads blocks From..To+1 from the node, decodes the run's payloads and
@@ -166,7 +177,9 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 		g.SetLimit(w.cfg.Workers)
 		for h := lo; h <= hi; h++ {
 			g.Go(func() error {
-				f, err := fetch(gctx, w.cfg, h)
+				// A block's results are stored once the next block is under
+				// way: to+1's are read when it is written (needResults).
+				f, err := fetch(gctx, w.cfg, h, h <= to)
 				batch[h-lo] = f
 				return err
 			})
@@ -177,7 +190,11 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 		for i := range batch {
 			cur := &batch[i]
 			if w.prev != nil {
+				if err := needResults(ctx, w.cfg, w.prev); err != nil {
+					return err
+				}
 				w.st.add(emit(w.prev, cur.blk.Time, cur.blk.LastRound, w.seen, w.txs, w.blocks, w.cfg.OnTx))
+				w.st.Failed += writeResults(w.cfg.Results, w.prev)
 				w.st.Unnamed += writeVotes(w.cfg, w.prev.blk, cur.blk.LastCommit)
 				writeEvidence(w.cfg.Evidence, &w.prev.blk)
 				if w.cfg.Progress != nil {
@@ -193,7 +210,7 @@ func (w *Walker) WalkTo(ctx context.Context, to int64) error {
 		w.next = hi + 1
 	}
 	errs := []error{w.txs.Flush(), w.blocks.Flush()}
-	for _, x := range []*results.Writer{w.cfg.Precommits, w.cfg.Evidence} {
+	for _, x := range []*results.Writer{w.cfg.Precommits, w.cfg.Evidence, w.cfg.Results} {
 		if x != nil {
 			errs = append(errs, x.Flush())
 		}
@@ -213,7 +230,64 @@ func writeEvidence(w *results.Writer, b *rpc.Block) {
 	}
 }
 
-func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
+// needResults fetches the results of b's run transactions when the walk
+// writes them and b was fetched without (the last block of a WalkTo).
+func needResults(ctx context.Context, cfg WalkConfig, b *fetched) error {
+	if cfg.Results == nil || len(b.run) == 0 || b.res != nil {
+		return nil
+	}
+	return b.results(ctx, cfg.Client)
+}
+
+// results fetches /block_results of b and keeps those of its run
+// transactions.
+func (b *fetched) results(ctx context.Context, c *rpc.Client) error {
+	all, err := c.BlockResults(ctx, b.blk.Height)
+	if err != nil {
+		return err
+	}
+	if len(all) != b.blk.TxCount {
+		return fmt.Errorf("block_results %d from %s: %d results for the block's %d transactions", b.blk.Height, c.Addr(), len(all), b.blk.TxCount)
+	}
+	b.res = make([]rpc.TxResult, len(b.idx))
+	for i, j := range b.idx {
+		b.res[i] = all[j]
+	}
+	return nil
+}
+
+// writeResults writes the results of b's run transactions to w (nothing
+// when w is nil) and returns how many failed.
+func writeResults(w *results.Writer, b *fetched) (failed int64) {
+	if w == nil {
+		return 0
+	}
+	for i, p := range b.run {
+		r := b.res[i]
+		row := results.TxResult{Conn: int(p.Connection), Seq: p.Seq, Height: b.blk.Height, Index: b.idx[i],
+			Code: r.Code, Codespace: r.Codespace, GasWanted: r.GasWanted, GasUsed: r.GasUsed}
+		if r.Code != 0 {
+			failed++
+			row.Log = cutLog(r.Log)
+		}
+		w.Write(&row)
+	}
+	return failed
+}
+
+// cutLog is log cut to results.MaxResultLog bytes, at a rune boundary.
+func cutLog(log string) string {
+	if len(log) <= results.MaxResultLog {
+		return log
+	}
+	n := results.MaxResultLog
+	for n > 0 && !utf8.RuneStart(log[n]) {
+		n--
+	}
+	return log[:n]
+}
+
+func fetch(ctx context.Context, cfg WalkConfig, h int64, withResults bool) (fetched, error) {
 	blk, err := cfg.Client.Block(ctx, h)
 	if err != nil {
 		return fetched{}, err
@@ -238,6 +312,11 @@ func fetch(ctx context.Context, cfg WalkConfig, h int64) (fetched, error) {
 		f.idx = append(f.idx, i)
 	}
 	f.blk.Txs = nil // decoded; the raw bytes are no longer needed
+	if cfg.Results != nil && withResults && len(f.run) > 0 {
+		if err := f.results(ctx, cfg.Client); err != nil {
+			return fetched{}, err
+		}
+	}
 	return f, nil
 }
 
@@ -274,6 +353,7 @@ func (s *WalkStats) add(o WalkStats) {
 	s.RunTxs += o.RunTxs
 	s.Duplicates += o.Duplicates
 	s.OtherTxs += o.OtherTxs
+	s.Failed += o.Failed
 	s.Unnamed += o.Unnamed
 }
 
@@ -282,6 +362,9 @@ func (s WalkStats) String() string {
 	u := ""
 	if s.Unnamed > 0 {
 		u = fmt.Sprintf(", %d absent precommits unnamed", s.Unnamed)
+	}
+	if s.Failed > 0 {
+		u += fmt.Sprintf(", %d of the run's failed in the app", s.Failed)
 	}
 	return fmt.Sprintf("%d blocks, %d txs (%d of this run, %d duplicates, %d other%s) in %s",
 		s.Blocks, s.Txs, s.RunTxs, s.Duplicates, s.OtherTxs, u, s.Elapsed.Round(time.Millisecond))

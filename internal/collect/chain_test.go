@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +31,11 @@ type fakeChain struct {
 	// array), and /validators serves vals.
 	votes func(h int64) string
 	vals  []string
+	// resultsFor, if set, serves /block_results: the result (JSON) of
+	// each transaction of a block, in its order.
+	resultsFor func(tx []byte) string
+	// served counts /block_results requests by height.
+	served map[int64]int
 }
 
 func (f *fakeChain) time(h int64) time.Time { return f.t0.Add(time.Duration(h) * time.Second) }
@@ -48,6 +55,18 @@ func (f *fakeChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var h int64
 	fmt.Sscan(req.Params.Height, &h)
+	if req.Method == "block_results" && f.resultsFor != nil && h >= 1 && h <= int64(len(f.blocks)) {
+		if f.served == nil {
+			f.served = map[int64]int{}
+		}
+		f.served[h]++
+		var rs []string
+		for _, tx := range f.blocks[h-1] {
+			rs = append(rs, f.resultsFor(tx))
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"height":"%d","txs_results":[%s]}}`, h, strings.Join(rs, ","))
+		return
+	}
 	if h < 1 || h > int64(len(f.blocks)) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":"height %d must be less than or equal to the current blockchain height %d"}}`, h, len(f.blocks))
 		return
@@ -199,6 +218,87 @@ func TestWalkByHash(t *testing.T) {
 	}
 	if _, err := HashIndex([]results.Sent{{Actual: 1, Hash: "XYZ"}}); err == nil || !strings.Contains(err.Error(), "not 64 hex digits") {
 		t.Errorf("bad hash: %v", err)
+	}
+}
+
+// TestWalkResults checks tx_results.csv against a chain whose app fails
+// some transactions: one row per run transaction with its own block's
+// result (not its neighbour's), failures counted and their logs kept; a
+// walk in steps reads the results of a step's last block when it writes
+// it, and a node whose results do not match its block is an error.
+func TestWalkResults(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	chain := &fakeChain{t0: t0, blocks: [][][]byte{
+		{[]byte("ok1"), []byte("other")},  // 1
+		{[]byte("other"), []byte("bad2")}, // 2
+		{[]byte("ok3")},                   // 3
+		{},                                // 4
+	}, resultsFor: func(tx []byte) string {
+		if bytes.HasPrefix(tx, []byte("bad")) {
+			return `{"code":5,"codespace":"sdk","gas_wanted":"100000","gas_used":"71234","log":"insufficient funds, spendable 1stake","events":[{"type":"tx"}]}`
+		}
+		return `{"code":0,"gas_wanted":"100000","gas_used":"` + fmt.Sprint(60000+len(tx)) + `","events":[]}`
+	}}
+	srv := httptest.NewServer(chain)
+	defer srv.Close()
+	var sent []results.Sent
+	for i, tx := range []string{"ok1", "bad2", "ok3"} {
+		sent = append(sent, results.Sent{Conn: i % 2, Seq: uint64(i / 2), Actual: t0.UnixNano(), Hash: hashOf(tx)})
+	}
+	ix, err := HashIndex(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	txw, bw := createWalkFiles(t, dir)
+	rw, err := results.Create(filepath.Join(dir, results.TxResultsFile), results.TxResultsHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWalker(WalkConfig{Client: rpc.New(srv.URL), From: 1, ByHash: ix, Results: rw}, txw, bw)
+	for _, to := range []int64{1, 3} { // height 2 is fetched by the first step, without its results
+		if err := w.WalkTo(context.Background(), to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rw.Close()
+	if st := w.Stats(); st.RunTxs != 3 || st.Failed != 1 {
+		t.Errorf("stats %+v, want 3 run txs, 1 failed", st)
+	}
+	got, err := results.ReadTxResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []results.TxResult{
+		{Conn: 0, Seq: 0, Height: 1, Index: 0, GasWanted: 100000, GasUsed: 60003},
+		{Conn: 1, Seq: 0, Height: 2, Index: 1, Code: 5, Codespace: "sdk", GasWanted: 100000, GasUsed: 71234, Log: "insufficient funds, spendable 1stake"},
+		{Conn: 0, Seq: 1, Height: 3, Index: 0, GasWanted: 100000, GasUsed: 60003},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tx_results\n got %+v\nwant %+v", got, want)
+	}
+	if chain.served[4] != 0 || chain.served[2] != 1 {
+		t.Errorf("block_results served %v: want height 2 once (when written), never 4 (no run tx, and not yet written)", chain.served)
+	}
+
+	// A node whose /block_results holds one result for height 1's two
+	// transactions.
+	short := &fakeChain{t0: t0, blocks: chain.blocks}
+	ssrv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"block_results"`) {
+			fmt.Fprint(rw, `{"jsonrpc":"2.0","id":1,"result":{"txs_results":[{"code":0}]}}`)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		short.ServeHTTP(rw, r)
+	}))
+	defer ssrv.Close()
+	txw, bw = createWalkFiles(t, t.TempDir())
+	rw2, _ := results.Create(filepath.Join(t.TempDir(), results.TxResultsFile), results.TxResultsHeader)
+	_, err = Walk(context.Background(), WalkConfig{Client: rpc.New(ssrv.URL), From: 1, To: 3, ByHash: ix, Results: rw2}, txw, bw)
+	if err == nil || !strings.Contains(err.Error(), "1 results for the block's 2 transactions") {
+		t.Errorf("results short of the block: %v", err)
 	}
 }
 

@@ -56,7 +56,7 @@ func (p *pipeline) newLiveReader() (*liveReader, error) {
 		}
 	}
 	var err error
-	if l.files, err = p.rd.createWalkFiles(); err != nil {
+	if l.files, err = p.rd.createWalkFiles(false); err != nil {
 		return nil, err
 	}
 	l.w = collect.NewWalker(l.files.config(p.rd, collect.WalkConfig{Client: l.reader, From: p.first, RunID: p.id, Workers: liveWorkers,

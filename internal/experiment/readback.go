@@ -52,9 +52,10 @@ func ReadBack(ctx context.Context, dir, endpoint string, out io.Writer) (Result,
 
 // walkChain reads heights first…last of the run's chain into the walk's
 // files (replacing them); hashed says the run sent the user's own
-// transactions, found by hash (sent.csv's).
+// transactions, found by hash (sent.csv's), whose verdicts the app gives
+// (tx_results.csv).
 func walkChain(ctx context.Context, rd *runDir, out *Printer, target *rpc.Client, id [16]byte, hashed bool, first, last int64) error {
-	files, err := rd.createWalkFiles()
+	files, err := rd.createWalkFiles(hashed)
 	if err != nil {
 		return err
 	}

@@ -103,24 +103,32 @@ func (r *runDir) validatorNames() map[string]string {
 }
 
 // walkFiles are the files a walk of the chain writes: txs.csv,
-// blocks.csv, precommits.csv and evidence.csv.
+// blocks.csv, precommits.csv and evidence.csv, and tx_results.csv when
+// it reads the app's verdicts.
 type walkFiles struct {
-	txs, blocks, votes, evidence *results.Writer
+	txs, blocks, votes, evidence, results *results.Writer
 }
 
-// createWalkFiles creates the walk's files (replacing them); when one
-// cannot be created, those created before it are closed.
-func (r *runDir) createWalkFiles() (*walkFiles, error) {
+// createWalkFiles creates the walk's files (replacing them), with
+// tx_results.csv when verdicts is set (a walk of the user's own or an SDK
+// chain's transactions); when one cannot be created, those created before
+// it are closed.
+func (r *runDir) createWalkFiles(verdicts bool) (*walkFiles, error) {
 	f := &walkFiles{}
-	for _, c := range []struct {
+	type file struct {
 		w            **results.Writer
 		name, header string
-	}{
+	}
+	files := []file{
 		{&f.txs, results.TxsFile, results.TxsHeader},
 		{&f.blocks, results.BlocksFile, results.BlocksHeader},
 		{&f.votes, results.PrecommitFile, results.PrecommitHeader},
 		{&f.evidence, results.EvidenceFile, results.EvidenceHeader},
-	} {
+	}
+	if verdicts {
+		files = append(files, file{&f.results, results.TxResultsFile, results.TxResultsHeader})
+	}
+	for _, c := range files {
 		w, err := results.Create(r.path(c.name), c.header)
 		if err != nil {
 			f.close()
@@ -134,14 +142,14 @@ func (r *runDir) createWalkFiles() (*walkFiles, error) {
 // config sets cfg's precommit and evidence writers and the validators'
 // names, for a walk into f.
 func (f *walkFiles) config(r *runDir, cfg collect.WalkConfig) collect.WalkConfig {
-	cfg.Precommits, cfg.Names, cfg.Evidence = f.votes, r.validatorNames(), f.evidence
+	cfg.Precommits, cfg.Names, cfg.Evidence, cfg.Results = f.votes, r.validatorNames(), f.evidence, f.results
 	return cfg
 }
 
 // close closes every file created (a no-op for one closed already).
 func (f *walkFiles) close() error {
 	var errs []error
-	for _, w := range []*results.Writer{f.txs, f.blocks, f.votes, f.evidence} {
+	for _, w := range []*results.Writer{f.txs, f.blocks, f.votes, f.evidence, f.results} {
 		if w != nil {
 			errs = append(errs, w.Close())
 		}

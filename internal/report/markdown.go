@@ -101,6 +101,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.scenarios(s, run)
 	md.clients(s, run)
 	md.lanes(s)
+	md.appVerdicts(s)
 	md.latency(s)
 	md.throughput(s)
 	md.events(s, in, run, pd.start, pd.end)

@@ -49,10 +49,11 @@ func TestSmallRun(t *testing.T) {
 		// knee_tps is for ramp runs (analysis/knee_test.go), refused_txs
 		// for runs through a sentinel (TestClientsSection), the scenarios'
 		// for runs that played them (analysis/scenarios_test.go), a
-		// message type's bytes for the types sent (analysis/msgbytes_test.go).
+		// message type's bytes for the types sent (analysis/msgbytes_test.go),
+		// the app's verdicts for runs with tx_results.csv (TestAppVerdictsSection).
 		if _, ok := s.Metrics[m.ID]; !ok && !analysis.IsTrendMetric(m.ID) && m.Group != analysis.GroupEvents && m.ID != "knee_tps" && m.ID != "refused_txs" &&
 			!analysis.IsMessageTypeMetric(m.ID) &&
-			!analysis.IsScenarioMetric(m.ID) && !analysis.IsSyncMetric(m.ID) { // TestPerturbedRun's; analysis's TestSyncFigures
+			!analysis.IsScenarioMetric(m.ID) && !analysis.IsSyncMetric(m.ID) && !analysis.IsAppMetric(m.ID) { // TestPerturbedRun's; analysis's TestSyncFigures
 
 			t.Errorf("the fixture does not exercise %s", m.ID)
 		}
