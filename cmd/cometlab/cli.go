@@ -340,7 +340,7 @@ func (f *testnetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.validators, "validators", 0, "number of validators (default from the manifest: 4)")
 	fs.StringVar(&f.version, "cometbft-version", "", "CometBFT release to run, built once and cached (see 'cometlab versions'; default "+cometbft.DefaultVersion+")")
 	fs.StringVar(&f.binary, "cometbft-binary", "", "use this cometbft binary instead of fetching a release")
-	fs.StringVar(&f.app, "app", "", `ABCI app: "kvstore" (built into cometbft) or "e2e" (CometBFT's e2e QA app of the same release; its settings with --set app.KEY=V in a sweep or an [app] table in the manifest) (default from the manifest: kvstore)`)
+	fs.StringVar(&f.app, "app", "", `ABCI app: "kvstore" (built into cometbft), "e2e" (CometBFT's e2e QA app of the same release) or "sdk" (cometlab's own Cosmos SDK chain, signed bank sends; docs/sdk.md); their settings with --set app.KEY=V in a sweep or an [app] table in the manifest (default from the manifest: kvstore)`)
 	fs.DurationVar(&f.startTimeout, "start-timeout", 90*time.Second, "how long every node has to advance two heights after start (× the time scale)")
 	fs.StringVar(&f.timeScale, "time-scale", "", "run the testnet k times slower than real time, k ≥ 1: every time constant of the nodes, the zones and the load ×k, every rate ÷k; "+
 		"figures are reported in model time (docs/timescale.md); \"auto\" (run only) chooses k from a short probe of the testnet on this host (default from the manifest: 1)")

@@ -162,7 +162,7 @@ func (e *Exposition) keepLine(line []byte) bool {
 		if i := bytes.IndexAny(rest, " \t"); i >= 0 {
 			rest = rest[:i]
 		}
-		return e.series.families[string(rest)]
+		return e.series.families[string(rest)] || e.series.prefixed(string(rest))
 	}
 	end := bytes.IndexAny(line, "{ \t")
 	if end < 0 {
@@ -171,6 +171,9 @@ func (e *Exposition) keepLine(line []byte) bool {
 	name := line[:end]
 	if e.series.families[string(name)] {
 		return true
+	}
+	if e.series.prefixed(string(name)) {
+		return !bytes.HasSuffix(name, []byte("_bucket"))
 	}
 	for _, suf := range [...]string{"_sum", "_count"} {
 		if base, ok := bytes.CutSuffix(name, []byte(suf)); ok && e.series.families[string(base)] {

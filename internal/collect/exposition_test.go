@@ -168,6 +168,7 @@ func TestExpositionCases(t *testing.T) {
 		name      string
 		namespace string
 		all       bool
+		prefixes  []string
 		in        string
 		want      []string // "name{labels} value", in output order
 		err       bool
@@ -198,11 +199,16 @@ func TestExpositionCases(t *testing.T) {
 		{name: "error in a dropped line is not seen", in: "other_metric five\ngo_goroutines 1\n", want: []string{"go_goroutines{} 1"}},
 		{name: "error with all", all: true, in: "other_metric five\n", err: true},
 		{name: "empty", in: ""},
+		{name: "an app's prefix: its counters, summaries' sums and counts, no buckets", prefixes: []string{"sdkchain_"}, in: "# TYPE sdkchain_end_blocker summary\n" +
+			"sdkchain_end_blocker{module=\"bank\",quantile=\"0.5\"} 0.02\nsdkchain_end_blocker_sum{module=\"bank\"} 1\nsdkchain_end_blocker_count{module=\"bank\"} 9\n" +
+			"# TYPE sdkchain_tx_count counter\nsdkchain_tx_count 40\nsdkchain_h_bucket{le=\"1\"} 2\nsdkchainx 1\nother_metric 3\n",
+			want: []string{"sdkchain_end_blocker_sum{module=bank} 1",
+				"sdkchain_end_blocker_count{module=bank} 9", "sdkchain_tx_count{} 40"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			_, err := NewExposition(NewSeries(tt.namespace, tt.all)).Parse([]byte(tt.in), "n", 1, func(m *results.Metric) {
+			_, err := NewExposition(NewSeries(tt.namespace, tt.all).WithPrefixes(tt.prefixes...)).Parse([]byte(tt.in), "n", 1, func(m *results.Metric) {
 				got = append(got, fmt.Sprintf("%s{%s} %v", m.Name, m.Labels, m.Value))
 			})
 			if (err != nil) != tt.err {

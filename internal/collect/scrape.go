@@ -29,6 +29,9 @@ type ScrapeConfig struct {
 	// All keeps every series (histogram buckets included) instead of the
 	// default set (see [NewSeries]).
 	All bool
+	// Prefixes keeps, besides the default set, every family whose name
+	// starts with one of them (see [Series.WithPrefixes]).
+	Prefixes []string
 	// Timeout bounds one scrape; 0 means the interval (at most 10 s).
 	Timeout time.Duration
 }
@@ -69,7 +72,7 @@ func NewScraper(targets []Target, cfg ScrapeConfig, w *results.Writer, logger *s
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = min(cfg.Interval, 10*time.Second)
 	}
-	s := &Scraper{targets: targets, cfg: cfg, series: NewSeries(cfg.Namespace, cfg.All), w: w, logger: logger,
+	s := &Scraper{targets: targets, cfg: cfg, series: NewSeries(cfg.Namespace, cfg.All).WithPrefixes(cfg.Prefixes...), w: w, logger: logger,
 		client: &http.Client{Transport: &http.Transport{
 			// One kept-alive connection per node; no gzip: on loopback
 			// compressing and inflating costs more than the bytes.

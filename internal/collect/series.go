@@ -84,6 +84,27 @@ type Series struct {
 	all      bool
 	families map[string]bool
 	list     []string // sorted
+	prefixes []string // families kept whole by the start of their name
+}
+
+// WithPrefixes returns s keeping, besides its families, every family whose
+// name starts with one of prefixes (an app's own metrics on the node's
+// endpoint, e.g. an SDK chain's telemetry, "sdkchain_"), histogram
+// buckets left out as for the others.
+func (s *Series) WithPrefixes(prefixes ...string) *Series {
+	c := *s
+	c.prefixes = append(slices.Clone(s.prefixes), prefixes...)
+	return &c
+}
+
+// prefixed reports whether name starts with one of s's prefixes.
+func (s *Series) prefixed(name string) bool {
+	for _, p := range s.prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // NewSeries returns the default selection for a CometBFT namespace ("" means
@@ -117,7 +138,7 @@ func (s *Series) All() bool { return s.all }
 func (s *Series) Families() []string { return slices.Clone(s.list) }
 
 // Keeps reports whether the family is kept.
-func (s *Series) Keeps(family string) bool { return s.all || s.families[family] }
+func (s *Series) Keeps(family string) bool { return s.all || s.families[family] || s.prefixed(family) }
 
 // keepsSample reports whether a sample line named name belongs to a kept
 // family: the family itself, or its _sum and _count series. _bucket series
@@ -125,6 +146,9 @@ func (s *Series) Keeps(family string) bool { return s.all || s.families[family] 
 func (s *Series) keepsSample(name string) bool {
 	if s.all || s.families[name] {
 		return true
+	}
+	if s.prefixed(name) {
+		return !strings.HasSuffix(name, "_bucket")
 	}
 	for _, suf := range [...]string{"_sum", "_count"} {
 		if base, ok := strings.CutSuffix(name, suf); ok && s.families[base] {
@@ -145,5 +169,9 @@ func (s *Series) PromQLNameRegexp() string {
 	for i, f := range s.list {
 		quoted[i] = regexp.QuoteMeta(f)
 	}
-	return "(" + strings.Join(quoted, "|") + ")(_sum|_count)?"
+	re := "(" + strings.Join(quoted, "|") + ")(_sum|_count)?"
+	for _, p := range s.prefixes {
+		re += "|" + regexp.QuoteMeta(p) + ".*"
+	}
+	return re
 }

@@ -25,6 +25,10 @@ const (
 	// AppExternal is the user's own ABCI app, a process started beside
 	// each node and reached at a loopback address (proxy_app).
 	AppExternal = "external"
+	// AppSDK is cometlab's own Cosmos SDK chain (sdkchain/): the chain's
+	// binary is the node, CometBFT in-process, its home made by its own
+	// init and its SDK genesis by its testnet command.
+	AppSDK = "sdk"
 )
 
 // AppConfigFile is the e2e app node's configuration file in a node's home.

@@ -217,8 +217,13 @@ const buildRecordFile = "build.json"
 // ReadBuildRecord reads the build.json of a version's cache directory (the
 // directory of the binary [Fetcher.Binary] returns); a binary cached by an
 // older cometlab has none (nil, nil).
-func ReadBuildRecord(dir string) (*BuildRecord, error) {
-	b, err := os.ReadFile(filepath.Join(dir, buildRecordFile))
+func ReadBuildRecord(dir string) (*BuildRecord, error) { return ReadProgramRecord(dir, NodeProgram) }
+
+// ReadProgramRecord reads the build record of program prog in its cache
+// directory dir (nil, nil when it has none).
+func ReadProgramRecord(dir string, prog Program) (*BuildRecord, error) {
+	path := filepath.Join(dir, prog.recordFile())
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -227,7 +232,7 @@ func ReadBuildRecord(dir string) (*BuildRecord, error) {
 	}
 	var r BuildRecord
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, buildRecordFile), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
 }

@@ -209,7 +209,7 @@ func peerHosts(spec Spec, n NodeSpec, homes []Home, i int) (peers, seeds []peerH
 // external app listens on the node's app port.
 func proxyApp(app string, h Home) string {
 	switch app {
-	case AppE2E:
+	case AppE2E, AppSDK: // the app runs in the node's process, which ignores proxy_app
 		return AppKVStore
 	case AppExternal:
 		return h.AppAddr()

@@ -132,6 +132,10 @@ type Spec struct {
 	// the nodes, before Relay is called: they are free until the nodes
 	// start, so a relay must not listen on one.
 	PortsReserved func(ports []int)
+	// SDKAccounts is the number of funded load accounts of an SDK
+	// chain's genesis (App = [AppSDK]), whose keys the chain derives from
+	// its seed, as its presign does.
+	SDKAccounts int
 	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
 	// keyed as the app names them; see [E2EAppKeyProblem].
 	AppConfig map[string]any
@@ -333,7 +337,39 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 			}
 		}
 	}
+	if spec.App == AppSDK {
+		if err := sdkGenesis(ctx, spec, homes); err != nil {
+			return nil, err
+		}
+	}
 	return homes, nil
+}
+
+// sdkGenesis turns the homes' CometBFT genesis into the SDK chain's:
+// `sdkchain testnet` (the nodes' own binary) writes the funded accounts,
+// one gentx per validator from its consensus key at its genesis power, and
+// app.toml into every home, keeping the chain id, time and consensus
+// parameters writeGenesis gave them and config.toml as writeConfig wrote
+// it.
+func sdkGenesis(ctx context.Context, spec Spec, homes []Home) error {
+	var vals, others []string
+	for i, n := range spec.Nodes {
+		if n.Mode == ModeValidator {
+			vals = append(vals, n.Name+"="+homes[i].Dir)
+		} else {
+			others = append(others, homes[i].Dir)
+		}
+	}
+	args := []string{"testnet", "--chain-id", spec.ChainID, "--accounts", strconv.Itoa(max(spec.SDKAccounts, 1)),
+		"--validators", strings.Join(vals, ",")}
+	if len(others) > 0 {
+		args = append(args, "--nodes", strings.Join(others, ","))
+	}
+	bin := spec.Nodes[0].Binary
+	if out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("the SDK chain's genesis: %s testnet: %v: %s", bin, err, tail(string(out), 10))
+	}
+	return nil
 }
 
 // copyTwinKeys gives each twin its validator's signing key

@@ -57,6 +57,9 @@ func checkLocal(m manifest.Resolved, mode netMode) error {
 		if m.Evidence > 0 {
 			errs = append(errs, errors.New("evidence needs a testnet of its own: committed evidence stays on the chain, and the kvstore lowers the accused validators' power"))
 		}
+		if m.App == cometbft.AppSDK {
+			errs = append(errs, errors.New("app = \"sdk\": each run signs its sends from the genesis's accounts at sequence 0, so it needs a chain of its own: leave --reuse-testnet out"))
+		}
 	case netUp:
 		if m.TimeScale != 1 || m.TimeScaleAuto {
 			errs = append(errs, errors.New("time_scale: `testnet up` runs no load, and a load that is not scaled with the nodes measures neither them nor the model: use `cometlab run` (or a sweep, saturate, ab)"))

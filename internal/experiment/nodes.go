@@ -62,6 +62,9 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		}
 		return built[prog][key].path, built[prog][key].src, nil
 	}
+	if m.App == cometbft.AppSDK {
+		return sdkSpec(ctx, m, f, spec)
+	}
 	for _, n := range m.Nodes {
 		v, bin := n.Version, m.CometBFTBinary
 		if v == "" && bin == "" {
@@ -117,6 +120,29 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 			spec.Upgrades = map[string]string{}
 		}
 		spec.Upgrades[p.UpgradeTarget()] = b
+	}
+	return spec, nil
+}
+
+// sdkSpec is testnetSpec for app = "sdk": every node runs cometlab's SDK
+// chain (CometBFT in-process, of the SDK line's release), built once from
+// the sdkchain/ directory, and the genesis funds the load's accounts.
+func sdkSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, spec cometbft.Spec) (cometbft.Spec, error) {
+	sdk := manifest.SDKOf(m.AppConfig)
+	src, err := cometbft.SDKChainSource()
+	if err != nil {
+		return spec, err
+	}
+	bin, rec, err := f.SDKChain(ctx, src, sdk.Version)
+	if err != nil {
+		return spec, err
+	}
+	spec.SDKAccounts = sdk.Accounts
+	for _, n := range m.Nodes {
+		cfg, _ := mempoolSettings(n, m.App)
+		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power, Version: manifest.SDKVersions[sdk.Version],
+			Binary: bin, Source: rec.Source, Config: nodeConfig(m, cfg), Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
+			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew})
 	}
 	return spec, nil
 }

@@ -162,6 +162,9 @@ func newNetPipeline(s runStart, rd *runDir, out *Printer, c Collect, ln *localNe
 	}
 	ns := metricsNamespace(m)
 	p.col.scrapeCfg.Namespace = ns
+	if m.App == cometbft.AppSDK {
+		p.col.scrapeCfg.Prefixes = []string{SDKMetricsPrefix} // the chain's telemetry, on the node's endpoint
+	}
 	p.col.resCfg = collect.ResourceConfig{Interval: c.ScrapeInterval, DataInterval: c.DataWalkInterval}
 	for _, n := range ln.tn.Nodes {
 		if c.Metrics != MetricsNone && c.Prometheus == "" { // else read from the server

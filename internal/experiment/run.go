@@ -149,13 +149,23 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	// The binaries first: a release that cannot be built (or fetched) is
 	// refused before a run directory exists.
-	spec, err := testnetSpec(ctx, m, opts.Fetcher, "cometlab-"+s.id.String()[:8])
+	chainID := "cometlab-" + s.id.String()[:8]
+	spec, err := testnetSpec(ctx, m, opts.Fetcher, chainID)
 	if err != nil {
 		return Result{}, err
 	}
 	rd, err := s.createOnTestnet(opts.Version, m)
 	if err != nil {
 		return Result{}, err
+	}
+	if m.App == cometbft.AppSDK { // the load: the chain's signed sends, signed for this chain
+		path := rd.path(SDKTxsFile)
+		if s.txs, err = presignSDK(ctx, spec, m, chainID, path, out); err != nil {
+			return finish(ctx, rd, out, err, nil)
+		}
+		m.Load.TxsFile = path
+		opts.Manifest = m
+		rd.set(func(r *results.Run) { r.Load.Txs = path })
 	}
 	if auto != nil {
 		rd.set(func(r *results.Run) { r.TimeScaleAuto = auto })

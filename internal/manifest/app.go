@@ -101,7 +101,7 @@ func (m *Manifest) setApp(key, v string) error {
 func (m *Manifest) resolveApp(ps *problems, nodes []Node, binary string) (string, map[string]any) {
 	kind, settings, ok := appOf(m.App)
 	if !ok {
-		ps.add(f("app"), "must be an app name (%q or %q) or an [app] table with kind", AppKVStore, AppE2E)
+		ps.add(f("app"), "must be an app name (%q, %q or %q) or an [app] table with kind", AppKVStore, AppE2E, AppSDK)
 		return "", nil
 	}
 	field := f("app")
@@ -116,9 +116,11 @@ func (m *Manifest) resolveApp(ps *problems, nodes []Node, binary string) (string
 		return kind, nil
 	case AppExternal:
 		return kind, resolveExternal(ps, settings)
+	case AppSDK:
+		return kind, resolveSDKApp(ps, settings, binary)
 	case AppE2E:
 	default:
-		ps.add(field, "unsupported app %q (supported: %q, %q, or an [app] table with command)", kind, AppKVStore, AppE2E)
+		ps.add(field, "unsupported app %q (supported: %q, %q, %q, or an [app] table with command)", kind, AppKVStore, AppE2E, AppSDK)
 		return "", nil
 	}
 	if binary != "" {

@@ -308,6 +308,7 @@ func (m *Manifest) Resolve() (Resolved, error) {
 	r.PBTSEnableHeight = m.resolvePBTS(ps, &r)
 	m.resolveMempool(ps, &r)
 	m.resolveLanes(ps, &r)
+	m.resolveSDK(ps, &r)
 	r.ValidatorUpdates = m.resolveValidatorUpdates(ps, &r)
 	r.Zones = m.resolveZones(ps, r.Nodes)
 	r.Sentinel = m.resolveSentinel(ps)

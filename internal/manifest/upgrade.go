@@ -33,6 +33,8 @@ func checkUpgrade(ps *problems, field func(string) []string, mp ManifestPerturb,
 		ps.add(field(key), "an upgrade starts from a release: the node runs cometbft_binary, whose release is unknown")
 	case app == AppE2E:
 		ps.add(field(key), "an upgrade swaps the cometbft binary; with app = %q the node runs the e2e app node of its release, which it does not swap", AppE2E)
+	case app == AppSDK:
+		ps.add(field(key), "an upgrade swaps the cometbft binary; with app = %q the node is the SDK chain's binary, CometBFT in-process, which it does not swap", AppSDK)
 	case src != nil && to == from: // a build of the node's own release: the code differs
 	default:
 		if err := cometbft.CheckUpgrade(from, to); err != nil {

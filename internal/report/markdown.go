@@ -370,8 +370,8 @@ func (m mdWriter) accounting(s analysis.Summary) {
 			groupDigits(sent), groupDigits(committed), groupDigits(s.Metrics["rejected_txs"]), groupDigits(s.Metrics["missing_txs"]))
 	}
 	var rows [][]string
-	for _, id := range []string{"sent_txs", "committed_txs", "refused_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "unanswered_txs", "late_sends"} {
-		if id == "refused_txs" && !through {
+	for _, id := range []string{"sent_txs", "committed_txs", "app_succeeded_txs", "app_failed_txs", "refused_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "unanswered_txs", "late_sends"} {
+		if _, ok := s.Metrics[id]; (id == "refused_txs" && !through) || (analysis.IsAppMetric(id) && !ok) {
 			continue
 		}
 		rows = append(rows, []string{metricFor(id).Title, metricValue(s, id)})

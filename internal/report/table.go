@@ -11,7 +11,7 @@ import (
 // tableIDs returns the ids Table shows, in order; "" separates blocks.
 func tableIDs() []string {
 	return []string{
-		"sent_txs", "committed_txs", "refused_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "",
+		"sent_txs", "committed_txs", "app_succeeded_txs", "app_failed_txs", "refused_txs", "rejected_txs", "missing_txs", "duplicate_txs", "unsent_txs", "",
 		"expected_txs", "throughput_ratio", "committed_tps", "tps_mean", "tps_stddev", "tps_max", "blocks_per_s_mean", "",
 		"block_latency_min_ms", "block_latency_mean_ms", "block_latency_p50_ms", "block_latency_p99_ms", "block_latency_max_ms",
 		"observed_latency_p50_ms", "observed_latency_p99_ms", "",
@@ -35,8 +35,8 @@ func Table(w io.Writer, s analysis.Summary) {
 			continue
 		}
 		m := metricFor(id)
-		if _, ok := s.Metrics[id]; !ok && id == "refused_txs" {
-			continue // only for runs through a sentinel
+		if _, ok := s.Metrics[id]; !ok && (id == "refused_txs" || analysis.IsAppMetric(id)) {
+			continue // only for runs through a sentinel, or with the app's verdicts
 		}
 		r := row{title: m.Title, value: "n/a"}
 		if v, ok := s.Metrics[id]; ok {

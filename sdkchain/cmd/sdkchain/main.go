@@ -26,6 +26,12 @@ import (
 )
 
 func main() {
+	// Plain log lines without colour codes, as CometBFT's own plain format
+	// has none (cometlab scans the nodes' logs for error lines); the SDK's
+	// --log_no_color, or SDKCHAIN_LOG_NO_COLOR=false, overrides it.
+	if _, set := os.LookupEnv("SDKCHAIN_LOG_NO_COLOR"); !set {
+		os.Setenv("SDKCHAIN_LOG_NO_COLOR", "true")
+	}
 	root, err := rootCmd()
 	if err == nil {
 		err = svrcmd.Execute(root, "SDKCHAIN", defaultHome())

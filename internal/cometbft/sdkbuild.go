@@ -1,0 +1,177 @@
+package cometbft
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// SDKChainModule is the module path of cometlab's own Cosmos SDK chain,
+// the sdkchain/ directory of cometlab's repository: a module of its own,
+// so that cometlab's carries none of the SDK's dependencies.
+const SDKChainModule = "github.com/cometlab/cometlab/sdkchain"
+
+// SDKChainSourceEnv names the environment variable that gives the
+// sdkchain/ directory when cometlab runs outside its repository.
+const SDKChainSourceEnv = "COMETLAB_SDKCHAIN_SOURCE"
+
+// sdkCacheDir is where SDK chain builds are cached, one directory per SDK
+// release and source hash.
+const sdkCacheDir = "sdk"
+
+// SDKChainProgram is the SDK chain's binary in its cache directory.
+var SDKChainProgram = Program{Name: "sdkchain", Pkg: "cmd/sdkchain"}
+
+// SDKChainSource returns the sdkchain/ directory: $COMETLAB_SDKCHAIN_SOURCE
+// when set, else the first sdkchain/ holding the chain's go.mod found
+// walking up from the working directory, then from cometlab's executable.
+func SDKChainSource() (string, error) {
+	if d := os.Getenv(SDKChainSourceEnv); d != "" {
+		if err := isSDKChain(d); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", SDKChainSourceEnv, d, err)
+		}
+		return filepath.Abs(d)
+	}
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, s := range starts {
+		for d := s; ; d = filepath.Dir(d) {
+			if isSDKChain(filepath.Join(d, "sdkchain")) == nil {
+				return filepath.Join(d, "sdkchain"), nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("app = %q builds cometlab's SDK chain from its source, the sdkchain/ directory of cometlab's repository: "+
+		"none found above the working directory or cometlab's binary; run cometlab inside its checkout or set %s", AppSDK, SDKChainSourceEnv)
+}
+
+// isSDKChain says why dir is not the SDK chain's module (nil when it is).
+func isSDKChain(dir string) error {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if mod, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			if strings.Trim(mod, `"`) == SDKChainModule {
+				return nil
+			}
+			return fmt.Errorf("%s/go.mod declares module %s, not %s", dir, mod, SDKChainModule)
+		}
+	}
+	return fmt.Errorf("%s/go.mod declares no module", dir)
+}
+
+// SDKChain returns the path of cometlab's SDK chain built for SDK release
+// sdkVersion from src (the sdkchain/ directory), and its build record;
+// the build is cached by release and the hash of src's files, so an
+// unchanged chain is built once (a cold build of the SDK's tree is about
+// 5 minutes of CPU; a warm one links in seconds). The chain's go.mod pins
+// the SDK (and the CometBFT it runs in-process); sdkVersion must be the
+// one it pins.
+func (f *Fetcher) SDKChain(ctx context.Context, src, sdkVersion string) (string, BuildRecord, error) {
+	var rec BuildRecord
+	if err := isSDKChain(src); err != nil {
+		return "", rec, err
+	}
+	pinned, err := requiredVersion(filepath.Join(src, "go.mod"), "github.com/cosmos/cosmos-sdk")
+	if err != nil {
+		return "", rec, err
+	}
+	if pinned != sdkVersion {
+		return "", rec, fmt.Errorf("the SDK chain of %s requires cosmos-sdk %s, not %s", src, pinned, sdkVersion)
+	}
+	files, err := listFiles(src)
+	if err != nil {
+		return "", rec, err
+	}
+	hash, err := hashFiles(src, files, []byte(sdkVersion))
+	if err != nil {
+		return "", rec, err
+	}
+	dir := filepath.Join(f.CacheDir, sdkCacheDir, sdkVersion+"-"+hash[:16])
+	bin := filepath.Join(dir, SDKChainProgram.Name)
+	if ok, _ := executable(bin); ok {
+		return bin, cachedRecord(dir, rec), nil
+	}
+	g, err := f.goTool()
+	if err != nil {
+		return "", rec, fmt.Errorf("build the SDK chain: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", rec, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", rec, err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", rec, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if ok, _ := executable(bin); ok { // built by someone else meanwhile
+		return bin, cachedRecord(dir, rec), nil
+	}
+	tmp, err := os.MkdirTemp(dir, ".build")
+	if err != nil {
+		return "", rec, err
+	}
+	defer os.RemoveAll(tmp)
+	start := time.Now()
+	f.say("building cometlab's SDK chain (Cosmos SDK %s) from %s; a first build of the SDK takes minutes", sdkVersion, src)
+	// The flags of `go build` in sdkchain/ (its real-node test's): the
+	// go build cache's packages are shared with it.
+	out := filepath.Join(tmp, SDKChainProgram.Name)
+	if _, stderr, err := g.run(ctx, src, "building the SDK chain", nil, "build", "-o", out, "./"+SDKChainProgram.Pkg); err != nil {
+		if ctx.Err() != nil {
+			return "", rec, fmt.Errorf("build the SDK chain: %w", ctx.Err())
+		}
+		return "", rec, fmt.Errorf("build the SDK chain from %s failed: %w; output:\n%s", src, err, tail(string(stderr), 20))
+	}
+	rec = BuildRecord{Version: sdkVersion, Method: MethodMainModule, Declares: SDKChainModule, GoVersion: g.env(ctx, "GOVERSION"),
+		Seconds: time.Since(start).Round(100 * time.Millisecond).Seconds(), Built: time.Now().UTC(),
+		Source: &SourceRecord{Path: src, Module: SDKChainModule, Version: sdkVersion, TreeHash: hash, Key: hash}}
+	f.say("built the SDK chain in %s", time.Since(start).Round(time.Second))
+	return bin, rec, install(rec, SDKChainProgram, out, dir)
+}
+
+// cachedRecord is the build record of the SDK chain cached in dir, or
+// rec when it has none that reads.
+func cachedRecord(dir string, rec BuildRecord) BuildRecord {
+	if r, err := ReadProgramRecord(dir, SDKChainProgram); err == nil && r != nil {
+		return *r
+	}
+	return rec
+}
+
+// requiredVersion returns the version go.mod at path requires of module.
+func requiredVersion(path, module string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(fs) >= 2 && fs[0] == module {
+			return fs[1], nil
+		}
+	}
+	return "", errors.New(path + " does not require " + module)
+}

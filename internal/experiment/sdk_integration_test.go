@@ -1,0 +1,104 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
+	"github.com/cometlab/cometlab/internal/manifest"
+	"github.com/cometlab/cometlab/internal/results"
+)
+
+// sdkManifest is a 2-validator testnet of cometlab's SDK chain with a
+// load of 2 connections × 20 tx/s × 4 s (160 signed sends) from 20
+// accounts; extra goes into its [app] table.
+const sdkManifest = `name = "sdk"
+validators = 2
+[app]
+kind = "sdk"
+accounts = 20
+%s
+[load]
+rate = 20
+duration = "4s"
+connections = 2
+`
+
+// TestSDKChain runs cometlab's own Cosmos SDK chain (app = "sdk") as a
+// user would: the chain built from sdkchain/, its genesis funding the
+// accounts, the load signed for the run's chain and sent open loop, and
+// every transaction accounted with the app's verdict. First a load the
+// chain takes whole: all 160 committed with code 0, gas used and
+// wanted, latency per transaction, the safety check run, the chain's
+// binary and its source in run.json, the SDK's own metrics scraped beside
+// CometBFT's. Then the same load sending more than each account holds:
+// every transaction is committed and fails in the app with the SDK's
+// insufficient funds (sdk 5), counted so and named in the report.
+func TestSDKChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real SDK chain")
+	}
+	ok := loadManifest(t, "sdk.toml", strings.Replace(sdkManifest, "%s", "", 1))
+	broke := loadManifest(t, "sdk-broke.toml", strings.Replace(sdkManifest, "%s", "amount = 2000000000000 # twice each account's balance", 1))
+	f := experimenttest.FetcherFor(t, ok) // builds the chain before the node lock
+	run := func(m manifest.Resolved) (experiment.Result, string) {
+		dir := filepath.Join(t.TempDir(), "run")
+		var out bytes.Buffer
+		res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir,
+			Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
+		t.Log(out.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, dir
+	}
+
+	res, dir := run(ok)
+	get := checkAccounted(t, res, 160)
+	if get("app_succeeded_txs") != 160 || get("app_failed_txs") != 0 {
+		t.Errorf("app verdicts %+v, want all 160 succeeded", res.Summary.AppVerdicts)
+	}
+	if v := res.Summary.AppVerdicts; v == nil || v.GasUsedMean < 20_000 || v.GasUsedMean > v.GasWantedMean || v.GasWantedMean != 100_000 {
+		t.Errorf("gas %+v: want some used, of 100,000 wanted", v)
+	}
+	rows, err := results.ReadTxResults(dir)
+	if err != nil || len(rows) != 160 {
+		t.Fatalf("tx_results.csv: %d rows (%v), want 160", len(rows), err)
+	}
+	if p50, ok := res.Summary.Metrics["block_latency_p50_ms"]; !ok || p50 <= 0 {
+		t.Errorf("block latency p50 %v", p50)
+	}
+	if s := res.Summary.Safety; s == nil || !s.Checked || s.Heights == 0 || s.Violations() != 0 {
+		t.Errorf("safety %+v", s)
+	}
+	if len(res.Run.Sources) != 1 || res.Run.Sources[0].Module != cometbft.SDKChainModule || len(res.Run.Sources[0].Nodes) != 2 {
+		t.Errorf("run.json sources %+v: want the SDK chain's, for both nodes", res.Run.Sources)
+	}
+	if len(res.Run.Binaries) != 1 || res.Run.Binaries[0].Main != cometbft.SDKChainModule+"/cmd/sdkchain" {
+		t.Errorf("run.json binaries %+v: want the SDK chain's", res.Run.Binaries)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, results.MetricsFile))
+	if err != nil || !bytes.Contains(b, []byte(",sdkchain_")) || !bytes.Contains(b, []byte(",cometbft_consensus_height,")) {
+		t.Errorf("metrics.csv (%v): want the SDK's telemetry (sdkchain_*) beside CometBFT's", err)
+	}
+
+	res, dir = run(broke)
+	get = checkAccounted(t, res, 160)
+	if get("app_succeeded_txs") != 0 || get("app_failed_txs") != 160 {
+		t.Errorf("app verdicts %+v, want all 160 failed", res.Summary.AppVerdicts)
+	}
+	v := res.Summary.AppVerdicts
+	if v == nil || len(v.Codes) != 1 || v.Codes[0].Codespace != "sdk" || v.Codes[0].Code != 5 || v.Codes[0].Name != "insufficient funds" {
+		t.Fatalf("failures %+v: want all sdk 5, insufficient funds", v)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil || !bytes.Contains(md, []byte("**160 failed in the app**")) || !bytes.Contains(md, []byte("| sdk | 5 | insufficient funds | 160 |")) {
+		t.Errorf("report.md (%v) does not name the failures", err)
+	}
+}

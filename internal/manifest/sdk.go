@@ -1,0 +1,160 @@
+package manifest
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cometlab/cometlab/internal/cometbft"
+)
+
+// AppSDK is cometlab's own Cosmos SDK chain (sdkchain/): the node is the
+// chain's binary, CometBFT in-process, and the load is signed bank sends
+// from the genesis's funded accounts. Its settings go in an [app] table
+// with kind = "sdk" (see SDK).
+const AppSDK = cometbft.AppSDK
+
+// SDKVersions maps each Cosmos SDK release cometlab's chain is built for
+// to the CometBFT release its go.mod requires (the node's CometBFT).
+var SDKVersions = map[string]string{"v0.55.0": "v0.40.0"}
+
+// DefaultSDKVersion is the SDK release of app = "sdk" without a version.
+const DefaultSDKVersion = "v0.55.0"
+
+// SDK is the resolved settings of app = "sdk" (Resolved.AppConfig keys).
+type SDK struct {
+	// Version is the Cosmos SDK release (sdk_version), a key of
+	// SDKVersions.
+	Version string
+	// Accounts is the number of funded load accounts in the genesis that
+	// the load signs from (accounts): each belongs to one connection.
+	Accounts int
+	// Amount is the stake each send moves (amount), Fee its fee in stake
+	// (fee; 0 for none), Gas its gas limit (gas).
+	Amount, Fee int64
+	Gas         int64
+	// Unordered signs unordered transactions (unordered; SDK v0.53 and
+	// later): no sequence, a unique timeout timestamp each.
+	Unordered bool
+}
+
+// The [app] keys of app = "sdk", with their defaults.
+var sdkDefaults = map[string]any{"sdk_version": DefaultSDKVersion, "accounts": int64(1000), "amount": int64(1), "fee": int64(0),
+	"gas": int64(100_000), "unordered": false}
+
+// UnorderedTTL is how long an unordered load's transactions stay valid
+// after they are signed (just before the testnet starts): the chain
+// refuses a timeout more than 10 minutes past its block time.
+const UnorderedTTL = 9 * time.Minute
+
+// SDKOf returns the SDK settings of a resolved app = "sdk"'s AppConfig.
+func SDKOf(cfg map[string]any) SDK {
+	get := func(k string) any {
+		if v, ok := cfg[k]; ok {
+			return v
+		}
+		return sdkDefaults[k]
+	}
+	s := SDK{Version: get("sdk_version").(string), Accounts: int(get("accounts").(int64)), Amount: get("amount").(int64),
+		Fee: get("fee").(int64), Gas: get("gas").(int64), Unordered: get("unordered").(bool)}
+	return s
+}
+
+// resolveSDKApp checks app = "sdk"'s settings and returns them with
+// their defaults.
+func resolveSDKApp(ps *problems, settings map[string]any, binary string) map[string]any {
+	out := maps.Clone(sdkDefaults)
+	for _, k := range sortedKeys(settings) {
+		v := settings[k]
+		def, known := sdkDefaults[k]
+		if !known {
+			ps.add(f("app", k), "unknown key for app = %q (it takes: %s)", AppSDK, strings.Join(slices.Sorted(maps.Keys(sdkDefaults)), ", "))
+			continue
+		}
+		switch def.(type) {
+		case int64:
+			n, ok := v.(int64)
+			if !ok || n < 0 || (n == 0 && k != "fee") {
+				ps.add(f("app", k), "must be a positive integer%s, got %v", map[bool]string{true: " or 0"}[k == "fee"], v)
+				continue
+			}
+		case bool:
+			if _, ok := v.(bool); !ok {
+				ps.add(f("app", k), "must be true or false, got %v", v)
+				continue
+			}
+		case string:
+			s, _ := v.(string)
+			if _, ok := SDKVersions[s]; !ok {
+				ps.add(f("app", k), "cometlab's SDK chain is built for %s, got %v", strings.Join(slices.Sorted(maps.Keys(SDKVersions)), ", "), v)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	if binary != "" {
+		ps.add(f("cometbft_binary"), "with app = %q the node is the SDK chain's binary, CometBFT in-process: no cometbft_binary", AppSDK)
+	}
+	return out
+}
+
+// resolveSDK checks what an SDK chain's testnet cannot do (the rest of
+// the manifest resolved): every node runs the CometBFT of the SDK line,
+// in-process (no other release, tree or patch, no upgrade), with ed25519
+// keys (the gentxs are ed25519 validators), on local nodes; the load is
+// the chain's signed sends (no --txs file, no clients, lanes or
+// app-side mempool), with an account per connection at least.
+func (m *Manifest) resolveSDK(ps *problems, r *Resolved) {
+	if r.App != AppSDK {
+		return
+	}
+	s := SDKOf(r.AppConfig)
+	want := SDKVersions[s.Version]
+	var trees, others []string
+	asked := ""
+	for _, n := range r.Nodes {
+		switch {
+		case n.Source != nil:
+			trees = append(trees, n.Name)
+		case n.Version != "" && n.Version != want:
+			others, asked = append(others, n.Name), n.Version
+		}
+		if n.Mempool == cometbft.MempoolApp {
+			ps.add(f("node", n.Name, "mempool"), "cometlab's SDK chain keeps its app-side mempool off (CometBFT's mempool orders the transactions)")
+		}
+	}
+	if len(trees) > 0 {
+		ps.add(f("cometbft_source"), "with app = %q the node is the SDK chain's binary, CometBFT %s in-process: no source tree or patches (%s)", AppSDK, want, strings.Join(trees, ", "))
+	}
+	if len(others) > 0 {
+		ps.add(f("cometbft_version"), "SDK %s is built with CometBFT %s, and %s ask for %s: set cometbft_version = %q (or leave it out)", s.Version, want, strings.Join(others, ", "), asked, want)
+	}
+	if r.KeyType != "" && r.KeyType != cometbft.KeyEd25519 {
+		ps.add(f("key_type"), "cometlab's SDK chain makes its validators from ed25519 consensus keys, got %q", r.KeyType)
+	}
+	for _, n := range r.Nodes {
+		if n.ClockSkew != 0 {
+			ps.add(f("node", n.Name, "clock_skew"), "a skewed clock needs a node built with CometBFT's clock_skew tag, and cometlab's SDK chain is not")
+		}
+	}
+	if r.TimeScaleAuto {
+		ps.add(f("time_scale"), "\"auto\" probes the host with loadtime payloads, which an SDK chain refuses: give a number")
+	}
+	if len(m.Hosts) > 0 {
+		ps.add(f("host"), "an SDK chain runs on local nodes only for now: [host.*] testnets run the kvstore or the e2e app")
+	}
+	l := r.Load
+	if l.TxsFile != "" {
+		ps.add(f("load", "txs"), "with app = %q the load is the chain's signed bank sends, which cometlab signs for the run", AppSDK)
+	}
+	if len(l.Clients) > 0 {
+		ps.add(f("load", "client"), "with app = %q the load is one client's signed sends: no [[load.client]]", AppSDK)
+	}
+	if l.Connections > s.Accounts {
+		ps.add(f("app", "accounts"), "%d accounts for %d connections: each connection signs from accounts of its own, so give at least one per connection", s.Accounts, l.Connections)
+	}
+	if s.Unordered && l.Duration > UnorderedTTL-time.Minute {
+		ps.add(f("app", "unordered"), "unordered transactions expire %s after they are signed (the chain takes at most 10 minutes): a load of %s outlives them", UnorderedTTL, l.Duration)
+	}
+}
