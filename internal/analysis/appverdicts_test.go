@@ -53,3 +53,44 @@ func TestAppVerdicts(t *testing.T) {
 		t.Errorf("every transaction succeeded, yet anomalies %q", s.Anomalies)
 	}
 }
+
+// TestAppTimeFigures checks the app's times against the synthetic nodes'
+// known answers (resultstest: Commit 4 ms a height, CheckTx 0.2 ms a
+// transaction) and its share of the interval against its definition; a
+// run whose nodes report no ABCI timing (before v0.38) has none of them.
+func TestAppTimeFigures(t *testing.T) {
+	s := Summarize(synthetic(4, 2000, 10, true))
+	m := s.Metrics
+	near := func(id string, want float64) {
+		t.Helper()
+		if got, ok := m[id]; !ok || got < want*0.999 || got > want*1.001 {
+			t.Errorf("%s = %v (%v), want %v", id, got, ok, want)
+		}
+	}
+	near("app_commit_mean_ms", 4)
+	near("check_tx_mean_ms", 0.2)
+	near("app_share_of_interval", (m["block_processing_time_mean_ms"]+4)/(m["block_interval_mean_s"]*1000))
+	for n, fs := range s.Nodes {
+		if v := fs["app_commit_mean_ms"]; v < 3.99 || v > 4.01 {
+			t.Errorf("node %s: Commit time %v, want 4 ms", n, v)
+		}
+	}
+	if len(s.Nodes) == 0 {
+		t.Error("no per-node figures")
+	}
+	in := synthetic(4, 2000, 10, true)
+	var rows []results.Metric
+	for _, x := range in.Metrics.All() {
+		if x.Short != abciTiming+"_sum" && x.Short != abciTiming+"_count" {
+			for j, at := range x.T {
+				rows = append(rows, results.Metric{Time: at, Node: x.Node, Name: x.Name, Labels: x.Labels, Value: x.V[j]})
+			}
+		}
+	}
+	in.Metrics = NewSeriesSet(rows)
+	for _, id := range []string{"app_commit_mean_ms", "check_tx_mean_ms", "app_share_of_interval"} {
+		if v, ok := Summarize(in).Metrics[id]; ok {
+			t.Errorf("%s = %v without ABCI timing", id, v)
+		}
+	}
+}

@@ -217,7 +217,7 @@ func Dictionary() []Metric {
 		{ID: "rounds_max", Source: "blocks.csv", Title: "Rounds max", Unit: UnitRounds, Better: LowerIsBetter, Group: GroupBlocks,
 			Definition: "Highest consensus round at which a block of the run was committed (0 = every block in the first round)."},
 	}
-	return slices.Concat(base, appDictionary(), trendDictionary(), blockDictionary(), autopsyDictionary(), stageDictionary(), safetyDictionary(), scenarioDictionary(), mempoolDictionary(), syncDictionary(), resourceDictionary(), msgBytesDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary(), logDictionary())
+	return slices.Concat(base, appDictionary(), appTimeDictionary(), trendDictionary(), blockDictionary(), autopsyDictionary(), stageDictionary(), safetyDictionary(), scenarioDictionary(), mempoolDictionary(), syncDictionary(), resourceDictionary(), msgBytesDictionary(), hostDictionary(), adoptionDictionary(), eventDictionary(), logDictionary())
 }
 
 // Lookup returns the dictionary entry for id.

@@ -40,6 +40,7 @@ func keptSeries() []string {
 		"consensus_step_duration_seconds_sum", "consensus_step_duration_seconds_count",
 		"consensus_round_duration_seconds_sum", "consensus_round_duration_seconds_count",
 		"state_block_processing_time_sum", "state_block_processing_time_count",
+		"abci_connection_method_timing_seconds_sum", "abci_connection_method_timing_seconds_count",
 		"state_block_store_base_height",
 		"state_store_access_duration_seconds_sum", "state_store_access_duration_seconds_count",
 		"store_block_store_access_duration_seconds_sum", "store_block_store_access_duration_seconds_count",

@@ -102,6 +102,7 @@ func Write(dir string, s analysis.Summary, opts Options) error {
 	md.clients(s, run)
 	md.lanes(s)
 	md.appVerdicts(s)
+	md.consensusOrApp(s)
 	md.latency(s)
 	md.throughput(s)
 	md.events(s, in, run, pd.start, pd.end)

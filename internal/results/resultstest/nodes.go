@@ -337,6 +337,11 @@ func (n *Nodes) emitNode(emit func(int64, string, string, string, float64) error
 		{ns + "_consensus_round_duration_seconds_count", chain, s.roundCount},
 		{ns + "_state_block_processing_time_sum", chain, s.procSum},
 		{ns + "_state_block_processing_time_count", chain, float64(s.committed)},
+		// The app's Commit, 4 ms a height, and CheckTx, 0.2 ms a transaction.
+		{ns + "_abci_connection_method_timing_seconds_sum", chain + ";method=commit;type=sync", 0.004 * float64(s.committed)},
+		{ns + "_abci_connection_method_timing_seconds_count", chain + ";method=commit;type=sync", float64(s.committed)},
+		{ns + "_abci_connection_method_timing_seconds_sum", chain + ";method=check_tx;type=sync", 0.0002 * s.totalTxs},
+		{ns + "_abci_connection_method_timing_seconds_count", chain + ";method=check_tx;type=sync", s.totalTxs},
 		{ns + "_mempool_size", chain, s.mempool},
 		{ns + "_mempool_size_bytes", chain, s.mempool * float64(n.TxSize)},
 		{ns + "_mempool_failed_txs", chain, 0},
