@@ -24,6 +24,7 @@ func WriteSaturate(dir string, rec saturation.SearchRecord, opts Options) error 
 	var b bytes.Buffer
 	md := mdWriter{w: &b}
 	md.saturateHeader(rec)
+	md.saturationBound(dir, rec)
 	md.saturateExperiment(rec)
 	md.searchMethod(rec.Search)
 	md.criterion(rec.Criterion, "A run that failed (an error, not a verdict) counts as a failure at its rate.")
@@ -82,6 +83,15 @@ func (m mdWriter) saturateHeader(rec saturation.SearchRecord) {
 	m.f("%s. %d runs, wall time %s.\n\n", upperFirst(o.Summary), len(rec.Steps), searchWall(rec))
 }
 
+// txsLine is the search's transactions: the load's size and pacing, or
+// an SDK chain's signed sends (whose size is the chain's, not the load's).
+func txsLine(t results.TestnetInfo) string {
+	if t.App == "sdk" {
+		return fmt.Sprintf("signed bank sends (MsgSend, about 300 B), %s pacing", t.Pacing)
+	}
+	return fmt.Sprintf("%d B, %s pacing", t.TxSize, t.Pacing)
+}
+
 func fmtRateTPS(v float64) string {
 	return strconv.FormatFloat(float64(int64(v*10+0.5))/10, 'f', -1, 64)
 }
@@ -116,7 +126,7 @@ func (m mdWriter) saturateExperiment(rec saturation.SearchRecord) {
 		{"testnet", fmt.Sprintf("%s: %d validators, %d nodes", rec.Testnet.Name, rec.Testnet.Validators, rec.Testnet.Nodes)},
 		{"CometBFT", rec.Testnet.CometBFTVersion},
 		{"app", rec.Testnet.App},
-		{"transactions", fmt.Sprintf("%d B, %s pacing", rec.Testnet.TxSize, rec.Testnet.Pacing)},
+		{"transactions", txsLine(rec.Testnet)},
 		{"connections (c)", strconv.Itoa(rec.Connections)},
 		{"between runs", mode},
 		{"host", fmt.Sprintf("%s, %d CPUs, %s", rec.Host.Hostname, rec.Host.CPUs, rec.Host.OS+"/"+rec.Host.Arch)},
