@@ -55,21 +55,27 @@ func TestCountFigures(t *testing.T) {
 	}{
 		{
 			// A t test over runs gives p = 0 here (s = 0): "significant".
-			// Pooled, 0 of 120 heights against 6 of 120: p = 2·½⁶.
+			// Pooled, 0 of 120 heights against 6 of 120: the exact test's
+			// p = 2·½⁶ = 0.031, but 3 alike runs a side do not show the
+			// counts are Poisson (φ̂ = 0 is as often chance): at φ = 1
+			// referred to t with 4 degrees of freedom, p = 0.0705, beyond
+			// the threshold and undecided (issue 48: the v0.40.0 report's
+			// rotation REGRESSION on "slow heights 0 → 2", which a
+			// reviewer overturns, came from zero variance).
 			name: "slow heights 0,0,0 v 2,2,2 alone",
 			base: map[string][]float64{"slow_heights": {0, 0, 0}, "blocks": h},
 			cand: map[string][]float64{"slow_heights": {2, 2, 2}, "blocks": h},
-			id:   "slow_heights", wantP: 2 * math.Pow(0.5, 6), verdict: Worse, qa: QARegression,
+			id:   "slow_heights", wantP: 1 - math.Sqrt(6)*12/math.Pow(10, 1.5), verdict: NoChange, qa: QABeyondNotSignificant,
 		},
 		{
 			// Beside two more figures, Holm's correction triples the
-			// smallest p: 0.094, not significant — undecided.
+			// smallest p: 0.21, not significant — undecided.
 			name: "slow heights 0,0,0 v 2,2,2 in a family of three",
 			base: map[string][]float64{"slow_heights": {0, 0, 0}, "blocks_multi_round": {0, 0, 0}, "blocks": h,
 				"block_latency_p50_ms": {1000, 1010, 990}},
 			cand: map[string][]float64{"slow_heights": {2, 2, 2}, "blocks_multi_round": {1, 1, 1}, "blocks": h,
 				"block_latency_p50_ms": {1000, 1011, 991}},
-			id: "slow_heights", wantP: 3 * 2 * math.Pow(0.5, 6), verdict: NoChange, qa: QABeyondNotSignificant,
+			id: "slow_heights", wantP: 3 * (1 - math.Sqrt(6)*12/math.Pow(10, 1.5)), verdict: NoChange, qa: QABeyondNotSignificant,
 		},
 		{
 			// The partition test's rejected transactions: bursty (a full
