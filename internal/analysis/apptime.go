@@ -59,13 +59,13 @@ func appTimeFigures(set *SeriesSet, b *builder, nodes []string) {
 func appTimeDictionary() []Metric {
 	return []Metric{
 		{ID: "app_commit_mean_ms", Title: "App Commit time", Unit: UnitMS, Better: LowerIsBetter, Group: GroupBlocks, PerNode: true,
-			Source: "metrics.csv: cometbft_abci_connection_method_timing_seconds_sum, _count (method=commit)",
+			Source:     "metrics.csv: cometbft_abci_connection_method_timing_seconds_sum, _count (method=commit)",
 			Definition: "Mean time of the app's Commit (its store's write), over the nodes' calls: consensus waits for it at every height."},
 		{ID: "check_tx_mean_ms", Title: "CheckTx time", Unit: UnitMS, Better: LowerIsBetter, Group: GroupMempool,
-			Source: "metrics.csv: cometbft_abci_connection_method_timing_seconds_sum, _count (method=check_tx)",
+			Source:     "metrics.csv: cometbft_abci_connection_method_timing_seconds_sum, _count (method=check_tx)",
 			Definition: "Mean time of the app's CheckTx, over the nodes' calls (every node checks every transaction it receives): on the mempool's connection, beside consensus, so it costs CPU rather than height time."},
 		{ID: "app_share_of_interval", Title: "App's share of the block interval", Unit: UnitRatio, Better: Neutral, Group: GroupBlocks,
-			Source: "metrics.csv: block processing and Commit timing; blocks.csv",
+			Source:     "metrics.csv: block processing and Commit timing; blocks.csv",
 			Definition: "(block_processing_time_mean_ms + app_commit_mean_ms) ÷ block_interval_mean_s: the share of each height the chain waited for the app (FinalizeBlock, then Commit); the rest is consensus (proposal, votes, gossip, timeout_commit). The report calls the app the bound when it is 0.5 or more."},
 	}
 }

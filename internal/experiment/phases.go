@@ -340,7 +340,7 @@ func (p *pipeline) generator(ctx context.Context, logs sendLogs) (loadRunner, *r
 	cfg := load.Config{
 		Endpoint: p.chain.endpoint, Connections: w.Connections, Rate: w.Rate, Size: w.Size,
 		Duration: w.Duration, Pacing: w.Pacing, LateThreshold: w.LateThreshold, RunID: p.id,
-		Shape: w.Shape, Source: p.send.source, Header: p.send.header, ConnOffset: p.send.connOffset, Lanes: w.Lanes,
+		Shape: w.Shape, Source: p.send.source, Header: p.send.header, ConnOffset: p.send.connOffset, Lanes: w.Lanes, Sync: w.Sync,
 	}
 	switch {
 	case p.send.loadHosts != nil:

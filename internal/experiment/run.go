@@ -348,6 +348,9 @@ func workloadRecord(w manifest.Workload, appLanes map[string]int64) results.Load
 		l.Shape, l.ShapeDetail, l.Expected = w.ShapeName(), w.Spec().String(), w.ExpectedTxs()
 	}
 	l.Txs = w.TxsFile
+	if w.Sync {
+		l.Broadcast = "sync"
+	}
 	for i, c := range w.Clients {
 		l.Clients = append(l.Clients, results.Client{Name: c.Name, Key: c.Key, Connections: c.Connections,
 			Rate: c.Rate, FirstConn: w.FirstConn(i)})

@@ -40,13 +40,16 @@ connections = 2
 // CometBFT's. Then the same load, unordered (no sequences: a timeout
 // each), sending more than each account holds: every transaction passes
 // CheckTx, is committed and fails in the app with the SDK's insufficient
-// funds (sdk 5), counted so and named in the report.
+// funds (sdk 5), counted so and named in the report. Last a gas limit
+// the ante handler refuses: every send rejected by CheckTx, the reason in
+// its reply (broadcast_tx_sync), none committed or missing.
 func TestSDKChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real SDK chain")
 	}
 	ok := loadManifest(t, "sdk.toml", strings.Replace(sdkManifest, "%s", "", 1))
 	broke := loadManifest(t, "sdk-broke.toml", strings.Replace(sdkManifest, "%s", "amount = 2000000000000 # twice each account's balance\nunordered = true", 1))
+	starved := loadManifest(t, "sdk-starved.toml", strings.Replace(sdkManifest, "%s", "gas = 1000 # below what the ante handler charges for the bytes alone", 1))
 	f := experimenttest.FetcherFor(t, ok) // builds the chain before the node lock
 	run := func(m manifest.Resolved) (experiment.Result, string) {
 		dir := filepath.Join(t.TempDir(), "run")
@@ -78,6 +81,9 @@ func TestSDKChain(t *testing.T) {
 	if s := res.Summary.Safety; s == nil || !s.Checked || s.Heights == 0 || s.Violations() != 0 {
 		t.Errorf("safety %+v", s)
 	}
+	if res.Run.Load.Broadcast != "sync" || res.Summary.Metrics["rejected_txs"] != 0 {
+		t.Errorf("run.json load.broadcast %q, %v rejected: want sync replies, none refused", res.Run.Load.Broadcast, res.Summary.Metrics["rejected_txs"])
+	}
 	if len(res.Run.Sources) != 1 || res.Run.Sources[0].Module != cometbft.SDKChainModule || len(res.Run.Sources[0].Nodes) != 2 {
 		t.Errorf("run.json sources %+v: want the SDK chain's, for both nodes", res.Run.Sources)
 	}
@@ -101,5 +107,22 @@ func TestSDKChain(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
 	if err != nil || !bytes.Contains(md, []byte("**160 failed in the app**")) || !bytes.Contains(md, []byte("| sdk | 5 | insufficient funds | 160 |")) {
 		t.Errorf("report.md (%v) does not name the failures", err)
+	}
+
+	// A gas limit below the ante handler's charge for the transaction's
+	// bytes: CheckTx refuses every send, and each reply (broadcast_tx_sync)
+	// says why: rejected, out of gas, none committed, none missing.
+	res, _ = run(starved)
+	m := res.Summary.Metrics
+	if m["rejected_txs"] != 160 || m["committed_txs"] != 0 || m["missing_txs"] != 0 {
+		t.Errorf("starved: rejected %v, committed %v, missing %v; want all 160 rejected", m["rejected_txs"], m["committed_txs"], m["missing_txs"])
+	}
+	if len(res.Summary.Rejected) != 1 {
+		t.Fatalf("rejections by reason %v: want one, out of gas", res.Summary.Rejected)
+	}
+	for reason, n := range res.Summary.Rejected {
+		if n != 160 || !strings.Contains(reason, "out of gas") {
+			t.Errorf("rejected %d for %q, want 160 out of gas", n, reason)
+		}
 	}
 }

@@ -78,6 +78,7 @@ func newConn(g *Generator, k int, p Pacer, phase time.Duration, gen TxGen) *conn
 		g: g, k: k, pacer: p, gen: gen,
 		window: g.cfg.Duration + phase + max(DropGrace, g.cfg.LateThreshold),
 		msg:    make([]byte, 0, requestLen(g.cfg.Size)),
+		req:    requestBuilder{sync: g.cfg.Sync},
 		// Sized for a full batch, which is flushed before it grows past.
 		pending: make([]pendingSend, 0, batchBytes/g.cfg.Size+2),
 	}

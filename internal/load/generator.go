@@ -94,6 +94,13 @@ type Config struct {
 	// CheckTx); none for the mempool's default lane. Only with loadtime
 	// payloads (Source nil), of a size that holds the longest lane id.
 	Lanes []payload.LaneWeight
+	// Sync sends with broadcast_tx_sync, whose reply is CheckTx's verdict
+	// (its code and log: a refusal is rejected, with its reason); the
+	// default, broadcast_tx_async, answers before CheckTx's result. For an
+	// app in the node's process both wait for CheckTx in CometBFT's
+	// handler (the local ABCI client is synchronous), so Sync changes no
+	// timing there.
+	Sync bool
 }
 
 // Validate returns every problem with c at once, each naming its field.

@@ -11,9 +11,13 @@ import (
 // The JSON-RPC request of one broadcast, around the seq and the base64 tx:
 //
 //	{"jsonrpc":"2.0","id":<seq>,"method":"broadcast_tx_async","params":{"tx":"<base64>"}}
+//
+// or with broadcast_tx_sync (Config.Sync), whose reply carries CheckTx's
+// code and log.
 const (
 	requestHead = `{"jsonrpc":"2.0","id":`
 	requestMid  = `,"method":"broadcast_tx_async","params":{"tx":"`
+	syncMid     = `,"method":"broadcast_tx_sync","params":{"tx":"`
 	requestTail = `"}}`
 )
 
@@ -46,13 +50,18 @@ const b64Block = 48
 type requestBuilder struct {
 	prev []byte // the previous tx
 	enc  []byte // base64 of prev
+	sync bool   // broadcast_tx_sync rather than broadcast_tx_async
 }
 
 // append appends the request for tx with id seq to b.
 func (rb *requestBuilder) append(b []byte, seq uint64, tx []byte) []byte {
 	b = append(b, requestHead...)
 	b = strconv.AppendUint(b, seq, 10)
-	b = append(b, requestMid...)
+	if rb.sync {
+		b = append(b, syncMid...)
+	} else {
+		b = append(b, requestMid...)
+	}
 	b = append(b, rb.encode(tx)...)
 	return append(b, requestTail...)
 }

@@ -242,3 +242,17 @@ func FuzzRequestBuilder(f *testing.F) {
 		}
 	})
 }
+
+// TestSyncRequest: a sync builder writes broadcast_tx_sync around the
+// same id and transaction as the async one.
+func TestSyncRequest(t *testing.T) {
+	tx := []byte("a transaction")
+	async := (&requestBuilder{}).append(nil, 7, tx)
+	sync := (&requestBuilder{sync: true}).append(nil, 7, tx)
+	if want := bytes.Replace(async, []byte("broadcast_tx_async"), []byte("broadcast_tx_sync"), 1); !bytes.Equal(sync, want) || bytes.Equal(sync, async) {
+		t.Errorf("sync request %s, want %s", sync, want)
+	}
+	if len(sync) > requestLen(len(tx)) {
+		t.Errorf("sync request of %d bytes, longer than requestLen's %d", len(sync), requestLen(len(tx)))
+	}
+}

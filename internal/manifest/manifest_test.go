@@ -106,7 +106,7 @@ var goodManifests = map[string]Resolved{
 		AppConfig: map[string]any{"sdk_version": "v0.55.0", "accounts": int64(200), "amount": int64(1), "fee": int64(10), "gas": int64(100000), "unordered": false},
 		Config:    map[string]any{},
 		Nodes:     validators(4, "v0.40.0"),
-		Load:      defaultLoad,
+		Load:      func() Workload { l := defaultLoad; l.Sync = true; return l }(), // every CheckTx verdict in the replies
 	},
 	"binary.good.toml": {
 		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",

@@ -198,6 +198,11 @@ type Workload struct {
 	// TxsFile is the absolute path of the user's own transactions; ""
 	// for loadtime payloads.
 	TxsFile string
+	// Sync sends with broadcast_tx_sync, so that every reply is CheckTx's
+	// verdict (app = "sdk" sets it: a wrong sequence is a rejection with
+	// its reason, not a transaction gone missing); broadcast_tx_async
+	// otherwise.
+	Sync bool
 	// Clients are the [[load.client]] tables, in manifest order; none
 	// for a single client. With clients, Connections is their sum and
 	// Rate the mean per connection (see [Workload.Client]).

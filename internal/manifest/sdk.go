@@ -110,6 +110,7 @@ func (m *Manifest) resolveSDK(ps *problems, r *Resolved) {
 		return
 	}
 	s := SDKOf(r.AppConfig)
+	r.Load.Sync = true // every CheckTx refusal named with its reason
 	want := SDKVersions[s.Version]
 	var trees, others []string
 	asked := ""

@@ -21,6 +21,9 @@ type Load struct {
 	// line; see load.ParseTxs), matched on the chain by hash; "" for
 	// loadtime payloads.
 	Txs string `json:"txs,omitempty"`
+	// Broadcast is "sync" when the load sent with broadcast_tx_sync (its
+	// replies are CheckTx's verdicts); "" for broadcast_tx_async.
+	Broadcast string `json:"broadcast,omitempty"`
 	// Expected is the number of sends a shaped load's schedule holds; 0 for
 	// a constant rate, whose count is c·r·duration.
 	Expected int64 `json:"expected_txs,omitempty"`
