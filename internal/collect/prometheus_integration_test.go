@@ -206,14 +206,20 @@ func compareReports(t *testing.T, ctx context.Context, runDir, embedded, promURL
 	if edgeBorn > 0 {
 		report = t.Logf
 	}
-	for k := range sums[0].Metrics {
-		if _, ok := sums[1].Metrics[k]; !ok {
-			report("figure %s only in the report from the embedded scraper", k)
-		}
-	}
-	for k := range sums[1].Metrics {
-		if _, ok := sums[0].Metrics[k]; !ok {
-			report("figure %s only in the report from Prometheus", k)
+	for i, side := range []string{"the embedded scraper", "Prometheus"} {
+		for k, v := range sums[i].Metrics {
+			if _, ok := sums[1-i].Metrics[k]; ok {
+				continue
+			}
+			// A message type a node sent a handful of times, the first of
+			// them in the window's last scrape interval (a late VoteSetBits):
+			// one side saw its counter rise inside the window, the other
+			// only at its edge. Below a byte per transaction it is that.
+			if analysis.IsMessageTypeMetric(k) && v < 1 {
+				t.Logf("figure %s (%.3g B per tx) only in the report from %s: a rare message type at the window's edge", k, v, side)
+				continue
+			}
+			report("figure %s only in the report from %s", k, side)
 		}
 	}
 	if a, b := sums[0].Metrics["peers_min"], sums[1].Metrics["peers_min"]; a != b {

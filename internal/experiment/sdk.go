@@ -40,16 +40,21 @@ func presignSDK(ctx context.Context, spec cometbft.Spec, m manifest.Resolved, ch
 	if sdk.Unordered {
 		args = append(args, "--unordered", "--ttl", manifest.UnorderedTTL.String())
 	}
+	kind := "bank sends"
+	if sdk.Outputs >= 2 {
+		args = append(args, "--outputs", strconv.Itoa(sdk.Outputs))
+		kind = fmt.Sprintf("multi-sends to %d accounts", sdk.Outputs)
+	}
 	bin := spec.Nodes[0].Binary
 	start := time.Now()
 	if b, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("sign the SDK chain's load: %s presign: %v: %s", bin, err, strings.TrimSpace(string(b)))
 	}
-	kind := "sequenced"
+	order := "sequenced"
 	if sdk.Unordered {
-		kind = "unordered"
+		order = "unordered"
 	}
-	out.Phase("load: %d %s bank sends signed from %d accounts over %d connections in %s (%s)", count, kind, sdk.Accounts, c,
+	out.Phase("load: %d %s %s signed from %d accounts over %d connections in %s (%s)", count, order, kind, sdk.Accounts, c,
 		time.Since(start).Round(10*time.Millisecond), path)
 	w := m.Load
 	w.TxsFile = path

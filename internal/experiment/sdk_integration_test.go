@@ -33,8 +33,9 @@ connections = 2
 // TestSDKChain runs cometlab's own Cosmos SDK chain (app = "sdk") as a
 // user would: the chain built from sdkchain/, its genesis funding the
 // accounts, the load signed for the run's chain and sent open loop, and
-// every transaction accounted with the app's verdict. First a load the
-// chain takes whole: all 160 committed with code 0, gas used and
+// every transaction accounted with the app's verdict. First a load of
+// multi-sends (each to 3 accounts) the chain takes whole: all 160
+// committed with code 0, gas used and
 // wanted, latency per transaction, the safety check run, the chain's
 // binary and its source in run.json, the SDK's own metrics scraped beside
 // CometBFT's. Then the same load, unordered (no sequences: a timeout
@@ -47,7 +48,7 @@ func TestSDKChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real SDK chain")
 	}
-	ok := loadManifest(t, "sdk.toml", strings.Replace(sdkManifest, "%s", "", 1))
+	ok := loadManifest(t, "sdk.toml", strings.Replace(sdkManifest, "%s", "outputs = 3 # MsgMultiSend to 3 accounts", 1))
 	broke := loadManifest(t, "sdk-broke.toml", strings.Replace(sdkManifest, "%s", "amount = 2000000000000 # twice each account's balance\nunordered = true", 1))
 	starved := loadManifest(t, "sdk-starved.toml", strings.Replace(sdkManifest, "%s", "gas = 1000 # below what the ante handler charges for the bytes alone", 1))
 	f := experimenttest.FetcherFor(t, ok) // builds the chain before the node lock

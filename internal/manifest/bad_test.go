@@ -43,11 +43,12 @@ var badManifests = map[string][]string{
 	"app-sdk.bad.toml": {
 		"app-sdk.bad.toml:7:1: app.amount: must be a positive integer, got 0",
 		"app-sdk.bad.toml:8:1: app.sdk_version: cometlab's SDK chain is built for v0.55.0, got v0.47.0",
-		"app-sdk.bad.toml:9:1: app.moniker: unknown key for app = \"sdk\" (it takes: accounts, amount, fee, gas, sdk_version, unordered)",
+		"app-sdk.bad.toml:9:1: app.moniker: unknown key for app = \"sdk\" (it takes: accounts, amount, fee, gas, outputs, sdk_version, unordered)",
 		"app-sdk.bad.toml:1:1: cometbft_version: SDK v0.55.0 is built with CometBFT v0.40.0, and validator01, validator02, validator03, validator04 ask for v0.38.26",
 		"app-sdk.bad.toml:2:1: key_type: cometlab's SDK chain makes its validators from ed25519 consensus keys",
-		"app-sdk.bad.toml:13:1: load.txs: with app = \"sdk\" the load is the chain's signed bank sends",
+		"app-sdk.bad.toml:14:1: load.txs: with app = \"sdk\" the load is the chain's signed bank sends",
 		"app-sdk.bad.toml:6:1: app.accounts: 2 accounts for 4 connections",
+		"app-sdk.bad.toml:10:1: app.outputs: 2 outputs from 2 accounts",
 	},
 	"app-external.bad.toml": {
 		`app-external.bad.toml:3:1: app.abci: must be "socket" or "grpc", got http`,

@@ -37,11 +37,14 @@ type SDK struct {
 	// Unordered signs unordered transactions (unordered; SDK v0.53 and
 	// later): no sequence, a unique timeout timestamp each.
 	Unordered bool
+	// Outputs, 2 or more, makes each transaction a MsgMultiSend to that
+	// many accounts, Amount each (outputs); 0 or 1 a MsgSend.
+	Outputs int
 }
 
 // The [app] keys of app = "sdk", with their defaults.
 var sdkDefaults = map[string]any{"sdk_version": DefaultSDKVersion, "accounts": int64(1000), "amount": int64(1), "fee": int64(0),
-	"gas": int64(100_000), "unordered": false}
+	"gas": int64(100_000), "unordered": false, "outputs": int64(0)}
 
 // UnorderedTTL is how long an unordered load's transactions stay valid
 // after they are signed (just before the testnet starts): the chain
@@ -57,7 +60,7 @@ func SDKOf(cfg map[string]any) SDK {
 		return sdkDefaults[k]
 	}
 	s := SDK{Version: get("sdk_version").(string), Accounts: int(get("accounts").(int64)), Amount: get("amount").(int64),
-		Fee: get("fee").(int64), Gas: get("gas").(int64), Unordered: get("unordered").(bool)}
+		Fee: get("fee").(int64), Gas: get("gas").(int64), Unordered: get("unordered").(bool), Outputs: int(get("outputs").(int64))}
 	return s
 }
 
@@ -75,8 +78,9 @@ func resolveSDKApp(ps *problems, settings map[string]any, binary string) map[str
 		switch def.(type) {
 		case int64:
 			n, ok := v.(int64)
-			if !ok || n < 0 || (n == 0 && k != "fee") {
-				ps.add(f("app", k), "must be a positive integer%s, got %v", map[bool]string{true: " or 0"}[k == "fee"], v)
+			zero := k == "fee" || k == "outputs"
+			if !ok || n < 0 || (n == 0 && !zero) {
+				ps.add(f("app", k), "must be a positive integer%s, got %v", map[bool]string{true: " or 0"}[zero], v)
 				continue
 			}
 		case bool:
@@ -151,6 +155,9 @@ func (m *Manifest) resolveSDK(ps *problems, r *Resolved) {
 	}
 	if len(l.Clients) > 0 {
 		ps.add(f("load", "client"), "with app = %q the load is one client's signed sends: no [[load.client]]", AppSDK)
+	}
+	if s.Outputs >= s.Accounts {
+		ps.add(f("app", "outputs"), "%d outputs from %d accounts: each multi-send pays the accounts after its own, so give fewer outputs than accounts", s.Outputs, s.Accounts)
 	}
 	if l.Connections > s.Accounts {
 		ps.add(f("app", "accounts"), "%d accounts for %d connections: each connection signs from accounts of its own, so give at least one per connection", s.Accounts, l.Connections)

@@ -118,10 +118,12 @@ func TestChainRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	unordered(t, a, s, now.Add(2*time.Second))
+	multiSend(t, a, s, now.Add(4*time.Second))
 	// Account 0 sent 2×5 and got 5 from account 3; account 2 sent 5 and
 	// got 2×5 from account 1; fees are none.
-	// Then account 1 sent 3×1 unordered to itself.
-	for acc, want := range map[int]int64{0: balance - 5, 1: balance, 2: balance + 5, 3: balance} {
+	// Then account 1 sent 3×1 unordered to itself, and account 3 7 to
+	// each of accounts 0 and 1 in one MsgMultiSend.
+	for acc, want := range map[int]int64{0: balance - 5 + 7, 1: balance + 7, 2: balance + 5, 3: balance - 14} {
 		if got := balanceOf(t, a, keys.Address(keys.Account("t", acc))); got != want {
 			t.Errorf("account %d: balance %d, want %d", acc, got, want)
 		}
@@ -179,5 +181,31 @@ func unordered(t *testing.T, a *app.App, s txsign.Signer, at time.Time) {
 		if _, err := a.Commit(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// multiSend commits a block of one MsgMultiSend as presign signs it
+// (Plan.Outputs 2): account 3, at its sequence 1, pays 7 to each of
+// accounts 0 and 1 (the next ones after it).
+func multiSend(t *testing.T, a *app.App, s txsign.Signer, at time.Time) {
+	t.Helper()
+	p := presign.Plan{Seed: "t", Accounts: 4, Connections: 1, Count: 1, Amount: math.NewInt(7), Outputs: 2}
+	tx, err := s.Sign(txsign.NewKey(keys.Account("t", 3)), genesis.AccountNumber(3), 1, p.Message(presign.Send{From: 3, To: 0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bz, err := s.Encode(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := a.FinalizeBlock(&abci.RequestFinalizeBlock{Height: 4, Time: at, Txs: [][]byte{bz}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := fb.TxResults[0]; r.Code != 0 {
+		t.Fatalf("multi-send: code %d %s: %s", r.Code, r.Codespace, r.Log)
+	}
+	if _, err := a.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }

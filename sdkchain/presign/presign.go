@@ -33,6 +33,10 @@ type Plan struct {
 	Connections int    // the load's connections
 	Count       int    // transactions in all
 	Amount      math.Int
+	// Outputs, when 2 or more, makes each transaction a MsgMultiSend
+	// from its account to that many accounts (the next ones), Amount
+	// each; 0 or 1 a MsgSend to the next account.
+	Outputs int
 	// Unordered, when set, signs unordered transactions (SDK v0.53 on):
 	// sequence 0 and line l's timeout Timeout + l ns, unique per
 	// transaction, so they may reach the chain in any order, from any
@@ -65,6 +69,9 @@ func (p Plan) Validate() error {
 	}
 	if p.Unordered && p.Timeout.IsZero() {
 		errs = append(errs, fmt.Errorf("unordered: needs a timeout"))
+	}
+	if p.Outputs < 0 || p.Outputs >= max(p.Accounts, 2) {
+		errs = append(errs, fmt.Errorf("outputs %d: from 0 to one fewer than the accounts (%d), so that no send pays its own account", p.Outputs, p.Accounts))
 	}
 	if p.Amount.IsNil() || !p.Amount.IsPositive() {
 		errs = append(errs, fmt.Errorf("amount: must be positive"))
@@ -103,8 +110,7 @@ func Sign(s txsign.Signer, p Plan) ([][]byte, error) {
 		wg.Go(func() {
 			for l := w; l < p.Count; l += workers {
 				snd := p.At(l)
-				msg := banktypes.NewMsgSend(keyOf[snd.From].Address, keyOf[snd.To].Address,
-					sdk.NewCoins(sdk.NewCoin(genesis.Denom, p.Amount)))
+				msg := p.message(keyOf, snd)
 				var tx sdk.Tx
 				var err error
 				if p.Unordered {
@@ -127,6 +133,31 @@ func Sign(s txsign.Signer, p Plan) ([][]byte, error) {
 		return nil, err
 	}
 	return txs, nil
+}
+
+// Message is snd's message as Sign signs it (see message).
+func (p Plan) Message(snd Send) sdk.Msg {
+	keyOf := make([]txsign.Key, p.Accounts)
+	for i := range p.Accounts {
+		keyOf[i] = txsign.NewKey(keys.Account(p.Seed, i))
+	}
+	return p.message(keyOf, snd)
+}
+
+// message is snd's message: a MsgSend of Amount to snd.To, or with
+// Outputs ≥ 2 a MsgMultiSend of Amount to each of the Outputs accounts
+// from snd.To on (one input: the SDK allows no more).
+func (p Plan) message(keyOf []txsign.Key, snd Send) sdk.Msg {
+	coins := sdk.NewCoins(sdk.NewCoin(genesis.Denom, p.Amount))
+	if p.Outputs < 2 {
+		return banktypes.NewMsgSend(keyOf[snd.From].Address, keyOf[snd.To].Address, coins)
+	}
+	outs := make([]banktypes.Output, p.Outputs)
+	for j := range outs {
+		outs[j] = banktypes.NewOutput(keyOf[(snd.To+j)%p.Accounts].Address, coins)
+	}
+	total := sdk.NewCoins(sdk.NewCoin(genesis.Denom, p.Amount.MulRaw(int64(p.Outputs))))
+	return banktypes.NewMsgMultiSend(banktypes.NewInput(keyOf[snd.From].Address, total), outs)
 }
 
 // Write writes txs one a line in base64, as cometlab's --txs reads them.

@@ -64,6 +64,9 @@ func TestValidate(t *testing.T) {
 		{"no connection", presign.Plan{Accounts: 3, Connections: 0, Count: 1, Amount: math.OneInt()}, false},
 		{"no amount", presign.Plan{Accounts: 3, Connections: 1, Count: 1}, false},
 		{"zero amount", presign.Plan{Accounts: 3, Connections: 1, Count: 1, Amount: math.ZeroInt()}, false},
+		{"multi-send to the others", presign.Plan{Accounts: 3, Connections: 1, Count: 1, Amount: math.OneInt(), Outputs: 2}, true},
+		{"multi-send back to itself", presign.Plan{Accounts: 3, Connections: 1, Count: 1, Amount: math.OneInt(), Outputs: 3}, false},
+		{"negative outputs", presign.Plan{Accounts: 3, Connections: 1, Count: 1, Amount: math.OneInt(), Outputs: -1}, false},
 	} {
 		if err := tc.p.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: Validate() = %v", tc.name, err)
@@ -169,4 +172,41 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestMultiSend: with Outputs 3 each line is one MsgMultiSend from the
+// line's account, one input of 3 × Amount, to the 3 accounts after it
+// (round the ring), Amount each.
+func TestMultiSend(t *testing.T) {
+	enc, err := app.NewEncoding()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := txsign.Signer{TxConfig: enc.TxConfig, ChainID: "ms-chain", Gas: 200000}
+	p := presign.Plan{Seed: "ms", Accounts: 5, Connections: 2, Count: 6, Amount: math.NewInt(4), Outputs: 3}
+	txs, err := presign.Sign(s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := func(i int) string { return keys.Address(keys.Account("ms", i%5)).String() }
+	for l, bz := range txs {
+		want := p.At(l)
+		tx, err := enc.TxConfig.TxDecoder()(bz)
+		if err != nil {
+			t.Fatalf("line %d: decode: %v", l, err)
+		}
+		msgs := tx.GetMsgs()
+		ms, ok := msgs[0].(*banktypes.MsgMultiSend)
+		if len(msgs) != 1 || !ok || len(ms.Inputs) != 1 || len(ms.Outputs) != 3 {
+			t.Fatalf("line %d: messages %v, want one MsgMultiSend of 1 input, 3 outputs", l, msgs)
+		}
+		if ms.Inputs[0].Address != addr(want.From) || !ms.Inputs[0].Coins.Equal(sdk.NewCoins(sdk.NewCoin(genesis.Denom, math.NewInt(12)))) {
+			t.Errorf("line %d: input %v, want 12 from account %d", l, ms.Inputs[0], want.From)
+		}
+		for j, o := range ms.Outputs {
+			if o.Address != addr(want.To+j) || !o.Coins.Equal(sdk.NewCoins(sdk.NewCoin(genesis.Denom, math.NewInt(4)))) {
+				t.Errorf("line %d output %d: %v, want 4 to account %d", l, j, o, (want.To+j)%5)
+			}
+		}
+	}
 }
