@@ -47,6 +47,10 @@ func NodeVersions(run results.Run) string {
 // LoadText describes a load as loadtime names it: "c=1 r=200 s=1024
 // T=60s even".
 func LoadText(l results.Load) string {
+	if l.Signed != "" { // an SDK chain's sends: their size is the chain's, not the load's
+		return fmt.Sprintf("c=%d r=%s T=%ss %s, %s", l.Connections, strconv.FormatFloat(l.Rate, 'g', -1, 64),
+			strconv.FormatFloat(l.DurationS, 'g', -1, 64), l.Pacing, l.Signed)
+	}
 	return fmt.Sprintf("c=%d r=%s s=%d T=%ss %s", l.Connections, strconv.FormatFloat(l.Rate, 'g', -1, 64), l.Size,
 		strconv.FormatFloat(l.DurationS, 'g', -1, 64), l.Pacing)
 }

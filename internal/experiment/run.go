@@ -165,7 +165,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		}
 		m.Load.TxsFile = path
 		opts.Manifest = m
-		rd.set(func(r *results.Run) { r.Load.Txs = path })
+		signed := manifest.SDKOf(m.AppConfig).Describe()
+		rd.set(func(r *results.Run) { r.Load.Txs, r.Load.Signed = path, signed })
 	}
 	if auto != nil {
 		rd.set(func(r *results.Run) { r.TimeScaleAuto = auto })

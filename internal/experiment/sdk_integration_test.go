@@ -82,6 +82,9 @@ func TestSDKChain(t *testing.T) {
 	if s := res.Summary.Safety; s == nil || !s.Checked || s.Heights == 0 || s.Violations() != 0 {
 		t.Errorf("safety %+v", s)
 	}
+	if !strings.HasPrefix(res.Run.Load.Signed, "MsgMultiSend of 1 stake to 3 accounts") {
+		t.Errorf("run.json load.signed %q", res.Run.Load.Signed)
+	}
 	if res.Run.Load.Broadcast != "sync" || res.Summary.Metrics["rejected_txs"] != 0 {
 		t.Errorf("run.json load.broadcast %q, %v rejected: want sync replies, none refused", res.Run.Load.Broadcast, res.Summary.Metrics["rejected_txs"])
 	}

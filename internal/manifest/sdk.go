@@ -1,8 +1,10 @@
 package manifest
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +42,24 @@ type SDK struct {
 	// Outputs, 2 or more, makes each transaction a MsgMultiSend to that
 	// many accounts, Amount each (outputs); 0 or 1 a MsgSend.
 	Outputs int
+}
+
+// Describe says what the load signs: "MsgSend of 1 stake, gas 100000, no
+// fee, from 1000 accounts, sequenced" (run.json load.signed).
+func (s SDK) Describe() string {
+	msg := "MsgSend of " + strconv.FormatInt(s.Amount, 10) + " stake"
+	if s.Outputs >= 2 {
+		msg = fmt.Sprintf("MsgMultiSend of %d stake to %d accounts", s.Amount, s.Outputs)
+	}
+	fee := "no fee"
+	if s.Fee > 0 {
+		fee = fmt.Sprintf("fee %d stake", s.Fee)
+	}
+	order := "sequenced"
+	if s.Unordered {
+		order = "unordered"
+	}
+	return fmt.Sprintf("%s, gas %d, %s, from %d accounts, %s (SDK %s)", msg, s.Gas, fee, s.Accounts, order, s.Version)
 }
 
 // The [app] keys of app = "sdk", with their defaults.

@@ -21,6 +21,11 @@ type Load struct {
 	// line; see load.ParseTxs), matched on the chain by hash; "" for
 	// loadtime payloads.
 	Txs string `json:"txs,omitempty"`
+	// Signed describes the load cometlab signed for the run (app =
+	// "sdk": the message, amount, gas, fee, accounts and ordering), whose
+	// file Txs is the run's own (signed for its chain): two runs with the
+	// same Signed sent the same load. "" otherwise.
+	Signed string `json:"signed,omitempty"`
 	// Broadcast is "sync" when the load sent with broadcast_tx_sync (its
 	// replies are CheckTx's verdicts); "" for broadcast_tx_async.
 	Broadcast string `json:"broadcast,omitempty"`
@@ -77,7 +82,8 @@ func (l Load) HostTime(k float64) Load {
 func (l Load) Equal(o Load) bool {
 	return slices.Equal(l.Clients, o.Clients) && slices.Equal(l.Lanes, o.Lanes) && l.Connections == o.Connections && l.Rate == o.Rate &&
 		l.Size == o.Size && l.DurationS == o.DurationS && l.Pacing == o.Pacing && l.LateThreshold == o.LateThreshold &&
-		l.Shape == o.Shape && l.ShapeDetail == o.ShapeDetail && l.Txs == o.Txs && l.Expected == o.Expected
+		l.Shape == o.Shape && l.ShapeDetail == o.ShapeDetail && l.Expected == o.Expected && l.Signed == o.Signed &&
+		(l.Txs == o.Txs || l.Signed != "") // a signed load's file is each run's own
 }
 
 // Client is one load client of a run: its connections are numbered
