@@ -345,33 +345,6 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 	return homes, nil
 }
 
-// sdkGenesis turns the homes' CometBFT genesis into the SDK chain's:
-// `sdkchain testnet` (the nodes' own binary) writes the funded accounts,
-// one gentx per validator from its consensus key at its genesis power, and
-// app.toml into every home, keeping the chain id, time and consensus
-// parameters writeGenesis gave them and config.toml as writeConfig wrote
-// it.
-func sdkGenesis(ctx context.Context, spec Spec, homes []Home) error {
-	var vals, others []string
-	for i, n := range spec.Nodes {
-		if n.Mode == ModeValidator {
-			vals = append(vals, n.Name+"="+homes[i].Dir)
-		} else {
-			others = append(others, homes[i].Dir)
-		}
-	}
-	args := []string{"testnet", "--chain-id", spec.ChainID, "--accounts", strconv.Itoa(max(spec.SDKAccounts, 1)),
-		"--validators", strings.Join(vals, ",")}
-	if len(others) > 0 {
-		args = append(args, "--nodes", strings.Join(others, ","))
-	}
-	bin := spec.Nodes[0].Binary
-	if out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("the SDK chain's genesis: %s testnet: %v: %s", bin, err, tail(string(out), 10))
-	}
-	return nil
-}
-
 // copyTwinKeys gives each twin its validator's signing key
 // (config/priv_validator_key.json), replacing its own.
 func copyTwinKeys(spec Spec, homes []Home) error {
