@@ -131,18 +131,11 @@ func (f *Fetcher) Program(ctx context.Context, version string, prog Program) (st
 	if err := checkCGO(ctx, g, prog); err != nil {
 		return "", fmt.Errorf("build %s %s: %w", prog.Name, version, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockBuildDir(dir)
 	if err != nil {
 		return "", err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("lock %s: %w", dir, err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if ok, _ := executable(bin); ok { // built by someone else meanwhile
 		return bin, nil
 	}
@@ -150,6 +143,27 @@ func (f *Fetcher) Program(ctx context.Context, version string, prog Program) (st
 		return "", err
 	}
 	return bin, nil
+}
+
+// lockBuildDir creates the build directory dir and takes its build lock
+// (dir/.lock, flock: other cometlab processes wait too); unlock releases
+// it.
+func lockBuildDir(dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return func() {
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		lock.Close()
+	}, nil
 }
 
 // goTool returns the go command runner, working in the cache directory.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -116,18 +115,11 @@ func (f *Fetcher) SDKChain(ctx context.Context, src, sdkVersion string) (string,
 	if err != nil {
 		return "", rec, fmt.Errorf("build the SDK chain: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", rec, err
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockBuildDir(dir)
 	if err != nil {
 		return "", rec, err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", rec, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if ok, _ := executable(bin); ok { // built by someone else meanwhile
 		return bin, cachedRecord(dir, rec), nil
 	}

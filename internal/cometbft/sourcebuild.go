@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -44,18 +43,11 @@ func (f *Fetcher) SourceProgram(ctx context.Context, src Source, prog Program) (
 	if err := checkCGO(ctx, g, prog); err != nil {
 		return "", rec, fmt.Errorf("build %s from %s: %w", prog.Name, src, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", rec, err
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockBuildDir(dir)
 	if err != nil {
 		return "", rec, err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", rec, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if ok, _ := executable(bin); ok { // built by someone else meanwhile
 		return bin, rec, nil
 	}
