@@ -26,6 +26,7 @@ func TestAbsentStake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	dir, res := runSet(t, 12*time.Second, "absent=validator04")
 	s := res.Summary
 	t.Logf("heights after round 0: %v of %v (share %.3f), absent proposer %v, interval mean %.3f s, block latency p50 %.0f ms",

@@ -25,6 +25,7 @@ func TestRunE2EApp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet of the e2e app")
 	}
+	experimenttest.Proves(t)
 	const size = 2048
 	m := manifest.Default()
 	rate, d := 200.0, 10*time.Second
@@ -84,12 +85,13 @@ func TestRunExternalApp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet with external apps")
 	}
+	experimenttest.Proves(t)
 	f := experimenttest.BuildFetcher(t) // abci-cli built outside the node lock
 	cli, err := f.Program(context.Background(), manifest.DefaultCometBFTVersion, cometbft.ABCICLIProgram)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testnettest.LockForTest(t)
+	experimenttest.LockNodes(t)
 	res, dir := runText(t, f, "external.toml", `
 [app]
 command = ["`+cli+`", "kvstore", "--address", "{addr}", "--persist", "{home}/data/app"]

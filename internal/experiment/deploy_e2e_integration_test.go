@@ -31,6 +31,7 @@ func TestDeployHostsE2EApp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deploys a real e2e-app testnet to namespace hosts")
 	}
+	experimenttest.Proves(t)
 	nshoststest.Require(t)
 	const size = 1024
 	var text strings.Builder

@@ -107,6 +107,7 @@ func TestDeployHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deploys a real testnet to namespace hosts")
 	}
+	experimenttest.Proves(t)
 	nshoststest.Require(t)
 	bin := buildCometlab(t)
 	// validator04's patched build before the node lock (the manifest on

@@ -34,6 +34,7 @@ func TestRunDiskGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
 	}
+	experimenttest.Proves(t)
 	f := experimenttest.Fetcher(t) // waits for the node lock
 	free := diskFree(t, t.TempDir())
 	for _, tc := range []struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 )
 
 // dogManifest is 4 validators of v2.0.0-rc1 with DOG on, under 100 tx/s
@@ -29,6 +30,7 @@ func TestDOG(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	res, dir := runBuilt(t, loadManifest(t, "dog.toml", dogManifest))
 	checkAccounted(t, res, 800)
 	for _, n := range res.Run.Nodes {

@@ -48,6 +48,7 @@ func TestPerturbSequence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: loadManifest(t, "sequence.toml", perturbSequenceManifest),
@@ -99,6 +100,7 @@ func TestValidatorUpdates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	m := loadManifest(t, "valupdate.toml", valUpdateManifest)
 	f := experimenttest.FetcherFor(t, m) // may wait for the node lock
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -177,6 +179,7 @@ func TestStateSync(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	m := loadManifest(t, "statesync.toml", stateSyncManifest)
 	f := experimenttest.FetcherFor(t, m)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

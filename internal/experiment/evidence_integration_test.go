@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -18,6 +19,7 @@ func TestInjectedEvidence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	dir, res := runSet(t, 10*time.Second, "evidence=2")
 	s := res.Summary
 	if res.Run.Status != results.StatusComplete || res.Run.Evidence != 2 {

@@ -41,6 +41,7 @@ func TestKeyTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet per key type")
 	}
+	experimenttest.Proves(t)
 	figures := map[string]string{}
 	for _, k := range cometbft.KeyTypesOf(cometbft.DefaultVersion) {
 		t.Run(k.Name, func(t *testing.T) {

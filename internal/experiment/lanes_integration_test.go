@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/results"
 )
 
@@ -33,6 +34,7 @@ func TestLanesReal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	res, dir := runBuilt(t, loadManifest(t, "lanes.toml", lanesManifest))
 	checkAccounted(t, res, 800)
 	ls := res.Summary.Lanes

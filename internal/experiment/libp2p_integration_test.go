@@ -12,6 +12,7 @@ import (
 	"github.com/cometlab/cometlab/internal/analysis"
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/experiment"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 )
@@ -27,6 +28,7 @@ func TestLibP2P(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real libp2p testnet")
 	}
+	experimenttest.Proves(t)
 	m := loadManifest(t, "libp2p.toml", "libp2p = true\nlog_level = \"state:info,p2p:info,*:error\"\n[load]\nrate = 100\nduration = \"8s\"\n")
 	res, dir := runBuilt(t, m)
 	checkAccounted(t, res, 800)
@@ -191,6 +193,7 @@ func TestLibP2PPartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real libp2p testnet")
 	}
+	experimenttest.Proves(t)
 	m := underLoad(t, 14*time.Second, func(m *manifest.Manifest) error {
 		p, err := manifest.ParsePartition("50/50@3s,duration=6s")
 		m.SetPartition(p)
@@ -217,6 +220,7 @@ func TestLibP2PDisconnect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real libp2p testnet")
 	}
+	experimenttest.Proves(t)
 	m := loadManifest(t, "disconnect.toml", "libp2p = true\n[perturb.validator04]\naction = \"disconnect\"\nat = \"3s\"\ndown = \"6s\"\n[load]\nrate = 100\nduration = \"14s\"\n")
 	res, dir := runBuilt(t, m)
 	checkAccounted(t, res, 1400)

@@ -27,6 +27,7 @@ func TestLiveReadBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
 	}
+	experimenttest.Proves(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	r := experimenttest.Resolved(t, 300, 15*time.Second)

@@ -19,8 +19,9 @@ func TestRunAppMempool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet with the app-side mempool")
 	}
+	experimenttest.Proves(t)
 	f := experimenttest.BuildFetcher(t)
-	testnettest.LockForTest(t)
+	experimenttest.LockNodes(t)
 	res, dir := runText(t, f, "app-mempool.toml", `
 app = "e2e"
 mempool = "app"
@@ -69,8 +70,9 @@ func TestRunAdaptiveSync(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet with adaptive sync and a kill")
 	}
+	experimenttest.Proves(t)
 	f := experimenttest.BuildFetcher(t)
-	testnettest.LockForTest(t)
+	experimenttest.LockNodes(t)
 	res, dir := runText(t, f, "adaptive-sync.toml", `
 adaptive_sync = true
 [load]

@@ -38,6 +38,7 @@ func TestPartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
+	experimenttest.Proves(t)
 	for _, tc := range []struct {
 		split  string
 		halted bool

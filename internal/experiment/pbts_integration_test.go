@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cometlab/cometlab/internal/compare"
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 )
 
 // pbtsManifest is 4 validators of v1.0.1 with PBTS from height 1, under
@@ -23,6 +24,7 @@ func TestPBTS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	res, dir := runBuilt(t, loadManifest(t, "pbts.toml", pbtsManifest))
 	checkAccounted(t, res, 600)
 	r, err := compare.LoadRun(dir, compare.LoadOptions{})

@@ -265,6 +265,7 @@ func TestNodeDiesOnItsOwn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	out := &killOnLoad{t: t, dir: dir, after: 3 * time.Second}
 	f := experimenttest.Fetcher(t) // takes the node lock, which may wait for another test
@@ -312,6 +313,7 @@ func TestRotation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	dir, res := runSet(t, 20*time.Second, "rotate.concurrency=2", "rotate.dwell=2s")
 	checkAccounted(t, res, 2000)
 	evs, err := results.ReadEvents(dir)

@@ -239,6 +239,7 @@ func TestRunNodeFailsToStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real nodes")
 	}
+	experimenttest.Proves(t)
 	m := experimenttest.Resolved(t, 100, 5*time.Second)
 	m.Nodes[2].Config = map[string]any{"consensus.timeout_commit": "not-a-duration"}
 	dir := filepath.Join(t.TempDir(), "run")

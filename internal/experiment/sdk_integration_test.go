@@ -48,6 +48,7 @@ func TestSDKChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real SDK chain")
 	}
+	experimenttest.Proves(t)
 	ok := loadManifest(t, "sdk.toml", strings.Replace(sdkManifest, "%s", "outputs = 3 # MsgMultiSend to 3 accounts", 1))
 	broke := loadManifest(t, "sdk-broke.toml", strings.Replace(sdkManifest, "%s", "amount = 2000000000000 # twice each account's balance\nunordered = true", 1))
 	starved := loadManifest(t, "sdk-starved.toml", strings.Replace(sdkManifest, "%s", "gas = 1000 # below what the ante handler charges for the bytes alone", 1))

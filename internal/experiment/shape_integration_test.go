@@ -147,6 +147,7 @@ func TestRunOwnTxs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
 	}
+	experimenttest.Proves(t)
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "txs.b64")
 	var b strings.Builder

@@ -61,6 +61,7 @@ func TestSourceTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a CometBFT tree and runs a real testnet on it")
 	}
+	experimenttest.Proves(t)
 	tree := releaseSource(t)
 	gitIn(t, tree, "init", "-q", "-b", "my-branch")
 	gitIn(t, tree, "add", ".")
@@ -195,6 +196,7 @@ func TestSourcePatchLibP2P(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a patched release and runs a real libp2p testnet")
 	}
+	experimenttest.Proves(t)
 	patch := libp2pPatch(t)
 	m := loadManifest(t, "patched.toml", "cometbft_version = \"v0.40.0\"\ncometbft_patches = [\""+patch+"\"]\nlibp2p = true\n"+
 		"log_level = \"p2p:info,*:error\"\n[load]\nrate = 100\nduration = \"8s\"\n")
@@ -224,6 +226,7 @@ func TestUpgradeToSource(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a CometBFT tree and upgrades a node of a real testnet to it")
 	}
+	experimenttest.Proves(t)
 	tree := releaseSource(t)
 	file := filepath.Join(tree, "state", "execution.go")
 	code, err := os.ReadFile(file)

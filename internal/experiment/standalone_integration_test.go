@@ -23,6 +23,7 @@ func TestLoadMetricsURL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
 	tnDir := filepath.Join(tmp, "testnet")

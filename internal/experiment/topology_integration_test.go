@@ -59,6 +59,7 @@ func TestSeedsTopology(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	mdir := t.TempDir()
 	for name, text := range map[string]string{"m.csv": zonesMatrix, "seeds.toml": seedsManifest} {
 		if err := os.WriteFile(filepath.Join(mdir, name), []byte(text), 0o644); err != nil {

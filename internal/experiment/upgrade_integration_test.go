@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
 	"github.com/cometlab/cometlab/internal/testnet/testnettest"
@@ -30,6 +31,7 @@ func TestRollingUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	m := underLoad(t, 12*time.Second, func(m *manifest.Manifest) error {
 		m.CometBFTVersion = "v1.0.0"
 		for _, u := range upgraded {

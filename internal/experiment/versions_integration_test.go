@@ -41,6 +41,7 @@ func TestVersionMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (once) and runs a testnet of every release line")
 	}
+	experimenttest.Proves(t)
 	f := experimenttest.BuildFetcher(t) // the builds, outside the node lock
 	ctx := context.Background()
 	lines := cometbft.Lines()
@@ -54,7 +55,7 @@ func TestVersionMatrix(t *testing.T) {
 		bins[l.Prefix] = bin
 		inits[l.Prefix] = readInit(t, bin)
 	}
-	testnettest.LockForTest(t)
+	experimenttest.LockNodes(t)
 	t.Run("refused", func(t *testing.T) {
 		_, err := f.Binary(ctx, "v0.34.35")
 		if !errors.Is(err, cometbft.ErrNotBuildable) {

@@ -8,6 +8,7 @@ package experimenttest
 import (
 	"bytes"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,11 +20,45 @@ import (
 )
 
 // Fetcher returns the binary fetcher; every test that uses it starts
-// nodes, so it also takes the cross-package node lock.
+// nodes, so it also takes the cross-package node lock (LockNodes).
 func Fetcher(t *testing.T) *cometbft.Fetcher {
 	t.Helper()
-	testnettest.LockForTest(t)
+	LockNodes(t)
 	return BuildFetcher(t)
+}
+
+// proving holds the names of the top-level tests that called Proves.
+var proving sync.Map
+
+// Proves marks t as a test that proves rather than measures: what it
+// checks holds whatever else the machine runs (every transaction
+// accounted, a file written, a verdict named by the perturbation it
+// made), never a timing, a latency, a slow height or the host's CPU. It
+// runs in parallel with its package's other such tests (t.Parallel: call
+// it first, before t.Setenv, which a parallel test may not use), and its
+// node lock (LockNodes, in every helper here) is the shared one, so that
+// two such tests' testnets run at once (testnettest.LockSharedForTest).
+func Proves(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	proving.Store(topTest(t.Name()), true)
+}
+
+// LockNodes takes the node lock for t: the shared one for a test that
+// Proves (and its subtests), else the exclusive one.
+func LockNodes(t *testing.T) {
+	t.Helper()
+	if _, ok := proving.Load(topTest(t.Name())); ok {
+		testnettest.LockSharedForTest(t)
+		return
+	}
+	testnettest.LockForTest(t)
+}
+
+// topTest is the top-level test of a test's (or subtest's) name.
+func topTest(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
 }
 
 // FetcherFor builds every program m's testnet runs before it takes the
@@ -36,7 +71,7 @@ func FetcherFor(t *testing.T, m manifest.Resolved) *cometbft.Fetcher {
 	if err := experiment.BuildPrograms(t.Context(), m, f); err != nil {
 		t.Fatal(err)
 	}
-	testnettest.LockForTest(t)
+	LockNodes(t)
 	return f
 }
 
