@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
 )
 
 func newVersionsCmd(st *state) *cobra.Command {
@@ -25,6 +27,7 @@ func newVersionsCmd(st *state) *cobra.Command {
 		keys  bool
 		kts   []string
 		src   string
+		sdk   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "versions",
@@ -61,7 +64,11 @@ each --build release). --source PATH prints what cometlab reads from a
 CometBFT source tree without building it (cometbft_source in a manifest):
 its module, version file and the release line told from them, its git
 commit, branch and dirty state (or a plain directory's hash), its build
-cache key and the capabilities of its line; see docs/source.md.`,
+cache key and the capabilities of its line; see docs/source.md. --sdk
+builds cometlab's own Cosmos SDK chain (app = "sdk", docs/sdk.md) for
+these SDK releases from its source (the sdkchain/ directory found above
+the working directory or the binary, or COMETLAB_SDKCHAIN_SOURCE): what
+a run of app = "sdk" would build first.`,
 		Example: `  cometlab versions
   cometlab versions --build v0.34.33,v1.0.1
   cometlab versions --build matrix
@@ -69,11 +76,12 @@ cache key and the capabilities of its line; see docs/source.md.`,
   cometlab versions --build v1.0.1 --clock-skew
   cometlab versions --build v0.40.0 --keys
   cometlab versions --build v2.0.0-rc1 --keys --key-type bls12_381
-  cometlab versions --source ../cometbft`,
+  cometlab versions --source ../cometbft
+  cometlab versions --sdk v0.55.0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if src != "" {
-				if len(build) > 0 || apps || skew || keys || pre {
+				if len(build) > 0 || apps || skew || keys || pre || len(sdk) > 0 {
 					return exitcode.With(errors.New("--source prints what cometlab reads from a tree: give it alone"), exitcode.Usage)
 				}
 				f, err := fetcher(st.stderr)
@@ -82,7 +90,7 @@ cache key and the capabilities of its line; see docs/source.md.`,
 				}
 				return printSource(cmd.Context(), st.stdout, f, src)
 			}
-			f, err := buildReleases(cmd.Context(), st, buildFlags{build: build, apps: apps, skew: skew, keys: keys, kts: kts})
+			f, err := buildReleases(cmd.Context(), st, buildFlags{build: build, apps: apps, skew: skew, keys: keys, kts: kts, sdk: sdk})
 			if err != nil {
 				return err
 			}
@@ -101,6 +109,7 @@ cache key and the capabilities of its line; see docs/source.md.`,
 	cmd.Flags().BoolVar(&keys, "keys", false, "with --build: build what each release's other key types need too (its keygen; cometbft, with --apps the e2e app node, built with a key type's tag)")
 	cmd.Flags().StringSliceVar(&kts, "key-type", nil, "with --keys: only what these key types need (comma-separated), e.g. bls12_381")
 	cmd.Flags().StringVar(&src, "source", "", "print what cometlab reads from the CometBFT source tree at this path (line, module, version, commit, dirty, capabilities), without building it")
+	cmd.Flags().StringSliceVar(&sdk, "sdk", nil, "build cometlab's Cosmos SDK chain (app = \"sdk\") for these SDK releases (comma-separated), e.g. v0.55.0; \"default\": "+manifest.DefaultSDKVersion)
 	return cmd
 }
 
@@ -110,6 +119,7 @@ type buildFlags struct {
 	build            []string
 	apps, skew, keys bool
 	kts              []string
+	sdk              []string // SDK releases of cometlab's chain
 }
 
 // buildReleases builds what b names (refusing a combination that names
@@ -136,6 +146,10 @@ func buildReleases(ctx context.Context, st *state, b buildFlags) (*cometbft.Fetc
 	}
 	if len(b.kts) > 0 && !b.keys {
 		return nil, exitcode.With(errors.New("--key-type limits what --keys builds: give --keys too"), exitcode.Usage)
+	}
+	sdks, err := sdkReleases(b.sdk)
+	if err != nil {
+		return nil, exitcode.With(err, exitcode.Usage)
 	}
 	progs := map[string][]cometbft.Program{}
 	for _, v := range build {
@@ -167,7 +181,37 @@ func buildReleases(ctx context.Context, st *state, b buildFlags) (*cometbft.Fetc
 			}
 		}
 	}
+	if len(sdks) > 0 {
+		src, err := cometbft.SDKChainSource()
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range sdks {
+			if _, _, err := f.SDKChain(ctx, src, v); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return f, nil
+}
+
+// sdkReleases are --sdk's SDK releases, "default" expanded; one cometlab's
+// chain is not built for is refused naming those it is.
+func sdkReleases(names []string) ([]string, error) {
+	var out []string
+	for _, v := range names {
+		if v == "default" {
+			v = manifest.DefaultSDKVersion
+		}
+		if _, ok := manifest.SDKVersions[v]; !ok {
+			known := slices.Sorted(maps.Keys(manifest.SDKVersions))
+			return nil, fmt.Errorf("--sdk %s: cometlab's SDK chain is built for %s", v, strings.Join(known, ", "))
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // buildApps are the programs --apps builds beside each release's node.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/exitcode"
+	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results/resultstest"
 )
 
@@ -29,6 +30,19 @@ func TestExpandBuild(t *testing.T) {
 	// "default" is the default release alone.
 	if got := expandBuild([]string{"default", "v0.38.1", cometbft.DefaultVersion}); !slices.Equal(got, []string{cometbft.DefaultVersion, "v0.38.1"}) {
 		t.Errorf("expandBuild(default) = %v", got)
+	}
+}
+
+// TestSDKReleases: --sdk default is the default SDK release, a release
+// named twice is built once, and one cometlab's chain is not built for is
+// refused naming those it is.
+func TestSDKReleases(t *testing.T) {
+	got, err := sdkReleases([]string{"default", manifest.DefaultSDKVersion})
+	if err != nil || !slices.Equal(got, []string{manifest.DefaultSDKVersion}) {
+		t.Errorf("sdkReleases(default, %s) = %v, %v", manifest.DefaultSDKVersion, got, err)
+	}
+	if _, err := sdkReleases([]string{"v0.47.0"}); err == nil || !strings.Contains(err.Error(), manifest.DefaultSDKVersion) {
+		t.Errorf("sdkReleases(v0.47.0) = %v, want a refusal naming %s", err, manifest.DefaultSDKVersion)
 	}
 }
 
