@@ -45,25 +45,11 @@ func setter(key string) func(m *Manifest, v string) error {
 	case "topology":
 		return func(m *Manifest, v string) error { m.Topology = v; return nil }
 	case "rotate.concurrency":
-		return func(m *Manifest, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("rotate.concurrency: want an integer, got %q", v)
-			}
-			m.Rotate.Concurrency = n
-			return nil
-		}
+		return setInt(key, func(m *Manifest) *int { return &m.Rotate.Concurrency })
 	case "absent":
 		return func(m *Manifest, v string) error { return m.setAbsent(v) }
 	case "evidence":
-		return func(m *Manifest, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("evidence: want an integer, got %q", v)
-			}
-			m.Evidence = n
-			return nil
-		}
+		return setInt(key, func(m *Manifest) *int { return &m.Evidence })
 	case "partition.split", "partition.at", "partition.duration":
 		return func(m *Manifest, v string) error {
 			m.setPartition(strings.TrimPrefix(key, "partition."), v)
@@ -87,14 +73,7 @@ func setter(key string) func(m *Manifest, v string) error {
 	case "key_type":
 		return func(m *Manifest, v string) error { m.KeyType = v; return nil }
 	case "dog":
-		return func(m *Manifest, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("dog: want true or false, got %q", v)
-			}
-			m.DOG = b
-			return nil
-		}
+		return setBool(key, func(m *Manifest) *bool { return &m.DOG })
 	case "dog_target_redundancy":
 		return func(m *Manifest, v string) error {
 			x, err := strconv.ParseFloat(v, 64)
@@ -116,25 +95,11 @@ func setter(key string) func(m *Manifest, v string) error {
 			return nil
 		}
 	case "libp2p":
-		return func(m *Manifest, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("libp2p: want true or false, not %q", v)
-			}
-			m.LibP2P = b
-			return nil
-		}
+		return setBool(key, func(m *Manifest) *bool { return &m.LibP2P })
 	case "mempool":
 		return func(m *Manifest, v string) error { m.Mempool = v; return nil }
 	case "adaptive_sync":
-		return func(m *Manifest, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("adaptive_sync: want true or false, got %q", v)
-			}
-			m.AdaptiveSync = b
-			return nil
-		}
+		return setBool(key, func(m *Manifest) *bool { return &m.AdaptiveSync })
 	case "load.lane_weights":
 		return func(m *Manifest, v string) error {
 			ws, err := parseLaneWeights(v)
@@ -150,6 +115,30 @@ func setter(key string) func(m *Manifest, v string) error {
 		return func(m *Manifest, v string) error { m.Load.LateThreshold = v; return nil }
 	}
 	return nil
+}
+
+// setInt sets the integer field of key.
+func setInt(key string, field func(m *Manifest) *int) func(m *Manifest, v string) error {
+	return func(m *Manifest, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s: want an integer, got %q", key, v)
+		}
+		*field(m) = n
+		return nil
+	}
+}
+
+// setBool sets the boolean field of key.
+func setBool(key string, field func(m *Manifest) *bool) func(m *Manifest, v string) error {
+	return func(m *Manifest, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s: want true or false, got %q", key, v)
+		}
+		*field(m) = b
+		return nil
+	}
 }
 
 // SettableKey checks that [Manifest.Set] takes key and returns its
