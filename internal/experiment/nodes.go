@@ -23,45 +23,8 @@ import (
 func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, chainID string) (cometbft.Spec, error) {
 	spec := cometbft.Spec{ChainID: chainID, App: m.App, LogLevel: m.LogLevel, AppConfig: m.AppConfig,
 		Listed: m.Topology != manifest.TopologyMesh, TimeScale: m.TimeScale, KeyType: m.KeyType, PBTSEnableHeight: m.PBTSEnableHeight, LibP2P: m.LibP2P}
-	for _, u := range m.ValidatorUpdates {
-		if spec.ValidatorUpdates == nil {
-			spec.ValidatorUpdates = map[int64]map[string]int64{}
-		}
-		if spec.ValidatorUpdates[u.Height] == nil {
-			spec.ValidatorUpdates[u.Height] = map[string]int64{}
-		}
-		spec.ValidatorUpdates[u.Height][u.Node] = u.Power
-	}
-	type build struct {
-		path string
-		src  *cometbft.SourceRecord
-	}
-	built := map[cometbft.Program]map[string]build{} // program → release or source → build, each fetched once
-	program := func(v string, src *cometbft.Source, prog cometbft.Program) (string, *cometbft.SourceRecord, error) {
-		key := v
-		if src != nil {
-			key = fmt.Sprintf("%#v", *src)
-		}
-		if built[prog][key].path == "" {
-			var b build
-			var err error
-			if src != nil {
-				var rec cometbft.SourceRecord
-				b.path, rec, err = f.SourceProgram(ctx, *src, prog)
-				b.src = &rec
-			} else {
-				b.path, err = f.Program(ctx, v, prog)
-			}
-			if err != nil {
-				return "", nil, err
-			}
-			if built[prog] == nil {
-				built[prog] = map[string]build{}
-			}
-			built[prog][key] = b
-		}
-		return built[prog][key].path, built[prog][key].src, nil
-	}
+	spec.ValidatorUpdates = validatorUpdates(m.ValidatorUpdates)
+	progs := programs{ctx: ctx, f: f}
 	if m.App == cometbft.AppSDK {
 		return sdkSpec(ctx, m, f, spec)
 	}
@@ -85,11 +48,11 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		var src *cometbft.SourceRecord
 		if v != "" {
 			var err error
-			if bin, src, err = program(v, n.Source, node); err != nil {
+			if bin, src, err = progs.get(v, n.Source, node); err != nil {
 				return spec, err
 			}
 			if n.Mode == manifest.ModeValidator && m.KeyType != "" && m.KeyType != cometbft.KeyEd25519 {
-				if keygen, _, err = program(v, n.Source, cometbft.KeygenProgram.ForKey(key)); err != nil {
+				if keygen, _, err = progs.get(v, n.Source, cometbft.KeygenProgram.ForKey(key)); err != nil {
 					return spec, err
 				}
 			}
@@ -99,7 +62,7 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		var app string
 		if m.App == cometbft.AppE2E && v != "" {
 			var err error
-			if app, _, err = program(v, n.Source, e2e); err != nil {
+			if app, _, err = progs.get(v, n.Source, e2e); err != nil {
 				return spec, err
 			}
 		}
@@ -122,6 +85,68 @@ func testnetSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, 
 		spec.Upgrades[p.UpgradeTarget()] = b
 	}
 	return spec, nil
+}
+
+// validatorUpdates is the manifest's validator updates by height and node
+// (nil without any).
+func validatorUpdates(us []manifest.ValidatorUpdate) map[int64]map[string]int64 {
+	var out map[int64]map[string]int64
+	for _, u := range us {
+		if out == nil {
+			out = map[int64]map[string]int64{}
+		}
+		if out[u.Height] == nil {
+			out[u.Height] = map[string]int64{}
+		}
+		out[u.Height][u.Node] = u.Power
+	}
+	return out
+}
+
+// programs fetches the programs of a testnet's nodes, each (program,
+// release or source) once.
+type programs struct {
+	ctx   context.Context
+	f     *cometbft.Fetcher
+	built map[cometbft.Program]map[string]programBuild
+}
+
+// programBuild is one built program: its path, and its source tree's
+// record when built from one.
+type programBuild struct {
+	path string
+	src  *cometbft.SourceRecord
+}
+
+// get returns prog of release v, or of the source tree src when not nil.
+func (p *programs) get(v string, src *cometbft.Source, prog cometbft.Program) (string, *cometbft.SourceRecord, error) {
+	key := v
+	if src != nil {
+		key = fmt.Sprintf("%#v", *src)
+	}
+	if b, ok := p.built[prog][key]; ok {
+		return b.path, b.src, nil
+	}
+	var b programBuild
+	var err error
+	if src != nil {
+		var rec cometbft.SourceRecord
+		b.path, rec, err = p.f.SourceProgram(p.ctx, *src, prog)
+		b.src = &rec
+	} else {
+		b.path, err = p.f.Program(p.ctx, v, prog)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if p.built == nil {
+		p.built = map[cometbft.Program]map[string]programBuild{}
+	}
+	if p.built[prog] == nil {
+		p.built[prog] = map[string]programBuild{}
+	}
+	p.built[prog][key] = b
+	return b.path, b.src, nil
 }
 
 // sdkSpec is testnetSpec for app = "sdk": every node runs cometlab's SDK
