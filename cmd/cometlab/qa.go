@@ -41,17 +41,8 @@ type qaFlags struct {
 // qa under the working directory.
 var qaOverheadRoots = []string{"runs", "qa", "ab", "sweeps", "saturations"}
 
-func newQACmd(st *state) *cobra.Command {
-	var (
-		tf testnetFlags
-		lf loadFlags
-		cf collectFlags
-		f  qaFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "qa",
-		Short: "Run a release's QA: saturation, QA load, tests against a baseline, one report with a pass/fail table",
-		Long: `Run CometBFT's QA method on a candidate against a baseline, as one command,
+// qaLong is qa's --help text.
+const qaLong = `Run CometBFT's QA method on a candidate against a baseline, as one command,
 and write one report in the published reports' order.
 
 The steps, in order (their ids for --skip):
@@ -66,7 +57,9 @@ The steps, in order (their ids for --skip):
   vote-extensions  the candidate with CometBFT's e2e app, a sweep of vote-extension
                    sizes {0, 2048, 8192, 32768} bytes (where its line has them)
   partition        both sides split 50/50 by stake while the load runs
-  absent-stake     both sides with a third of the stake never started
+  absent-stake     both sides with at most a third of the stake never started
+                   (absent=33 %: the most whole validators within it; 1 of 4,
+                   25 %, on the default testnet; the plan says which)
   upgrade          the baseline with every node restarted on the candidate's
                    release in turn, where the release lines allow it
   storage          the candidate with CometBFT's e2e app, one run per combination
@@ -120,7 +113,19 @@ reason. Both sides run on the hosts, or neither.
 
 Exit codes: 0 every test passed; 4 a test found a regression; 5 a run
 broke safety (before any other verdict); 3 a step failed; 2 bad flags or
-a budget too small; 130 interrupted (resume with --resume).`,
+a budget too small; 130 interrupted (resume with --resume).`
+
+func newQACmd(st *state) *cobra.Command {
+	var (
+		tf testnetFlags
+		lf loadFlags
+		cf collectFlags
+		f  qaFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "qa",
+		Short: "Run a release's QA: saturation, QA load, tests against a baseline, one report with a pass/fail table",
+		Long:  qaLong,
 		Example: `  cometlab qa --baseline v0.38.26 --candidate v0.40.0 --plan
   cometlab qa --baseline v0.38.26 --candidate v0.40.0 --budget 2h
   cometlab qa --candidate 'consensus.timeout_commit=2s' -T 30s --repeat 2 --skip rotation

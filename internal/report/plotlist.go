@@ -21,7 +21,9 @@ type plotSpec struct {
 	draw   func(d *plotData) ([]byte, error)
 }
 
-// plotSpecs returns every plot of the report, in report order.
+// plotSpecs returns every plot of the report, in report order. It is data,
+// one literal a plot (its file, title, unit, source, definition and how it
+// is drawn), and stays one function so that the list reads whole.
 func plotSpecs() []plotSpec {
 	const ms = "metrics.csv: "
 	return []plotSpec{
