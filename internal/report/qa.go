@@ -50,6 +50,10 @@ type QAInputs struct {
 // then the steps that did not run and why. The same inputs always give
 // the same files.
 func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
+	curve, err := writeCurve(dir, "Latency vs throughput — "+qaTitle(rec), qaCurve(in.Saturation), Options{})
+	if err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	m := mdWriter{w: &b}
 	m.qaHeader(rec)
@@ -57,7 +61,7 @@ func WriteQA(dir string, rec results.QARecord, in QAInputs) error {
 	for _, st := range rec.Steps {
 		switch st.ID {
 		case "saturation":
-			m.qaSaturation(rec, st, in.Saturation)
+			m.qaSaturation(rec, st, in.Saturation, curve)
 		case "qa-load":
 			m.qaLoad(rec, st)
 		default:
@@ -186,7 +190,7 @@ func (m mdWriter) qaSetup(rec results.QARecord, in QAInputs) {
 	m.qaPlan(rec.Plan)
 }
 
-func (m mdWriter) qaSaturation(rec results.QARecord, st results.QAStep, sats []QASaturation) {
+func (m mdWriter) qaSaturation(rec results.QARecord, st results.QAStep, sats []QASaturation, curve bool) {
 	m.f("## Saturation point\n\n")
 	if st.Status == results.QASkipped {
 		m.f("Not run: %s.\n\n", st.Summary)
@@ -218,6 +222,30 @@ func (m mdWriter) qaSaturation(rec results.QARecord, st results.QAStep, sats []Q
 			m.f("%s: %s\n\n", s.Label, diagonalSentence(ts[0]))
 		}
 	}
+	if curve {
+		m.f("![Latency vs throughput](%s)\n\nThe grid's cells of both sides, as the v0.34 report's latency–throughput curve: "+
+			"one point per cell (the mean of its repeats), x = committed tx/s over all connections, y = block latency; solid lines "+
+			"and dots the mean, dashed lines and crosses the p99; one colour per side and connection count c, points joined in "+
+			"order of r. Where a side's curve turns up, more offered load no longer adds throughput, only latency: its "+
+			"saturation; a candidate's curve below the baseline's is faster at the same throughput, one reaching further right "+
+			"commits more.\n\n", results.LatencyThroughputPlot)
+	}
+}
+
+// qaCurve is the latency–throughput curve's series of both sides' grids:
+// one a side and connection count, labelled with the side.
+func qaCurve(sats []QASaturation) []CurveSeries {
+	var out []CurveSeries
+	for _, s := range sats {
+		if s.Grid == nil {
+			continue
+		}
+		for _, c := range sweepCurve(saturation.Tables(s.Grid.GridCells())) {
+			c.Label = s.Label + " " + c.Label
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // qaSideBySide is the saturation tables of the sides in one table: a row

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -256,6 +257,23 @@ func TestWriteQAGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	resultstest.Golden(t, filepath.Join("testdata", "qareport", "qa.md.golden"), md)
+	// The latency–throughput curve of the sides' grids (only the
+	// baseline's here), drawn where qa.md shows it.
+	if f, err := os.Open(filepath.Join(dir, filepath.FromSlash(results.LatencyThroughputPlot))); err != nil {
+		t.Error(err)
+	} else {
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s: %v", results.LatencyThroughputPlot, err)
+		}
+		f.Close()
+	}
+	var labels []string
+	for _, s := range qaCurve(in.Saturation) {
+		labels = append(labels, s.Label)
+	}
+	if want := []string{"v0.38.26 c=1", "v0.38.26 c=2"}; !slices.Equal(labels, want) {
+		t.Errorf("curve series %v, want %v", labels, want)
+	}
 	page, err := os.ReadFile(filepath.Join(dir, results.QAHTMLFile))
 	if err != nil {
 		t.Fatal(err)
