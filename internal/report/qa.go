@@ -409,6 +409,9 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in
 			m.f("\n")
 		}
 	}
+	if st.ID == "rotation" {
+		m.qaRotationHeights(dir, runs)
+	}
 	m.qaAutopsy(dir, runs, in.Disturbed[st.ID])
 	if len(runs) > 0 {
 		var links []string
@@ -417,6 +420,29 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in
 		}
 		m.f("Runs: %s.\n\n", strings.Join(links, ", "))
 	}
+}
+
+// qaRotationHeights shows the heights of every node, the ephemeral ones
+// included, in the first run of each side of the rotation test (its runs
+// come in rounds, a run a side each: the first two are round 1's), as the
+// v0.38 report's rotating_eph_heights plot shows the ephemeral nodes'.
+func (m mdWriter) qaRotationHeights(dir string, runs []string) {
+	var shown []string
+	for _, r := range runs[:min(2, len(runs))] {
+		rel := r + "/" + results.PlotsDir + "/heights.png"
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err == nil {
+			shown = append(shown, fmt.Sprintf("![Heights, %s](%s)", filepath.Base(r), rel))
+		}
+	}
+	if len(shown) == 0 {
+		return
+	}
+	m.f("%s\n\nThe height of every node over time in round 1's run of each side (adoption.csv: each node's commits, block-synced "+
+		"ones included), the ephemeral nodes' (ephemeral01…) from their first block after a start from an empty data "+
+		"directory to their stop. Each ephemeral line should climb steeply to the validators' line (caught up) and follow it "+
+		"until it is stopped and wiped; a line that stays below never caught up, and lives that climb for longer as the "+
+		"chain grows show catch-up time growing with the chain's height, as the published rotation test does.\n\n",
+		strings.Join(shown, "\n"))
 }
 
 // qaNotRun lists the steps that did not run and why.

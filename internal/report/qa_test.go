@@ -241,13 +241,15 @@ func TestWriteQAGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	resultstest.WriteFile(t, filepath.Join(dir, "tests/long/plots/compare_latency_cdf.png"), img.Bytes())
+	resultstest.WriteFile(t, filepath.Join(dir, "tests/rotation/runs/01-v0.38.26/plots/heights.png"), img.Bytes())
 	resultstest.WriteFile(t, filepath.Join(dir, "tests/long", results.CompareMD), []byte("# compare\n"))
 	writeFixtureLongSummaries(t, dir)
 	search, grid := fixtureSaturate(), fixtureSweep()
 	in := QAInputs{Disturbed: map[string][]string{"long": {"tests/long/runs/02-v0.40.0.disturbed"}}, Saturation: []QASaturation{
 		{Label: "v0.38.26", SearchDir: "tests/saturation/v0.38.26/search", GridDir: "tests/saturation/v0.38.26/grid", Search: &search, Grid: &grid},
 		{Label: "v0.40.0", SearchDir: "tests/saturation/v0.40.0/search", GridDir: "tests/saturation/v0.40.0/grid"}},
-		Runs:   map[string][]string{"long": {"tests/long/runs/01-v0.38.26", "tests/long/runs/01-v0.40.0"}},
+		Runs: map[string][]string{"long": {"tests/long/runs/01-v0.38.26", "tests/long/runs/01-v0.40.0"},
+			"rotation": {"tests/rotation/runs/01-v0.38.26", "tests/rotation/runs/01-v0.40.0"}},
 		Sweeps: map[string]*saturation.SweepRecord{"vote-extensions": fixtureVESweep()}}
 	if err := WriteQA(dir, rec, in); err != nil {
 		t.Fatal(err)
