@@ -380,6 +380,9 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in
 		m.qaStorage(filepath.Join(dir, st.Dirs[0]), *sweep)
 	case sweep != nil:
 		m.qaSweep(*sweep)
+		if len(st.Dirs) > 0 {
+			m.qaSweepPlots(dir, st.Dirs[0], *sweep)
+		}
 	}
 	for _, d := range st.Dirs {
 		if _, err := os.Stat(filepath.Join(dir, d, results.SweepReportFile)); err == nil {
@@ -420,6 +423,47 @@ func (m mdWriter) qaTest(dir string, rec results.QARecord, st results.QAStep, in
 		}
 		m.f("Runs: %s.\n\n", strings.Join(links, ", "))
 	}
+}
+
+// qaSweepPlots shows, for each value of a sweep step's setting (the
+// vote-extension sizes), its first finished run's latency and blocks per
+// minute side by side, as the v0.38 report shows each extension size's:
+// a table of a row per value.
+func (m mdWriter) qaSweepPlots(dir, sweepDir string, rec saturation.SweepRecord) {
+	if len(rec.Grid.Params) == 0 {
+		return
+	}
+	key := rec.Grid.Params[0].Key
+	var rows [][]string
+	seen := map[string]bool{}
+	for _, c := range rec.Cells {
+		v := c.Params[key]
+		if seen[v] || (c.Status != results.StatusComplete && c.Status != results.StatusPartial) {
+			continue
+		}
+		row := []string{v}
+		found := false
+		for _, name := range []string{"latency.png", "block_rate.png"} {
+			rel := sweepDir + "/" + c.Dir + "/" + results.PlotsDir + "/" + name
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+				row = append(row, "—")
+				continue
+			}
+			row = append(row, fmt.Sprintf("![%s, %s](%s)", strings.TrimSuffix(name, ".png"), v, rel))
+			found = true
+		}
+		if found {
+			seen[v] = true
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	m.table([]string{key, "block latency per transaction", "blocks per minute, per node"}, "lll", rows)
+	m.f("Each value's first finished run: the block latency of every transaction against its send time (the red dashed line, the mean) " +
+		"and the blocks each node committed per minute. As in the v0.38 report's vote-extension plots, larger extensions " +
+		"show as latencies that vary more and rise, and as fewer blocks per minute (heights needing more rounds).\n\n")
 }
 
 // qaRotationHeights shows the heights of every node, the ephemeral ones

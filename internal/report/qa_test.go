@@ -242,6 +242,9 @@ func TestWriteQAGolden(t *testing.T) {
 	}
 	resultstest.WriteFile(t, filepath.Join(dir, "tests/long/plots/compare_latency_cdf.png"), img.Bytes())
 	resultstest.WriteFile(t, filepath.Join(dir, "tests/rotation/runs/01-v0.38.26/plots/heights.png"), img.Bytes())
+	for _, name := range []string{"latency.png", "block_rate.png"} {
+		resultstest.WriteFile(t, filepath.Join(dir, "tests/vote-extensions/cells/c1-r400-app.vote_extension_size_32768-0/plots", name), img.Bytes())
+	}
 	resultstest.WriteFile(t, filepath.Join(dir, "tests/long", results.CompareMD), []byte("# compare\n"))
 	writeFixtureLongSummaries(t, dir)
 	search, grid := fixtureSaturate(), fixtureSweep()
