@@ -34,6 +34,7 @@ func TestQAOnHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deploys real testnets to namespace hosts")
 	}
+	experimenttest.Proves(t)
 	nshoststest.Require(t)
 	f := experimenttest.Fetcher(t) // the node lock
 	n := nshoststest.New(t, 2)

@@ -44,6 +44,7 @@ func TestQARealNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
+	experimenttest.Proves(t)
 	f := experimenttest.Fetcher(t)
 	d := 6 * time.Second
 	src := manifest.Source{Overrides: manifest.Overrides{Duration: &d}}

@@ -93,6 +93,7 @@ func TestSweepResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	var out experimenttest.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())

@@ -28,6 +28,7 @@ func TestSweepReuse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	var out experimenttest.SyncBuffer
 	env := sweepEnv(t, &out) // waits for the node lock
