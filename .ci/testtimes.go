@@ -39,6 +39,7 @@ func allowedSkips() map[string]string {
 const modulePrefix = "github.com/cometlab/cometlab/"
 
 type event struct {
+	Time    time.Time // when go test emitted it; zero in a stream without times
 	Action  string
 	Package string
 	Test    string
@@ -142,7 +143,14 @@ func (l *lane) event(w io.Writer, e event, allowed map[string]string, start time
 		delete(l.output, key)
 		if e.Test == "" {
 			l.pkgs = append(l.pkgs, timing{short, e.Action, e.Elapsed})
-			fmt.Fprintf(w, "%-4s %-40s %7.1f s   (%s into the lane)\n", e.Action, short, e.Elapsed, time.Since(start).Round(time.Second))
+			// The event's own time: a stream of the lane's second go test,
+			// run beside the first and read after it, says when each of its
+			// packages ended.
+			at := time.Since(start)
+			if !e.Time.IsZero() {
+				at = e.Time.Sub(start)
+			}
+			fmt.Fprintf(w, "%-4s %-40s %7.1f s   (%s into the lane)\n", e.Action, short, e.Elapsed, at.Round(time.Second))
 		} else if !strings.Contains(e.Test, "/") {
 			l.tests = append(l.tests, timing{short + " " + e.Test, e.Action, e.Elapsed - l.waited[key]})
 		}
