@@ -45,11 +45,11 @@ func setter(key string) func(m *Manifest, v string) error {
 	case "topology":
 		return func(m *Manifest, v string) error { m.Topology = v; return nil }
 	case "rotate.concurrency":
-		return setInt(key, func(m *Manifest) *int { return &m.Rotate.Concurrency })
+		return setParsed(key, "an integer", strconv.Atoi, func(m *Manifest) *int { return &m.Rotate.Concurrency })
 	case "absent":
 		return func(m *Manifest, v string) error { return m.setAbsent(v) }
 	case "evidence":
-		return setInt(key, func(m *Manifest) *int { return &m.Evidence })
+		return setParsed(key, "an integer", strconv.Atoi, func(m *Manifest) *int { return &m.Evidence })
 	case "partition.split", "partition.at", "partition.duration":
 		return func(m *Manifest, v string) error {
 			m.setPartition(strings.TrimPrefix(key, "partition."), v)
@@ -73,33 +73,21 @@ func setter(key string) func(m *Manifest, v string) error {
 	case "key_type":
 		return func(m *Manifest, v string) error { m.KeyType = v; return nil }
 	case "dog":
-		return setBool(key, func(m *Manifest) *bool { return &m.DOG })
+		return setParsed(key, "true or false", strconv.ParseBool, func(m *Manifest) *bool { return &m.DOG })
 	case "dog_target_redundancy":
-		return func(m *Manifest, v string) error {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return fmt.Errorf("dog_target_redundancy: want a number, got %q", v)
-			}
-			m.DOGTargetRedundancy = x
-			return nil
-		}
+		return setParsed(key, "a number", func(v string) (float64, error) { return strconv.ParseFloat(v, 64) },
+			func(m *Manifest) *float64 { return &m.DOGTargetRedundancy })
 	case "dog_adjust_interval":
 		return func(m *Manifest, v string) error { m.DOGAdjustInterval = v; return nil }
 	case "pbts_enable_height":
-		return func(m *Manifest, v string) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return fmt.Errorf("pbts_enable_height: want an integer, got %q", v)
-			}
-			m.PBTSEnableHeight = n
-			return nil
-		}
+		return setParsed(key, "an integer", func(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) },
+			func(m *Manifest) *int64 { return &m.PBTSEnableHeight })
 	case "libp2p":
-		return setBool(key, func(m *Manifest) *bool { return &m.LibP2P })
+		return setParsed(key, "true or false", strconv.ParseBool, func(m *Manifest) *bool { return &m.LibP2P })
 	case "mempool":
 		return func(m *Manifest, v string) error { m.Mempool = v; return nil }
 	case "adaptive_sync":
-		return setBool(key, func(m *Manifest) *bool { return &m.AdaptiveSync })
+		return setParsed(key, "true or false", strconv.ParseBool, func(m *Manifest) *bool { return &m.AdaptiveSync })
 	case "load.lane_weights":
 		return func(m *Manifest, v string) error {
 			ws, err := parseLaneWeights(v)
@@ -117,26 +105,15 @@ func setter(key string) func(m *Manifest, v string) error {
 	return nil
 }
 
-// setInt sets the integer field of key.
-func setInt(key string, field func(m *Manifest) *int) func(m *Manifest, v string) error {
+// setParsed sets the field of key to its text parsed by parse; a text
+// parse refuses is an error saying key wants what.
+func setParsed[T any](key, what string, parse func(string) (T, error), field func(m *Manifest) *T) func(m *Manifest, v string) error {
 	return func(m *Manifest, v string) error {
-		n, err := strconv.Atoi(v)
+		x, err := parse(v)
 		if err != nil {
-			return fmt.Errorf("%s: want an integer, got %q", key, v)
+			return fmt.Errorf("%s: want %s, got %q", key, what, v)
 		}
-		*field(m) = n
-		return nil
-	}
-}
-
-// setBool sets the boolean field of key.
-func setBool(key string, field func(m *Manifest) *bool) func(m *Manifest, v string) error {
-	return func(m *Manifest, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("%s: want true or false, got %q", key, v)
-		}
-		*field(m) = b
+		*field(m) = x
 		return nil
 	}
 }
