@@ -181,15 +181,9 @@ func buildReleases(ctx context.Context, st *state, b buildFlags) (*cometbft.Fetc
 			}
 		}
 	}
-	if len(sdks) > 0 {
-		src, err := cometbft.SDKChainSource()
-		if err != nil {
+	for _, v := range sdks {
+		if _, _, err := f.OwnSDKChain(ctx, v); err != nil {
 			return nil, err
-		}
-		for _, v := range sdks {
-			if _, _, err := f.SDKChain(ctx, src, v); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return f, nil

@@ -79,6 +79,16 @@ func isSDKChain(dir string) error {
 	return fmt.Errorf("%s/go.mod declares no module", dir)
 }
 
+// OwnSDKChain is SDKChain from cometlab's own chain source (SDKChainSource):
+// what a run of app = "sdk" and `versions --sdk` build.
+func (f *Fetcher) OwnSDKChain(ctx context.Context, sdkVersion string) (string, BuildRecord, error) {
+	src, err := SDKChainSource()
+	if err != nil {
+		return "", BuildRecord{}, err
+	}
+	return f.SDKChain(ctx, src, sdkVersion)
+}
+
 // SDKChain returns the path of cometlab's SDK chain built for SDK release
 // sdkVersion from src (the sdkchain/ directory), and its build record;
 // the build is cached by release and the hash of src's files, so an

@@ -154,11 +154,7 @@ func (p *programs) get(v string, src *cometbft.Source, prog cometbft.Program) (s
 // the sdkchain/ directory, and the genesis funds the load's accounts.
 func sdkSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, spec cometbft.Spec) (cometbft.Spec, error) {
 	sdk := manifest.SDKOf(m.AppConfig)
-	src, err := cometbft.SDKChainSource()
-	if err != nil {
-		return spec, err
-	}
-	bin, rec, err := f.SDKChain(ctx, src, sdk.Version)
+	bin, rec, err := f.OwnSDKChain(ctx, sdk.Version)
 	if err != nil {
 		return spec, err
 	}
