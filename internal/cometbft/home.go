@@ -283,6 +283,7 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 			k := onHost[n.Address] * HostPortStride
 			onHost[n.Address]++
 			h.Address, h.RPCPort, h.P2PPort, h.MetricsPort = n.Address, HostRPCPort+k, HostP2PPort+k, HostMetricsPort+k
+			releasePorts(ports[perNode*i : perNode*(i+1)])
 		}
 		if spec.App == AppExternal {
 			h.AppPort = ports[perNode*i+3]
@@ -365,28 +366,6 @@ func copyTwinKeys(spec Spec, homes []Home) error {
 		}
 	}
 	return nil
-}
-
-// freePorts reserves n distinct free loopback TCP ports. They are free
-// when this returns; a process that grabs one before the node starts makes
-// the node fail with "address already in use", which its log shows.
-func freePorts(n int) ([]int, error) {
-	ls := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free loopback port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 func writeGenesis(spec Spec, homes []Home) error {

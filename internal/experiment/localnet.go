@@ -119,6 +119,7 @@ type localNet struct {
 	mode  netMode
 	dir   string
 	spec  cometbft.Spec
+	homes []cometbft.Home // their ports are held until stop
 	tn    *testnet.Testnet
 	links *links.Links // nil for direct links
 	// nodes are the run.json records of its nodes (Home absolute);
@@ -161,7 +162,7 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 		ln.closeLinks()
 		return nil, fmt.Errorf("generate node homes: %w", err)
 	}
-	ln.spec = spec
+	ln.spec, ln.homes = spec, homes
 	ln.nodes, ln.endpoints = nodeRecords(m, homes)
 	if a := m.AbsentNames(); len(a) > 0 {
 		opts.out.Phase("testnet: %s in the genesis, never started (absent)", strings.Join(a, ", "))
@@ -180,6 +181,7 @@ func launch(ctx context.Context, m manifest.Resolved, spec cometbft.Spec, opts n
 	}
 	if err := ln.tn.Start(to); err != nil {
 		ln.closeLinks()
+		cometbft.ReleasePorts(ln.homes)
 		return nil, err
 	}
 	if err := waitStarted(ctx, ln.tn, scaledTimeout(opts.env.StartTimeout, defaultStartTimeout, m.TimeScale)); err != nil {
@@ -256,6 +258,7 @@ func (ln *localNet) alive() bool {
 func (ln *localNet) stop() {
 	ln.tn.Stop(10 * time.Second)
 	ln.closeLinks()
+	cometbft.ReleasePorts(ln.homes)
 }
 
 func (ln *localNet) closeLinks() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,16 +115,45 @@ func TestZones(t *testing.T) {
 	// Block adoption is logged, not asserted: on loopback the observer's
 	// own spread of the nodes' commits (adoption_p100 ≈ 50 ms on a shared
 	// machine) is as large as these delays' effect on it (+8 ms in the
-	// first runs; +32 ms with the AWS matrix's 44–143 ms).
-	// Each block needs several one-way hops of 20–60 ms (proposal,
-	// prevotes, precommits).
-	if a, b := zoned.Summary.Metrics["block_latency_mean_ms"], flat.Summary.Metrics["block_latency_mean_ms"]; a < b+50 {
-		t.Errorf("mean block latency: %.1f ms with zones, %.1f ms without; want at least 50 ms more", a, b)
+	// first runs; +32 ms with the AWS matrix's 44–143 ms). The mean
+	// latency of 8 s of transactions moves by ±30 ms between two runs on a
+	// busy machine (stop 55's CI: +35 ms with zones), so what is asserted
+	// is the median interval of the round-0 heights: a height needs the
+	// proposal (≥ 20 ms one way) and a quorum of 3 of 4 twice (prevotes,
+	// precommits: each ≥ 25 ms, the second-nearest zone of the nearest
+	// node) — at least 70 ms more than on loopback.
+	if a, b := medianInterval(t, zoned), medianInterval(t, flat); a < b+50*time.Millisecond {
+		t.Errorf("median round-0 block interval: %v with zones, %v without; want at least 50 ms more (the matrix adds ≥ 70 ms)", a, b)
+	} else {
+		t.Logf("median round-0 block interval: %v with zones, %v without", a, b)
 	}
 	zr := analysis.AnalyzeZoneAdoption(mustAdoption(t, zoned), zoned.Run, zoned.Run.FirstHeight, zoned.Run.LastHeight)
 	for _, za := range zr {
 		t.Logf("zone %s: block reaches it p50 %.1f ms, max %.1f ms after the first commit (%d blocks)", za.Zone, za.Reach.Percentile(50)/1e6, za.Reach.Max/1e6, za.Reach.N)
 	}
+}
+
+// medianInterval is the median of the header-time intervals ending at
+// res's round-0 blocks of its load.
+func medianInterval(t *testing.T, res experiment.Result) time.Duration {
+	t.Helper()
+	blocks, err := results.ReadBlocks(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d []time.Duration
+	for i := 1; i < len(blocks); i++ {
+		b := blocks[i]
+		if b.Height < res.Run.FirstHeight || b.Height > res.Run.LastHeight || b.Round != 0 || blocks[i-1].Round != 0 || blocks[i-1].Height != b.Height-1 {
+			continue
+		}
+		d = append(d, time.Duration(b.Time-blocks[i-1].Time))
+	}
+	if len(d) < 3 {
+		t.Fatalf("%s: %d round-0 intervals in the load, want at least 3", res.Dir, len(d))
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 // mustAdoption reads res's adoption.csv.
