@@ -17,19 +17,32 @@ func formatValue(m analysis.Metric, v float64) string {
 	}
 	switch m.Unit {
 	case analysis.UnitMiB, analysis.UnitMiBPerHour, analysis.UnitPct:
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		return decimals(v, 1)
 	case analysis.UnitLoad:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	case analysis.UnitRatio:
 		return strconv.FormatFloat(v, 'f', 4, 64)
 	case analysis.UnitMS, analysis.UnitTPS, analysis.UnitMSPerHeight:
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		return decimals(v, 1)
 	case analysis.UnitS:
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	case analysis.UnitBPS:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// decimals formats v with prec decimals, or, when v is non-zero and below
+// 10^−prec (it would print as 0.0 or 0.1 at one decimal: 0.012 ms),
+// with two significant digits (below 10^−5, too small to matter: prec), so that 0.012 ms
+// against 0.017 ms never prints as "0.0 | 0.0 | +43.8 %".
+func decimals(v float64, prec int) string {
+	if a := math.Abs(v); a != 0 && a < math.Pow(10, float64(-prec)) {
+		if d := int(math.Ceil(-math.Log10(a))) + 1; d <= 6 {
+			prec = max(prec, d)
+		}
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
 // isCountUnit reports whether unit counts whole things (transactions,

@@ -153,6 +153,16 @@ func TestFormatValue(t *testing.T) {
 		{m(analysis.UnitTPS), 19.96, "20.0"},
 		{m(analysis.UnitBPS), 1.666, "1.67"},
 		{m(""), 0.125, "0.125"},
+		// Below 10^−decimals: two significant digits, never "0.0".
+		{m(analysis.UnitMS), 0.0123, "0.012"},
+		{m(analysis.UnitMS), 0.0177, "0.018"},
+		{m(analysis.UnitMS), -0.0123, "-0.012"},
+		{m(analysis.UnitMS), 0.05, "0.050"},
+		{m(analysis.UnitMS), 0.1, "0.1"},
+		{m(analysis.UnitMS), 0.54, "0.5"},
+		{m(analysis.UnitMS), 0, "0.0"},
+		{m(analysis.UnitMS), 1e-9, "0.0"},
+		{m(analysis.UnitPct), 0.004, "0.0040"},
 	}
 	for _, tt := range tests {
 		if got := formatValue(tt.m, tt.v); got != tt.want {
