@@ -132,17 +132,28 @@ func ApplyQALook(figs []results.QAFigure, look QALook) []results.QAFigure {
 		case ok && r.Outcome == sequential.Worse:
 			f.Verdict = string(QARegression)
 			f.Reason = fmt.Sprintf("worse by the sequential rule after %d rounds (p %.3g at level %.3g): %s", r.DecidedAt, r.P, r.Level, f.Reason)
+			f.Significance = sequentialSignificance(r)
 		case ok && r.Outcome == sequential.Better:
 			f.Verdict = string(QABetter)
 			f.Reason = fmt.Sprintf("better by the sequential rule after %d rounds (p %.3g at level %.3g)", r.DecidedAt, r.P, r.Level)
+			f.Significance = sequentialSignificance(r)
 		case ok && r.Outcome == sequential.Equivalent:
 			f.Verdict = string(QAPass)
 			f.Reason = fmt.Sprintf("within the threshold by the sequential rule's equivalence test after %d rounds", r.DecidedAt)
+			f.Significance = fmt.Sprintf("within the threshold by the sequential rule (%d rounds)", r.DecidedAt)
 		case !look.More:
 			f.UndecidedAfter = look.Rounds
 		}
 	}
 	return out
+}
+
+// sequentialSignificance is the significance column of a figure the
+// sequential rule decided: the fixed-sample test over all the test's
+// figures (Holm) left it "not significant", the sequential test of the
+// undecided figures alone decided it, and the row says which.
+func sequentialSignificance(r sequential.Result) string {
+	return fmt.Sprintf("significant by the sequential rule (p %.3g at level %.3g, %d rounds)", r.P, r.Level, r.DecidedAt)
 }
 
 // QAFigureVerdictText is a figure's verdict as the report writes it:

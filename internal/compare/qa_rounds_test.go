@@ -91,6 +91,13 @@ func TestQAMoreRounds(t *testing.T) {
 					t.Errorf("outcome %s, want %s", got, tt.outcome)
 				}
 			}
+			// A figure the sequential rule decided says so where the
+			// fixed-sample test said "not significant" (the remade
+			// v0.40.0 report had "not significant | regression").
+			if decided := QAVerdict(before.Verdict) == QABeyondNotSignificant && tt.outcome != sequential.Undecided; decided !=
+				strings.HasPrefix(after.Significance, "significant by the sequential rule") {
+				t.Errorf("significance %q after the look (outcome %s)", after.Significance, tt.outcome)
+			}
 			if after.Verdict != tt.verdict || QAFigureVerdictText(after, 10) != tt.text {
 				t.Errorf("verdict %s, %q; want %s, %q (%s)", after.Verdict, QAFigureVerdictText(after, 10), tt.verdict, tt.text, after.Reason)
 			}
