@@ -32,10 +32,10 @@ func formatValue(m analysis.Metric, v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
-// decimals formats v with prec decimals, or, when v is non-zero and below
-// 10^−prec (it would print as 0.0 or 0.1 at one decimal: 0.012 ms),
-// with two significant digits (below 10^−5, too small to matter: prec), so that 0.012 ms
-// against 0.017 ms never prints as "0.0 | 0.0 | +43.8 %".
+// decimals formats v with prec decimals or, when v is non-zero and below
+// 10^−prec (at one decimal it would print as 0.0 or 0.1), with two
+// significant digits, so that 0.012 ms against 0.017 ms never prints as
+// "0.0 | 0.0 | +43.8 %". Values below 10^−5 keep prec decimals.
 func decimals(v float64, prec int) string {
 	if a := math.Abs(v); a != 0 && a < math.Pow(10, float64(-prec)) {
 		if d := int(math.Ceil(-math.Log10(a))) + 1; d <= 6 {
