@@ -148,6 +148,21 @@ func ApplyQALook(figs []results.QAFigure, look QALook) []results.QAFigure {
 	return out
 }
 
+// QAFinal is figs once the test runs no more rounds (its budget spent,
+// or no round more came, or a report judging the rounds it has): a
+// figure still undecided says after how many (UndecidedAfter = rounds),
+// whatever the look would have wanted.
+func QAFinal(figs []results.QAFigure, rounds int) []results.QAFigure {
+	out := make([]results.QAFigure, len(figs))
+	copy(out, figs)
+	for i := range out {
+		if QAVerdict(out[i].Verdict) == QABeyondNotSignificant && out[i].UndecidedAfter == 0 {
+			out[i].UndecidedAfter = rounds
+		}
+	}
+	return out
+}
+
 // sequentialSignificance is the significance column of a figure the
 // sequential rule decided: the fixed-sample test over all the test's
 // figures (Holm) left it "not significant", the sequential test of the

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -176,6 +177,17 @@ func TestQAJudge(t *testing.T) {
 		f := figByID(t, figs, "block_latency_p50_ms")
 		if look.More != tt.more || QAVerdict(f.Verdict) != tt.verdict || look.Rounds != tt.rounds {
 			t.Errorf("after %d rounds: more %v, %s (%s); want more %v, %s", tt.rounds, look.More, f.Verdict, f.Reason, tt.more, tt.verdict)
+		}
+		// No more rounds (the budget spent, or a report of the rounds it
+		// has): an undecided figure says after how many; a decided one is
+		// as it was.
+		final := figByID(t, QAFinal(figs, look.Rounds), "block_latency_p50_ms")
+		want := QAFigureVerdictText(f, 10)
+		if tt.verdict == QABeyondNotSignificant {
+			want = fmt.Sprintf("undecided after %d rounds", tt.rounds)
+		}
+		if got := QAFigureVerdictText(final, 10); got != want || final.Verdict != f.Verdict {
+			t.Errorf("after %d rounds, final: %q (%s), want %q", tt.rounds, got, final.Verdict, want)
 		}
 	}
 }

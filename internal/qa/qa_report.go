@@ -150,11 +150,13 @@ func (q *qaRun) reanalyse(st *results.QAStep) error {
 		if err != nil {
 			return err
 		}
-		figs, _, err := judgeAB(dir, ab.Pairs) // the rounds it has: no more
+		// The horizon the QA judged by (its budget of rounds), and the
+		// rounds it has: no more.
+		figs, look, err := judgeAB(dir, cmp.Or(st.RoundsBudget, ab.Pairs))
 		if err != nil {
 			return err
 		}
-		st.Figures = figs
+		st.Figures = compare.QAFinal(figs, look.Rounds)
 		q.judged(st)
 	case plan.Upgrade:
 		run, err := results.ReadRun(filepath.Join(q.dir, stepDir(st.ID)))

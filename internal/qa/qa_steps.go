@@ -209,6 +209,7 @@ func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results
 			Command: q.rec.Command + " (step " + ps.ID + ")", Env: q.env})
 	}
 	budget := q.moreRounds(ps, rounds)
+	st.RoundsBudget = budget
 	for judged := 0; ; {
 		if err = seriesErr(ctx, err); err != nil {
 			return err
@@ -222,6 +223,7 @@ func (q *qaRun) compared(ctx context.Context, ps results.QAPlanStep, st *results
 		// round more (its runs failed, its host could not) is judged as
 		// it is, and the budget bounds the rounds whatever the look says.
 		if !look.More || look.Rounds <= judged || look.Rounds >= budget {
+			st.Figures = compare.QAFinal(figs, look.Rounds)
 			break
 		}
 		judged = look.Rounds

@@ -368,6 +368,21 @@ func TestQAMoreRounds(t *testing.T) {
 			t.Logf("%s decided %s after all 6 rounds", fig.ID, fig.Verdict)
 		}
 		t.Logf("%s: %s after %d rounds (undecided after %d)", fig.ID, fig.Verdict, rec.Pairs, fig.UndecidedAfter)
+		if long.RoundsBudget != 6 {
+			t.Errorf("the long test's budget of rounds recorded as %d, want 6", long.RoundsBudget)
+		}
+		// The report made again judges by the same horizon and the rounds
+		// it has: the same verdict, and an undecided figure still says
+		// after how many rounds.
+		again, err := Report(dir, "test", func(string, ...any) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range again.Step(plan.Long).Figures {
+			if g.ID == fig.ID && (g.Verdict != fig.Verdict || g.UndecidedAfter != fig.UndecidedAfter) {
+				t.Errorf("made again: %s undecided after %d, the run's %s after %d", g.Verdict, g.UndecidedAfter, fig.Verdict, fig.UndecidedAfter)
+			}
+		}
 		return
 	}
 	t.Fatalf("no block_latency_p50_ms figure: %+v", long.Figures)

@@ -161,6 +161,10 @@ type QAStep struct {
 	Verdict string     `json:"verdict,omitempty"`
 	Summary string     `json:"summary,omitempty"`
 	Figures []QAFigure `json:"figures,omitempty"`
+	// RoundsBudget is the most rounds a compared test could run to decide
+	// its figures beyond the rule: the sequential rule's horizon, which a
+	// report made again judges by too (0 in records before it was kept).
+	RoundsBudget int `json:"rounds_budget,omitempty"`
 }
 
 // QAFigure is one figure of a compared test: the sides' values with
