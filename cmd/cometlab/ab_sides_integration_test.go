@@ -8,18 +8,18 @@ import (
 
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // TestABPerturbEverySide: `ab --perturb … --cand FILE` perturbs both
 // sides, the manifest file's too (it used to perturb the base only). Two
 // 8-s runs of 4 validators, validator04 paused 2 s in each (a disturbed
-// round kept, not run again: runKept); about 40 s.
+// round kept, not run again: runKept); about 40 s. It proves (beside one
+// other testnet): the pause is in both sides' events.
 func TestABPerturbEverySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two real 4-validator testnets")
 	}
-	testnettest.LockForTest(t)
+	proves(t)
 	dir := t.TempDir()
 	cand := filepath.Join(dir, "cand.toml")
 	if err := os.WriteFile(cand, []byte("validators = 4\n"), 0o644); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 	"io"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,19 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
 	code = execute(context.Background(), &state{stdout: &o, stderr: &e, args: args, hard: context.Background()})
 	return code, o.String(), e.String()
+}
+
+// proves marks t as a test that proves rather than measures (what it
+// checks holds whatever else the machine runs: every transaction
+// accounted, a file written, a verdict named by what the test did; never a
+// timing: experimenttest.Proves): it runs in parallel with the package's
+// other such tests, after its others, and takes the shared node lock, so
+// that its testnet may run beside one other such test's. Call it first (a
+// parallel test may not use t.Setenv); a series in it is run with runKept.
+func proves(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	testnettest.LockSharedForTest(t)
 }
 
 // runKept is run with the disturbance policy's re-measurements off: each

@@ -9,7 +9,6 @@ import (
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/manifest"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // TestRunE2ESimple runs CometBFT's own e2e simple.toml (v1.0.1) through
@@ -21,7 +20,7 @@ func TestRunE2ESimple(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	testnettest.LockForTest(t)
+	proves(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	code, out, stderr := run(t, "run", "--manifest", filepath.Join(e2eFixtures, "simple.toml"), "-T", "10s", "--out", dir)
 	if code != exitcode.OK {

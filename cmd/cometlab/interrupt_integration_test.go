@@ -47,7 +47,7 @@ func TestRunInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	testnettest.LockForTest(t)
+	proves(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -18,11 +18,12 @@ import (
 )
 
 // startCometlab starts cometlab with args as a process of its own (the
-// test binary running main()); its output goes to the returned buffer.
+// test binary running cometlab, every run of a series kept: mainKept);
+// its output goes to the returned buffer.
 func startCometlab(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd.Env = append(os.Environ(), mainEnv+"="+mainKept)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -59,7 +60,11 @@ func killWhen(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, timeout time.Durat
 // killTest starts a test that runs real testnets and kills cometlab: it
 // skips it in -short mode, ends it where nodes do not die with a killed
 // cometlab (only Linux has the parent-death signal; testnettest.Prereq: a
-// failure under CI=true), then takes the node-test lock.
+// failure under CI=true), then takes the shared node lock (proves): what
+// these tests check (a record readable after a kill, no process left, a
+// resume that keeps what was done) holds beside another testnet, whose
+// CPU makes their runs disturbed — kept, not measured again, both in the
+// killed process (startCometlab) and in the resume (runKept).
 func killTest(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -68,7 +73,7 @@ func killTest(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		testnettest.Prereq(t, "nodes die with a killed cometlab only on Linux (Pdeathsig)")
 	}
-	testnettest.LockForTest(t)
+	proves(t)
 }
 
 // noProcessesLeft waits up to 10 s for every process whose command line
@@ -175,7 +180,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, stdout, stderr := run(t, "saturate", "--resume", dir)
+	code, stdout, stderr := runKept(t, "saturate", "--resume", dir)
 	if code != exitcode.OK {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -183,8 +188,7 @@ func TestSaturateKilledResumes(t *testing.T) {
 	if err != nil || rec.Status != results.StatusComplete || rec.Outcome == nil {
 		t.Fatalf("after resume: %v, status %s, outcome %v", err, rec.Status, rec.Outcome)
 	}
-	// A step the host disturbed (other packages' tests share the machine
-	// in CI) is measured again outside the budget.
+	// Every step kept (runKept): the budget's two, none measured again.
 	if n := len(rec.Observations()); n != 2 {
 		t.Fatalf("%d steps after resume (%d measured again), want the budget of 2", n, len(rec.Steps)-n)
 	}

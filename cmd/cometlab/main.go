@@ -10,7 +10,13 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(runMain(0)) }
+
+// runMain is main's work and its exit code, with maxRemeasures the
+// series' disturbance budget (state.maxRemeasures: 0, the policy's, in
+// the product; the tests that start cometlab as a process of its own and
+// share the host with other tests keep every run: -1).
+func runMain(maxRemeasures int) int {
 	// The first interrupt (Ctrl-C or SIGTERM) stops the load and lets the
 	// run account for what was sent; a second one stops everything at once.
 	// Node processes are stopped and reaped either way.
@@ -24,6 +30,6 @@ func main() {
 		<-sigs
 		hardCancel()
 	}()
-	st := &state{stdout: os.Stdout, stderr: os.Stderr, args: os.Args[1:], hard: hard}
-	os.Exit(execute(ctx, st))
+	st := &state{stdout: os.Stdout, stderr: os.Stderr, args: os.Args[1:], hard: hard, maxRemeasures: maxRemeasures}
+	return execute(ctx, st)
 }

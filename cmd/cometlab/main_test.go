@@ -9,19 +9,27 @@ import (
 	"github.com/cometlab/cometlab/internal/report"
 )
 
-// mainEnv makes the test binary run main() instead of the tests, so a test
-// can start cometlab as a process of its own and SIGKILL it.
-const mainEnv = "COMETLAB_TEST_MAIN"
+// mainEnv makes the test binary run cometlab instead of the tests, so a
+// test can start cometlab as a process of its own and SIGKILL it: "1" as
+// main() does, mainKept with every run of a series kept however disturbed
+// (runKept's policy, for a test that shares the host with other tests).
+const (
+	mainEnv  = "COMETLAB_TEST_MAIN"
+	mainKept = "kept"
+)
 
-// TestMain runs main() when mainEnv says so; otherwise the tests, with
+// TestMain runs cometlab when mainEnv says so; otherwise the tests, with
 // plots drawn at 200×100 (report.PlotSizeEnv) unless the environment sets
 // a size: no test here checks a plot's pixels, and a full-size report
 // costs seconds of CPU under -race; and with the history index
 // (history.Env) in a temporary directory.
 func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) == "1" {
+	switch os.Getenv(mainEnv) {
+	case "1":
 		main()
 		return
+	case mainKept:
+		os.Exit(runMain(-1))
 	}
 	if os.Getenv(report.PlotSizeEnv) == "" {
 		os.Setenv(report.PlotSizeEnv, "200x100")

@@ -16,7 +16,6 @@ import (
 	"github.com/cometlab/cometlab/internal/cometbft"
 	"github.com/cometlab/cometlab/internal/exitcode"
 	"github.com/cometlab/cometlab/internal/results"
-	"github.com/cometlab/cometlab/internal/testnet/testnettest"
 )
 
 // divergeAt is the height after which the diverging node's app state
@@ -68,7 +67,7 @@ func TestSafetyFiresOnDivergentApp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
-	testnettest.LockForTest(t)
+	proves(t)
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "run")
 	man := filepath.Join(tmp, "m.toml")
