@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cometlab/cometlab/internal/experiment/experimenttest"
 )
 
 // msgBytesManifest is 4 validators of v0.40.0 under 100 tx/s for 8 s.
@@ -24,6 +26,7 @@ func TestMsgBytes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real testnet")
 	}
+	experimenttest.Proves(t)
 	res, _ := runBuilt(t, loadManifest(t, "msgbytes.toml", msgBytesManifest))
 	checkAccounted(t, res, 800)
 	s := res.Summary

@@ -50,6 +50,7 @@ func TestRunRampKnee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
 	}
+	experimenttest.Proves(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	kind, to := shape.Ramp, 1800.0
@@ -102,6 +103,7 @@ func TestRunSquare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real 4-validator testnet")
 	}
+	experimenttest.Proves(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	var out bytes.Buffer
 	kind, on, off := shape.Square, 5*time.Second, 5*time.Second
