@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,90 +27,30 @@ import (
 	"github.com/cometlab/cometlab/internal/series"
 )
 
-// TestQARealNodes runs a whole QA on real nodes, as small as it can be:
-// the default testnet (4 validators, the default release) with 6 s runs,
-// the candidate the same with consensus.timeout_commit doubled; each side's
-// search of one run and a grid of one cell (c = 1, r = the knee), then the
-// long test, partition and absent stake, one round each, and the storage
-// matrix (v0.40: pruning or not, one run each) (the upgrade is
-// skipped: both sides run one release; rotation too, as 6-s runs cannot
-// rotate a node; the vote-extension
-// sweep is skipped here, as its e2e app takes minutes to build on a fresh
-// machine: TestQASteps runs it with fake runs, and the e2e app's tests run
-// it for real). It completes, every other section is in its report, the
-// QA load is the candidate's, and the candidate's slower blocks show in
-// the long test's latency (single runs: beyond the threshold, not
-// significant over repeats).
+// A whole QA on real nodes, as small as it can be — the default testnet
+// (4 validators, the default release) with 6 s runs, the candidate the
+// same with consensus.timeout_commit doubled — in two tests that run beside
+// each other (each Proves): TestQARealNodes the saturation search and grid,
+// the QA load and the long test; TestQAScenariosRealNodes, at the
+// manifest's load (the saturation step skipped), the partition, absent
+// stake and the storage matrix. Together they are every step of the method
+// that one release on both sides can run: the upgrade is skipped (both
+// sides run one release), rotation too (6-s runs cannot rotate a node), and
+// the vote-extension sweep, whose e2e app takes minutes to build on a fresh
+// machine (TestQASteps runs it with fake runs, and the e2e app's tests run
+// it for real).
+
+// TestQARealNodes: each side's search of one run and a grid of one cell (c
+// = 1, r = the knee), then the long test, one round. It completes, its
+// sections are in the report, the QA load is the candidate's, and the
+// candidate's slower blocks show in the long test's latency (single runs:
+// beyond the threshold, not significant over repeats).
 func TestQARealNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real testnets")
 	}
 	experimenttest.Proves(t)
-	f := experimenttest.Fetcher(t)
-	d := 6 * time.Second
-	src := manifest.Source{Overrides: manifest.Overrides{Duration: &d}}
-	sides, labels, err := series.ABSides(src, "", []string{"consensus.timeout_commit=2s"}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := noMoreRounds(t, plan.Input{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
-		Factors: []float64{1}, SearchRuns: 1, Skip: []string{plan.VoteExtensions, plan.Rotation}})
-	dir := filepath.Join(t.TempDir(), "qa")
-	var out bytes.Buffer
-	ctx, progress, stop := watchQA(t, &out)
-	start := time.Now()
-	res, err := qa.Run(ctx, qa.Options{Sides: sides, Labels: labels, Candidate: "consensus.timeout_commit=2s",
-		Plan: pl, Thresholds: compare.DefaultThresholds(), Dir: dir, Command: "TestQARealNodes",
-		Env: series.Env{Env: experiment.Env{Fetcher: f, Out: progress, Version: "test"}, MaxRemeasures: -1}})
-	wall := time.Since(start)
-	stop()
-	t.Logf("QA wall time %v, planned %v", wall.Round(time.Second), results.Seconds(pl.EstimateS))
-	if code, _ := exitcode.Of(err); err != nil && code != exitcode.Regression {
-		t.Fatalf("QA: %v (code %d)", err, code)
-	}
-	rec := res.Record
-	if !res.Finished || rec.Status != results.StatusComplete {
-		t.Fatalf("QA %s, finished %v", rec.Status, res.Finished)
-	}
-	runs := 0
-	for _, st := range rec.Steps {
-		t.Logf("%-16s %-10s %-12s %s", st.ID, st.Status, st.Verdict, st.Summary+st.Error)
-		switch st.ID {
-		case plan.Upgrade, plan.VoteExtensions, plan.Rotation:
-			if st.Status != results.QASkipped {
-				t.Errorf("%s %s", st.ID, st.Status)
-			}
-		case plan.Storage:
-			if st.Status != results.QADone || st.Verdict != results.QAVerdictNotJudged || !strings.Contains(st.Summary, "(extrapolated from 6s)") {
-				t.Errorf("%s: %s, %s, %q (%s)", st.ID, st.Status, st.Verdict, st.Summary, st.Error)
-			}
-		default:
-			if st.Status != results.QADone || st.Verdict == results.QAVerdictUnsafe {
-				t.Errorf("%s: %s, %s (%s)", st.ID, st.Status, st.Verdict, st.Error)
-			}
-		}
-	}
-	// the storage matrix of v0.40 is pruning or not: both data directories
-	// grew, each run its own measured figure
-	if sw, err := saturation.ReadSweep(filepath.Join(dir, "tests", "storage")); err != nil {
-		t.Error(err)
-	} else if rows := report.QAStorageRows(filepath.Join(dir, "tests", "storage"), sw); len(rows) != 2 {
-		t.Errorf("storage rows %+v", rows)
-	} else {
-		for _, r := range rows {
-			t.Logf("storage %v: height %.0f, data dir %.1f MiB, %.1f MiB/h (%s)", r.Settings, r.Heights, r.DataEndMiB, r.PerHourMiB, r.Basis())
-			if !(r.PerHourMiB > 0) || !(r.DataEndMiB > 0) || r.Measured() {
-				t.Errorf("storage %v: %+v", r.Settings, r)
-			}
-		}
-	}
-	for _, id := range []string{plan.Saturation, plan.Long, plan.Partition, plan.AbsentStake, plan.Storage} {
-		for _, d := range rec.Step(id).Dirs {
-			n := len(runDirs(t, filepath.Join(dir, d)))
-			runs += n
-		}
-	}
-	t.Logf("%d runs: %v per run on average", runs, (wall / time.Duration(max(runs, 1))).Round(time.Second))
+	rec, dir, md := realQA(t, plan.VoteExtensions, plan.Rotation, plan.Partition, plan.AbsentStake, plan.Storage)
 	if rec.Load == nil || rec.Load.Connections != 1 {
 		t.Errorf("QA load %+v", rec.Load)
 	}
@@ -126,19 +67,108 @@ func TestQARealNodes(t *testing.T) {
 	if lat["block_latency_p50_ms"] == string(compare.QAPass) || lat["block_latency_p50_ms"] == "" {
 		t.Errorf("long test's block latency p50: %q", lat["block_latency_p50_ms"])
 	}
-	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range []string{"## Setup", "## Saturation point", "| knee × 1 |", "## QA load", "## Long test at the QA load",
-		"## Network partition", "## Absent stake", "## Storage matrix", "| app.retain_blocks |", "## Steps not run", "/report.md)"} {
-		if !strings.Contains(string(md), s) {
+		"## Steps not run", "/report.md)"} {
+		if !strings.Contains(md, s) {
 			t.Errorf("qa.md lacks %q", s)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, results.QAHTMLFile)); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestQAScenariosRealNodes: the partition and absent stake, one round each,
+// and the storage matrix (v0.40: pruning or not, one run each), at the
+// manifest's load. It completes, neither scenario is unsafe, both data
+// directories of the storage matrix grew (each run its own figure), and
+// the sections are in the report.
+func TestQAScenariosRealNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real testnets")
+	}
+	experimenttest.Proves(t)
+	rec, dir, md := realQA(t, plan.Saturation, plan.Long, plan.VoteExtensions, plan.Rotation)
+	if st := rec.Step(plan.Storage); st.Status != results.QADone || st.Verdict != results.QAVerdictNotJudged || !strings.Contains(st.Summary, "(extrapolated from 6s)") {
+		t.Errorf("storage: %s, %s, %q (%s)", st.Status, st.Verdict, st.Summary, st.Error)
+	}
+	if sw, err := saturation.ReadSweep(filepath.Join(dir, "tests", "storage")); err != nil {
+		t.Error(err)
+	} else if rows := report.QAStorageRows(filepath.Join(dir, "tests", "storage"), sw); len(rows) != 2 {
+		t.Errorf("storage rows %+v", rows)
+	} else {
+		for _, r := range rows {
+			t.Logf("storage %v: height %.0f, data dir %.1f MiB, %.1f MiB/h (%s)", r.Settings, r.Heights, r.DataEndMiB, r.PerHourMiB, r.Basis())
+			if !(r.PerHourMiB > 0) || !(r.DataEndMiB > 0) || r.Measured() {
+				t.Errorf("storage %v: %+v", r.Settings, r)
+			}
+		}
+	}
+	for _, s := range []string{"## Setup", "## Network partition", "## Absent stake", "## Storage matrix", "| app.retain_blocks |",
+		"## Steps not run", "/report.md)"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("qa.md lacks %q", s)
+		}
+	}
+}
+
+// realQA runs the small QA of the default testnet against it with
+// consensus.timeout_commit doubled, the steps skip skipped, and checks what
+// every such QA must be: complete, each step it skipped or did not plan
+// skipped, each other done and safe. It returns the record, the QA's
+// directory and its report.
+func realQA(t *testing.T, skip ...string) (results.QARecord, string, string) {
+	t.Helper()
+	f := experimenttest.Fetcher(t)
+	d := 6 * time.Second
+	src := manifest.Source{Overrides: manifest.Overrides{Duration: &d}}
+	sides, labels, err := series.ABSides(src, "", []string{"consensus.timeout_commit=2s"}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := noMoreRounds(t, plan.Input{Sides: sides, Labels: labels, Repeat: 1, Connections: []int{1},
+		Factors: []float64{1}, SearchRuns: 1, Skip: skip})
+	dir := filepath.Join(t.TempDir(), "qa")
+	var out bytes.Buffer
+	ctx, progress, stop := watchQA(t, &out)
+	start := time.Now()
+	res, err := qa.Run(ctx, qa.Options{Sides: sides, Labels: labels, Candidate: "consensus.timeout_commit=2s",
+		Plan: pl, Thresholds: compare.DefaultThresholds(), Dir: dir, Command: t.Name(),
+		Env: series.Env{Env: experiment.Env{Fetcher: f, Out: progress, Version: "test"}, MaxRemeasures: -1}})
+	wall := time.Since(start)
+	stop()
+	t.Logf("QA wall time %v, planned %v", wall.Round(time.Second), results.Seconds(pl.EstimateS))
+	if code, _ := exitcode.Of(err); err != nil && code != exitcode.Regression {
+		t.Fatalf("QA: %v (code %d)", err, code)
+	}
+	rec := res.Record
+	if !res.Finished || rec.Status != results.StatusComplete {
+		t.Fatalf("QA %s, finished %v", rec.Status, res.Finished)
+	}
+	runs := 0
+	for _, st := range rec.Steps {
+		t.Logf("%-16s %-10s %-12s %s", st.ID, st.Status, st.Verdict, st.Summary+st.Error)
+		switch {
+		case st.ID == plan.Upgrade || slices.Contains(skip, st.ID):
+			if st.Status != results.QASkipped {
+				t.Errorf("%s %s, want skipped", st.ID, st.Status)
+			}
+		case st.ID == plan.LoadStep && slices.Contains(skip, plan.Saturation): // the manifest's load
+		default:
+			if st.Status != results.QADone || st.Verdict == results.QAVerdictUnsafe {
+				t.Errorf("%s: %s, %s (%s)", st.ID, st.Status, st.Verdict, st.Error)
+			}
+		}
+		for _, d := range st.Dirs {
+			runs += len(runDirs(t, filepath.Join(dir, d)))
+		}
+	}
+	t.Logf("%d runs: %v per run on average", runs, (wall / time.Duration(max(runs, 1))).Round(time.Second))
+	md, err := os.ReadFile(filepath.Join(dir, results.QAReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, dir, string(md)
 }
 
 // runDirs are the run directories under root.
