@@ -12,8 +12,10 @@ package analysis
 // abciTiming is the ABCI method timing histogram (seconds), by method.
 const abciTiming = "abci_connection_method_timing_seconds"
 
-// abciMeanMs returns node's mean time per call of ABCI method (ms) over
-// its series, and the calls; false when the node has no such series.
+// abciMeanMs returns node's time in ABCI method (ms) over its series, and
+// the calls, summed over every series of the method — each type the
+// connection timed it as (CheckTx is "async" from the clist mempool,
+// "sync" from v0.40's app mempool): false when the node has none.
 func abciMeanMs(set *SeriesSet, node, method string) (sumMs, calls float64, ok bool) {
 	sums, counts := set.Find(node, abciTiming+"_sum"), set.Find(node, abciTiming+"_count")
 	for _, s := range sums {
@@ -21,12 +23,13 @@ func abciMeanMs(set *SeriesSet, node, method string) (sumMs, calls float64, ok b
 			continue
 		}
 		for _, c := range counts {
-			if c.Label("method") == method && c.Labels == s.Labels {
-				return Increase(s.V) * 1000, Increase(c.V), true
+			if c.Labels == s.Labels {
+				sumMs, calls, ok = sumMs+Increase(s.V)*1000, calls+Increase(c.V), true
+				break
 			}
 		}
 	}
-	return 0, 0, false
+	return sumMs, calls, ok
 }
 
 // appTimeFigures puts the mean Commit and CheckTx times (over the nodes'
