@@ -141,9 +141,10 @@ func ApplyQALook(figs []results.QAFigure, look QALook) []results.QAFigure {
 			f.Verdict = string(QAPass)
 			f.Reason = fmt.Sprintf("within the threshold by the sequential rule's equivalence test after %d rounds", r.DecidedAt)
 			f.Significance = fmt.Sprintf("within the threshold by the sequential rule (%d rounds)", r.DecidedAt)
-		case !look.More:
-			f.UndecidedAfter = look.Rounds
 		}
+	}
+	if !look.More {
+		return QAFinal(out, look.Rounds)
 	}
 	return out
 }
