@@ -26,6 +26,7 @@ import (
 	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
 	"github.com/cosmos/cosmos-sdk/runtime"
 	servertypes "github.com/cosmos/cosmos-sdk/server/types"
+	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/module"
 
 	_ "github.com/cosmos/cosmos-sdk/x/auth"           // the auth module registers itself
@@ -39,16 +40,37 @@ import (
 // Name is the app's name (baseapp's, and the genesis's app_name).
 const Name = "cometlab-sdk"
 
-// Bech32Prefix is the accounts' address prefix.
-const Bech32Prefix = "cosmos"
+// Bech32Prefix is the accounts' address prefix of the chain this binary
+// runs: "cosmos", or what its build sets (go build -ldflags
+// "-X github.com/cometlab/cometlab/sdkchain/app.Bech32Prefix=PREFIX": a
+// chain of another prefix, as a user's own chain may be).
+var Bech32Prefix = "cosmos"
+
+// SetAddressPrefix makes prefix the process's address prefix (the SDK's
+// global config, by which addresses print): accounts PREFIX1…,
+// validators PREFIXvaloper1…, consensus keys PREFIXvalcons1…. A change
+// of prefix turns the SDK's cache of addresses' strings off: it would
+// give an address as the old prefix wrote it.
+func SetAddressPrefix(prefix string) {
+	c := sdk.GetConfig()
+	if c.GetBech32AccountAddrPrefix() != prefix {
+		sdk.SetAddrCacheEnabled(false)
+	}
+	c.SetBech32PrefixForAccount(prefix, prefix+"pub")
+	c.SetBech32PrefixForValidator(prefix+"valoper", prefix+"valoperpub")
+	c.SetBech32PrefixForConsensusNode(prefix+"valcons", prefix+"valconspub")
+}
 
 // modules are the app's modules in genesis order (auth before bank,
 // bank before staking, staking before genutil, which delivers the
 // gentxs).
 var modules = []string{"auth", "bank", "staking", "genutil", "consensus"}
 
-// Config is the app's module configuration.
-func Config() depinject.Config {
+// Config is the app's module configuration (ConfigFor its Bech32Prefix).
+func Config() depinject.Config { return ConfigFor(Bech32Prefix) }
+
+// ConfigFor is the app's module configuration with accounts of prefix.
+func ConfigFor(prefix string) depinject.Config {
 	runtimeCfg := &runtimev1alpha1.Module{
 		AppName:       Name,
 		PreBlockers:   []string{"auth"},
@@ -62,7 +84,7 @@ func Config() depinject.Config {
 	cfgs := []*appv1alpha1.ModuleConfig{
 		{Name: "runtime", Config: appconfig.WrapAny(runtimeCfg)},
 		{Name: "auth", Config: appconfig.WrapAny(&authmodulev1.Module{
-			Bech32Prefix: Bech32Prefix,
+			Bech32Prefix: prefix,
 			// unordered transactions (ADR-070): no sequence, a unique
 			// timeout timestamp per sender instead
 			EnableUnorderedTransactions: true,
@@ -94,6 +116,7 @@ func New(logger log.Logger, db dbm.DB, appOpts servertypes.AppOptions, opts ...f
 	if appOpts == nil {
 		appOpts = noOpts{}
 	}
+	SetAddressPrefix(Bech32Prefix)
 	var builder *runtime.AppBuilder
 	if err := depinject.Inject(depinject.Configs(Config(), depinject.Supply(logger, appOpts)), &builder); err != nil {
 		return nil, fmt.Errorf("wire the app: %w", err)
@@ -118,10 +141,19 @@ type Encoding struct {
 }
 
 // NewEncoding wires the app's modules without a store and returns their
-// codecs.
-func NewEncoding() (Encoding, error) {
+// codecs (NewEncodingFor its Bech32Prefix).
+func NewEncoding() (Encoding, error) { return NewEncodingFor(Bech32Prefix) }
+
+// NewEncodingFor is NewEncoding for a chain whose accounts have prefix:
+// what a client signing for that chain needs (its messages, signers and
+// genesis are the standard modules').
+//
+// The process's address prefix becomes prefix (SetAddressPrefix): the
+// modules print their authorities by it and check them with the codec.
+func NewEncodingFor(prefix string) (Encoding, error) {
+	SetAddressPrefix(prefix)
 	var e Encoding
-	err := depinject.Inject(depinject.Configs(Config(), depinject.Supply(log.NewNopLogger(), servertypes.AppOptions(noOpts{}))),
+	err := depinject.Inject(depinject.Configs(ConfigFor(prefix), depinject.Supply(log.NewNopLogger(), servertypes.AppOptions(noOpts{}))),
 		&e.TxConfig, &e.Codec, &e.Amino, &e.InterfaceRegistry, &e.Basics)
 	if err != nil {
 		return Encoding{}, fmt.Errorf("wire the app's codecs: %w", err)

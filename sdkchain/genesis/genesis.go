@@ -2,7 +2,9 @@
 // accounts and the validators' operator accounts (keys from package
 // keys), and one gentx per validator staking its CometBFT consensus key
 // (read from the node's config/priv_validator_key.json), over a CometBFT
-// genesis whose chain id, time and consensus parameters it keeps.
+// or SDK genesis whose chain id, time, consensus parameters and other
+// app state it keeps — cometlab's chain's, or another SDK chain's of its
+// own prefix and denom — and cometlab's settings into a home's app.toml.
 package genesis
 
 import (
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 
 	"cosmossdk.io/math"
+	"github.com/cosmos/gogoproto/proto"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/ed25519"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -27,7 +30,8 @@ import (
 	"github.com/cometlab/cometlab/sdkchain/txsign"
 )
 
-// Denom is the chain's one token: staked, spent and paid as fees.
+// Denom is cometlab's chain's one token, staked, spent and paid as fees:
+// the default of Spec.Denom.
 const Denom = "stake"
 
 // GentxGas is the gas limit of a validator's gentx.
@@ -47,6 +51,16 @@ type Spec struct {
 	// validator's consensus key: then its power there × 10⁶, so that the
 	// chain's powers are those cometlab wrote.
 	Stake math.Int
+	// Denom is the token staked, funded and sent ("": Denom).
+	Denom string
+}
+
+// denom is spec's token.
+func (spec Spec) denom() string {
+	if spec.Denom == "" {
+		return Denom
+	}
+	return spec.Denom
 }
 
 // Validator is one validator of the genesis.
@@ -65,12 +79,15 @@ func OperatorNumber(accounts, v int) uint64 { return uint64(accounts + v) }
 // Build returns base (a CometBFT or SDK genesis, whose chain id, time,
 // initial height and consensus parameters are kept) with the app state of
 // spec and no validators: the chain takes its validator set from the
-// gentxs at InitChain.
+// gentxs at InitChain. base's app state, when it has one (the chain's
+// own defaults, as its `init` wrote them), is kept but for what spec sets
+// in it: the accounts (auth), their balances (bank), the bond denom
+// (staking) and the gentxs (genutil); without one, the app's defaults.
 func Build(enc app.Encoding, base *genutiltypes.AppGenesis, spec Spec) (*genutiltypes.AppGenesis, error) {
 	if spec.Accounts < 0 || len(spec.Validators) == 0 {
 		return nil, fmt.Errorf("genesis needs at least one validator and no negative account count")
 	}
-	state := enc.Basics.DefaultGenesis(enc.Codec)
+	denom := spec.denom()
 	var (
 		accs     authtypes.GenesisAccounts
 		balances []banktypes.Balance
@@ -78,7 +95,7 @@ func Build(enc app.Encoding, base *genutiltypes.AppGenesis, spec Spec) (*genutil
 	for i := range spec.Accounts {
 		addr := keys.Address(keys.Account(spec.Seed, i))
 		accs = append(accs, authtypes.NewBaseAccount(addr, nil, AccountNumber(i), 0))
-		balances = append(balances, banktypes.Balance{Address: addr.String(), Coins: sdk.NewCoins(sdk.NewCoin(Denom, spec.Balance))})
+		balances = append(balances, banktypes.Balance{Address: addr.String(), Coins: sdk.NewCoins(sdk.NewCoin(denom, spec.Balance))})
 	}
 	signer := txsign.Signer{TxConfig: enc.TxConfig, ChainID: base.ChainID, Gas: GentxGas}
 	var gentxs []json.RawMessage
@@ -90,8 +107,8 @@ func Build(enc app.Encoding, base *genutiltypes.AppGenesis, spec Spec) (*genutil
 		if err != nil {
 			return nil, fmt.Errorf("validator %s: %w", val.Name, err)
 		}
-		balances = append(balances, banktypes.Balance{Address: addr.String(), Coins: sdk.NewCoins(sdk.NewCoin(Denom, stake))})
-		gentx, err := gentx(signer, val, op, stake)
+		balances = append(balances, banktypes.Balance{Address: addr.String(), Coins: sdk.NewCoins(sdk.NewCoin(denom, stake))})
+		gentx, err := gentx(signer, val, op, sdk.NewCoin(denom, stake))
 		if err != nil {
 			return nil, fmt.Errorf("validator %s: %w", val.Name, err)
 		}
@@ -101,29 +118,37 @@ func Build(enc app.Encoding, base *genutiltypes.AppGenesis, spec Spec) (*genutil
 		}
 		gentxs = append(gentxs, js)
 	}
-	var err error
-	if state[authtypes.ModuleName], err = enc.Codec.MarshalJSON(authtypes.NewGenesisState(authtypes.DefaultParams(), accs)); err != nil {
-		return nil, fmt.Errorf("auth genesis: %w", err)
+	state, err := baseState(enc, base)
+	if err != nil {
+		return nil, err
 	}
-	bank := banktypes.DefaultGenesisState()
-	bank.Balances = banktypes.SanitizeGenesisBalances(balances)
-	if state[banktypes.ModuleName], err = enc.Codec.MarshalJSON(bank); err != nil {
-		return nil, fmt.Errorf("bank genesis: %w", err)
+	ours := map[string]proto.Message{
+		authtypes.ModuleName:    authtypes.NewGenesisState(authtypes.DefaultParams(), accs),
+		banktypes.ModuleName:    &banktypes.GenesisState{Balances: banktypes.SanitizeGenesisBalances(balances)},
+		genutiltypes.ModuleName: genutiltypes.NewGenesisState(gentxs),
 	}
-	staking := stakingtypes.DefaultGenesisState()
-	staking.Params.BondDenom = Denom
-	if state[stakingtypes.ModuleName], err = enc.Codec.MarshalJSON(staking); err != nil {
-		return nil, fmt.Errorf("staking genesis: %w", err)
+	// the fields of each module's state spec sets; the rest stays base's
+	fields := map[string][]string{authtypes.ModuleName: {"accounts"}, banktypes.ModuleName: {"balances", "supply"}, genutiltypes.ModuleName: {"gen_txs"}}
+	for _, mod := range []string{authtypes.ModuleName, banktypes.ModuleName, genutiltypes.ModuleName} {
+		js, err := enc.Codec.MarshalJSON(ours[mod])
+		if err != nil {
+			return nil, fmt.Errorf("%s genesis: %w", mod, err)
+		}
+		if err := setFields(state, mod, js, fields[mod]); err != nil {
+			return nil, err
+		}
 	}
-	if state[genutiltypes.ModuleName], err = enc.Codec.MarshalJSON(genutiltypes.NewGenesisState(gentxs)); err != nil {
-		return nil, fmt.Errorf("genutil genesis: %w", err)
+	if err := setBondDenom(state, denom); err != nil {
+		return nil, err
 	}
 	appState, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("app state: %w", err)
 	}
 	gen := *base
-	gen.AppName = app.Name
+	if gen.AppName == "" {
+		gen.AppName = app.Name
+	}
 	gen.AppState = appState
 	if gen.Consensus != nil {
 		c := *gen.Consensus
@@ -131,6 +156,67 @@ func Build(enc app.Encoding, base *genutiltypes.AppGenesis, spec Spec) (*genutil
 		gen.Consensus = &c
 	}
 	return &gen, nil
+}
+
+// baseState is base's app state by module, or the app's default genesis
+// when base has none; a module base lacks of those Build sets gets the
+// app's default.
+func baseState(enc app.Encoding, base *genutiltypes.AppGenesis) (map[string]json.RawMessage, error) {
+	def := enc.Basics.DefaultGenesis(enc.Codec)
+	if len(bytes.TrimSpace(base.AppState)) == 0 || string(bytes.TrimSpace(base.AppState)) == "null" {
+		return def, nil
+	}
+	var state map[string]json.RawMessage
+	if err := json.Unmarshal(base.AppState, &state); err != nil {
+		return nil, fmt.Errorf("the base genesis's app_state: %w", err)
+	}
+	for _, mod := range []string{authtypes.ModuleName, banktypes.ModuleName, stakingtypes.ModuleName, genutiltypes.ModuleName} {
+		if _, ok := state[mod]; !ok {
+			state[mod] = def[mod]
+		}
+	}
+	return state, nil
+}
+
+// setFields sets the fields of module mod's state in state to theirs in
+// js (the module's whole state, as the app's codec writes it), the
+// module's other fields as they were.
+func setFields(state map[string]json.RawMessage, mod string, js json.RawMessage, fields []string) error {
+	var have, from map[string]json.RawMessage
+	if err := json.Unmarshal(state[mod], &have); err != nil || have == nil {
+		return fmt.Errorf("the base genesis's app_state.%s is no object", mod)
+	}
+	if err := json.Unmarshal(js, &from); err != nil {
+		return err
+	}
+	for _, k := range fields {
+		v, ok := from[k]
+		if !ok { // a field at its zero value: an empty list
+			v = json.RawMessage("[]")
+		}
+		have[k] = v
+	}
+	b, err := json.Marshal(have)
+	state[mod] = b
+	return err
+}
+
+// setBondDenom sets staking's params.bond_denom in state to denom.
+func setBondDenom(state map[string]json.RawMessage, denom string) error {
+	var staking, params map[string]json.RawMessage
+	if err := json.Unmarshal(state[stakingtypes.ModuleName], &staking); err != nil || staking == nil {
+		return fmt.Errorf("the base genesis's app_state.staking is no object")
+	}
+	if err := json.Unmarshal(staking["params"], &params); err != nil || params == nil {
+		return fmt.Errorf("the base genesis's app_state.staking.params is no object")
+	}
+	params["bond_denom"], _ = json.Marshal(denom)
+	var err error
+	if staking["params"], err = json.Marshal(params); err != nil {
+		return err
+	}
+	state[stakingtypes.ModuleName], err = json.Marshal(staking)
+	return err
 }
 
 // stakeOf is val's self-delegation: its power in base × 10⁶ when base
@@ -153,7 +239,7 @@ func stakeOf(base *genutiltypes.AppGenesis, val Validator, def math.Int) (math.I
 // gentx is validator val's MsgCreateValidator, staking stake, signed by
 // its operator key op as a genesis transaction (account number 0 and
 // sequence 0, as the ante handler checks them at height 0).
-func gentx(signer txsign.Signer, val Validator, op *secp256k1.PrivKey, stake math.Int) (sdk.Tx, error) {
+func gentx(signer txsign.Signer, val Validator, op *secp256k1.PrivKey, stake sdk.Coin) (sdk.Tx, error) {
 	pub, err := ConsensusKey(val.Home)
 	if err != nil {
 		return nil, err
@@ -161,7 +247,7 @@ func gentx(signer txsign.Signer, val Validator, op *secp256k1.PrivKey, stake mat
 	commission := stakingtypes.NewCommissionRates(math.LegacyMustNewDecFromStr("0.1"),
 		math.LegacyMustNewDecFromStr("0.2"), math.LegacyMustNewDecFromStr("0.01"))
 	msg, err := stakingtypes.NewMsgCreateValidator(sdk.ValAddress(keys.Address(op)).String(), pub,
-		sdk.NewCoin(Denom, stake), stakingtypes.NewDescription(val.Name, "", "", "", ""), commission, math.OneInt())
+		stake, stakingtypes.NewDescription(val.Name, "", "", "", ""), commission, math.OneInt())
 	if err != nil {
 		return nil, fmt.Errorf("create-validator message: %w", err)
 	}

@@ -83,3 +83,37 @@ func TestConsensusKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSetTOML sets keys where a section has them, adds the ones it lacks
+// at the section's top (or a new section), and keeps every other line.
+func TestSetTOML(t *testing.T) {
+	doc := "# top comment\npruning = \"default\"\n\n[api]\n# enable the API\nenable = true\naddress = \"tcp://0.0.0.0:1317\"\n\n[telemetry]\nenabled = false\n"
+	got := genesis.SetTOML(doc, map[string]string{"pruning": `"nothing"`, "minimum-gas-prices": `"0stake"`, "api.enable": "false",
+		"telemetry.service-name": `"sdkchain"`, "grpc.enable": "false"})
+	want := "minimum-gas-prices = \"0stake\"\n# top comment\npruning = \"nothing\"\n\n[api]\n# enable the API\nenable = false\naddress = \"tcp://0.0.0.0:1317\"\n\n" +
+		"[telemetry]\nservice-name = \"sdkchain\"\nenabled = false\n\n\n[grpc]\nenable = false"
+	if got != want {
+		t.Errorf("SetTOML:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// FuzzSetTOML: whatever the document, every setting ends up set (its
+// line present once as written), and setting them again changes nothing.
+func FuzzSetTOML(f *testing.F) {
+	f.Add("pruning = \"default\"\n[api]\nenable = true\n")
+	f.Add("[telemetry]\n# enabled = true\nenabled=false\n[telemetry.sub]\nx = 1")
+	f.Add("")
+	settings := genesis.AppSettings("ulab", false)
+	f.Fuzz(func(t *testing.T, doc string) {
+		once := genesis.SetTOML(doc, settings)
+		if twice := genesis.SetTOML(once, settings); twice != once {
+			t.Fatalf("not idempotent:\n%q\n%q", once, twice)
+		}
+		for k, v := range settings {
+			key := k[strings.LastIndex(k, ".")+1:]
+			if !strings.Contains(once, key+" = "+v) {
+				t.Errorf("%s = %s missing from %q", k, v, once)
+			}
+		}
+	})
+}

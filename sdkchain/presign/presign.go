@@ -9,6 +9,7 @@
 package presign
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -33,6 +34,8 @@ type Plan struct {
 	Connections int    // the load's connections
 	Count       int    // transactions in all
 	Amount      math.Int
+	// Denom is the token sent ("": genesis.Denom).
+	Denom string
 	// Outputs, when 2 or more, makes each transaction a MsgMultiSend
 	// from its account to that many accounts (the next ones), Amount
 	// each; 0 or 1 a MsgSend to the next account.
@@ -148,7 +151,8 @@ func (p Plan) Message(snd Send) sdk.Msg {
 // Outputs ≥ 2 a MsgMultiSend of Amount to each of the Outputs accounts
 // from snd.To on (one input: the SDK allows no more).
 func (p Plan) message(keyOf []txsign.Key, snd Send) sdk.Msg {
-	coins := sdk.NewCoins(sdk.NewCoin(genesis.Denom, p.Amount))
+	denom := cmp.Or(p.Denom, genesis.Denom)
+	coins := sdk.NewCoins(sdk.NewCoin(denom, p.Amount))
 	if p.Outputs < 2 {
 		return banktypes.NewMsgSend(keyOf[snd.From].Address, keyOf[snd.To].Address, coins)
 	}
@@ -156,7 +160,7 @@ func (p Plan) message(keyOf []txsign.Key, snd Send) sdk.Msg {
 	for j := range outs {
 		outs[j] = banktypes.NewOutput(keyOf[(snd.To+j)%p.Accounts].Address, coins)
 	}
-	total := sdk.NewCoins(sdk.NewCoin(genesis.Denom, p.Amount.MulRaw(int64(p.Outputs))))
+	total := sdk.NewCoins(sdk.NewCoin(denom, p.Amount.MulRaw(int64(p.Outputs))))
 	return banktypes.NewMsgMultiSend(banktypes.NewInput(keyOf[snd.From].Address, total), outs)
 }
 

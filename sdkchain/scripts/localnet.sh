@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # localnet.sh DIR [VALIDATORS] [ACCOUNTS]: a local testnet of cometlab's
 # own SDK chain, by hand (cometlab's `app = "sdk"` will do this itself):
-# `sdkchain init` per validator, config.toml made loopback-only with its
+# `sdkchain init` (the SDK's) per validator, config.toml made loopback-only with its
 # own ports, peers and Prometheus (what cometlab's config writer does for
 # a node), then `sdkchain testnet` writes the SDK genesis (ACCOUNTS funded
 # load accounts, one gentx per validator) and app.toml into every home.
@@ -15,7 +15,7 @@ mkdir -p "$dir"
 peers=()
 for i in $(seq 0 $((v - 1))); do
   home=$dir/v$i
-  "$bin" init --home "$home"
+  "$bin" init "v$i" --home "$home" --chain-id "$chain" > /dev/null 2>&1
   id=$(python3 -c 'import sys, json, base64, hashlib
 k = json.load(open(sys.argv[1]))["priv_key"]["value"]
 print(hashlib.sha256(base64.b64decode(k)[32:]).hexdigest()[:40])' "$home/config/node_key.json")

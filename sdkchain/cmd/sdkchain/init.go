@@ -1,65 +1,42 @@
 package main
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
-	"github.com/cometbft/cometbft/p2p"
-	"github.com/cometbft/cometbft/privval"
-	"github.com/cometbft/cometbft/types"
-	cmttime "github.com/cometbft/cometbft/types/time"
+	"github.com/cosmos/cosmos-sdk/client/flags"
+	"github.com/cosmos/cosmos-sdk/types/module"
+	genutilcli "github.com/cosmos/cosmos-sdk/x/genutil/client/cli"
 	"github.com/spf13/cobra"
 )
 
-// initCmd makes a node home as `cometbft init` does (config.toml with
-// the release's defaults, node and validator keys, a genesis, though
-// with no validator), so that cometlab generates an SDK chain's homes the
-// way it generates CometBFT's; `testnet` then writes the SDK genesis
-// over it.
-func initCmd() *cobra.Command {
-	var home string
-	cmd := &cobra.Command{
-		Use:   "init",
-		Short: "Make a node home as `cometbft init` does",
-		Args:  cobra.NoArgs,
-		// No SDK pre-run: it would write an SDK default config first.
-		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if home == "" {
-				return fmt.Errorf("--home is required")
-			}
-			return initHome(home)
-		},
-	}
-	cmd.Flags().StringVar(&home, "home", "", "the node's home")
-	return cmd
-}
+// cometBFTDefaults, "true" unless the build sets it (go build -ldflags
+// "-X main.cometBFTDefaults=false"), makes init write config.toml with
+// CometBFT's own defaults, as cometlab's chain runs: the SDK's init
+// writes its opinions instead (timeout_commit 5s, pprof on
+// localhost:6060), as most SDK chains' daemons do — which a build with
+// false keeps, to stand in for such a chain.
+var cometBFTDefaults = "true"
 
-func initHome(home string) error {
-	cfg := cmtcfg.DefaultConfig()
-	cfg.SetRoot(home)
-	for _, d := range []string{"config", "data"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
-			return fmt.Errorf("init: %w", err)
+// initCmd is the SDK's init (a node home as every SDK chain's init makes
+// it: keys, config.toml, app.toml, the app's default genesis), then
+// config.toml with CometBFT's defaults unless the build says otherwise.
+func initCmd(basics module.BasicManager) *cobra.Command {
+	cmd := genutilcli.InitCmd(basics, defaultHome())
+	if cometBFTDefaults != "true" {
+		return cmd
+	}
+	cmd.Long += "\n\nconfig.toml gets CometBFT's own defaults, not the SDK's (timeout_commit 5s, pprof on localhost:6060)."
+	cmd.PostRunE = func(cmd *cobra.Command, args []string) error {
+		home, err := cmd.Flags().GetString(flags.FlagHome)
+		if err != nil {
+			return err
 		}
-	}
-	if _, err := os.Stat(filepath.Join(home, "config", "config.toml")); err != nil {
+		cfg := cmtcfg.DefaultConfig()
+		cfg.SetRoot(home)
+		cfg.Moniker = args[0]
 		cmtcfg.WriteConfigFile(filepath.Join(home, "config", "config.toml"), cfg)
+		return nil
 	}
-	pv := privval.LoadOrGenFilePV(cfg.PrivValidatorKeyFile(), cfg.PrivValidatorStateFile())
-	if _, err := p2p.LoadOrGenNodeKey(cfg.NodeKeyFile()); err != nil {
-		return fmt.Errorf("init: node key: %w", err)
-	}
-	if _, err := pv.GetPubKey(); err != nil {
-		return fmt.Errorf("init: validator key: %w", err)
-	}
-	// No validators: the SDK chain takes them from its gentxs, and
-	// `testnet` stakes a validator the genesis lists at its power there.
-	gen := types.GenesisDoc{ChainID: "sdkchain", GenesisTime: cmttime.Now(), ConsensusParams: types.DefaultConsensusParams()}
-	if err := gen.SaveAs(cfg.GenesisFile()); err != nil {
-		return fmt.Errorf("init: genesis: %w", err)
-	}
-	return nil
+	return cmd
 }

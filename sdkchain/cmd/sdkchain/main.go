@@ -1,6 +1,6 @@
 // Command sdkchain is cometlab's own Cosmos SDK chain (package app) and
-// its tools: `init` makes a node home as `cometbft init` does, `testnet`
-// writes the SDK genesis and app.toml into homes, `presign` signs a
+// its tools: `init` (the SDK's) makes a node home, `testnet` writes a
+// testnet's SDK genesis and app.toml settings into homes, `presign` signs a
 // load's bank sends, and `start` (the SDK's) runs the node with CometBFT
 // in-process.
 package main
@@ -77,8 +77,21 @@ func rootCmd() (*cobra.Command, error) {
 		},
 	}
 	server.AddCommands(root, defaultHome(), newApp, exportApp, func(*cobra.Command) {})
-	root.AddCommand(initCmd(), testnetCmd(enc), presignCmd(enc))
+	// init is the SDK's (a home as every SDK chain's init makes it, the
+	// app's default genesis in it); testnet writes cometlab's testnet
+	// over it.
+	root.AddCommand(initCmd(enc.Basics), testnetCmd(), presignCmd())
 	return root, nil
+}
+
+// encodingFor is the app's codecs for a chain of account prefix prefix
+// (this chain's, or another's that testnet and presign write for); the
+// process's addresses print with it from then on.
+func encodingFor(prefix string) (app.Encoding, error) {
+	if prefix == "" {
+		return app.Encoding{}, errors.New("--bech32-prefix must not be empty")
+	}
+	return app.NewEncodingFor(prefix)
 }
 
 func newApp(logger log.Logger, db dbm.DB, opts servertypes.AppOptions) servertypes.Application {

@@ -12,16 +12,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cometlab/cometlab/sdkchain/app"
+	"github.com/cometlab/cometlab/sdkchain/genesis"
 	"github.com/cometlab/cometlab/sdkchain/presign"
 	"github.com/cometlab/cometlab/sdkchain/txsign"
 )
 
 // presignCmd signs a load's bank sends into a transactions file for
 // cometlab's --txs.
-func presignCmd(enc app.Encoding) *cobra.Command {
+func presignCmd() *cobra.Command {
 	var (
 		p             presign.Plan
 		chainID, out  string
+		prefix        string
 		amount, fee   string
 		gas           uint64
 		rate          float64
@@ -43,6 +45,10 @@ must be fresh (sequence 0) and need at least one per connection. With
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if chainID == "" {
 				return fmt.Errorf("--chain-id is required")
+			}
+			enc, err := encodingFor(prefix)
+			if err != nil {
+				return err
 			}
 			if p.Count == 0 && rate > 0 {
 				p.Count = int(rate*duration.Seconds() + 0.5)
@@ -81,7 +87,9 @@ must be fresh (sequence 0) and need at least one per connection. With
 	f.IntVar(&p.Count, "count", 0, "transactions in all")
 	f.Float64VarP(&rate, "rate", "r", 0, "transactions per second in all (with -T, for the count)")
 	f.DurationVarP(&duration, "duration", "T", 0, "the load's duration (with -r)")
-	f.StringVar(&amount, "amount", "1", "stake sent by each transaction (to each of its outputs)")
+	f.StringVar(&amount, "amount", "1", "tokens (of --denom) sent by each transaction (to each of its outputs)")
+	f.StringVar(&p.Denom, "denom", genesis.Denom, "the chain's token")
+	f.StringVar(&prefix, "bech32-prefix", app.Bech32Prefix, "the chain's account address prefix")
 	f.IntVar(&p.Outputs, "outputs", 0, "with 2 or more, each transaction a MsgMultiSend to that many accounts (default a MsgSend to one)")
 	f.StringVar(&fee, "fee", "", "each transaction's fee, e.g. 10stake (default none)")
 	f.Uint64Var(&gas, "gas", 100000, "each transaction's gas limit")

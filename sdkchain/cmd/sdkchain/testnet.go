@@ -13,10 +13,12 @@ import (
 
 // testnetCmd writes the SDK genesis and app.toml into node homes whose
 // keys and config.toml exist (written by `init` and cometlab).
-func testnetCmd(enc app.Encoding) *cobra.Command {
+func testnetCmd() *cobra.Command {
 	var (
 		seed, chainID, balance, stake string
+		prefix, denom                 string
 		accounts                      int
+		keepMempool                   bool
 		validators, nodes             []string
 	)
 	cmd := &cobra.Command{
@@ -24,13 +26,21 @@ func testnetCmd(enc app.Encoding) *cobra.Command {
 		Short: "Write an SDK testnet's genesis and app.toml into node homes",
 		Long: `Write one genesis into every home: N funded load accounts and one operator
 account and gentx per validator, all keys derived from --seed; the chain id,
-genesis time and consensus parameters are kept from the first validator's
-genesis.json (CometBFT's, as cometlab or init wrote it). Each home also gets
-app.toml (API and gRPC off, telemetry on, no fee floor).`,
+genesis time, consensus parameters and the other modules' app state are kept
+from the first validator's genesis.json (CometBFT's or the SDK's, as cometlab
+or init wrote it). Each home's app.toml gets cometlab's settings (API and gRPC
+off, telemetry on, no fee floor, pruning nothing, the app-side mempool off
+unless --keep-mempool), its other lines kept. With --bech32-prefix and --denom
+it writes the genesis of another SDK chain than this one: a user's own chain
+whose auth, bank, staking and genutil are the SDK's.`,
 		Args:              cobra.NoArgs,
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(*cobra.Command, []string) error {
-			spec := genesis.Spec{Seed: seed, Accounts: accounts}
+			enc, err := encodingFor(prefix)
+			if err != nil {
+				return err
+			}
+			spec := genesis.Spec{Seed: seed, Accounts: accounts, Denom: denom}
 			var ok bool
 			if spec.Balance, ok = math.NewIntFromString(balance); !ok {
 				return fmt.Errorf("--balance %q: not an integer", balance)
@@ -61,9 +71,13 @@ app.toml (API and gRPC off, telemetry on, no fee floor).`,
 			if err != nil {
 				return err
 			}
+			settings := genesis.AppSettings(denom, keepMempool)
 			for _, h := range append(homes, nodes...) {
-				if err := genesis.WriteHome(h, gen, genesis.AppConfig()); err != nil {
+				if err := genesis.WriteGenesis(h, gen); err != nil {
 					return err
+				}
+				if err := genesis.WriteAppConfig(genesis.AppConfigFile(h), settings); err != nil {
+					return fmt.Errorf("%s: %w", h, err)
 				}
 			}
 			return nil
@@ -73,8 +87,11 @@ app.toml (API and gRPC off, telemetry on, no fee floor).`,
 	f.StringVar(&seed, "seed", "cometlab", "the seed every account key is derived from")
 	f.StringVar(&chainID, "chain-id", "", "the chain id (default: the first validator's genesis's)")
 	f.IntVar(&accounts, "accounts", 100, "funded load accounts")
-	f.StringVar(&balance, "balance", "1000000000000", "each load account's balance (stake)")
-	f.StringVar(&stake, "stake", "100000000", "each validator's self-delegation (stake; power = stake / 10^6)")
+	f.StringVar(&balance, "balance", "1000000000000", "each load account's balance (of --denom)")
+	f.StringVar(&stake, "stake", "100000000", "each validator's self-delegation (of --denom; power = stake / 10^6)")
+	f.StringVar(&prefix, "bech32-prefix", app.Bech32Prefix, "the chain's account address prefix")
+	f.StringVar(&denom, "denom", genesis.Denom, "the chain's token: staked, funded and sent")
+	f.BoolVar(&keepMempool, "keep-mempool", false, "leave app.toml's [mempool] as it is (default: max-txs = -1, the app-side mempool off)")
 	f.StringSliceVar(&validators, "validators", nil, "validators as NAME=HOME, in order")
 	f.StringSliceVar(&nodes, "nodes", nil, "homes of the nodes that are no validator")
 	return cmd
