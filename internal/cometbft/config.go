@@ -67,6 +67,11 @@ func writeConfig(spec Spec, n NodeSpec, homes []Home, i int) error {
 	if spec.Relay != nil {
 		set["p2p.pex"] = false
 	}
+	if spec.App == AppSDK {
+		// the SDK's init turns pprof on at localhost:6060, which the
+		// nodes of one host cannot share
+		set["rpc.pprof_laddr"] = ""
+	}
 	if spec.LibP2P {
 		// As CometBFT's e2e runner: libp2p and the peer exchange are
 		// mutually exclusive, and the peers are bootstrap peers (a

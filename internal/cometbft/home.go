@@ -136,6 +136,8 @@ type Spec struct {
 	// chain's genesis (App = [AppSDK]), whose keys the chain derives from
 	// its seed, as its presign does.
 	SDKAccounts int
+	// SDK is the rest of an SDK chain's testnet (App = [AppSDK]).
+	SDK SDKSpec
 	// AppConfig holds the e2e app's app.toml settings (App = [AppE2E]),
 	// keyed as the app names them; see [E2EAppKeyProblem].
 	AppConfig map[string]any
@@ -289,9 +291,18 @@ func Generate(ctx context.Context, dir string, spec Spec) ([]Home, error) {
 			h.AppPort = ports[perNode*i+3]
 			h.AppCommand = externalCommand(spec.AppConfig, h)
 		}
-		cmd := exec.CommandContext(ctx, n.Binary, "init", "--home", h.Dir)
+		args := []string{"init", "--home", h.Dir}
+		if spec.App == AppSDK { // the SDK's init: a moniker, the chain's id and token
+			args = []string{"init", n.Name, "--home", h.Dir, "--chain-id", spec.ChainID, "--default-denom", spec.SDK.denom()}
+		}
+		cmd := exec.CommandContext(ctx, n.Binary, args...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("node %s: %s init: %v: %s", n.Name, n.Binary, err, tail(string(out), 5))
+		}
+		if spec.App == AppSDK {
+			if err := sdkGenesisAsCometBFT(GenesisFile(h.Dir)); err != nil {
+				return nil, fmt.Errorf("node %s: %w", n.Name, err)
+			}
 		}
 		if h.ID, err = nodeID(h.Dir); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
@@ -368,6 +379,22 @@ func copyTwinKeys(spec Spec, homes []Home) error {
 	return nil
 }
 
+// readGenesisMap reads the genesis at path as JSON objects, its numbers
+// as written.
+func readGenesisMap(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var gen map[string]any
+	if err := d.Decode(&gen); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return gen, nil
+}
+
 func writeGenesis(spec Spec, homes []Home) error {
 	if len(homes) == 0 {
 		return fmt.Errorf("no nodes")
@@ -379,15 +406,9 @@ func writeGenesis(spec Spec, homes []Home) error {
 		}
 	}
 	path0 := GenesisFile(homes[src].Dir)
-	b, err := os.ReadFile(path0)
+	gen, err := readGenesisMap(path0)
 	if err != nil {
 		return err
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var gen map[string]any
-	if err := d.Decode(&gen); err != nil {
-		return fmt.Errorf("%s: %w", path0, err)
 	}
 	var vals []any
 	for i, n := range spec.Nodes {

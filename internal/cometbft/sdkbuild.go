@@ -2,7 +2,10 @@ package cometbft
 
 import (
 	"bufio"
+	"cmp"
 	"context"
+	"debug/buildinfo"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -180,12 +183,90 @@ func requiredVersion(path, module string) (string, error) {
 	return "", errors.New(path + " does not require " + module)
 }
 
+// SDKSpec is what an SDK chain's testnet needs besides its nodes.
+type SDKSpec struct {
+	// Tool is cometlab's own SDK chain (built by SDKChain), whose
+	// testnet and presign write the genesis and sign the load; "" for
+	// the nodes' binary, which is that chain.
+	Tool string
+	// Prefix is the chain's account address prefix and Denom its token
+	// ("": cometlab's chain's, cosmos and stake).
+	Prefix, Denom string
+	// UserChain is set for the user's own chain (its daemon the nodes'
+	// binary): its app.toml keeps its app-side mempool settings.
+	UserChain bool
+}
+
+func (s SDKSpec) denom() string { return cmp.Or(s.Denom, "stake") }
+
+// tool is the binary that writes the testnet and signs its load.
+func (s SDKSpec) tool(nodes []NodeSpec) string {
+	if s.Tool != "" || len(nodes) == 0 {
+		return s.Tool
+	}
+	return nodes[0].Binary
+}
+
+// chainArgs are testnet's and presign's flags for the chain.
+func (s SDKSpec) chainArgs() []string {
+	return []string{"--bech32-prefix", cmp.Or(s.Prefix, "cosmos"), "--denom", s.denom()}
+}
+
+// PresignArgs are the arguments of the tool's presign for the chain
+// (followed by the load's own): Presign runs it.
+func (s SDKSpec) PresignArgs() []string { return append([]string{"presign"}, s.chainArgs()...) }
+
+// Presign runs the tool's presign with args (PresignArgs and the load's).
+func (spec Spec) Presign(ctx context.Context, args []string) ([]byte, error) {
+	bin := spec.SDK.tool(spec.Nodes)
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s presign: %v: %s", bin, err, strings.TrimSpace(string(out)))
+	}
+	return out, nil
+}
+
+// sdkGenesisAsCometBFT rewrites the SDK genesis at path (as a chain's
+// `init` writes it: consensus.params, consensus.validators, a numeric
+// initial_height) in CometBFT's format (consensus_params, validators, the
+// height a string), keeping its app_state, so that the homes' genesis is
+// written as every testnet's; a CometBFT genesis is left as it is.
+// sdkchain testnet writes the SDK's format again.
+func sdkGenesisAsCometBFT(path string) error {
+	gen, err := readGenesisMap(path)
+	if err != nil {
+		return err
+	}
+	c, isSDK := gen["consensus"].(map[string]any)
+	if _, cmt := gen["consensus_params"]; cmt || !isSDK {
+		return nil
+	}
+	gen["consensus_params"] = c["params"]
+	vals, _ := c["validators"].([]any)
+	if vals == nil {
+		vals = []any{}
+	}
+	gen["validators"] = vals
+	delete(gen, "consensus")
+	delete(gen, "app_name")
+	delete(gen, "app_version")
+	if h, ok := gen["initial_height"].(json.Number); ok {
+		gen["initial_height"] = h.String()
+	}
+	out, err := json.MarshalIndent(gen, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(out, '\n'), 0o600)
+}
+
 // sdkGenesis turns the homes' CometBFT genesis into the SDK chain's:
-// `sdkchain testnet` (the nodes' own binary) writes the funded accounts,
-// one gentx per validator from its consensus key at its genesis power, and
-// app.toml into every home, keeping the chain id, time and consensus
-// parameters writeGenesis gave them and config.toml as writeConfig wrote
-// it.
+// `sdkchain testnet` (cometlab's chain, spec.SDK.Tool or the nodes' own
+// binary) writes the funded accounts, one gentx per validator from its
+// consensus key at its genesis power, and cometlab's app.toml settings
+// into every home, keeping the chain id, time, consensus parameters and
+// the chain's other app state that init and writeGenesis gave them, and
+// config.toml as writeConfig wrote it.
 func sdkGenesis(ctx context.Context, spec Spec, homes []Home) error {
 	var vals, others []string
 	for i, n := range spec.Nodes {
@@ -195,14 +276,39 @@ func sdkGenesis(ctx context.Context, spec Spec, homes []Home) error {
 			others = append(others, homes[i].Dir)
 		}
 	}
-	args := []string{"testnet", "--chain-id", spec.ChainID, "--accounts", strconv.Itoa(max(spec.SDKAccounts, 1)),
-		"--validators", strings.Join(vals, ",")}
+	args := append([]string{"testnet", "--chain-id", spec.ChainID, "--accounts", strconv.Itoa(max(spec.SDKAccounts, 1)),
+		"--validators", strings.Join(vals, ",")}, spec.SDK.chainArgs()...)
 	if len(others) > 0 {
 		args = append(args, "--nodes", strings.Join(others, ","))
 	}
-	bin := spec.Nodes[0].Binary
+	if spec.SDK.UserChain {
+		args = append(args, "--keep-mempool")
+	}
+	bin := spec.SDK.tool(spec.Nodes)
 	if out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("the SDK chain's genesis: %s testnet: %v: %s", bin, err, tail(string(out), 10))
 	}
 	return nil
+}
+
+// LinkedCometBFT is the CometBFT release the Go program at path links
+// (an SDK chain's daemon: CometBFT in-process), read from the build
+// information the go command stamped into it, or why it has none. A
+// replaced module gives the version it replaces (its release line's
+// facts are the ones its config.toml has), and replaced says by what.
+func LinkedCometBFT(path string) (version, replaced string, err error) {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: no Go build information to read its CometBFT from: %w", path, err)
+	}
+	for _, d := range bi.Deps {
+		if d.Path != "github.com/cometbft/cometbft" {
+			continue
+		}
+		if d.Replace != nil {
+			replaced = d.Replace.Path + "@" + d.Replace.Version
+		}
+		return d.Version, replaced, nil
+	}
+	return "", "", fmt.Errorf("%s links no github.com/cometbft/cometbft: is it an SDK chain's daemon?", path)
 }

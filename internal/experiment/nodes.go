@@ -151,7 +151,10 @@ func (p *programs) get(v string, src *cometbft.Source, prog cometbft.Program) (s
 
 // sdkSpec is testnetSpec for app = "sdk": every node runs cometlab's SDK
 // chain (CometBFT in-process, of the SDK line's release), built once from
-// the sdkchain/ directory, and the genesis funds the load's accounts.
+// the sdkchain/ directory, and the genesis funds the load's accounts. With
+// sdk_binary every node runs the user's chain's daemon instead, which
+// must link the CometBFT line the manifest says; cometlab's chain is then
+// the tool that writes the genesis and signs the load for that chain.
 func sdkSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, spec cometbft.Spec) (cometbft.Spec, error) {
 	sdk := manifest.SDKOf(m.AppConfig)
 	bin, rec, err := f.OwnSDKChain(ctx, sdk.Version)
@@ -159,13 +162,40 @@ func sdkSpec(ctx context.Context, m manifest.Resolved, f *cometbft.Fetcher, spec
 		return spec, err
 	}
 	spec.SDKAccounts = sdk.Accounts
+	spec.SDK = cometbft.SDKSpec{Prefix: sdk.Prefix, Denom: sdk.Denom}
+	version, source := manifest.SDKVersions[sdk.Version], rec.Source
+	if sdk.Binary != "" {
+		if err := checkLinkedCometBFT(sdk.Binary, m.CometBFTVersion); err != nil {
+			return spec, err
+		}
+		spec.SDK.Tool, spec.SDK.UserChain = bin, true
+		bin, version, source = sdk.Binary, m.CometBFTVersion, nil
+	}
 	for _, n := range m.Nodes {
 		cfg, _ := mempoolSettings(n, m.App)
-		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power, Version: manifest.SDKVersions[sdk.Version],
-			Binary: bin, Source: rec.Source, Config: nodeConfig(m, cfg), Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
+		spec.Nodes = append(spec.Nodes, cometbft.NodeSpec{Name: n.Name, Mode: n.Mode, Power: n.Power, Version: version,
+			Binary: bin, Source: source, Config: nodeConfig(m, cfg), Ephemeral: n.Ephemeral, Absent: n.Absent, StartAt: n.StartAt,
 			Seeds: n.Seeds, PersistentPeers: n.PersistentPeers, TwinOf: n.TwinOf, ClockSkew: n.ClockSkew})
 	}
 	return spec, nil
+}
+
+// checkLinkedCometBFT says why the daemon at path cannot run as nodes of
+// CometBFT version (the manifest's cometbft_version): it links no
+// CometBFT, or one of another release line, whose config.toml differs.
+func checkLinkedCometBFT(path, version string) error {
+	linked, _, err := cometbft.LinkedCometBFT(path)
+	if err != nil {
+		return fmt.Errorf("app.sdk_binary: %w", err)
+	}
+	want, err := cometbft.LineOf(version)
+	if err != nil {
+		return err
+	}
+	if got, err := cometbft.LineOf(linked); err != nil || got.Prefix != want.Prefix {
+		return fmt.Errorf("app.sdk_binary: %s links CometBFT %s, and cometbft_version is %s: set cometbft_version = %q", path, linked, version, linked)
+	}
+	return nil
 }
 
 // upgradeProgram builds the cometbft an upgrade p starts its node with:

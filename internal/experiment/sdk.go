@@ -3,9 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cometlab/cometlab/internal/cometbft"
@@ -22,8 +20,8 @@ const SDKTxsFile = "sdk-txs.b64"
 // serves beside CometBFT's.
 const SDKMetricsPrefix = "sdkchain_"
 
-// presignSDK signs the load of an SDK chain's run: the chain's own
-// `presign` (the nodes' binary) signs bank sends from the genesis's funded
+// presignSDK signs the load of an SDK chain's run: cometlab's chain's
+// `presign` (the nodes' binary, or beside a user's chain the tool) signs bank sends from the genesis's funded
 // accounts for chainID into path, as many as the load schedules (rounded
 // up to whole rounds of its connections, and one round more), each
 // account on one connection with its sequences in send order (or
@@ -32,10 +30,10 @@ func presignSDK(ctx context.Context, spec cometbft.Spec, m manifest.Resolved, ch
 	sdk := manifest.SDKOf(m.AppConfig)
 	c := int64(m.Load.Connections)
 	count := (m.Load.ExpectedTxs()+c-1)/c*c + c
-	args := []string{"presign", "--chain-id", chainID, "--accounts", strconv.Itoa(sdk.Accounts), "-c", strconv.FormatInt(c, 10),
-		"--count", strconv.FormatInt(count, 10), "--amount", strconv.FormatInt(sdk.Amount, 10), "--gas", strconv.FormatInt(sdk.Gas, 10), "-o", path}
+	args := append(spec.SDK.PresignArgs(), "--chain-id", chainID, "--accounts", strconv.Itoa(sdk.Accounts), "-c", strconv.FormatInt(c, 10),
+		"--count", strconv.FormatInt(count, 10), "--amount", strconv.FormatInt(sdk.Amount, 10), "--gas", strconv.FormatInt(sdk.Gas, 10), "-o", path)
 	if sdk.Fee > 0 {
-		args = append(args, "--fee", strconv.FormatInt(sdk.Fee, 10)+"stake")
+		args = append(args, "--fee", strconv.FormatInt(sdk.Fee, 10)+sdk.Denom)
 	}
 	if sdk.Unordered {
 		args = append(args, "--unordered", "--ttl", manifest.UnorderedTTL.String())
@@ -45,10 +43,9 @@ func presignSDK(ctx context.Context, spec cometbft.Spec, m manifest.Resolved, ch
 		args = append(args, "--outputs", strconv.Itoa(sdk.Outputs))
 		kind = fmt.Sprintf("multi-sends to %d accounts", sdk.Outputs)
 	}
-	bin := spec.Nodes[0].Binary
 	start := time.Now()
-	if b, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("sign the SDK chain's load: %s presign: %v: %s", bin, err, strings.TrimSpace(string(b)))
+	if _, err := spec.Presign(ctx, args); err != nil {
+		return nil, fmt.Errorf("sign the SDK chain's load: %w", err)
 	}
 	order := "sequenced"
 	if sdk.Unordered {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,5 +130,70 @@ func TestSDKChain(t *testing.T) {
 		if n != 160 || !strings.Contains(reason, "out of gas") {
 			t.Errorf("rejected %d for %q, want 160 out of gas", n, reason)
 		}
+	}
+}
+
+// TestSDKUserChain runs a user's own SDK chain (sdk_binary) as a user
+// would: a chain of another address prefix and token than cometlab's —
+// cometlab's chain built with the prefix "lab" (-ldflags -X), standing
+// in for a user's daemon — initialised by its own (the SDK's) init with
+// the SDK's opinions in config.toml (timeout_commit 5s, kept; pprof on
+// :6060, which cometlab turns off: two nodes share the host), its
+// genesis written and its load signed by cometlab's chain for prefix lab
+// and denom ulab, fees paid in ulab: all 160 sends committed and
+// succeeded, the user's daemon in run.json. Then the same daemon under a
+// cometbft_version of another line is refused before anything starts,
+// naming the CometBFT it links.
+func TestSDKUserChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real SDK chain")
+	}
+	experimenttest.Proves(t)
+	src, err := cometbft.SDKChainSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labd := filepath.Join(t.TempDir(), "labd")
+	// -X main.cometBFTDefaults=false: its init keeps the SDK's opinions
+	// in config.toml (pprof on localhost:6060, timeout_commit 5s), as
+	// most SDK chains' daemons do
+	build := exec.CommandContext(t.Context(), "go", "build", "-ldflags",
+		"-X "+cometbft.SDKChainModule+"/app.Bech32Prefix=lab -X main.cometBFTDefaults=false", "-o", labd, "./cmd/sdkchain")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the stand-in chain: %v\n%s", err, out)
+	}
+	user := func(version string) string {
+		return "cometbft_version = \"" + version + "\"\n" + strings.Replace(sdkManifest, "%s",
+			"sdk_binary = \""+labd+"\"\nbech32_prefix = \"lab\"\ndenom = \"ulab\"\nfee = 2", 1)
+	}
+	m := loadManifest(t, "sdk-user.toml", user("v0.40.0"))
+	f := experimenttest.FetcherFor(t, m)
+	dir := filepath.Join(t.TempDir(), "run")
+	var out bytes.Buffer
+	res, err := experiment.Run(context.Background(), experiment.Options{Manifest: m, Dir: dir, Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := checkAccounted(t, res, 160)
+	if get("app_succeeded_txs") != 160 || get("app_failed_txs") != 0 {
+		t.Errorf("app verdicts %+v, want all 160 succeeded", res.Summary.AppVerdicts)
+	}
+	if want := "MsgSend of 1 ulab, gas 100000, fee 2 ulab, from 20 accounts, sequenced (the chain of " + labd + ")"; res.Run.Load.Signed != want {
+		t.Errorf("run.json load.signed %q, want %q", res.Run.Load.Signed, want)
+	}
+	if len(res.Run.Binaries) != 1 || res.Run.Binaries[0].Path != labd || len(res.Run.Sources) != 0 {
+		t.Errorf("run.json binaries %+v, sources %+v: want the user's daemon, no source of cometlab's", res.Run.Binaries, res.Run.Sources)
+	}
+	if s := res.Summary.Safety; s == nil || !s.Checked || s.Violations() != 0 {
+		t.Errorf("safety %+v", s)
+	}
+
+	wrong := loadManifest(t, "sdk-user-wrong.toml", user("v0.38.26"))
+	_, err = experiment.Run(context.Background(), experiment.Options{Manifest: wrong, Dir: filepath.Join(t.TempDir(), "wrong"),
+		Env: experiment.Env{Fetcher: f, Out: &out, Version: "test"}})
+	if err == nil || !strings.Contains(err.Error(), "links CometBFT v0.40.0, and cometbft_version is v0.38.26") {
+		t.Errorf("a daemon of another line: %v, want it refused naming the CometBFT it links", err)
 	}
 }

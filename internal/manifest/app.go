@@ -117,7 +117,7 @@ func (m *Manifest) resolveApp(ps *problems, nodes []Node, binary string) (string
 	case AppExternal:
 		return kind, resolveExternal(ps, settings)
 	case AppSDK:
-		return kind, resolveSDKApp(ps, settings, binary)
+		return kind, m.resolveSDKApp(ps, settings, binary)
 	case AppE2E:
 	default:
 		ps.add(field, "unsupported app %q (supported: %q, %q, %q, or an [app] table with command)", kind, AppKVStore, AppE2E, AppSDK)

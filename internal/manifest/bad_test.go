@@ -43,13 +43,20 @@ var badManifests = map[string][]string{
 	"app-sdk.bad.toml": {
 		"app-sdk.bad.toml:7:1: app.amount: must be a positive integer, got 0",
 		"app-sdk.bad.toml:8:1: app.sdk_version: cometlab's SDK chain is built for v0.55.0, got v0.47.0",
-		"app-sdk.bad.toml:9:1: app.moniker: unknown key for app = \"sdk\" (it takes: accounts, amount, fee, gas, outputs, sdk_version, unordered)",
+		"app-sdk.bad.toml:9:1: app.moniker: unknown key for app = \"sdk\" (it takes: accounts, amount, bech32_prefix, denom, fee, gas, outputs, sdk_binary, sdk_version, unordered)",
 		"app-sdk.bad.toml:1:1: cometbft_version: SDK v0.55.0 is built with CometBFT v0.40.0, and validator01, validator02, validator03, validator04 ask for v0.38.26",
 		"app-sdk.bad.toml:2:1: key_type: cometlab's SDK chain makes its validators from ed25519 consensus keys",
 		"app-sdk.bad.toml:14:1: load.txs: with app = \"sdk\" the load is the chain's signed bank sends",
 		"app-sdk.bad.toml:6:1: app.accounts: 2 accounts for 4 connections",
 		"app-sdk.bad.toml:10:1: app.outputs: 2 outputs from 2 accounts",
 	},
+	"app-sdk-binary.bad.toml": {
+		"app-sdk-binary.bad.toml:7:1: app.bech32_prefix: must be an address prefix (lower-case letters and digits, starting with a letter), got \"Lab-1\"",
+		"app-sdk-binary.bad.toml:8:1: app.denom: must be an SDK denom",
+		"app-sdk-binary.bad.toml:6:1: app.sdk_version: builds cometlab's own chain; with sdk_binary the node is your chain's daemon",
+		"app-sdk-binary.bad.toml:5:1: app.sdk_binary: say which CometBFT release your chain links: cometbft_version = \"vX.Y.Z\" (`sh version --long` lists it)",
+	},
+	"app-sdk-missing.bad.toml": {`app-sdk-missing.bad.toml:5:1: app.sdk_binary: "no-such-daemon-on-path" is not on PATH: give its path`},
 	"app-external.bad.toml": {
 		`app-external.bad.toml:3:1: app.abci: must be "socket" or "grpc", got http`,
 		"app-external.bad.toml:2:1: app.command: must be a non-empty list of non-empty strings",

@@ -103,10 +103,19 @@ var goodManifests = map[string]Resolved{
 	},
 	"app-sdk.good.toml": {
 		Name: "default", CometBFTVersion: "v0.40.0", App: "sdk", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
-		AppConfig: map[string]any{"sdk_version": "v0.55.0", "accounts": int64(200), "amount": int64(1), "fee": int64(10), "gas": int64(100000), "unordered": false, "outputs": int64(0)},
-		Config:    map[string]any{},
-		Nodes:     validators(4, "v0.40.0"),
-		Load:      func() Workload { l := defaultLoad; l.Sync = true; return l }(), // every CheckTx verdict in the replies
+		AppConfig: map[string]any{"sdk_version": "v0.55.0", "accounts": int64(200), "amount": int64(1), "fee": int64(10), "gas": int64(100000), "unordered": false, "outputs": int64(0),
+			"bech32_prefix": "cosmos", "denom": "stake"},
+		Config: map[string]any{},
+		Nodes:  validators(4, "v0.40.0"),
+		Load:   func() Workload { l := defaultLoad; l.Sync = true; return l }(), // every CheckTx verdict in the replies
+	},
+	"app-sdk-binary.good.toml": {
+		Name: "default", CometBFTVersion: "v0.38.26", App: "sdk", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",
+		AppConfig: map[string]any{"accounts": int64(100), "amount": int64(1), "fee": int64(0), "gas": int64(100000), "unordered": false, "outputs": int64(0),
+			"sdk_binary": "/bin/sh", "bech32_prefix": "lab", "denom": "ulab"},
+		Config: map[string]any{},
+		Nodes:  validators(4, "v0.38.26"),
+		Load:   func() Workload { l := defaultLoad; l.Sync = true; return l }(),
 	},
 	"binary.good.toml": {
 		Name: "default", CometBFTBinary: "/opt/cometbft/bin/cometbft", App: "kvstore", LogLevel: "state:info,*:error", Links: "direct", Topology: "mesh",

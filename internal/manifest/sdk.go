@@ -3,8 +3,11 @@ package manifest
 import (
 	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -42,29 +45,46 @@ type SDK struct {
 	// Outputs, 2 or more, makes each transaction a MsgMultiSend to that
 	// many accounts, Amount each (outputs); 0 or 1 a MsgSend.
 	Outputs int
+	// Binary is the user's own SDK chain's daemon (sdk_binary, an
+	// absolute path; "" for cometlab's own chain): the node, with
+	// CometBFT in-process, whose init and start are the SDK's. cometlab's
+	// own chain (of Version) still writes the genesis and signs the load,
+	// for a chain of Prefix and Denom.
+	Binary string
+	// Prefix is the chain's account address prefix (bech32_prefix) and
+	// Denom its token (denom): staked, funded, sent and paid as fees.
+	Prefix, Denom string
 }
 
 // Describe says what the load signs: "MsgSend of 1 stake, gas 100000, no
-// fee, from 1000 accounts, sequenced" (run.json load.signed).
+// fee, from 1000 accounts, sequenced (SDK v0.55.0)" (run.json
+// load.signed); a user's chain is named by its daemon.
 func (s SDK) Describe() string {
-	msg := "MsgSend of " + strconv.FormatInt(s.Amount, 10) + " stake"
+	msg := fmt.Sprintf("MsgSend of %d %s", s.Amount, s.Denom)
 	if s.Outputs >= 2 {
-		msg = fmt.Sprintf("MsgMultiSend of %d stake to %d accounts", s.Amount, s.Outputs)
+		msg = fmt.Sprintf("MsgMultiSend of %d %s to %d accounts", s.Amount, s.Denom, s.Outputs)
 	}
 	fee := "no fee"
 	if s.Fee > 0 {
-		fee = fmt.Sprintf("fee %d stake", s.Fee)
+		fee = fmt.Sprintf("fee %d %s", s.Fee, s.Denom)
 	}
-	order := "sequenced"
-	if s.Unordered {
-		order = "unordered"
+	if s.Binary != "" {
+		return fmt.Sprintf("%s, gas %d, %s, from %d accounts, %s (the chain of %s)", msg, s.Gas, fee, s.Accounts, order(s.Unordered), s.Binary)
 	}
-	return fmt.Sprintf("%s, gas %d, %s, from %d accounts, %s (SDK %s)", msg, s.Gas, fee, s.Accounts, order, s.Version)
+	return fmt.Sprintf("%s, gas %d, %s, from %d accounts, %s (SDK %s)", msg, s.Gas, fee, s.Accounts, order(s.Unordered), s.Version)
+}
+
+// order is "unordered" or "sequenced".
+func order(unordered bool) string {
+	if unordered {
+		return "unordered"
+	}
+	return "sequenced"
 }
 
 // The [app] keys of app = "sdk", with their defaults.
 var sdkDefaults = map[string]any{"sdk_version": DefaultSDKVersion, "accounts": int64(1000), "amount": int64(1), "fee": int64(0),
-	"gas": int64(100_000), "unordered": false, "outputs": int64(0)}
+	"gas": int64(100_000), "unordered": false, "outputs": int64(0), "sdk_binary": "", "bech32_prefix": "cosmos", "denom": "stake"}
 
 // UnorderedTTL is how long an unordered load's transactions stay valid
 // after they are signed (just before the testnet starts): the chain
@@ -80,13 +100,15 @@ func SDKOf(cfg map[string]any) SDK {
 		return sdkDefaults[k]
 	}
 	s := SDK{Version: get("sdk_version").(string), Accounts: int(get("accounts").(int64)), Amount: get("amount").(int64),
-		Fee: get("fee").(int64), Gas: get("gas").(int64), Unordered: get("unordered").(bool), Outputs: int(get("outputs").(int64))}
+		Fee: get("fee").(int64), Gas: get("gas").(int64), Unordered: get("unordered").(bool), Outputs: int(get("outputs").(int64)),
+		Binary: get("sdk_binary").(string), Prefix: get("bech32_prefix").(string), Denom: get("denom").(string)}
 	return s
 }
 
 // resolveSDKApp checks app = "sdk"'s settings and returns them with
-// their defaults.
-func resolveSDKApp(ps *problems, settings map[string]any, binary string) map[string]any {
+// their defaults (sdk_binary made absolute: relative to the manifest's
+// directory, or found on PATH when it is a bare name).
+func (m *Manifest) resolveSDKApp(ps *problems, settings map[string]any, binary string) map[string]any {
 	out := maps.Clone(sdkDefaults)
 	for _, k := range sortedKeys(settings) {
 		v := settings[k]
@@ -109,18 +131,82 @@ func resolveSDKApp(ps *problems, settings map[string]any, binary string) map[str
 				continue
 			}
 		case string:
-			s, _ := v.(string)
-			if _, ok := SDKVersions[s]; !ok {
-				ps.add(f("app", k), "cometlab's SDK chain is built for %s, got %v", strings.Join(slices.Sorted(maps.Keys(SDKVersions)), ", "), v)
+			s, isString := v.(string)
+			msg := ""
+			switch {
+			case !isString:
+				msg = fmt.Sprintf("must be a string, got %v", v)
+			case k == "sdk_version":
+				if _, ok := SDKVersions[s]; !ok {
+					msg = fmt.Sprintf("cometlab's SDK chain is built for %s, got %v", strings.Join(slices.Sorted(maps.Keys(SDKVersions)), ", "), v)
+				}
+			case k == "sdk_binary":
+				s, msg = m.sdkBinary(s)
+				v = s
+			case k == "bech32_prefix" && !bech32Prefix.MatchString(s):
+				msg = fmt.Sprintf("must be an address prefix (lower-case letters and digits, starting with a letter), got %q", s)
+			case k == "denom" && !sdkDenom.MatchString(s):
+				msg = fmt.Sprintf("must be an SDK denom (a letter, then 2 to 127 letters, digits or /:._-), got %q", s)
+			}
+			if msg != "" {
+				ps.add(f("app", k), "%s", msg)
+				if k == "sdk_binary" {
+					out[k] = v // a user's chain still, for the other checks
+				}
 				continue
 			}
 		}
 		out[k] = v
 	}
+	if out["sdk_binary"] == "" {
+		delete(out, "sdk_binary") // cometlab's own chain
+	} else {
+		// the genesis and the load are written by cometlab's own chain of
+		// the default SDK release, which is no setting of the user's chain
+		if _, declared := settings["sdk_version"]; declared {
+			ps.add(f("app", "sdk_version"), "builds cometlab's own chain; with sdk_binary the node is your chain's daemon: leave sdk_version out")
+		}
+		delete(out, "sdk_version")
+	}
 	if binary != "" {
 		ps.add(f("cometbft_binary"), "with app = %q the node is the SDK chain's binary, CometBFT in-process: no cometbft_binary", AppSDK)
 	}
 	return out
+}
+
+// bech32Prefix and sdkDenom are what an account prefix and a denom may be
+// (the SDK's denom rule).
+var (
+	bech32Prefix = regexp.MustCompile(`^[a-z][a-z0-9]{0,19}$`)
+	sdkDenom     = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$`)
+)
+
+// sdkBinary is sdk_binary's absolute path, or why it is no program: a
+// bare name is looked up on PATH, a relative path is the manifest's
+// directory's.
+func (m *Manifest) sdkBinary(path string) (string, string) {
+	if path == "" {
+		return "", "must name your chain's daemon (a path, or a program on PATH)"
+	}
+	if !strings.ContainsRune(path, filepath.Separator) {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return path, fmt.Sprintf("%q is not on PATH: give its path", path)
+		}
+		path = found
+	}
+	path = m.relative(path, "app.sdk_binary")
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return path, fmt.Sprintf("%s: no such file", path)
+	case st.IsDir() || st.Mode()&0o111 == 0:
+		return path, fmt.Sprintf("%s is not an executable file", path)
+	}
+	return path, ""
 }
 
 // resolveSDK checks what an SDK chain's testnet cannot do (the rest of
@@ -136,6 +222,16 @@ func (m *Manifest) resolveSDK(ps *problems, r *Resolved) {
 	s := SDKOf(r.AppConfig)
 	r.Load.Sync = true // every CheckTx refusal named with its reason
 	want := SDKVersions[s.Version]
+	if s.Binary != "" {
+		// the user's chain links the CometBFT it links: the manifest says
+		// which (config.toml's keys are its line's), the run checks it
+		_, inFile := m.pos["cometbft_version"]
+		_, byFlag := m.origin["cometbft_version"]
+		if !inFile && !byFlag || m.CometBFTVersion == "" {
+			ps.add(f("app", "sdk_binary"), "say which CometBFT release your chain links: cometbft_version = \"vX.Y.Z\" (`%s version --long` lists it)", filepath.Base(s.Binary))
+		}
+		want = r.CometBFTVersion
+	}
 	var trees, others []string
 	asked := ""
 	for _, n := range r.Nodes {
@@ -152,7 +248,9 @@ func (m *Manifest) resolveSDK(ps *problems, r *Resolved) {
 	if len(trees) > 0 {
 		ps.add(f("cometbft_source"), "with app = %q the node is the SDK chain's binary, CometBFT %s in-process: no source tree or patches (%s)", AppSDK, want, strings.Join(trees, ", "))
 	}
-	if len(others) > 0 {
+	if len(others) > 0 && s.Binary != "" {
+		ps.add(f("cometbft_version"), "every node runs your chain's daemon, CometBFT %s in-process, and %s ask for %s", want, strings.Join(others, ", "), asked)
+	} else if len(others) > 0 {
 		ps.add(f("cometbft_version"), "SDK %s is built with CometBFT %s, and %s ask for %s: set cometbft_version = %q (or leave it out)", s.Version, want, strings.Join(others, ", "), asked, want)
 	}
 	if r.KeyType != "" && r.KeyType != cometbft.KeyEd25519 {
