@@ -17,7 +17,6 @@ import (
 	txconfigv1 "cosmossdk.io/api/cosmos/tx/config/v1"
 	"cosmossdk.io/core/appconfig"
 	"cosmossdk.io/depinject"
-	"cosmossdk.io/log/v2"
 	dbm "github.com/cosmos/cosmos-db"
 
 	"github.com/cosmos/cosmos-sdk/baseapp"
@@ -88,13 +87,7 @@ func ConfigFor(prefix string) depinject.Config {
 			// unordered transactions (ADR-070): no sequence, a unique
 			// timeout timestamp per sender instead
 			EnableUnorderedTransactions: true,
-			ModuleAccountPermissions: []*authmodulev1.ModuleAccountPermission{
-				{Account: "fee_collector"},
-				{Account: "bonded_tokens_pool", Permissions: []string{"burner", "staking"}},
-				{Account: "not_bonded_tokens_pool", Permissions: []string{"burner", "staking"}},
-				// staking burns the fee of a consensus key rotation from it
-				{Account: "key_rotation_fee_pool", Permissions: []string{"burner"}},
-			},
+			ModuleAccountPermissions:    moduleAccounts(),
 		})},
 		{Name: "bank", Config: appconfig.WrapAny(&bankmodulev1.Module{})},
 		{Name: "staking", Config: appconfig.WrapAny(&stakingmodulev1.Module{})},
@@ -105,6 +98,26 @@ func ConfigFor(prefix string) depinject.Config {
 	return appconfig.Compose(&appv1alpha1.Config{Modules: cfgs})
 }
 
+// moduleAccount is a module account and its permissions.
+type moduleAccount struct {
+	name  string
+	perms []string
+}
+
+// moduleAccounts are the module accounts of the app's modules: the fee
+// collector, staking's pools, and the line's own (lineModuleAccounts).
+func moduleAccounts() []*authmodulev1.ModuleAccountPermission {
+	out := []*authmodulev1.ModuleAccountPermission{
+		{Account: "fee_collector"},
+		{Account: "bonded_tokens_pool", Permissions: []string{"burner", "staking"}},
+		{Account: "not_bonded_tokens_pool", Permissions: []string{"burner", "staking"}},
+	}
+	for _, a := range lineModuleAccounts {
+		out = append(out, &authmodulev1.ModuleAccountPermission{Account: a.name, Permissions: a.perms})
+	}
+	return out
+}
+
 // App is the chain's application.
 type App struct {
 	*runtime.App
@@ -112,7 +125,7 @@ type App struct {
 
 // New builds the app on db; appOpts are the node's app.toml settings
 // and flags (nil for none).
-func New(logger log.Logger, db dbm.DB, appOpts servertypes.AppOptions, opts ...func(*baseapp.BaseApp)) (*App, error) {
+func New(logger Logger, db dbm.DB, appOpts servertypes.AppOptions, opts ...func(*baseapp.BaseApp)) (*App, error) {
 	if appOpts == nil {
 		appOpts = noOpts{}
 	}
@@ -121,7 +134,7 @@ func New(logger log.Logger, db dbm.DB, appOpts servertypes.AppOptions, opts ...f
 	if err := depinject.Inject(depinject.Configs(Config(), depinject.Supply(logger, appOpts)), &builder); err != nil {
 		return nil, fmt.Errorf("wire the app: %w", err)
 	}
-	a := &App{App: builder.Build(db, opts...)}
+	a := &App{App: buildApp(builder, db, opts)}
 	if err := a.Load(true); err != nil {
 		return nil, fmt.Errorf("load the app: %w", err)
 	}
@@ -153,7 +166,7 @@ func NewEncoding() (Encoding, error) { return NewEncodingFor(Bech32Prefix) }
 func NewEncodingFor(prefix string) (Encoding, error) {
 	SetAddressPrefix(prefix)
 	var e Encoding
-	err := depinject.Inject(depinject.Configs(ConfigFor(prefix), depinject.Supply(log.NewNopLogger(), servertypes.AppOptions(noOpts{}))),
+	err := depinject.Inject(depinject.Configs(ConfigFor(prefix), depinject.Supply(NopLogger(), servertypes.AppOptions(noOpts{}))),
 		&e.TxConfig, &e.Codec, &e.Amino, &e.InterfaceRegistry, &e.Basics)
 	if err != nil {
 		return Encoding{}, fmt.Errorf("wire the app's codecs: %w", err)

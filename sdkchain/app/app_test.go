@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"cosmossdk.io/log/v2"
 	"cosmossdk.io/math"
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/privval"
@@ -63,7 +62,7 @@ func TestChainRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(log.NewNopLogger(), dbm.NewMemDB(), nil, baseapp.SetChainID(chainID))
+	a, err := app.New(app.NopLogger(), dbm.NewMemDB(), nil, baseapp.SetChainID(chainID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 
 	"cosmossdk.io/math"
-	"github.com/cosmos/gogoproto/proto"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/ed25519"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -24,6 +23,7 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 	genutiltypes "github.com/cosmos/cosmos-sdk/x/genutil/types"
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
+	"github.com/cosmos/gogoproto/proto"
 
 	"github.com/cometlab/cometlab/sdkchain/app"
 	"github.com/cometlab/cometlab/sdkchain/keys"

@@ -11,15 +11,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"cosmossdk.io/log/v2"
 	cmtcfg "github.com/cometbft/cometbft/config"
-	dbm "github.com/cosmos/cosmos-db"
 	"github.com/spf13/cobra"
 
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/server"
 	svrcmd "github.com/cosmos/cosmos-sdk/server/cmd"
-	servertypes "github.com/cosmos/cosmos-sdk/server/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	"github.com/cometlab/cometlab/sdkchain/app"
@@ -94,14 +91,4 @@ func encodingFor(prefix string) (app.Encoding, error) {
 	return app.NewEncodingFor(prefix)
 }
 
-func newApp(logger log.Logger, db dbm.DB, opts servertypes.AppOptions) servertypes.Application {
-	a, err := app.New(logger, db, opts, server.DefaultBaseappOptions(opts)...)
-	if err != nil {
-		panic(err) // the SDK's AppCreator has no error to return
-	}
-	return a
-}
-
-func exportApp(log.Logger, dbm.DB, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
-	return servertypes.ExportedApp{}, errors.New("export is not supported by cometlab's SDK chain")
-}
+var errExport = errors.New("export is not supported by cometlab's SDK chain")
