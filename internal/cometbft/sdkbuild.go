@@ -92,24 +92,46 @@ func (f *Fetcher) OwnSDKChain(ctx context.Context, sdkVersion string) (string, B
 	return f.SDKChain(ctx, src, sdkVersion)
 }
 
+// sdkLineBuilds are the SDK releases the chain builds for from another
+// go.mod than its own (the go command's -modfile, its go.sum beside it)
+// with a build tag selecting that line's side of the chain's few
+// line-specific files (sdkchain/app/sdk_v0*.go, cmd/sdkchain/server_v0*.go).
+// The chain's go.mod is the default release's.
+var sdkLineBuilds = map[string]struct{ modfile, tag string }{
+	"v0.53.8": {"go.sdk053.mod", "sdk053"},
+}
+
+// sdkBuildArgs are the go command's arguments that build the chain for
+// sdkVersion into out, and the go.mod that pins it.
+func sdkBuildArgs(sdkVersion, out string) (args []string, modfile string) {
+	args = []string{"build"}
+	modfile = "go.mod"
+	if b, ok := sdkLineBuilds[sdkVersion]; ok {
+		args = append(args, "-modfile="+b.modfile, "-tags="+b.tag)
+		modfile = b.modfile
+	}
+	return append(args, "-o", out, "./"+SDKChainProgram.Pkg), modfile
+}
+
 // SDKChain returns the path of cometlab's SDK chain built for SDK release
 // sdkVersion from src (the sdkchain/ directory), and its build record;
 // the build is cached by release and the hash of src's files, so an
 // unchanged chain is built once (a cold build of the SDK's tree is about
-// 5 minutes of CPU; a warm one links in seconds). The chain's go.mod pins
-// the SDK (and the CometBFT it runs in-process); sdkVersion must be the
-// one it pins.
+// 5 minutes of CPU; a warm one links in seconds). The chain's go.mod (or
+// the line's, sdkLineBuilds) pins the SDK and the CometBFT it runs
+// in-process; sdkVersion must be the one it pins.
 func (f *Fetcher) SDKChain(ctx context.Context, src, sdkVersion string) (string, BuildRecord, error) {
 	var rec BuildRecord
 	if err := isSDKChain(src); err != nil {
 		return "", rec, err
 	}
-	pinned, err := requiredVersion(filepath.Join(src, "go.mod"), "github.com/cosmos/cosmos-sdk")
+	_, modfile := sdkBuildArgs(sdkVersion, "")
+	pinned, err := requiredVersion(filepath.Join(src, modfile), "github.com/cosmos/cosmos-sdk")
 	if err != nil {
 		return "", rec, err
 	}
 	if pinned != sdkVersion {
-		return "", rec, fmt.Errorf("the SDK chain of %s requires cosmos-sdk %s, not %s", src, pinned, sdkVersion)
+		return "", rec, fmt.Errorf("the SDK chain of %s requires cosmos-sdk %s in %s, not %s", src, pinned, modfile, sdkVersion)
 	}
 	files, err := listFiles(src)
 	if err != nil {
@@ -146,7 +168,8 @@ func (f *Fetcher) SDKChain(ctx context.Context, src, sdkVersion string) (string,
 	// The flags of `go build` in sdkchain/ (its real-node test's): the
 	// go build cache's packages are shared with it.
 	out := filepath.Join(tmp, SDKChainProgram.Name)
-	if _, stderr, err := g.run(ctx, src, "building the SDK chain", nil, "build", "-o", out, "./"+SDKChainProgram.Pkg); err != nil {
+	args, _ := sdkBuildArgs(sdkVersion, out)
+	if _, stderr, err := g.run(ctx, src, "building the SDK chain", nil, args...); err != nil {
 		if ctx.Err() != nil {
 			return "", rec, fmt.Errorf("build the SDK chain: %w", ctx.Err())
 		}

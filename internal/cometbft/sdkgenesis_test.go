@@ -73,3 +73,22 @@ func compactJSON(t *testing.T, b []byte) string {
 	out, _ := json.Marshal(v)
 	return string(out)
 }
+
+// TestSDKBuildArgs: the default release builds from the chain's go.mod,
+// v0.53.8 from its own with its tag; and each go.mod pins the release
+// it is taken for (manifest.SDKVersions names both).
+func TestSDKBuildArgs(t *testing.T) {
+	for _, tc := range []struct{ version, modfile, args string }{
+		{"v0.55.0", "go.mod", "build -o OUT ./cmd/sdkchain"},
+		{"v0.53.8", "go.sdk053.mod", "build -modfile=go.sdk053.mod -tags=sdk053 -o OUT ./cmd/sdkchain"},
+	} {
+		args, modfile := sdkBuildArgs(tc.version, "OUT")
+		if strings.Join(args, " ") != tc.args || modfile != tc.modfile {
+			t.Errorf("%s: %v from %s, want %s from %s", tc.version, args, modfile, tc.args, tc.modfile)
+		}
+		got, err := requiredVersion(filepath.Join("..", "..", "sdkchain", modfile), "github.com/cosmos/cosmos-sdk")
+		if err != nil || got != tc.version {
+			t.Errorf("sdkchain/%s requires cosmos-sdk %s (%v), want %s", modfile, got, err, tc.version)
+		}
+	}
+}

@@ -135,15 +135,17 @@ func TestSDKChain(t *testing.T) {
 
 // TestSDKUserChain runs a user's own SDK chain (sdk_binary) as a user
 // would: a chain of another address prefix and token than cometlab's —
-// cometlab's chain built with the prefix "lab" (-ldflags -X), standing
-// in for a user's daemon — initialised by its own (the SDK's) init with
-// the SDK's opinions in config.toml (timeout_commit 5s, kept; pprof on
-// :6060, which cometlab turns off: two nodes share the host), its
-// genesis written and its load signed by cometlab's chain for prefix lab
-// and denom ulab, fees paid in ulab: all 160 sends committed and
-// succeeded, the user's daemon in run.json. Then the same daemon under a
-// cometbft_version of another line is refused before anything starts,
-// naming the CometBFT it links.
+// cometlab's chain built with the prefix "lab" (-ldflags -X; a relink of
+// the packages its own build compiled), standing in for a user's daemon
+// — initialised by its own (the SDK's) init with
+// the SDK's opinions in config.toml (pprof on :6060, which cometlab
+// turns off: two nodes share the host; timeout_commit 5s, which the
+// manifest sets to 1s, as a user may), its genesis written and its load
+// signed by cometlab's chain for prefix lab and denom ulab, fees paid in
+// ulab: all 160 sends committed and succeeded, the user's daemon and the
+// load in run.json. Then the same
+// daemon under a cometbft_version of another line is refused before
+// anything starts, naming the CometBFT it links.
 func TestSDKUserChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real SDK chain")
@@ -155,8 +157,7 @@ func TestSDKUserChain(t *testing.T) {
 	}
 	labd := filepath.Join(t.TempDir(), "labd")
 	// -X main.cometBFTDefaults=false: its init keeps the SDK's opinions
-	// in config.toml (pprof on localhost:6060, timeout_commit 5s), as
-	// most SDK chains' daemons do
+	// in config.toml, as most SDK chains' daemons do
 	build := exec.CommandContext(t.Context(), "go", "build", "-ldflags",
 		"-X "+cometbft.SDKChainModule+"/app.Bech32Prefix=lab -X main.cometBFTDefaults=false", "-o", labd, "./cmd/sdkchain")
 	build.Dir = src
@@ -165,7 +166,8 @@ func TestSDKUserChain(t *testing.T) {
 	}
 	user := func(version string) string {
 		return "cometbft_version = \"" + version + "\"\n" + strings.Replace(sdkManifest, "%s",
-			"sdk_binary = \""+labd+"\"\nbech32_prefix = \"lab\"\ndenom = \"ulab\"\nfee = 2", 1)
+			"sdk_binary = \""+labd+"\"\nbech32_prefix = \"lab\"\ndenom = \"ulab\"\nfee = 2", 1) +
+			"[config]\nconsensus.timeout_commit = \"1s\"\n"
 	}
 	m := loadManifest(t, "sdk-user.toml", user("v0.40.0"))
 	f := experimenttest.FetcherFor(t, m)
@@ -180,7 +182,7 @@ func TestSDKUserChain(t *testing.T) {
 	if get("app_succeeded_txs") != 160 || get("app_failed_txs") != 0 {
 		t.Errorf("app verdicts %+v, want all 160 succeeded", res.Summary.AppVerdicts)
 	}
-	if want := "MsgSend of 1 ulab, gas 100000, fee 2 ulab, from 20 accounts, sequenced (the chain of " + labd + ")"; res.Run.Load.Signed != want {
+	if want := "MsgSend of 1 ulab, gas 100000, fee 2 ulab, from 20 accounts, sequenced"; res.Run.Load.Signed != want {
 		t.Errorf("run.json load.signed %q, want %q", res.Run.Load.Signed, want)
 	}
 	if len(res.Run.Binaries) != 1 || res.Run.Binaries[0].Path != labd || len(res.Run.Sources) != 0 {

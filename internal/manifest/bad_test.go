@@ -42,7 +42,7 @@ var badManifests = map[string][]string{
 	"app-kvstore-settings.bad.toml": {`app-kvstore-settings.bad.toml:2:1: app.snapshot_interval: app settings are for the e2e app (kind = "e2e")`},
 	"app-sdk.bad.toml": {
 		"app-sdk.bad.toml:7:1: app.amount: must be a positive integer, got 0",
-		"app-sdk.bad.toml:8:1: app.sdk_version: cometlab's SDK chain is built for v0.55.0, got v0.47.0",
+		"app-sdk.bad.toml:8:1: app.sdk_version: cometlab's SDK chain is built for v0.53.8, v0.55.0, got v0.47.0",
 		"app-sdk.bad.toml:9:1: app.moniker: unknown key for app = \"sdk\" (it takes: accounts, amount, bech32_prefix, denom, fee, gas, outputs, sdk_binary, sdk_version, unordered)",
 		"app-sdk.bad.toml:1:1: cometbft_version: SDK v0.55.0 is built with CometBFT v0.40.0, and validator01, validator02, validator03, validator04 ask for v0.38.26",
 		"app-sdk.bad.toml:2:1: key_type: cometlab's SDK chain makes its validators from ed25519 consensus keys",

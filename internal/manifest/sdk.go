@@ -22,7 +22,7 @@ const AppSDK = cometbft.AppSDK
 
 // SDKVersions maps each Cosmos SDK release cometlab's chain is built for
 // to the CometBFT release its go.mod requires (the node's CometBFT).
-var SDKVersions = map[string]string{"v0.55.0": "v0.40.0"}
+var SDKVersions = map[string]string{"v0.55.0": "v0.40.0", "v0.53.8": "v0.38.23"}
 
 // DefaultSDKVersion is the SDK release of app = "sdk" without a version.
 const DefaultSDKVersion = "v0.55.0"
@@ -57,8 +57,9 @@ type SDK struct {
 }
 
 // Describe says what the load signs: "MsgSend of 1 stake, gas 100000, no
-// fee, from 1000 accounts, sequenced (SDK v0.55.0)" (run.json
-// load.signed); a user's chain is named by its daemon.
+// fee, from 1000 accounts, sequenced" (run.json load.signed). The chain
+// that takes it (the SDK line, a user's daemon) is not the load: an ab of
+// two chains compares one load.
 func (s SDK) Describe() string {
 	msg := fmt.Sprintf("MsgSend of %d %s", s.Amount, s.Denom)
 	if s.Outputs >= 2 {
@@ -68,10 +69,7 @@ func (s SDK) Describe() string {
 	if s.Fee > 0 {
 		fee = fmt.Sprintf("fee %d %s", s.Fee, s.Denom)
 	}
-	if s.Binary != "" {
-		return fmt.Sprintf("%s, gas %d, %s, from %d accounts, %s (the chain of %s)", msg, s.Gas, fee, s.Accounts, order(s.Unordered), s.Binary)
-	}
-	return fmt.Sprintf("%s, gas %d, %s, from %d accounts, %s (SDK %s)", msg, s.Gas, fee, s.Accounts, order(s.Unordered), s.Version)
+	return fmt.Sprintf("%s, gas %d, %s, from %d accounts, %s", msg, s.Gas, fee, s.Accounts, order(s.Unordered))
 }
 
 // order is "unordered" or "sequenced".
@@ -251,7 +249,11 @@ func (m *Manifest) resolveSDK(ps *problems, r *Resolved) {
 	if len(others) > 0 && s.Binary != "" {
 		ps.add(f("cometbft_version"), "every node runs your chain's daemon, CometBFT %s in-process, and %s ask for %s", want, strings.Join(others, ", "), asked)
 	} else if len(others) > 0 {
-		ps.add(f("cometbft_version"), "SDK %s is built with CometBFT %s, and %s ask for %s: set cometbft_version = %q (or leave it out)", s.Version, want, strings.Join(others, ", "), asked, want)
+		leave := ""
+		if want == cometbft.DefaultVersion {
+			leave = " (or leave it out)"
+		}
+		ps.add(f("cometbft_version"), "SDK %s is built with CometBFT %s, and %s ask for %s: set cometbft_version = %q%s", s.Version, want, strings.Join(others, ", "), asked, want, leave)
 	}
 	if r.KeyType != "" && r.KeyType != cometbft.KeyEd25519 {
 		ps.add(f("key_type"), "cometlab's SDK chain makes its validators from ed25519 consensus keys, got %q", r.KeyType)
